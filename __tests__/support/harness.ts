@@ -1,0 +1,59 @@
+/**
+ * What every test file needs: a scheduler on the test redis-server under a prefix of its own, a
+ * raw client to look at keys directly, and a way to wait for a condition.
+ */
+import { randomBytes } from 'node:crypto';
+import { createClient, type RedisClientType } from 'redis';
+import { createScheduler, type Scheduler, type SchedulerOptions } from '../../lib';
+
+export function testUrl(): string {
+  const url = process.env.DOCKET_TEST_URL;
+  if (!url) throw new Error('DOCKET_TEST_URL is unset: run the tests through jest (global setup starts Redis)');
+  return url;
+}
+
+/** A key prefix no other test uses, so tests never see each other's keys. */
+export function uniquePrefix(tag = 't'): string {
+  return `${tag}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Opens schedulers and raw clients for one test file and closes them all after it. */
+export function useRedis() {
+  const opened: Array<{ close(): Promise<unknown> }> = [];
+  afterAll(async () => {
+    await Promise.all(opened.splice(0).map((c) => c.close()));
+  });
+  return {
+    async scheduler(options: SchedulerOptions = {}): Promise<Scheduler & { prefix: string }> {
+      const prefix = options.prefix ?? uniquePrefix();
+      const s = await createScheduler({ url: testUrl(), ...options, prefix });
+      opened.push(s);
+      return Object.assign(s, { prefix });
+    },
+    async raw(): Promise<RedisClientType> {
+      const client = createClient({ url: testUrl() }) as RedisClientType;
+      client.on('error', () => {});
+      await client.connect();
+      opened.push({ close: () => client.quit() });
+      return client;
+    },
+  };
+}
+
+/** Every key under a prefix (SCAN, never KEYS). */
+export async function keysUnder(client: RedisClientType, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const key of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1000 })) keys.push(key);
+  return keys.sort();
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it returns true, or fails after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The Redis connection docket talks through: a node-redis v4 client it opened itself, or one the
+ * caller passed in (which close() leaves open). Commands are routed by their first key, so on a
+ * cluster each goes straight to the node that owns the queue's slot.
+ */
+import { createClient, type RedisClientType, type RedisClusterType } from 'redis';
+import { fromRedisError } from './errors';
+
+/** A node-redis v4 client or cluster. */
+export type RedisLike = RedisClientType<any, any, any> | RedisClusterType<any, any, any>;
+type Standalone = RedisClientType<any, any, any>;
+type Cluster = RedisClusterType<any, any, any>;
+
+export interface Connection {
+  /** Sends one command, routed by `firstKey`; errors come back as DocketErrors. */
+  send(firstKey: string, args: string[]): Promise<unknown>;
+  /** A new connection of its own for blocking commands, on the node that owns `firstKey`. */
+  duplicate(firstKey: string): Promise<Standalone>;
+  close(): Promise<void>;
+}
+
+function isCluster(client: RedisLike): client is Cluster {
+  return typeof (client as Cluster).getSlotMaster === 'function';
+}
+
+/** Wraps `client`, or opens a client to `url` that close() will quit. */
+export async function connect(url: string, client?: RedisLike): Promise<Connection> {
+  const own = client === undefined;
+  const c: RedisLike = client ?? createClient({ url });
+  if (own) {
+    // Without a listener an 'error' event would crash the process; the client reconnects itself.
+    c.on('error', () => {});
+    await c.connect().catch((err: unknown) => {
+      throw fromRedisError(err);
+    });
+  }
+  const send = isCluster(c)
+    ? (key: string, args: string[]) => c.sendCommand(key, false, args)
+    : (_key: string, args: string[]) => (c as Standalone).sendCommand(args);
+  return {
+    async send(firstKey, args) {
+      try {
+        return await send(firstKey, args);
+      } catch (err) {
+        throw fromRedisError(err);
+      }
+    },
+    async duplicate(firstKey) {
+      const origin = isCluster(c) ? await nodeFor(c, firstKey) : (c as Standalone);
+      const dup = origin.duplicate();
+      dup.on('error', () => {});
+      await dup.connect();
+      return dup;
+    },
+    async close() {
+      if (own && c.isOpen) await c.quit();
+    },
+  };
+}
+
+async function nodeFor(cluster: Cluster, key: string): Promise<Standalone> {
+  // Blocking commands go to the master of the queue's slot (Redis Cluster spec: CRC16 mod 16384).
+  return (await cluster.nodeClient(cluster.getSlotMaster(slotOf(key)))) as Standalone;
+}
+
+/** CRC16 (XMODEM) hash slot of a key, honouring a `{tag}`, as Redis Cluster computes it. */
+export function slotOf(key: string): number {
+  const open = key.indexOf('{');
+  if (open >= 0) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) key = key.slice(open + 1, close);
+  }
+  let crc = 0;
+  for (const byte of Buffer.from(key)) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % 16384;
+}

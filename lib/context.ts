@@ -1,0 +1,51 @@
+/**
+ * What the scheduler's parts share: the connection, the scripts, validated options, key names.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Connection } from './connection';
+import type { HashFunction } from './hashing';
+import { queueKeys, type QueueKeys } from './keys';
+import { parse, queueOptions, queueName, type ParsedSchedulerOptions } from './options';
+import type { Scripts } from './scripts';
+
+export class Context {
+  private readonly keyCache = new Map<string, QueueKeys>();
+
+  constructor(
+    readonly conn: Connection,
+    readonly scripts: Scripts,
+    readonly options: ParsedSchedulerOptions,
+    readonly hash: HashFunction,
+  ) {}
+
+  /** The keys of `queue`, or of the default queue. */
+  keys(queue: string): QueueKeys {
+    let keys = this.keyCache.get(queue);
+    if (!keys) {
+      keys = queueKeys(this.options.prefix, queue);
+      this.keyCache.set(queue, keys);
+    }
+    return keys;
+  }
+
+  /** The queue named in `{ queue }` options (validated), or the default one. */
+  queueOf(options: unknown, field = 'options'): string {
+    return parse(queueOptions, options ?? {}, field).queue ?? this.options.queue;
+  }
+
+  /** Validates a queue name given directly. */
+  checkQueue(queue: unknown, field: string): string {
+    return parse(queueName, queue, field);
+  }
+}
+
+/** A worker id names the holder of a lease: which host and process, plus a random part. */
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/** A fresh random lease-token prefix; claim.lua appends the task's index. */
+export function newToken(): string {
+  return randomBytes(8).toString('hex');
+}

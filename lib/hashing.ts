@@ -1,0 +1,27 @@
+/**
+ * Task identity. A task's id is a 128-bit xxhash of its identity: the canonical payload, or the
+ * caller's `key`. xxhash-wasm has no 128-bit variant, so two differently seeded 64-bit hashes are
+ * joined. A hash is not proof of sameness: put.lua compares the identity itself on a match and
+ * stores a colliding task apart, so a collision never drops a task.
+ */
+import xxhash from 'xxhash-wasm';
+
+/** Maps an identity string to a task id. Injectable (see SchedulerOptions.hash) for tests. */
+export type HashFunction = (identity: string) => string;
+
+const SEED_A = 0x6d6f636b6574n; // 'docket' without the d, as any fixed seed would do
+const SEED_B = 0x9e3779b97f4a7c15n; // the golden-ratio constant: far from SEED_A in every bit
+
+/** The default 128-bit hash, as 32 hex characters. xxhash-wasm starts asynchronously. */
+export async function createHash128(): Promise<HashFunction> {
+  const { h64ToString } = await xxhash();
+  return (identity) => h64ToString(identity, SEED_A).padStart(16, '0') + h64ToString(identity, SEED_B).padStart(16, '0');
+}
+
+/**
+ * The identity string of a task: its canonical payload, or its de-dup key. The `#key:` mark keeps
+ * the two apart: canonical JSON never starts with `#`.
+ */
+export function identityOf(canonical: string, key: string | undefined): string {
+  return key === undefined ? canonical : `#key:${key}`;
+}

@@ -1,0 +1,26 @@
+/**
+ * docket: schedule jobs on Redis with de-duplication, delay, rescheduling, priority, expiry and
+ * fenced leases. These are the public exports; everything else is internal.
+ */
+export { createScheduler } from './scheduler';
+export type { Scheduler, SchedulerOptions, QueueOption, QueueStats } from './scheduler';
+export type { PutOptions, PutResult } from './put';
+export type { ClaimOptions, FailOptions } from './lease';
+export { Worker } from './worker';
+export type { WorkOptions } from './worker';
+export type { Task, TaskInfo, TaskState } from './task';
+export type { Json } from './payload';
+export type { Span, Duration } from './time';
+export type { HashFunction } from './hashing';
+export type { RedisLike } from './connection';
+export { defaultBackoff } from './backoff';
+export {
+  DocketError,
+  ValidationError,
+  PayloadTooLargeError,
+  ClosedError,
+  LeaseLostError,
+  OutOfMemoryError,
+  RedisError,
+} from './errors';
+export type { ErrorCode } from './errors';

@@ -1,0 +1,24 @@
+/**
+ * Every Redis key docket uses comes from here, in the form `<prefix>:{<queue>}:<suffix>`. The
+ * `{queue}` hash tag puts all keys of one queue in one Redis Cluster slot, so every script can
+ * touch all of them atomically. docs/design.md lists each key with its type.
+ */
+
+/** The fixed key set of a queue. Nothing docket writes lives outside it except a worker's wake key. */
+export const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake'] as const;
+export type Suffix = (typeof SUFFIXES)[number];
+export type QueueKeys = Readonly<Record<Suffix, string>>;
+
+/** All keys of one queue. Names must already be validated (see options.ts). */
+export function queueKeys(prefix: string, queue: string): QueueKeys {
+  const base = `${prefix}:{${queue}}:`;
+  return Object.fromEntries(SUFFIXES.map((s) => [s, base + s])) as Record<Suffix, string>;
+}
+
+/**
+ * A worker's private wake-up list: its own timer pushes here to end its blocking wait at a task's
+ * run-at. It carries a short TTL, so a crashed worker leaves nothing behind for long.
+ */
+export function workerWakeKey(prefix: string, queue: string, workerId: string): string {
+  return `${prefix}:{${queue}}:wake:${workerId}`;
+}

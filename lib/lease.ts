@@ -1,0 +1,99 @@
+/**
+ * Leases: claim hands a task to one worker until a deadline on the Redis clock; ack, fail and
+ * extend are accepted only from the holder of the current lease (fencing by a random token).
+ */
+import { newToken, type Context } from './context';
+import { defaultBackoff } from './backoff';
+import { ValidationError } from './errors';
+import { claimOptions, countArg, failOptions, parse, spanArg } from './options';
+import type { Span } from './time';
+import { toTask, type Task } from './task';
+import type { Json } from './payload';
+
+export interface ClaimOptions {
+  queue?: string;
+  /** How long the lease lasts before the task is re-delivered. Default 30 s. */
+  lease?: Span;
+}
+
+export interface FailOptions {
+  /** The failure, recorded as the task's last error. */
+  error?: unknown;
+  /** When to retry, from the Redis server's now. Default: exponential back-off with jitter. */
+  retryIn?: Span;
+  /** Overrides the task's own maxAttempts for this decision. */
+  maxAttempts?: number;
+}
+
+/** What one claim call returns: the tasks, plus when to look again (both on the Redis clock). */
+export interface ClaimBatch<T = Json> {
+  tasks: Task<T>[];
+  now: number;
+  /** The next run-at or lease deadline in the queue; null when nothing is waiting. */
+  nextDue: number | null;
+}
+
+const MAX_ERROR_CHARS = 2000;
+
+/** Leases up to `count` tasks of one queue in one script call. */
+export async function claimBatch<T = Json>(
+  ctx: Context,
+  queue: string,
+  count: number,
+  leaseMs: number,
+  worker: string,
+): Promise<ClaimBatch<T>> {
+  const { deadMaxCount, deadMaxAge } = ctx.options;
+  const args = [count, leaseMs, newToken(), worker, deadMaxCount, deadMaxAge];
+  const reply = (await ctx.scripts.run('claim', ctx.keys(queue), args)) as Array<string | number>;
+  const tasks: Task<T>[] = [];
+  for (let i = 2; i < reply.length; i += 3) {
+    tasks.push(toTask<T>(queue, String(reply[i]), String(reply[i + 1]), String(reply[i + 2])));
+  }
+  const nextDue = reply[1] === '' ? null : Number(reply[1]);
+  return { tasks, now: Number(reply[0]), nextDue };
+}
+
+/** Checks claim()/claimMany() arguments: the queue and the lease in ms. */
+export function parseClaim(ctx: Context, options: ClaimOptions | undefined, count?: unknown) {
+  if (count !== undefined) parse(countArg, count, 'count');
+  const parsed = parse(claimOptions, options ?? {}, 'options');
+  return { queue: parsed.queue ?? ctx.options.queue, lease: parsed.lease };
+}
+
+export async function ack(ctx: Context, task: Task<unknown>): Promise<boolean> {
+  checkTask(ctx, task);
+  return (await ctx.scripts.run('ack', ctx.keys(task.queue), [task.hash, task.token])) === 1;
+}
+
+export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'> {
+  checkTask(ctx, task);
+  const o = parse(failOptions, options ?? {}, 'options');
+  const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
+  const args = [task.hash, task.token, retryIn, describe(o.error), o.maxAttempts ?? ''];
+  return (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'lost';
+}
+
+/** Moves the lease deadline to now + `by` on the Redis clock; false once the lease is lost. */
+export async function extend(ctx: Context, task: Task<unknown>, by: Span): Promise<boolean> {
+  checkTask(ctx, task);
+  const ms = parse(spanArg, by, 'by');
+  const until = Number(await ctx.scripts.run('extend', ctx.keys(task.queue), [task.hash, task.token, ms]));
+  if (until === 0) return false;
+  task.leaseUntil = until;
+  return true;
+}
+
+function checkTask(ctx: Context, task: Task<unknown>): void {
+  const ok =
+    typeof task === 'object' && task !== null && typeof task.hash === 'string' && typeof task.token === 'string';
+  if (!ok) throw new ValidationError('task', 'expected a task returned by claim()');
+  ctx.checkQueue(task.queue, 'task.queue');
+}
+
+/** A readable, bounded record of a failure. */
+function describe(error: unknown): string {
+  if (error === undefined) return 'failed';
+  const text = error instanceof Error ? error.stack ?? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
+}

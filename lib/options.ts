@@ -1,0 +1,125 @@
+/**
+ * Every option docket takes, checked and defaulted here by zod and nowhere else. Schemas are
+ * strict, so a misspelled option is reported instead of dropped.
+ */
+import { z } from 'zod';
+import { ValidationError } from './errors';
+import { spanToMs, instantToMs } from './time';
+
+const NAME_RULE = /^[^\s{}*?[\]\\\u0000-\u001f\u007f]+$/;
+const NAME_HINT = 'no braces, glob characters (* ? [ ]), backslashes or white space';
+
+/** Queue names become a Redis Cluster hash tag, so braces would break the slot; globs break SCAN. */
+export const queueName = z
+  .string({ error: 'expected a string' })
+  .min(1, { error: 'must be 1 to 128 characters' })
+  .max(128, { error: 'must be 1 to 128 characters' })
+  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` });
+
+const prefixName = z
+  .string({ error: 'expected a string' })
+  .min(1, { error: 'must be 1 to 64 characters' })
+  .max(64, { error: 'must be 1 to 64 characters' })
+  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` });
+
+const durationFields = ['years', 'months', 'weeks', 'days', 'hours', 'minutes', 'seconds'] as const;
+const durationObject = z.strictObject(
+  Object.fromEntries(durationFields.map((f) => [f, z.number().finite().nonnegative().optional()])),
+);
+const SPAN_HINT = 'expected milliseconds (a finite number >= 0) or a Duration such as { minutes: 5 }';
+
+/** A relative span: ms or a date-fns Duration, turned into whole milliseconds. */
+const span = z
+  .union([z.number().finite().nonnegative(), durationObject], { error: SPAN_HINT })
+  .transform((value) => spanToMs(value));
+
+const positiveSpan = span.refine((ms) => ms > 0, { error: 'must be longer than 0 ms' });
+
+const instant = z
+  .union([z.number().finite().nonnegative(), z.date().refine((d) => !Number.isNaN(d.getTime()))], {
+    error: 'expected a valid Date or epoch milliseconds',
+  })
+  .transform((value) => instantToMs(value));
+
+const count = (max: number) =>
+  z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1).max(max);
+
+const clientLike = z.custom<object>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as { sendCommand?: unknown }).sendCommand === 'function',
+  { error: 'expected a node-redis v4 client or cluster' },
+);
+
+export const schedulerOptions = z.strictObject({
+  url: z.string().min(1).optional(),
+  client: clientLike.optional(),
+  prefix: prefixName.default('docket'),
+  queue: queueName.default('default'),
+  /** Largest canonical payload accepted, in bytes. */
+  maxPayloadBytes: count(512 * 1024 * 1024).default(512 * 1024),
+  /** Dead tasks kept per queue; the oldest beyond this are purged. */
+  deadMaxCount: count(10_000_000).default(10_000),
+  /** How long a dead task is kept for inspection and re-drive. */
+  deadMaxAge: positiveSpan.default(7 * 24 * 3600 * 1000),
+});
+
+export const putOptions = z
+  .strictObject({
+    queue: queueName.optional(),
+    priority: z.boolean({ error: 'expected a boolean' }).default(false),
+    delay: span.optional(),
+    at: instant.optional(),
+    expire: positiveSpan.optional(),
+    key: z.string({ error: 'expected a string' }).min(1).max(1024).optional(),
+    maxAttempts: count(1000).default(5),
+  })
+  .refine((o) => o.delay === undefined || o.at === undefined, {
+    error: 'give either delay or at, not both',
+    path: ['at'],
+  });
+
+export const queueOptions = z.strictObject({ queue: queueName.optional() });
+
+export const claimOptions = z.strictObject({
+  queue: queueName.optional(),
+  lease: positiveSpan.default(30_000),
+});
+
+export const failOptions = z.strictObject({
+  error: z.unknown().optional(),
+  retryIn: span.optional(),
+  /** Overrides the task's own maxAttempts for this decision (used by work()). */
+  maxAttempts: count(1000).optional(),
+});
+
+export const workOptions = z.strictObject({
+  queue: queueName.optional(),
+  concurrency: count(1000).default(1),
+  lease: positiveSpan.default(30_000),
+  maxAttempts: count(1000).optional(),
+  backoff: z.custom<(attempt: number) => number>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
+  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'expected an AbortSignal' }).optional(),
+  /** Called with errors the worker recovered from (Redis errors, lost leases). docket logs nothing itself. */
+  onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
+});
+
+export const instantArg = instant;
+export const spanArg = positiveSpan;
+export const countArg = count(1000);
+
+/** Parses `value` with `schema`, or throws a ValidationError naming the first bad field. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, field: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = [...issue.path.map(String), ...(issue.code === 'unrecognized_keys' ? issue.keys : [])];
+  const name = path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : `${acc}.${part}`), field);
+  const message = issue.code === 'unrecognized_keys' ? 'is not a known option' : issue.message;
+  throw new ValidationError(name, message);
+}
+
+export type SchedulerOptionsInput = z.input<typeof schedulerOptions>;
+export type PutOptionsInput = z.input<typeof putOptions>;
+export type WorkOptionsInput = z.input<typeof workOptions>;
+export type ParsedPutOptions = z.output<typeof putOptions>;
+export type ParsedSchedulerOptions = z.output<typeof schedulerOptions>;
+export type ParsedWorkOptions = z.output<typeof workOptions>;

@@ -1,0 +1,188 @@
+/**
+ * The scheduler: the one object callers hold. It puts tasks, moves and inspects them, leases them
+ * to workers, and starts worker loops. Each method checks its arguments fully before any I/O.
+ */
+import { connect, type RedisLike } from './connection';
+import { Context, newWorkerId } from './context';
+import { ClosedError, ValidationError } from './errors';
+import { createHash128, type HashFunction } from './hashing';
+import * as lease from './lease';
+import type { ClaimOptions, FailOptions } from './lease';
+import { instantArg, parse, schedulerOptions } from './options';
+import type { Json } from './payload';
+import { putMany, type PutOptions, type PutResult } from './put';
+import { Scripts } from './scripts';
+import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
+import type { Span } from './time';
+import { Worker, type WorkOptions } from './worker';
+
+export interface SchedulerOptions {
+  /** Redis URL. Default `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`. */
+  url?: string;
+  /** Your own node-redis v4 client or cluster, already connected; close() leaves it open. */
+  client?: RedisLike;
+  /** Key prefix. Default `'docket'`. */
+  prefix?: string;
+  /** Queue used when a call names none. Default `'default'`. */
+  queue?: string;
+  /** Largest canonical payload accepted, in bytes. Default 512 KiB. */
+  maxPayloadBytes?: number;
+  /** Dead tasks kept per queue; the oldest beyond this are purged. Default 10,000. */
+  deadMaxCount?: number;
+  /** How long a dead task is kept. Default 7 days. */
+  deadMaxAge?: Span;
+  /** Replaces the 128-bit identity hash. For tests (a weak hash forces collisions). */
+  hash?: HashFunction;
+}
+
+export interface QueueOption {
+  queue?: string;
+}
+
+export interface QueueStats {
+  ready: number;
+  delayed: number;
+  active: number;
+  dead: number;
+  /** Tasks dropped because they expired unclaimed, since the queue began. */
+  expired: number;
+  /** Puts that found a live duplicate, since the queue began. */
+  deduplicated: number;
+}
+
+export interface Scheduler {
+  put(data: Json, options?: PutOptions): Promise<PutResult>;
+  putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
+  reschedule(hash: string, at: Date | number, options?: QueueOption): Promise<boolean>;
+  cancel(hash: string, options?: QueueOption): Promise<boolean>;
+  get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null>;
+  claim<T = Json>(options?: ClaimOptions): Promise<Task<T> | null>;
+  claimMany<T = Json>(count: number, options?: ClaimOptions): Promise<Task<T>[]>;
+  ack(task: Task<unknown>): Promise<boolean>;
+  fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'>;
+  extend(task: Task<unknown>, by: Span): Promise<boolean>;
+  work<T = Json>(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>, options?: WorkOptions): Worker;
+  stats(options?: QueueOption): Promise<QueueStats>;
+  close(): Promise<void>;
+}
+
+/** Connects to Redis and readies the hash function; both start asynchronously. */
+export async function createScheduler(options: SchedulerOptions = {}): Promise<Scheduler> {
+  const { hash, ...rest } = options;
+  if (hash !== undefined && typeof hash !== 'function') throw new ValidationError('options.hash', 'expected a function');
+  const parsed = parse(schedulerOptions, rest, 'options');
+  const url = parsed.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const conn = await connect(url, parsed.client as RedisLike | undefined);
+  const ctx = new Context(conn, new Scripts(conn), parsed, hash ?? (await createHash128()));
+  return new DocketScheduler(ctx);
+}
+
+class DocketScheduler implements Scheduler {
+  private closed = false;
+  private readonly workers = new Set<Worker>();
+  /** Names this process as a lease holder for direct claim() calls. */
+  private readonly workerId = newWorkerId();
+
+  constructor(private readonly ctx: Context) {}
+
+  async put(data: Json, options?: PutOptions): Promise<PutResult> {
+    const [result] = await this.putMany([{ data, options }], false);
+    return result;
+  }
+
+  putMany(items: Array<{ data: Json; options?: PutOptions }>, many = true): Promise<PutResult[]> {
+    return this.open(() => putMany(this.ctx, items, many));
+  }
+
+  reschedule(hash: string, at: Date | number, options?: QueueOption): Promise<boolean> {
+    return this.open(async () => {
+      const { queue, id } = this.target(hash, options);
+      const ms = parse(instantArg, at, 'at');
+      return (await this.ctx.scripts.run('reschedule', this.ctx.keys(queue), [id, ms])) === 1;
+    });
+  }
+
+  cancel(hash: string, options?: QueueOption): Promise<boolean> {
+    return this.open(async () => {
+      const { queue, id } = this.target(hash, options);
+      return (await this.ctx.scripts.run('cancel', this.ctx.keys(queue), [id])) === 1;
+    });
+  }
+
+  get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null> {
+    return this.open(async () => {
+      const { queue, id } = this.target(hash, options);
+      const reply = await this.ctx.scripts.run('get', this.ctx.keys(queue), [id]);
+      return reply ? toTaskInfo<T>(queue, id, reply as [string, string, TaskState]) : null;
+    });
+  }
+
+  async claim<T = Json>(options?: ClaimOptions): Promise<Task<T> | null> {
+    const [task] = await this.claimMany<T>(1, options);
+    return task ?? null;
+  }
+
+  claimMany<T = Json>(count: number, options?: ClaimOptions): Promise<Task<T>[]> {
+    return this.open(async () => {
+      const { queue, lease: ms } = lease.parseClaim(this.ctx, options, count);
+      return (await lease.claimBatch<T>(this.ctx, queue, count, ms, this.workerId)).tasks;
+    });
+  }
+
+  ack(task: Task<unknown>): Promise<boolean> {
+    return this.open(() => lease.ack(this.ctx, task));
+  }
+
+  fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'> {
+    return this.open(() => lease.fail(this.ctx, task, options));
+  }
+
+  extend(task: Task<unknown>, by: Span): Promise<boolean> {
+    return this.open(() => lease.extend(this.ctx, task, by));
+  }
+
+  work<T = Json>(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>, options?: WorkOptions): Worker {
+    if (this.closed) throw new ClosedError('scheduler');
+    const worker = new Worker(this.ctx, handler as (task: Task<unknown>, signal: AbortSignal) => Promise<void>, options);
+    this.workers.add(worker);
+    worker.closed.then(() => this.workers.delete(worker));
+    return worker;
+  }
+
+  stats(options?: QueueOption): Promise<QueueStats> {
+    return this.open(async () => {
+      const queue = this.ctx.queueOf(options);
+      const reply = (await this.ctx.scripts.run('stats', this.ctx.keys(queue), [])) as Array<string | number>;
+      const counters = new Map<string, number>();
+      for (let i = 4; i < reply.length; i += 2) counters.set(String(reply[i]), Number(reply[i + 1]));
+      return {
+        ready: Number(reply[0]),
+        delayed: Number(reply[1]),
+        active: Number(reply[2]),
+        dead: Number(reply[3]),
+        expired: counters.get('expired') ?? 0,
+        deduplicated: counters.get('deduplicated') ?? 0,
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.workers].map((w) => w.close()));
+    await this.ctx.conn.close();
+  }
+
+  /** Runs `fn` unless the scheduler is closed; every rejection is a DocketError. */
+  private async open<R>(fn: () => Promise<R>): Promise<R> {
+    if (this.closed) throw new ClosedError('scheduler');
+    return fn();
+  }
+
+  private target(hash: unknown, options: unknown): { queue: string; id: string } {
+    if (typeof hash !== 'string' || hash.length === 0 || hash.length > 1024) {
+      throw new ValidationError('hash', 'expected the hash string that put() returned');
+    }
+    return { queue: this.ctx.queueOf(options), id: hash };
+  }
+}

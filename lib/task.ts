@@ -1,0 +1,97 @@
+/**
+ * What a task looks like to callers, and how the records Lua hands back become those shapes.
+ * A task's stored metadata is a small JSON object in the queue's `meta` hash (docs/design.md).
+ */
+import type { Json } from './payload';
+
+/** A leased task, as claim() and work() hand it out. */
+export interface Task<T = Json> {
+  /** The task's id: its identity hash. */
+  readonly hash: string;
+  readonly queue: string;
+  readonly data: T;
+  /** Which delivery this is: 1 on the first. */
+  readonly attempt: number;
+  /** When the task became (or was due to become) runnable, epoch ms on the Redis clock. */
+  readonly runAt: number;
+  /** When an unclaimed task is dropped, or null for never. */
+  readonly expireAt: number | null;
+  /** The lease deadline on the Redis clock; extend() moves it. */
+  leaseUntil: number;
+  /** The lease token: ack, fail and extend are refused once it no longer matches (fencing). */
+  readonly token: string;
+}
+
+export type TaskState = 'delayed' | 'ready' | 'active' | 'dead';
+
+/** A task as get() reports it. */
+export interface TaskInfo<T = Json> {
+  readonly hash: string;
+  readonly queue: string;
+  readonly data: T;
+  readonly state: TaskState;
+  readonly runAt: number;
+  readonly expireAt: number | null;
+  /** Deliveries so far. */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  readonly priority: boolean;
+  /** The de-dup key given to put, if any. */
+  readonly key: string | null;
+  /** The last failure recorded (a handler's error, or 'lease expired'), if any. */
+  readonly lastError: string | null;
+  /** The lease deadline while active, else null. */
+  readonly leaseUntil: number | null;
+  /** Which worker holds the lease (host:pid:random) while active, else null. */
+  readonly worker: string | null;
+}
+
+/** The stored metadata; single letters keep each of a million records small. */
+export interface Meta {
+  r: number; // run-at
+  m: number; // max attempts
+  n: number; // deliveries so far
+  c: number; // created at
+  p?: 1; // priority
+  k?: string; // de-dup key
+  x?: number; // expire window (ms after run-at)
+  e?: number; // expire-at
+  t?: string; // lease token
+  l?: number; // lease deadline
+  w?: string; // worker holding the lease
+  err?: string; // last error
+}
+
+export function toTask<T>(queue: string, hash: string, payload: string, metaJson: string): Task<T> {
+  const meta = JSON.parse(metaJson) as Meta;
+  return {
+    hash,
+    queue,
+    data: JSON.parse(payload) as T,
+    attempt: meta.n,
+    runAt: meta.r,
+    expireAt: meta.e ?? null,
+    leaseUntil: meta.l!,
+    token: meta.t!,
+  };
+}
+
+export function toTaskInfo<T>(queue: string, hash: string, reply: [string, string, TaskState]): TaskInfo<T> {
+  const [payload, metaJson, state] = reply;
+  const meta = JSON.parse(metaJson) as Meta;
+  return {
+    hash,
+    queue,
+    data: JSON.parse(payload) as T,
+    state,
+    runAt: meta.r,
+    expireAt: meta.e ?? null,
+    attempts: meta.n,
+    maxAttempts: meta.m,
+    priority: meta.p === 1,
+    key: meta.k ?? null,
+    lastError: meta.err ?? null,
+    leaseUntil: meta.l ?? null,
+    worker: meta.w ?? null,
+  };
+}

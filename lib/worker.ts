@@ -1,0 +1,213 @@
+/**
+ * A worker loop: claims tasks, runs up to `concurrency` handlers at once, keeps their leases alive,
+ * and acks or fails each one. An idle worker does not poll: it blocks on its own connection until a
+ * put wakes it or its own timer, armed for the next run-at on the Redis clock, ends the wait.
+ */
+import { performance } from 'node:perf_hooks';
+import type { RedisClientType } from 'redis';
+import { defaultBackoff } from './backoff';
+import { newWorkerId, type Context } from './context';
+import { LeaseLostError, ValidationError } from './errors';
+import type { QueueKeys } from './keys';
+import { ack, claimBatch, extend, fail } from './lease';
+import { parse, workOptions, type ParsedWorkOptions } from './options';
+import type { Task } from './task';
+import type { Span } from './time';
+
+export interface WorkOptions {
+  queue?: string;
+  /** Handlers run at once. Default 1. */
+  concurrency?: number;
+  /** Lease length; renewed automatically while a handler runs. Default 30 s. */
+  lease?: Span;
+  /** Overrides each task's maxAttempts when this worker fails it. */
+  maxAttempts?: number;
+  /** ms to wait before retry number `attempt`. Default: exponential with jitter, capped at 10 min. */
+  backoff?: (attempt: number) => number;
+  /** Aborting it closes the worker. */
+  signal?: AbortSignal;
+  /** Called with errors the worker recovered from: Redis errors, lost leases. */
+  onError?: (err: unknown) => void;
+}
+
+type Handler = (task: Task<unknown>, signal: AbortSignal) => Promise<void>;
+
+/** The longest an idle worker waits before it looks again on its own (a safety net, not polling). */
+const MAX_IDLE_MS = 5000;
+/** Retry a poke this often while the blocking command has not reached the server yet. */
+const POKE_RETRY_MS = 2;
+
+export class Worker {
+  /** Names this worker as a lease holder: host:pid:random. */
+  readonly id = newWorkerId();
+  /** Settles once close() has finished. */
+  readonly closed: Promise<void>;
+  private readonly opts: ParsedWorkOptions;
+  private readonly queue: string;
+  private readonly keys: QueueKeys;
+  private readonly running = new Set<Promise<void>>();
+  private closing = false;
+  private wakeLoop: (() => void) | null = null;
+  private blocker: RedisClientType<any, any, any> | null = null;
+  /** The blocker's CLIENT ID while it waits in BLPOP, so a timer or close() can unblock it. */
+  private blockedId: Promise<number> | null = null;
+  private finish!: () => void;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly handler: Handler,
+    options?: WorkOptions,
+  ) {
+    if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
+    this.opts = parse(workOptions, options ?? {}, 'options');
+    this.queue = this.opts.queue ?? ctx.options.queue;
+    this.keys = ctx.keys(this.queue);
+    this.closed = new Promise((resolve) => (this.finish = resolve));
+    this.opts.signal?.addEventListener('abort', () => void this.close(), { once: true });
+    if (this.opts.signal?.aborted) void this.close();
+    else void this.loop();
+  }
+
+  /** Stops claiming, waits for in-flight handlers (and their acks), then releases the connection. */
+  async close(): Promise<void> {
+    if (!this.closing) {
+      this.closing = true;
+      this.wake();
+      void this.unblock();
+    }
+    return this.closed;
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.closing) {
+      const free = this.opts.concurrency - this.running.size;
+      if (free <= 0) {
+        await this.sleep(Infinity);
+        continue;
+      }
+      try {
+        const batch = await claimBatch(this.ctx, this.queue, free, this.opts.lease, this.id);
+        failures = 0;
+        for (const task of batch.tasks) this.start(task, batch.now);
+        // Fewer than asked for means nothing more is ready now: wait for a put or the next due time.
+        if (batch.tasks.length < free) await this.idle(batch.now, batch.nextDue);
+      } catch (err) {
+        // The loop never dies on a Redis error: it reports, backs off and goes on.
+        this.report(err);
+        failures++;
+        await this.sleep(Math.min(5000, 50 * 2 ** failures) * (0.5 + Math.random() / 2));
+      }
+    }
+    await Promise.all(this.running);
+    await this.blocker?.disconnect().catch(() => {});
+    this.finish();
+  }
+
+  /** Blocks on the queue's wake list until a put wakes us, or until `nextDue` by our own timer. */
+  private async idle(now: number, nextDue: number | null): Promise<void> {
+    const wait = nextDue === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, nextDue - now);
+    if (wait <= 0 || this.closing) return;
+    if (!this.blocker) this.blocker = await this.ctx.conn.duplicate(this.keys.wake);
+    if (this.closing) return;
+    const blocker = this.blocker;
+    // Pipelined: one round trip. BLPOP's own timeout is only a backstop, since Redis checks
+    // blocking timeouts just `hz` times a second; our timer ends the wait on time instead.
+    this.blockedId = blocker.sendCommand<number>(['CLIENT', 'ID']);
+    const popped = blocker.sendCommand(['BLPOP', this.keys.wake, String(Math.ceil(wait / 1000) + 1)]);
+    const timer = setTimeout(() => void this.unblock(), wait);
+    try {
+      await Promise.all([this.blockedId, popped]);
+    } finally {
+      clearTimeout(timer);
+      this.blockedId = null;
+    }
+  }
+
+  /** Ends a pending BLPOP now (CLIENT UNBLOCK), retrying while it has not reached the server yet. */
+  private async unblock(): Promise<void> {
+    const pending = this.blockedId;
+    if (!pending) return;
+    try {
+      const id = await pending;
+      const done = await this.ctx.conn.send(this.keys.wake, ['CLIENT', 'UNBLOCK', String(id)]);
+      if (done === 0 && this.blockedId === pending) setTimeout(() => void this.unblock(), POKE_RETRY_MS);
+    } catch (err) {
+      this.report(err); // the BLPOP backstop still ends the wait
+    }
+  }
+
+  private start(task: Task<unknown>, serverNow: number): void {
+    const run = this.execute(task, serverNow).finally(() => {
+      this.running.delete(run);
+      this.wake();
+    });
+    this.running.add(run);
+  }
+
+  private async execute(task: Task<unknown>, serverNow: number): Promise<void> {
+    const controller = new AbortController();
+    const stop = this.keepLease(task, controller, task.leaseUntil - serverNow);
+    let failure: { error: unknown } | null = null;
+    try {
+      await this.handler(task, controller.signal);
+    } catch (error) {
+      failure = { error };
+    } finally {
+      stop();
+    }
+    try {
+      if (!failure) {
+        if (!(await ack(this.ctx, task))) this.report(new LeaseLostError(task.hash));
+      } else {
+        const backoff = this.opts.backoff ?? defaultBackoff;
+        const options = { error: failure.error, retryIn: Math.max(0, backoff(task.attempt)), maxAttempts: this.opts.maxAttempts };
+        if ((await fail(this.ctx, task, options)) === 'lost') this.report(new LeaseLostError(task.hash));
+      }
+    } catch (err) {
+      // Not acked: the lease lapses and the task is delivered again. Nothing is lost.
+      this.report(err);
+    }
+  }
+
+  /** Extends the lease every third of its length; aborts the handler once it is lost. */
+  private keepLease(task: Task<unknown>, controller: AbortController, leftMs: number): () => void {
+    let deadline = performance.now() + leftMs;
+    const lost = () => controller.abort(new LeaseLostError(task.hash));
+    const timer = setInterval(async () => {
+      const sent = performance.now();
+      if (sent >= deadline) return lost();
+      try {
+        if (await extend(this.ctx, task, this.opts.lease)) deadline = sent + this.opts.lease;
+        else lost();
+      } catch (err) {
+        this.report(err); // try again next tick, until the deadline passes
+      }
+    }, Math.max(10, Math.floor(this.opts.lease / 3)));
+    return () => clearInterval(timer);
+  }
+
+  /** Resolves after `ms`, or sooner when a slot frees or the worker closes. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(ms) ? setTimeout(() => this.wake(), ms) : null;
+      this.wakeLoop = () => {
+        if (timer) clearTimeout(timer);
+        this.wakeLoop = null;
+        resolve();
+      };
+    });
+  }
+
+  private wake(): void {
+    this.wakeLoop?.();
+  }
+
+  private report(err: unknown): void {
+    try {
+      this.opts.onError?.(err);
+    } catch {
+      // A throwing onError must not take the loop down.
+    }
+  }
+}

@@ -1,0 +1,47 @@
+--[[ fail: a held task's handler failed; retry it after a back-off, or make it dead when out of
+  attempts. Refused when the caller no longer holds the lease (fencing).
+  KEYS[1] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
+  KEYS[2] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
+  KEYS[3] <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
+  KEYS[4] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
+  KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
+  KEYS[6] <prefix>:{<queue>}:counts   HASH  counter name -> count
+  KEYS[7] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
+  ARGV[1] id           task id
+  ARGV[2] token        the lease token handed out by claim
+  ARGV[3] retryIn      ms from the server's now until the retry
+  ARGV[4] error        last error, kept for inspection
+  ARGV[5] maxAttempts  overrides the task's own limit, or '' to keep it
+  Returns: 'retry', 'dead' or 'lost' ]]
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local id = ARGV[1]
+local deadline = tonumber(redis.call('ZSCORE', KEYS[1], id))
+if not deadline or deadline <= now then return 'lost' end
+local meta = cjson.decode(redis.call('HGET', KEYS[4], id))
+if meta.t ~= ARGV[2] then return 'lost' end
+
+redis.call('ZREM', KEYS[1], id)
+meta.t, meta.l, meta.w, meta.err = nil, nil, nil, ARGV[4]
+local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
+local result = 'retry'
+if meta.n >= limit then
+  -- Kept for inspection and re-drive; claim trims the dead set by count and age.
+  redis.call('ZADD', KEYS[5], now, id)
+  redis.call('HINCRBY', KEYS[6], 'dead', 1)
+  result = 'dead'
+else
+  meta.r = now + tonumber(ARGV[3])
+  local wake
+  if meta.r <= now then
+    redis.call(meta.p and 'LPUSH' or 'RPUSH', KEYS[3], id)
+    wake = true
+  else
+    redis.call('ZADD', KEYS[2], meta.r, id)
+    -- A new earliest run-at: an idle worker must re-arm its timer.
+    wake = redis.call('ZRANGE', KEYS[2], 0, 0)[1] == id
+  end
+  if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
+end
+redis.call('HSET', KEYS[4], id, cjson.encode(meta))
+return result

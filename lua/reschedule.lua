@@ -1,0 +1,35 @@
+--[[ reschedule: move a pending (delayed or ready) task's run-at. A ready task moved into the
+  future goes back to the delayed set; a delayed task moved to now or earlier becomes ready.
+  KEYS[1] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
+  KEYS[2] <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
+  KEYS[3] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
+  KEYS[4] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
+  KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
+  KEYS[6] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
+  ARGV[1] id  task id
+  ARGV[2] at  new run-at (epoch ms)
+  Returns: 1 when moved, 0 for an active, dead or unknown task ]]
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local id, at = ARGV[1], tonumber(ARGV[2])
+local raw = redis.call('HGET', KEYS[4], id)
+if not raw or redis.call('ZSCORE', KEYS[3], id) or redis.call('ZSCORE', KEYS[5], id) then return 0 end
+local meta = cjson.decode(raw)
+local delayed = redis.call('ZSCORE', KEYS[1], id)
+-- The expiry window moves with the run-at: it counts from when the task becomes due.
+meta.r = at
+if meta.x then meta.e = at + meta.x end
+local wake = false
+if at > now then
+  -- O(N) in the ready list's length: LREM has to find the entry.
+  if not delayed then redis.call('LREM', KEYS[2], 1, id) end
+  redis.call('ZADD', KEYS[1], at, id)
+  wake = redis.call('ZRANGE', KEYS[1], 0, 0)[1] == id
+elseif delayed then
+  redis.call('ZREM', KEYS[1], id)
+  redis.call(meta.p and 'LPUSH' or 'RPUSH', KEYS[2], id)
+  wake = true
+end
+redis.call('HSET', KEYS[4], id, cjson.encode(meta))
+if wake and redis.call('LLEN', KEYS[6]) == 0 then redis.call('RPUSH', KEYS[6], '1') end
+return 1

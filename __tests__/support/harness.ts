@@ -47,6 +47,12 @@ export async function keysUnder(client: RedisClientType, prefix: string): Promis
   return keys.sort();
 }
 
+/** The Redis server's clock, in epoch ms: the clock docket makes every time decision on. */
+export async function serverNow(client: RedisClientType): Promise<number> {
+  const [seconds, micros] = await client.sendCommand<[string, string]>(['TIME']);
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it returns true, or fails after `timeoutMs`. */

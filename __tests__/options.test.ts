@@ -1,0 +1,131 @@
+/**
+ * Bad input: every bad call rejects with a typed error that names the field, and writes nothing.
+ */
+import { ClosedError, PayloadTooLargeError, ValidationError, createScheduler } from '../lib';
+import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
+
+const redis = useRedis();
+
+async function refused(call: () => Promise<unknown> | unknown, field: string, type: Function = ValidationError) {
+  let error: unknown;
+  try {
+    await call();
+  } catch (err) {
+    error = err;
+  }
+  expect(error).toBeInstanceOf(type);
+  expect((error as ValidationError).field).toBe(field);
+  expect((error as ValidationError).message).toContain(field);
+  expect((error as ValidationError).code).toMatch(/^ERR_/);
+}
+
+describe('bad input to put', () => {
+  const cases: Array<[string, unknown, unknown, string]> = [
+    ['a misspelled option', 'x', { dealy: 5 }, 'options.dealy'],
+    ['a negative delay', 'x', { delay: -1 }, 'options.delay'],
+    ['a delay that is not a number', 'x', { delay: '5s' }, 'options.delay'],
+    ['a Duration with a misspelled unit', 'x', { delay: { minute: 5 } }, 'options.delay.minute'],
+    ['delay and at together', 'x', { delay: 5, at: Date.now() }, 'options.at'],
+    ['an invalid Date', 'x', { at: new Date('nope') }, 'options.at'],
+    ['a zero expire', 'x', { expire: 0 }, 'options.expire'],
+    ['a non-boolean priority', 'x', { priority: 1 }, 'options.priority'],
+    ['a fractional maxAttempts', 'x', { maxAttempts: 1.5 }, 'options.maxAttempts'],
+    ['a zero maxAttempts', 'x', { maxAttempts: 0 }, 'options.maxAttempts'],
+    ['an empty key', 'x', { key: '' }, 'options.key'],
+    ['a queue name with braces', 'x', { queue: 'a{b}' }, 'options.queue'],
+    ['a queue name with a glob', 'x', { queue: 'a*' }, 'options.queue'],
+    ['an empty queue name', 'x', { queue: '' }, 'options.queue'],
+    ['a queue name over 128 characters', 'x', { queue: 'q'.repeat(129) }, 'options.queue'],
+    ['BigInt data', { n: 1n }, {}, 'data.n'],
+    ['NaN data', NaN, {}, 'data'],
+    ['Infinity data', { x: Infinity }, {}, 'data.x'],
+    ['a function in data', { f() {} }, {}, 'data.f'],
+    ['a symbol in data', { s: Symbol('x') }, {}, 'data.s'],
+    ['top-level undefined', undefined, {}, 'data'],
+  ];
+
+  it.each(cases)('refuses %s, naming the field, and writes nothing', async (_what, data, options, field) => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await refused(() => s.put(data as never, options as never), field);
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+
+  it('refuses cyclic data', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const data: Record<string, unknown> = {};
+    data.me = data;
+    await refused(() => s.put(data as never), 'data.me');
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+
+  it('refuses a payload over the size limit before any I/O', async () => {
+    const s = await redis.scheduler({ maxPayloadBytes: 1024 });
+    const raw = await redis.raw();
+    await refused(() => s.put('x'.repeat(1100)), 'data', PayloadTooLargeError);
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+    await expect(s.put('x'.repeat(1000))).resolves.toMatchObject({ added: true });
+  });
+
+  it('has a default size limit of 512 KiB', async () => {
+    const s = await redis.scheduler();
+    await refused(() => s.put('x'.repeat(512 * 1024)), 'data', PayloadTooLargeError);
+  });
+
+  it('refuses a putMany whose one bad item is deep in the list, and writes none of it', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const items = Array.from({ length: 10 }, (_, i) => ({ data: { i } as never, options: {} as never }));
+    items[7] = { data: { i: 7 } as never, options: { delay: -5 } as never };
+    await refused(() => s.putMany(items), 'items[7].options.delay');
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+});
+
+describe('bad input elsewhere', () => {
+  it('refuses bad scheduler options before connecting', async () => {
+    await refused(() => createScheduler({ url: testUrl(), prefix: 'a{b' }), 'options.prefix');
+    await refused(() => createScheduler({ url: testUrl(), quue: 'x' } as never), 'options.quue');
+    await refused(() => createScheduler({ url: testUrl(), maxPayloadBytes: 0 }), 'options.maxPayloadBytes');
+  });
+
+  it('refuses bad arguments to reschedule, cancel, get, claim and work', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await refused(() => s.reschedule('abc', 'tomorrow' as never), 'at');
+    await refused(() => s.reschedule(42 as never, Date.now()), 'hash');
+    await refused(() => s.cancel('abc', { queue: 'x y' }), 'options.queue');
+    await refused(() => s.get('abc', { qeue: 'x' } as never), 'options.qeue');
+    await refused(() => s.claim({ lease: 0 }), 'options.lease');
+    await refused(() => s.claimMany(0), 'count');
+    await refused(() => s.claimMany(2.5), 'count');
+    await refused(() => s.stats({ queue: '*' }), 'options.queue');
+    await refused(() => s.work(async () => {}, { concurrency: 0 }), 'options.concurrency');
+    await refused(() => s.work(async () => {}, { lease: -1 }), 'options.lease');
+    await refused(() => s.work('nope' as never), 'handler');
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+
+  it('refuses ack, fail and extend of something that is not a claimed task', async () => {
+    const s = await redis.scheduler();
+    await refused(() => s.ack({} as never), 'task');
+    await refused(() => s.fail({ hash: 'a', token: 'b', queue: '{x}' } as never), 'task.queue');
+    const task = { hash: 'a', token: 'b', queue: 'default' } as never;
+    await refused(() => s.extend(task, 0), 'by');
+    await refused(() => s.fail(task, { retryIn: -1 }), 'options.retryIn');
+  });
+
+  it('rejects every call after close() with a ClosedError', async () => {
+    const s = await redis.scheduler();
+    await s.close();
+    await expect(s.put('x')).rejects.toBeInstanceOf(ClosedError);
+    await expect(s.claim()).rejects.toMatchObject({ code: 'ERR_CLOSED', name: 'ClosedError' });
+    expect(() => s.work(async () => {})).toThrow(ClosedError);
+    await expect(s.close()).resolves.toBeUndefined();
+  });
+
+  it('uses its own prefix', () => {
+    expect(uniquePrefix()).not.toBe(uniquePrefix());
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * put and putMany: de-duplication, the key option, collisions, priority and FIFO order.
+ */
+import { createClient, type RedisClientType } from 'redis';
+import { createScheduler, type HashFunction } from '../lib';
+import { keysUnder, useRedis } from './support/harness';
+import { startRedis } from './support/redis-server';
+
+const redis = useRedis();
+
+describe('de-duplication', () => {
+  it('treats the same data with keys in any order as one task', async () => {
+    const s = await redis.scheduler();
+    const first = await s.put({ user: 7, action: { kind: 'mail', to: ['a', 'b'] } });
+    const second = await s.put({ action: { to: ['a', 'b'], kind: 'mail' }, user: 7 });
+    expect(first.added).toBe(true);
+    expect(second).toEqual({ ...first, added: false });
+    expect(await s.stats()).toMatchObject({ ready: 1, deduplicated: 1 });
+  });
+
+  it('keeps array order significant', async () => {
+    const s = await redis.scheduler();
+    const a = await s.put([1, 2]);
+    const b = await s.put([2, 1]);
+    expect(b.hash).not.toBe(a.hash);
+    expect(b.added).toBe(true);
+  });
+
+  it('de-duplicates per queue', async () => {
+    const s = await redis.scheduler();
+    const a = await s.put({ job: 1 }, { queue: 'one' });
+    const b = await s.put({ job: 1 }, { queue: 'two' });
+    expect(a.added && b.added).toBe(true);
+    expect(b.hash).toBe(a.hash);
+    expect((await s.put({ job: 1 }, { queue: 'two' })).added).toBe(false);
+  });
+
+  it('frees the identity once the task is acked', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('once');
+    const task = await s.claim();
+    expect(await s.put('once')).toMatchObject({ hash, added: false });
+    expect(await s.ack(task!)).toBe(true);
+    expect(await s.put('once')).toMatchObject({ hash, added: true });
+  });
+
+  it('de-duplicates on the key option instead of the payload', async () => {
+    const s = await redis.scheduler();
+    const a = await s.put({ v: 1 }, { key: 'order-42' });
+    const b = await s.put({ v: 2 }, { key: 'order-42' });
+    const c = await s.put({ v: 1 }, { key: 'order-43' });
+    const d = await s.put({ v: 1 });
+    expect(a.added).toBe(true);
+    expect(b).toMatchObject({ hash: a.hash, added: false });
+    expect(c.added && d.added).toBe(true);
+    expect(new Set([a.hash, c.hash, d.hash]).size).toBe(3);
+    expect((await s.get(a.hash))!.data).toEqual({ v: 1 });
+    expect((await s.get(a.hash))!.key).toBe('order-42');
+  });
+
+  it('revives a dead task when the same data is put again', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('doomed', { maxAttempts: 1 });
+    expect(await s.fail((await s.claim())!, { retryIn: 0 })).toBe('dead');
+    expect((await s.get(hash))!.state).toBe('dead');
+    expect(await s.put('doomed')).toMatchObject({ hash, added: true });
+    expect(await s.get(hash)).toMatchObject({ state: 'ready', attempts: 0, lastError: null });
+    expect(await s.stats()).toMatchObject({ ready: 1, dead: 0 });
+  });
+});
+
+describe('hash collisions', () => {
+  // A deliberately weak hash: every identity maps to the same id.
+  const weak: HashFunction = () => 'same';
+
+  it('stores a colliding task apart instead of dropping it', async () => {
+    const s = await redis.scheduler({ hash: weak });
+    const a = await s.put({ n: 1 });
+    const b = await s.put({ n: 2 });
+    const c = await s.put({ n: 3 });
+    expect([a.added, b.added, c.added]).toEqual([true, true, true]);
+    expect(new Set([a.hash, b.hash, c.hash]).size).toBe(3);
+    expect(a.hash).toBe('same');
+    // A true duplicate still finds its own record behind the colliding ones.
+    expect(await s.put({ n: 3 })).toMatchObject({ hash: c.hash, added: false });
+    expect(await s.put({ n: 2 })).toMatchObject({ hash: b.hash, added: false });
+    const seen = [];
+    for (let task = await s.claim(); task; task = await s.claim()) {
+      seen.push(task.data);
+      await s.ack(task);
+    }
+    expect(seen).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+
+  it('keeps colliding de-dup keys apart too', async () => {
+    const s = await redis.scheduler({ hash: weak });
+    const a = await s.put('x', { key: 'k1' });
+    const b = await s.put('x', { key: 'k2' });
+    const c = await s.put('x');
+    expect([a.added, b.added, c.added]).toEqual([true, true, true]);
+    expect(await s.put('y', { key: 'k2' })).toMatchObject({ hash: b.hash, added: false });
+  });
+});
+
+describe('priority and order', () => {
+  it('claims priority tasks before every normal task, and normal tasks FIFO', async () => {
+    const s = await redis.scheduler();
+    for (let i = 0; i < 5; i++) await s.put({ normal: i });
+    await s.put({ urgent: 1 }, { priority: true });
+    const order = [];
+    for (let task = await s.claim(); task; task = await s.claim()) order.push(task.data);
+    expect(order).toEqual([{ urgent: 1 }, { normal: 0 }, { normal: 1 }, { normal: 2 }, { normal: 3 }, { normal: 4 }]);
+  });
+
+  it('puts a due priority task ahead of the ready backlog when it is promoted', async () => {
+    const s = await redis.scheduler();
+    await s.put('normal');
+    await s.put('late-urgent', { priority: true, delay: 100 });
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await s.claim())!.data).toBe('late-urgent');
+  });
+});
+
+describe('putMany', () => {
+  it('puts many tasks, in order, de-duplicating within the call as well', async () => {
+    const s = await redis.scheduler();
+    const results = await s.putMany([{ data: 'a' }, { data: 'b', options: { priority: true } }, { data: 'a' }, { data: 'c', options: { queue: 'other' } }]);
+    expect(results.map((r) => [r.added, r.queue])).toEqual([
+      [true, 'default'],
+      [true, 'default'],
+      [false, 'default'],
+      [true, 'other'],
+    ]);
+    expect(results[2].hash).toBe(results[0].hash);
+    expect((await s.claimMany(10)).map((t) => t.data)).toEqual(['b', 'a']);
+  });
+
+  it('makes one script call per chunk of 500', async () => {
+    // A server of its own, so its command counters see no other test's calls.
+    const server = await startRedis();
+    try {
+      const s = await createScheduler({ url: server.url });
+      const raw = createClient({ url: server.url });
+      await raw.connect();
+      await s.put('loads the script');
+      const before = await evalshaCalls(raw as never);
+      const results = await s.putMany(Array.from({ length: 1200 }, (_, i) => ({ data: { i } })));
+      expect(results.filter((r) => r.added)).toHaveLength(1200);
+      expect((await evalshaCalls(raw as never)) - before).toBe(3);
+      expect(await s.stats()).toMatchObject({ ready: 1201 });
+      expect(await keysUnder(raw as never, 'docket')).toEqual(
+        ['data', 'meta', 'ready', 'wake'].map((k) => `docket:{default}:${k}`).sort(),
+      );
+      await s.close();
+      await raw.quit();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+async function evalshaCalls(raw: RedisClientType): Promise<number> {
+  const info = await raw.info('commandstats');
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
+}

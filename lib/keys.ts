@@ -4,7 +4,7 @@
  * touch all of them atomically. docs/design.md lists each key with its type.
  */
 
-/** The fixed key set of a queue. Nothing docket writes lives outside it except a worker's wake key. */
+/** The fixed key set of a queue: nothing docket writes lives outside it. */
 export const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake'] as const;
 export type Suffix = (typeof SUFFIXES)[number];
 export type QueueKeys = Readonly<Record<Suffix, string>>;
@@ -13,12 +13,4 @@ export type QueueKeys = Readonly<Record<Suffix, string>>;
 export function queueKeys(prefix: string, queue: string): QueueKeys {
   const base = `${prefix}:{${queue}}:`;
   return Object.fromEntries(SUFFIXES.map((s) => [s, base + s])) as Record<Suffix, string>;
-}
-
-/**
- * A worker's private wake-up list: its own timer pushes here to end its blocking wait at a task's
- * run-at. It carries a short TTL, so a crashed worker leaves nothing behind for long.
- */
-export function workerWakeKey(prefix: string, queue: string, workerId: string): string {
-  return `${prefix}:{${queue}}:wake:${workerId}`;
 }

@@ -1,0 +1,95 @@
+/**
+ * The Lua scripts: each file's KEYS/ARGV header matches the registry that calls it, and a server
+ * that lost its script cache is invisible to callers.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createClient } from 'redis';
+import { createScheduler } from '../lib';
+import { LUA_DIR, SCRIPTS, type ScriptName } from '../lib/scripts';
+import { startRedis, type RedisServer } from './support/redis-server';
+
+function header(source: string) {
+  const match = /^--\[\[([\s\S]*?)\]\]/.exec(source);
+  if (!match) throw new Error('no --[[ ... ]] header at the top');
+  const text = match[1];
+  const keys = [...text.matchAll(/^\s*KEYS\[(\d+)\]\s+<prefix>:\{<queue>\}:(\w+)\s+(\w+)/gm)];
+  const args = [...text.matchAll(/^\s*ARGV\[(\d+)\]\s+(\w+)/gm)];
+  const each = [...text.matchAll(/^\s*ARGV\[\+(\d+)\]\s+(\w+)/gm)];
+  keys.forEach((m, i) => expect(Number(m[1])).toBe(i + 1));
+  args.forEach((m, i) => expect(Number(m[1])).toBe(i + 1));
+  each.forEach((m, i) => expect(Number(m[1])).toBe(i + 1));
+  return {
+    keys: keys.map((m) => m[2]),
+    args: args.map((m) => m[2]),
+    each: each.map((m) => m[2]),
+    returns: /Returns:/.test(text),
+    body: source.slice(match[0].length),
+  };
+}
+
+describe('Lua headers', () => {
+  const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua'));
+
+  it('has one file per registered script and no other', () => {
+    expect(files.map((f) => f.replace(/\.lua$/, '')).sort()).toEqual(Object.keys(SCRIPTS).sort());
+  });
+
+  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s.lua documents exactly the KEYS and ARGV the registry passes', (name) => {
+    const spec = SCRIPTS[name];
+    const h = header(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8'));
+    expect(h.keys).toEqual(spec.keys);
+    expect(h.args).toEqual(spec.args);
+    expect(h.each).toEqual('each' in spec ? spec.each : []);
+    expect(h.returns).toBe(true);
+    // The body uses no KEYS slot beyond the header's.
+    const used = [...h.body.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1]));
+    expect(Math.max(0, ...used)).toBeLessThanOrEqual(spec.keys.length);
+    if (!('each' in spec)) {
+      const argv = [...h.body.matchAll(/ARGV\[(\d+)\]/g)].map((m) => Number(m[1]));
+      expect(Math.max(0, ...argv)).toBeLessThanOrEqual(spec.args.length);
+    }
+  });
+
+  it.each(Object.keys(SCRIPTS))('%s.lua builds no key names (cluster and ACL safety)', (name) => {
+    const body = header(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8')).body;
+    expect(body).not.toMatch(/KEYS\[\d+\]\s*\.\./);
+    expect(body).not.toMatch(/\.\.\s*KEYS\[/);
+  });
+});
+
+describe('script cache loss', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('recovers from SCRIPT FLUSH without the caller seeing NOSCRIPT', async () => {
+    const s = await createScheduler({ url: server.url });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    try {
+      await s.put('before');
+      await raw.scriptFlush();
+      const evalsBefore = await calls(raw, 'eval');
+      await expect(s.put('after')).resolves.toMatchObject({ added: true });
+      const task = await s.claim();
+      await raw.scriptFlush();
+      await expect(s.ack(task!)).resolves.toBe(true);
+      await expect(s.stats()).resolves.toMatchObject({ ready: 1 });
+      // Each call after a flush reloaded its script with EVAL.
+      expect((await calls(raw, 'eval')) - evalsBefore).toBeGreaterThanOrEqual(3);
+    } finally {
+      await s.close();
+      await raw.quit();
+    }
+  });
+});
+
+async function calls(raw: ReturnType<typeof createClient>, command: string): Promise<number> {
+  const info = await raw.info('commandstats');
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+}

@@ -1,0 +1,266 @@
+/**
+ * work(): exactly-once in a clean run, concurrency, close(), retries, lease renewal and loss, the
+ * idle wait (woken by put and by its own timer, without polling), and surviving Redis errors.
+ */
+import { createClient } from 'redis';
+import { createScheduler, LeaseLostError, type Task } from '../lib';
+import { eventually, sleep, useRedis } from './support/harness';
+import { startRedis } from './support/redis-server';
+
+const redis = useRedis();
+
+describe('work', () => {
+  it('runs each task exactly once in a clean run, across two workers', async () => {
+    const s = await redis.scheduler();
+    const seen = new Map<number, number>();
+    const handler = async (task: Task<{ n: number }>) => {
+      seen.set(task.data.n, (seen.get(task.data.n) ?? 0) + 1);
+      if (task.data.n % 7 === 0) await sleep(2);
+    };
+    const a = s.work(handler, { concurrency: 8 });
+    const b = s.work(handler, { concurrency: 8 });
+    await s.putMany(Array.from({ length: 300 }, (_, n) => ({ data: { n }, options: { priority: n % 10 === 0 } })));
+    await s.putMany(Array.from({ length: 100 }, (_, i) => ({ data: { n: 300 + i }, options: { delay: 50 + i } })));
+    await eventually(() => seen.size === 400, 10_000);
+    await Promise.all([a.close(), b.close()]);
+    expect([...seen.values()].every((count) => count === 1)).toBe(true);
+    expect(await s.stats()).toMatchObject({ ready: 0, delayed: 0, active: 0, dead: 0 });
+  });
+
+  it('runs at most `concurrency` handlers at once, and uses all of them', async () => {
+    const s = await redis.scheduler();
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    const worker = s.work(
+      async () => {
+        most = Math.max(most, ++running);
+        await sleep(20);
+        running--;
+        done++;
+      },
+      { concurrency: 4 },
+    );
+    await s.putMany(Array.from({ length: 40 }, (_, i) => ({ data: i })));
+    await eventually(() => done === 40);
+    await worker.close();
+    expect(most).toBe(4);
+  });
+
+  it('close() waits for in-flight handlers and their acks', async () => {
+    const s = await redis.scheduler();
+    let finished = false;
+    let started = false;
+    const worker = s.work(async () => {
+      started = true;
+      await sleep(300);
+      finished = true;
+    });
+    const { hash } = await s.put('slow');
+    await eventually(() => started);
+    await worker.close();
+    expect(finished).toBe(true);
+    expect(await s.get(hash)).toBeNull();
+    // A closed worker claims nothing more.
+    await s.put('left for later');
+    await sleep(100);
+    expect(await s.stats()).toMatchObject({ ready: 1, active: 0 });
+  });
+
+  it('fails a throwing handler with back-off, retries it, and makes it dead after maxAttempts', async () => {
+    const s = await redis.scheduler();
+    const attempts: number[] = [];
+    const errors: unknown[] = [];
+    const worker = s.work(
+      async (task) => {
+        attempts.push(task.attempt);
+        throw new Error(`attempt ${task.attempt} failed`);
+      },
+      { backoff: (attempt) => attempt * 20, maxAttempts: 3, onError: (err) => errors.push(err) },
+    );
+    const { hash } = await s.put('always fails', { maxAttempts: 10 });
+    await eventually(async () => (await s.get(hash))?.state === 'dead');
+    await worker.close();
+    expect(attempts).toEqual([1, 2, 3]);
+    expect((await s.get(hash))!.lastError).toMatch(/^Error: attempt 3 failed/);
+    expect(errors).toEqual([]);
+  });
+
+  it('retries after the backoff it was given', async () => {
+    const s = await redis.scheduler();
+    const starts: number[] = [];
+    const worker = s.work(
+      async () => {
+        starts.push(Date.now());
+        if (starts.length === 1) throw new Error('first try fails');
+      },
+      { backoff: () => 300 },
+    );
+    await s.put('x');
+    await eventually(() => starts.length === 2);
+    await worker.close();
+    expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(250);
+  });
+
+  it('keeps extending the lease while a handler runs longer than it', async () => {
+    const s = await redis.scheduler();
+    const runs: number[] = [];
+    const handler = async (task: Task) => {
+      runs.push(task.attempt);
+      await sleep(600);
+    };
+    const a = s.work(handler, { lease: 150 });
+    const { hash } = await s.put('long');
+    await eventually(() => runs.length === 1);
+    const b = s.work(handler, { lease: 150 }); // would take the task if the lease lapsed
+    await eventually(async () => (await s.get(hash)) === null, 3000);
+    await Promise.all([a.close(), b.close()]);
+    expect(runs).toEqual([1]);
+  });
+
+  it('aborts the handler signal with a LeaseLostError once the lease is lost', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    let reason: unknown;
+    const errors: unknown[] = [];
+    const worker = s.work(
+      (_task, signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener('abort', () => {
+            reason = signal.reason;
+            resolve();
+          });
+        }),
+      { lease: 300, onError: (err) => errors.push(err) },
+    );
+    const { hash } = await s.put('taken away');
+    await eventually(async () => (await s.get(hash))?.state === 'active');
+    // Another holder takes over: lapse the lease by hand and claim the task elsewhere.
+    await raw.zAdd(`${s.prefix}:{default}:active`, { score: 0, value: hash });
+    const thief = (await s.claim({ lease: 60_000 }))!;
+    expect(thief.attempt).toBe(2);
+    await eventually(() => reason !== undefined, 2000);
+    await worker.close();
+    expect(reason).toBeInstanceOf(LeaseLostError);
+    expect(errors.some((e) => e instanceof LeaseLostError)).toBe(true);
+    expect(await s.ack(thief)).toBe(true);
+  });
+
+  it('closes when its signal aborts', async () => {
+    const s = await redis.scheduler();
+    const controller = new AbortController();
+    const worker = s.work(async () => {}, { signal: controller.signal });
+    controller.abort();
+    await worker.closed;
+    await s.put('x');
+    await sleep(50);
+    expect((await s.stats()).ready).toBe(1);
+  });
+});
+
+describe('the idle wait', () => {
+  it('wakes an idle worker on put, long before its 5 s safety net', async () => {
+    const s = await redis.scheduler();
+    const started: number[] = [];
+    const worker = s.work(async () => {
+      started.push(Date.now());
+    });
+    await sleep(200); // idle, blocked on the wake list
+    const sent = Date.now();
+    await s.put('wake up');
+    await eventually(() => started.length === 1, 4000);
+    await worker.close();
+    expect(started[0] - sent).toBeLessThan(1000);
+  });
+
+  it('wakes on its own timer at a delayed task run-at, not before', async () => {
+    const s = await redis.scheduler();
+    const started: number[] = [];
+    const worker = s.work(async () => {
+      started.push(Date.now());
+    });
+    await sleep(100);
+    const sent = Date.now();
+    await s.put('at 400 ms', { delay: 400 });
+    await eventually(() => started.length === 1, 4000);
+    await worker.close();
+    expect(started[0] - sent).toBeGreaterThanOrEqual(390);
+    expect(started[0] - sent).toBeLessThan(1400);
+  });
+
+  it('re-arms when a task with an earlier run-at arrives while it waits', async () => {
+    const s = await redis.scheduler();
+    const started: string[] = [];
+    const worker = s.work(async (task) => {
+      started.push(task.data as string);
+    });
+    await s.put('far', { delay: 60_000 });
+    await sleep(100);
+    const sent = Date.now();
+    await s.put('near', { delay: 300 });
+    await eventually(() => started.length === 1, 4000);
+    const took = Date.now() - sent;
+    await worker.close();
+    expect(started).toEqual(['near']);
+    expect(took).toBeLessThan(1400);
+  });
+
+  it('does not poll while idle', async () => {
+    const server = await startRedis();
+    const s = await createScheduler({ url: server.url });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    try {
+      const worker = s.work(async () => {});
+      await sleep(200);
+      const before = await scriptCalls(raw);
+      await sleep(1500);
+      const after = await scriptCalls(raw);
+      await worker.close();
+      expect(after - before).toBeLessThanOrEqual(1);
+    } finally {
+      await s.close();
+      await raw.quit();
+      await server.stop();
+    }
+  });
+});
+
+describe('errors in the loop', () => {
+  it('survives its connections being killed, reports, and goes on', async () => {
+    const server = await startRedis();
+    const s = await createScheduler({ url: server.url });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    try {
+      const done: string[] = [];
+      const errors: unknown[] = [];
+      const worker = s.work(async (task) => void done.push(task.data as string), { onError: (e) => errors.push(e) });
+      await s.put('before');
+      await eventually(() => done.length === 1);
+      await sleep(50);
+      await raw.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+      await eventually(async () => {
+        try {
+          await s.put('after');
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      await eventually(() => done.includes('after'), 8000);
+      await worker.close();
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      await s.close();
+      await raw.quit();
+      await server.stop();
+    }
+  });
+});
+
+async function scriptCalls(raw: ReturnType<typeof createClient>): Promise<number> {
+  const info = await raw.info('commandstats');
+  const n = (c: string) => Number(new RegExp(`cmdstat_${c}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  return n('evalsha') + n('eval') + n('blpop');
+}

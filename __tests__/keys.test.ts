@@ -14,14 +14,3 @@ describe('queueKeys', () => {
     expect(slotOf(queueKeys('p', 'sms').ready)).not.toBe(slotOf(keys[0]));
   });
 });
-
-describe('slotOf', () => {
-  it('matches Redis Cluster (CRC16 XMODEM mod 16384)', () => {
-    // Values from the Redis Cluster specification and CLUSTER KEYSLOT.
-    expect(slotOf('123456789')).toBe(0x31c3 % 16384);
-    expect(slotOf('foo')).toBe(12182);
-    expect(slotOf('{user1000}.following')).toBe(slotOf('{user1000}.followers'));
-    // An empty tag does not count: the whole key is hashed.
-    expect(slotOf('{}x')).not.toBe(slotOf('x'));
-  });
-});

@@ -2,8 +2,7 @@
  * The scheduler's time and state operations: delay, at, reschedule, expire, cancel, get, stats,
  * and the rule that every time decision is made on the Redis server's clock.
  */
-import { createScheduler } from '../lib';
-import { keysUnder, serverNow, sleep, testUrl, useRedis } from './support/harness';
+import { keysUnder, serverNow, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();
 
@@ -209,23 +208,5 @@ describe('get and stats', () => {
     await s.claim();
     expect(await s.stats()).toEqual({ ready: 0, delayed: 1, active: 1, dead: 0, expired: 0, deduplicated: 0 });
     expect(await s.stats({ queue: 'side' })).toMatchObject({ ready: 1, delayed: 0, active: 0 });
-  });
-});
-
-describe('client option', () => {
-  it('uses a client you pass in, and close() leaves it open', async () => {
-    const raw = await redis.raw();
-    const s = await createScheduler({ client: raw, prefix: 'client-opt' });
-    const { hash } = await s.put('via my client');
-    expect(await s.cancel(hash)).toBe(true);
-    await s.close();
-    expect(raw.isOpen).toBe(true);
-    expect(await raw.ping()).toBe('PONG');
-  });
-
-  it('reads the URL from the options', async () => {
-    const s = await createScheduler({ url: testUrl(), prefix: 'url-opt' });
-    expect(await s.stats()).toMatchObject({ ready: 0 });
-    await s.close();
   });
 });

@@ -146,6 +146,22 @@ describe('work', () => {
     expect(await s.ack(thief)).toBe(true);
   });
 
+  it('is closed by scheduler.close(), which waits for its in-flight handlers', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    let finished = false;
+    const worker = s.work(async () => {
+      await sleep(200);
+      finished = true;
+    });
+    const { hash } = await s.put('x');
+    await eventually(async () => (await s.get(hash))?.state === 'active');
+    await s.close();
+    expect(finished).toBe(true);
+    await worker.closed;
+    expect(await raw.hExists(`${s.prefix}:{default}:meta`, hash)).toBe(false);
+  });
+
   it('closes when its signal aborts', async () => {
     const s = await redis.scheduler();
     const controller = new AbortController();

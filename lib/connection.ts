@@ -6,6 +6,9 @@
 import { createClient, type RedisClientType, type RedisClusterType } from 'redis';
 import { fromRedisError } from './errors';
 
+const CONNECT_TIMEOUT_MS = 5000;
+const RECONNECT_MAX_MS = 2000;
+
 /** A node-redis v4 client or cluster. */
 export type RedisLike = RedisClientType<any, any, any> | RedisClusterType<any, any, any>;
 type Standalone = RedisClientType<any, any, any>;
@@ -26,13 +29,26 @@ function isCluster(client: RedisLike): client is Cluster {
 /** Wraps `client`, or opens a client to `url` that close() will quit. */
 export async function connect(url: string, client?: RedisLike): Promise<Connection> {
   const own = client === undefined;
-  const c: RedisLike = client ?? createClient({ url });
+  let connected = false;
+  const c: RedisLike =
+    client ??
+    createClient({
+      url,
+      socket: {
+        connectTimeout: CONNECT_TIMEOUT_MS,
+        // The first connect fails fast, so createScheduler() rejects instead of hanging on a
+        // wrong URL; once connected, a lost connection is retried for as long as it takes.
+        reconnectStrategy: (retries, cause) =>
+          connected ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : new Error(`cannot connect to ${redact(url)}: ${cause.message}`),
+      },
+    });
   if (own) {
     // Without a listener an 'error' event would crash the process; the client reconnects itself.
     c.on('error', () => {});
     await c.connect().catch((err: unknown) => {
       throw fromRedisError(err);
     });
+    connected = true;
   }
   const send = isCluster(c)
     ? (key: string, args: string[]) => c.sendCommand(key, false, args)
@@ -76,4 +92,9 @@ export function slotOf(key: string): number {
     for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc % 16384;
+}
+
+/** The URL without its password, for error messages. */
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 }

@@ -1,0 +1,49 @@
+import { toTask, toTaskInfo } from '../lib/task';
+
+describe('toTask', () => {
+  it('builds a leased task from the stored payload and metadata', () => {
+    const meta = JSON.stringify({ r: 10, m: 5, n: 2, c: 1, e: 99, t: 'tok:1', l: 50, w: 'h:1:ab' });
+    expect(toTask('q', 'abc', '{"a":1}', meta)).toEqual({
+      hash: 'abc',
+      queue: 'q',
+      data: { a: 1 },
+      attempt: 2,
+      runAt: 10,
+      expireAt: 99,
+      leaseUntil: 50,
+      token: 'tok:1',
+    });
+  });
+});
+
+describe('toTaskInfo', () => {
+  it('reports null for fields a task does not have', () => {
+    const info = toTaskInfo('q', 'abc', ['"x"', JSON.stringify({ r: 10, m: 5, n: 0, c: 1 }), 'delayed']);
+    expect(info).toEqual({
+      hash: 'abc',
+      queue: 'q',
+      data: 'x',
+      state: 'delayed',
+      runAt: 10,
+      expireAt: null,
+      attempts: 0,
+      maxAttempts: 5,
+      priority: false,
+      key: null,
+      lastError: null,
+      leaseUntil: null,
+      worker: null,
+    });
+  });
+
+  it('reads priority, key, last error and the holder', () => {
+    const meta = { r: 1, m: 3, n: 1, c: 1, p: 1, k: 'order-1', err: 'boom', l: 9, w: 'h:1:ab' };
+    expect(toTaskInfo('q', 'h', ['1', JSON.stringify(meta), 'active'])).toMatchObject({
+      priority: true,
+      key: 'order-1',
+      lastError: 'boom',
+      leaseUntil: 9,
+      worker: 'h:1:ab',
+    });
+  });
+});

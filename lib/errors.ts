@@ -69,10 +69,14 @@ export class LeaseLostError extends DocketError {
   }
 }
 
-/** Redis refused a write because `maxmemory` is reached. Nothing was written. */
+/**
+ * Redis refused a write because `maxmemory` is reached. A refused put wrote nothing of the task it
+ * failed on; in a putMany, tasks before it in the same call may have been stored (their puts are
+ * safe to repeat: de-duplication returns added: false).
+ */
 export class OutOfMemoryError extends DocketError {
   constructor(cause: unknown) {
-    super('ERR_OUT_OF_MEMORY', 'Redis is out of memory (maxmemory reached); nothing was written', { cause });
+    super('ERR_OUT_OF_MEMORY', 'Redis is out of memory (maxmemory reached): the write was refused', { cause });
   }
 }
 

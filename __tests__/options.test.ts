@@ -1,7 +1,19 @@
 /**
  * Bad input: every bad call rejects with a typed error that names the field, and writes nothing.
  */
-import { ClosedError, PayloadTooLargeError, ValidationError, createScheduler } from '../lib';
+import type { z } from 'zod';
+import {
+  ClosedError,
+  PayloadTooLargeError,
+  ValidationError,
+  createScheduler,
+  type ClaimOptions,
+  type FailOptions,
+  type PutOptions,
+  type SchedulerOptions,
+  type WorkOptions,
+} from '../lib';
+import { claimOptions, failOptions, putOptions, schedulerOptions, workOptions } from '../lib/options';
 import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
@@ -18,6 +30,19 @@ async function refused(call: () => Promise<unknown> | unknown, field: string, ty
   expect((error as ValidationError).message).toContain(field);
   expect((error as ValidationError).code).toMatch(/^ERR_/);
 }
+
+describe('the public option types', () => {
+  it('are accepted by the zod schemas that check them (a compile-time check)', () => {
+    // If an interface and its schema drift apart, `npm test`'s type check fails here.
+    const put: z.input<typeof putOptions> = {} as PutOptions;
+    const claim: z.input<typeof claimOptions> = {} as ClaimOptions;
+    const fail: z.input<typeof failOptions> = {} as FailOptions;
+    const work: z.input<typeof workOptions> = {} as WorkOptions;
+    const { hash: _hash, ...rest } = {} as SchedulerOptions;
+    const scheduler: z.input<typeof schedulerOptions> = rest;
+    expect([put, claim, fail, work, scheduler]).toHaveLength(5);
+  });
+});
 
 describe('bad input to put', () => {
   const cases: Array<[string, unknown, unknown, string]> = [

@@ -22,10 +22,17 @@ const prefixName = z
   .max(64, { error: 'must be 1 to 64 characters' })
   .regex(NAME_RULE, { error: `must have ${NAME_HINT}` });
 
-const durationFields = ['years', 'months', 'weeks', 'days', 'hours', 'minutes', 'seconds'] as const;
-const durationObject = z.strictObject(
-  Object.fromEntries(durationFields.map((f) => [f, z.number().finite().nonnegative().optional()])),
-);
+const unit = z.number().finite().nonnegative().optional();
+/** date-fns' Duration, with every unit it knows. */
+const durationObject = z.strictObject({
+  years: unit,
+  months: unit,
+  weeks: unit,
+  days: unit,
+  hours: unit,
+  minutes: unit,
+  seconds: unit,
+});
 const SPAN_HINT = 'expected milliseconds (a finite number >= 0) or a Duration such as { minutes: 5 }';
 
 /** A relative span: ms or a date-fns Duration, turned into whole milliseconds. */

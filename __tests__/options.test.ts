@@ -113,6 +113,18 @@ describe('bad input elsewhere', () => {
     await refused(() => createScheduler({ url: testUrl(), prefix: 'a{b' }), 'options.prefix');
     await refused(() => createScheduler({ url: testUrl(), quue: 'x' } as never), 'options.quue');
     await refused(() => createScheduler({ url: testUrl(), maxPayloadBytes: 0 }), 'options.maxPayloadBytes');
+    await refused(() => createScheduler({ url: 'http://127.0.0.1:6379' }), 'options.url');
+  });
+
+  it('names the first of several misspelled options', async () => {
+    const s = await redis.scheduler();
+    await refused(() => s.put('x', { dealy: 5, prio: true } as never), 'options.dealy');
+  });
+
+  it('says what range a count must be in', async () => {
+    const s = await redis.scheduler();
+    await expect(s.put('x', { maxAttempts: 0 })).rejects.toThrow('options.maxAttempts: must be from 1 to 1000');
+    await expect(s.claimMany(5000)).rejects.toThrow('count: must be from 1 to 1000');
   });
 
   it('refuses bad arguments to reschedule, cancel, get, claim and work', async () => {

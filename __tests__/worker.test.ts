@@ -3,7 +3,7 @@
  * idle wait (woken by put and by its own timer, without polling), and surviving Redis errors.
  */
 import { createClient } from 'redis';
-import { createScheduler, LeaseLostError, type Task } from '../lib';
+import { createScheduler, DocketError, LeaseLostError, type Task } from '../lib';
 import { eventually, sleep, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
 
@@ -162,6 +162,16 @@ describe('work', () => {
     expect(await raw.hExists(`${s.prefix}:{default}:meta`, hash)).toBe(false);
   });
 
+  it('closes at once when its signal was aborted before it started', async () => {
+    const s = await redis.scheduler();
+    const worker = s.work(async () => {}, { signal: AbortSignal.abort() });
+    await worker.closed;
+    await s.put('x');
+    await sleep(50);
+    expect((await s.stats()).ready).toBe(1);
+    await s.close();
+  });
+
   it('closes when its signal aborts', async () => {
     const s = await redis.scheduler();
     const controller = new AbortController();
@@ -267,6 +277,7 @@ describe('errors in the loop', () => {
       await eventually(() => done.includes('after'), 8000);
       await worker.close();
       expect(errors.length).toBeGreaterThan(0);
+      expect(errors.every((e) => e instanceof DocketError)).toBe(true);
     } finally {
       await s.close();
       await raw.quit();

@@ -32,7 +32,7 @@ export async function connect(url: string, client?: RedisLike): Promise<Connecti
   let connected = false;
   const c: RedisLike =
     client ??
-    createClient({
+    openClient({
       url,
       socket: {
         connectTimeout: CONNECT_TIMEOUT_MS,
@@ -72,6 +72,15 @@ export async function connect(url: string, client?: RedisLike): Promise<Connecti
       if (own && c.isOpen) await c.quit();
     },
   };
+}
+
+/** createClient, with its synchronous throws (a malformed URL) turned into DocketErrors. */
+function openClient(options: Parameters<typeof createClient>[0]): Standalone {
+  try {
+    return createClient(options) as Standalone;
+  } catch (err) {
+    throw fromRedisError(err);
+  }
 }
 
 async function nodeFor(cluster: Cluster, key: string): Promise<Standalone> {

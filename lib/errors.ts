@@ -25,7 +25,7 @@ export class DocketError extends Error {
 }
 
 /**
- * An argument or option is invalid. `field` names it (`delay`, `data.user.id`, `items[3].options.queue`).
+ * An argument or option is invalid. `field` names it (`options.delay`, `data.user.id`, `items[3].options.queue`).
  * Thrown before any I/O: nothing was written to Redis.
  */
 export class ValidationError extends DocketError {

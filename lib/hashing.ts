@@ -9,7 +9,7 @@ import xxhash from 'xxhash-wasm';
 /** Maps an identity string to a task id. Injectable (see SchedulerOptions.hash) for tests. */
 export type HashFunction = (identity: string) => string;
 
-const SEED_A = 0x6d6f636b6574n; // 'docket' without the d, as any fixed seed would do
+const SEED_A = 0x646f636b6574n; // 'docket' in ASCII; any fixed seed would do
 const SEED_B = 0x9e3779b97f4a7c15n; // the golden-ratio constant: far from SEED_A in every bit
 
 /** The default 128-bit hash, as 32 hex characters. xxhash-wasm starts asynchronously. */

@@ -49,7 +49,11 @@ const instant = z
   .transform((value) => instantToMs(value));
 
 const count = (max: number) =>
-  z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1).max(max);
+  z
+    .number({ error: 'expected a number' })
+    .int({ error: 'expected a whole number' })
+    .min(1, { error: `must be from 1 to ${max}` })
+    .max(max, { error: `must be from 1 to ${max}` });
 
 const clientLike = z.custom<object>(
   (v) => typeof v === 'object' && v !== null && typeof (v as { sendCommand?: unknown }).sendCommand === 'function',
@@ -57,7 +61,10 @@ const clientLike = z.custom<object>(
 );
 
 export const schedulerOptions = z.strictObject({
-  url: z.string().min(1).optional(),
+  url: z
+    .string({ error: 'expected a string' })
+    .regex(/^rediss?:\/\/\S*$/, { error: 'expected a redis:// or rediss:// URL' })
+    .optional(),
   client: clientLike.optional(),
   prefix: prefixName.default('docket'),
   queue: queueName.default('default'),
@@ -118,7 +125,8 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, field: str
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = [...issue.path.map(String), ...(issue.code === 'unrecognized_keys' ? issue.keys : [])];
+  // Of several unknown options, name the first: the field is one place to look.
+  const path = [...issue.path.map(String), ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : [])];
   const name = path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : `${acc}.${part}`), field);
   const message = issue.code === 'unrecognized_keys' ? 'is not a known option' : issue.message;
   throw new ValidationError(name, message);

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { RedisClientType } from 'redis';
 import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
-import { LeaseLostError, ValidationError } from './errors';
+import { fromRedisError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
 import { ack, claimBatch, extend, fail } from './lease';
 import { parse, workOptions, type ParsedWorkOptions } from './options';
@@ -64,8 +64,9 @@ export class Worker {
     this.keys = ctx.keys(this.queue);
     this.closed = new Promise((resolve) => (this.finish = resolve));
     this.opts.signal?.addEventListener('abort', () => void this.close(), { once: true });
-    if (this.opts.signal?.aborted) void this.close();
-    else void this.loop();
+    // The loop always starts, so that `closed` settles even for a signal that was already aborted.
+    if (this.opts.signal?.aborted) this.closing = true;
+    void this.loop();
   }
 
   /** Stops claiming, waits for in-flight handlers (and their acks), then releases the connection. */
@@ -93,15 +94,23 @@ export class Worker {
         // Fewer than asked for means nothing more is ready now: wait for a put or the next due time.
         if (batch.tasks.length < free) await this.idle(batch.now, batch.nextDue);
       } catch (err) {
-        // The loop never dies on a Redis error: it reports, backs off and goes on.
+        // The loop never dies on a Redis error: it reports, backs off and goes on. The blocking
+        // connection is dropped too and made anew, in case it was the one that broke.
         this.report(err);
+        await this.dropBlocker();
         failures++;
         await this.sleep(Math.min(5000, 50 * 2 ** failures) * (0.5 + Math.random() / 2));
       }
     }
     await Promise.all(this.running);
-    await this.blocker?.disconnect().catch(() => {});
+    await this.dropBlocker();
     this.finish();
+  }
+
+  private async dropBlocker(): Promise<void> {
+    const blocker = this.blocker;
+    this.blocker = null;
+    if (blocker?.isOpen) await blocker.disconnect().catch(() => {});
   }
 
   /** Blocks on the queue's wake list until a put wakes us, or until `nextDue` by our own timer. */
@@ -205,7 +214,7 @@ export class Worker {
 
   private report(err: unknown): void {
     try {
-      this.opts.onError?.(err);
+      this.opts.onError?.(fromRedisError(err));
     } catch {
       // A throwing onError must not take the loop down.
     }

@@ -2,9 +2,10 @@
  * The connection: a client docket opens and closes itself, or one the caller owns; fast failure
  * on a wrong URL; routing by hash slot.
  */
-import { RedisError, createScheduler } from '../lib';
+import { ConnectionError, TimeoutError, BusyError, createScheduler } from '../lib';
 import { connect, slotOf } from '../lib/connection';
-import { freePort } from './support/redis-server';
+import { freePort, startRedis } from './support/redis-server';
+import { createClient } from 'redis';
 import { testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();
@@ -24,16 +25,16 @@ describe('connect', () => {
     const conn = await connect(testUrl());
     expect(await conn.send('any', ['PING'])).toBe('PONG');
     await conn.close();
-    await expect(conn.send('any', ['PING'])).rejects.toBeInstanceOf(RedisError);
+    await expect(conn.send('any', ['PING'])).rejects.toBeInstanceOf(ConnectionError);
   });
 
   it('rejects with a typed error, quickly, when nothing listens at the URL', async () => {
     const port = await freePort();
     const started = Date.now();
     const err = await createScheduler({ url: `redis://user:secret@127.0.0.1:${port}` }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RedisError);
-    expect((err as RedisError).message).toContain(`127.0.0.1:${port}`);
-    expect((err as RedisError).message).not.toContain('secret');
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect((err as ConnectionError).message).toContain(`127.0.0.1:${port}`);
+    expect((err as ConnectionError).message).not.toContain('secret');
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
@@ -47,6 +48,76 @@ describe('connect', () => {
     } finally {
       if (saved === undefined) delete process.env.REDIS_URL;
       else process.env.REDIS_URL = saved;
+    }
+  });
+});
+
+describe('deadlines', () => {
+  it('settles every call within commandTimeout when Redis stops answering', async () => {
+    const server = await startRedis();
+    const s = await createScheduler({ url: server.url, commandTimeout: 300 });
+    try {
+      await s.put('warm-up');
+      process.kill(server.pid, 'SIGSTOP');
+      const started = Date.now();
+      const results = await Promise.allSettled([s.put('x'), s.claim(), s.stats()]);
+      expect(Date.now() - started).toBeLessThan(1300);
+      for (const r of results) {
+        expect(r.status).toBe('rejected');
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(TimeoutError);
+        expect((r as PromiseRejectedResult).reason.code).toBe('ERR_TIMEOUT');
+      }
+      process.kill(server.pid, 'SIGCONT');
+      // The timed-out put may have landed after all: retrying it is safe, de-dup answers.
+      const again = await s.put('x');
+      expect(again.hash).toBeDefined();
+      expect((await s.stats()).ready + (await s.stats()).active).toBe(2);
+    } finally {
+      process.kill(server.pid, 'SIGCONT');
+      await s.close();
+      await server.stop();
+    }
+  });
+
+  it('waits out BUSY (a long script) instead of failing, within the deadline', async () => {
+    const server = await startRedis(['--busy-reply-threshold', '50']);
+    const s = await createScheduler({ url: server.url, commandTimeout: 3000 });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    try {
+      await s.put('warm-up');
+      // A script that spins for 400 ms: past the threshold Redis answers others with BUSY.
+      const spin = raw.eval(
+        "local t = redis.call('TIME'); local s = t[1] * 1e6 + t[2]; while true do t = redis.call('TIME'); if t[1] * 1e6 + t[2] - s > 400000 then return 1 end end",
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      await expect(s.put('during a busy script')).resolves.toMatchObject({ added: true });
+      await spin;
+    } finally {
+      await raw.quit();
+      await s.close();
+      await server.stop();
+    }
+  });
+
+  it('gives up on BUSY with a typed error once the deadline passes', async () => {
+    const server = await startRedis(['--busy-reply-threshold', '50']);
+    const s = await createScheduler({ url: server.url, commandTimeout: 300 });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    try {
+      await s.put('warm-up');
+      const spin = raw.eval(
+        "local t = redis.call('TIME'); local s = t[1] * 1e6 + t[2]; while true do t = redis.call('TIME'); if t[1] * 1e6 + t[2] - s > 1000000 then return 1 end end",
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      const err = await s.stats().catch((e: unknown) => e);
+      expect(err instanceof BusyError || err instanceof TimeoutError).toBe(true);
+      await spin;
+    } finally {
+      await raw.quit();
+      await s.close();
+      await server.stop();
     }
   });
 });

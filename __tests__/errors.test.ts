@@ -1,4 +1,4 @@
-import { ErrorReply } from 'redis';
+import { ClientClosedError, ClientOfflineError, ErrorReply, SocketClosedUnexpectedlyError } from 'redis';
 import {
   ClosedError,
   DocketError,
@@ -8,6 +8,14 @@ import {
   RedisError,
   ValidationError,
   fromRedisError,
+  BusyError,
+  ConnectionError,
+  LoadingError,
+  PermissionError,
+  ReadOnlyError,
+  IndeterminateError,
+  isTransient,
+  TimeoutError,
 } from '../lib/errors';
 
 describe('errors', () => {
@@ -19,6 +27,13 @@ describe('errors', () => {
       [new LeaseLostError('abc'), 'LeaseLostError', 'ERR_LEASE_LOST'],
       [new OutOfMemoryError(new Error('OOM')), 'OutOfMemoryError', 'ERR_OUT_OF_MEMORY'],
       [new RedisError(new Error('x')), 'RedisError', 'ERR_REDIS'],
+      [new IndeterminateError('put'), 'IndeterminateError', 'ERR_INDETERMINATE'],
+      [new TimeoutError('put', 5), 'TimeoutError', 'ERR_TIMEOUT'],
+      [new ConnectionError(new Error('x')), 'ConnectionError', 'ERR_CONNECTION'],
+      [new LoadingError(new Error('x')), 'LoadingError', 'ERR_LOADING'],
+      [new BusyError(new Error('x')), 'BusyError', 'ERR_BUSY'],
+      [new ReadOnlyError(new Error('x')), 'ReadOnlyError', 'ERR_READONLY'],
+      [new PermissionError(new Error('x')), 'PermissionError', 'ERR_NOPERM'],
     ];
     for (const [err, name, code] of cases) {
       expect(err).toBeInstanceOf(DocketError);
@@ -36,6 +51,40 @@ describe('errors', () => {
 
   it('make a too-large payload a kind of validation error', () => {
     expect(new PayloadTooLargeError('data', 10, 5)).toBeInstanceOf(ValidationError);
+  });
+
+  it('map each server error code, and connection failures, to its own class', () => {
+    const cases: Array<[Error, string]> = [
+      [new ErrorReply('LOADING Redis is loading the dataset in memory'), 'ERR_LOADING'],
+      [new ErrorReply('BUSY Redis is busy running a script.'), 'ERR_BUSY'],
+      [new ErrorReply("READONLY You can't write against a read only replica."), 'ERR_READONLY'],
+      [new ErrorReply("NOPERM this user has no permissions to run the 'evalsha' command"), 'ERR_NOPERM'],
+      [new ErrorReply('ERR Error running script (call to f_x): @user_script:1: NOPERM No permissions to access a key'), 'ERR_NOPERM'],
+      [new SocketClosedUnexpectedlyError(), 'ERR_INDETERMINATE'],
+      [new ClientClosedError(), 'ERR_CONNECTION'],
+      [new ClientOfflineError(), 'ERR_CONNECTION'],
+      [new ErrorReply('WRONGTYPE Operation against a key holding the wrong kind of value'), 'ERR_REDIS'],
+    ];
+    for (const [raw, code] of cases) {
+      const err = fromRedisError(raw, 'put');
+      expect(err.code).toBe(code);
+      expect(err.cause).toBe(raw);
+    }
+    expect(fromRedisError(new SocketClosedUnexpectedlyError(), 'ack').message).toMatch(/^ack: .*outcome is unknown/);
+  });
+
+  it('make a timeout a kind of indeterminate outcome', () => {
+    const err = new TimeoutError('put', 300);
+    expect(err).toBeInstanceOf(IndeterminateError);
+    expect(err.code).toBe('ERR_TIMEOUT');
+    expect(err.timeoutMs).toBe(300);
+  });
+
+  it('call only LOADING and BUSY transient', () => {
+    expect(isTransient(fromRedisError(new ErrorReply('LOADING x')))).toBe(true);
+    expect(isTransient(fromRedisError(new ErrorReply('BUSY x')))).toBe(true);
+    expect(isTransient(fromRedisError(new ErrorReply('OOM x')))).toBe(false);
+    expect(isTransient(new TimeoutError('x', 1))).toBe(false);
   });
 
   it('map Redis replies to typed errors in one place', () => {

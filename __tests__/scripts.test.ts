@@ -5,11 +5,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createClient } from 'redis';
-import { createScheduler } from '../lib';
+import { createScheduler, OutOfMemoryError } from '../lib';
 import { LUA_DIR, SCRIPTS, type ScriptName } from '../lib/scripts';
 import { startRedis, type RedisServer } from './support/redis-server';
 
-function header(source: string) {
+function header(file: string) {
+  const [shebang, ...rest] = file.split('\n');
+  expect(shebang).toMatch(/^#!lua( flags=[\w-]+)?$/);
+  const source = rest.join('\n');
   const match = /^--\[\[([\s\S]*?)\]\]/.exec(source);
   if (!match) throw new Error('no --[[ ... ]] header at the top');
   const text = match[1];
@@ -20,6 +23,7 @@ function header(source: string) {
   args.forEach((m, i) => expect(Number(m[1])).toBe(i + 1));
   each.forEach((m, i) => expect(Number(m[1])).toBe(i + 1));
   return {
+    flags: /flags=([\w-]+)/.exec(shebang)?.[1] ?? '',
     keys: keys.map((m) => m[2]),
     args: args.map((m) => m[2]),
     each: each.map((m) => m[2]),
@@ -38,6 +42,7 @@ describe('Lua headers', () => {
   it.each(Object.keys(SCRIPTS) as ScriptName[])('%s.lua documents exactly the KEYS and ARGV the registry passes', (name) => {
     const spec = SCRIPTS[name];
     const h = header(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8'));
+    expect(h.flags).toBe(spec.flags);
     expect(h.keys).toEqual(spec.keys);
     expect(h.args).toEqual(spec.args);
     expect(h.each).toEqual('each' in spec ? spec.each : []);
@@ -55,6 +60,36 @@ describe('Lua headers', () => {
     const body = header(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8')).body;
     expect(body).not.toMatch(/KEYS\[\d+\]\s*\.\./);
     expect(body).not.toMatch(/\.\.\s*KEYS\[/);
+  });
+});
+
+describe('a full Redis (maxmemory, noeviction)', () => {
+  it('refuses put up front with a typed error and writes nothing, while workers still drain', async () => {
+    const server = await startRedis(['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction']);
+    const s = await createScheduler({ url: server.url });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    try {
+      const pad = 'x'.repeat(4000);
+      let n = 0;
+      let refusal: unknown;
+      while (!refusal) {
+        await s.putMany(Array.from({ length: 50 }, () => ({ data: { n: n++, pad } }))).catch((err: unknown) => (refusal = err));
+      }
+      expect(refusal).toBeInstanceOf(OutOfMemoryError);
+      expect((refusal as OutOfMemoryError).code).toBe('ERR_OUT_OF_MEMORY');
+      // The refused chunk wrote none of its 50 tasks: every stored task is a whole chunk's.
+      const stored = await raw.hLen('docket:{default}:meta');
+      expect(stored % 50).toBe(0);
+      expect(stored).toBe(await raw.hLen('docket:{default}:data'));
+      // claim and ack are allow-oom: draining works and frees memory, then puts work again.
+      for (let i = 0; i < 100; i++) await s.ack((await s.claim())!);
+      await expect(s.put('fits again')).resolves.toMatchObject({ added: true });
+    } finally {
+      await s.close();
+      await raw.quit();
+      await server.stop();
+    }
   });
 });
 

@@ -4,7 +4,7 @@
  * cluster each goes straight to the node that owns the queue's slot.
  */
 import { createClient, type RedisClientType, type RedisClusterType } from 'redis';
-import { fromRedisError } from './errors';
+import { ConnectionError, fromRedisError, TimeoutError } from './errors';
 
 const CONNECT_TIMEOUT_MS = 5000;
 const RECONNECT_MAX_MS = 2000;
@@ -14,9 +14,18 @@ export type RedisLike = RedisClientType<any, any, any> | RedisClusterType<any, a
 type Standalone = RedisClientType<any, any, any>;
 type Cluster = RedisClusterType<any, any, any>;
 
+/** How long a call may wait for its reply, and what to call it in errors. */
+export interface Deadline {
+  ms: number;
+  what: string;
+}
+
 export interface Connection {
-  /** Sends one command, routed by `firstKey`; errors come back as DocketErrors. */
-  send(firstKey: string, args: string[]): Promise<unknown>;
+  /**
+   * Sends one command, routed by `firstKey`; errors come back as DocketErrors. With a deadline,
+   * it rejects with a TimeoutError once `ms` pass without a reply.
+   */
+  send(firstKey: string, args: string[], deadline?: Deadline): Promise<unknown>;
   /** A new connection of its own for blocking commands, on the node that owns `firstKey`. */
   duplicate(firstKey: string): Promise<Standalone>;
   close(): Promise<void>;
@@ -46,7 +55,7 @@ export async function connect(url: string, client?: RedisLike): Promise<Connecti
     // Without a listener an 'error' event would crash the process; the client reconnects itself.
     c.on('error', () => {});
     await c.connect().catch((err: unknown) => {
-      throw fromRedisError(err);
+      throw new ConnectionError(err);
     });
     connected = true;
   }
@@ -54,11 +63,22 @@ export async function connect(url: string, client?: RedisLike): Promise<Connecti
     ? (key: string, args: string[]) => c.sendCommand(key, false, args)
     : (_key: string, args: string[]) => (c as Standalone).sendCommand(args);
   return {
-    async send(firstKey, args) {
+    async send(firstKey, args, deadline) {
+      const pending = send(firstKey, args);
+      if (!deadline) return pending.catch((err: unknown) => Promise.reject(fromRedisError(err)));
+      // node-redis has no command timeout: race the reply against our own deadline, so every call
+      // settles. The losing promise is still handled, so a late failure is no unhandled rejection.
+      pending.catch(() => {});
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new TimeoutError(deadline.what, deadline.ms)), deadline.ms);
+      });
       try {
-        return await send(firstKey, args);
+        return await Promise.race([pending, expired]);
       } catch (err) {
-        throw fromRedisError(err);
+        throw fromRedisError(err, deadline.what);
+      } finally {
+        clearTimeout(timer);
       }
     },
     async duplicate(firstKey) {

@@ -11,6 +11,13 @@ export type ErrorCode =
   | 'ERR_CLOSED'
   | 'ERR_LEASE_LOST'
   | 'ERR_OUT_OF_MEMORY'
+  | 'ERR_INDETERMINATE'
+  | 'ERR_TIMEOUT'
+  | 'ERR_CONNECTION'
+  | 'ERR_LOADING'
+  | 'ERR_BUSY'
+  | 'ERR_READONLY'
+  | 'ERR_NOPERM'
   | 'ERR_REDIS';
 
 /** Base class of every error docket throws. */
@@ -70,9 +77,9 @@ export class LeaseLostError extends DocketError {
 }
 
 /**
- * Redis refused a write because `maxmemory` is reached. A refused put wrote nothing of the task it
- * failed on; in a putMany, tasks before it in the same call may have been stored (their puts are
- * safe to repeat: de-duplication returns added: false).
+ * Redis refused a write because `maxmemory` is reached. A refused put wrote nothing: put is a
+ * deny-oom script, refused before it runs. (claim, ack and fail are allow-oom, so workers can
+ * still drain a full Redis.)
  */
 export class OutOfMemoryError extends DocketError {
   constructor(cause: unknown) {
@@ -80,19 +87,103 @@ export class OutOfMemoryError extends DocketError {
   }
 }
 
-/** Any other failure reported by Redis or the connection to it; `cause` holds the original. */
+/**
+ * The call was sent but its reply never came (the connection broke after the write): whether it
+ * took effect is unknown. Retrying is safe: a put is de-duplicated, an ack retried with the same
+ * token is answered as before, a fail or extend is refused once the lease moved on.
+ */
+export class IndeterminateError extends DocketError {
+  constructor(what: string, cause?: unknown, code: ErrorCode = 'ERR_INDETERMINATE') {
+    super(code, `${what}: no reply from Redis, the outcome is unknown (safe to retry)`, { cause });
+  }
+}
+
+/**
+ * No reply within `commandTimeout`. For a write (put, claim, ack, fail, extend, reschedule,
+ * cancel) the outcome is unknown, as for IndeterminateError; a read (get, stats) changed nothing.
+ */
+export class TimeoutError extends IndeterminateError {
+  readonly timeoutMs: number;
+
+  constructor(what: string, timeoutMs: number) {
+    super(`${what} timed out after ${timeoutMs} ms`, undefined, 'ERR_TIMEOUT');
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The command was never sent: the connection is closed or down. Nothing was written. */
+export class ConnectionError extends DocketError {
+  constructor(cause: unknown) {
+    super('ERR_CONNECTION', `not connected to Redis: ${messageOf(cause)}`, { cause });
+  }
+}
+
+/** Redis is loading its data set (just restarted). docket retries these within the deadline. */
+export class LoadingError extends DocketError {
+  constructor(cause: unknown) {
+    super('ERR_LOADING', 'Redis is loading its data set', { cause });
+  }
+}
+
+/** Redis is busy running a long script. docket retries these within the deadline. */
+export class BusyError extends DocketError {
+  constructor(cause: unknown) {
+    super('ERR_BUSY', 'Redis is busy running a script', { cause });
+  }
+}
+
+/** The server is a read-only replica (say, just after a failover). Nothing was written. */
+export class ReadOnlyError extends DocketError {
+  constructor(cause: unknown) {
+    super('ERR_READONLY', 'Redis refused the write: the server is a read-only replica', { cause });
+  }
+}
+
+/** The Redis user may not run a command or touch a key (ACL). Nothing was written. */
+export class PermissionError extends DocketError {
+  constructor(cause: unknown) {
+    super('ERR_NOPERM', `Redis refused the call for lack of permission: ${messageOf(cause)}`, { cause });
+  }
+}
+
+/** Any other failure reported by Redis; `cause` holds the original. */
 export class RedisError extends DocketError {
   constructor(cause: unknown) {
     super('ERR_REDIS', `Redis call failed: ${messageOf(cause)}`, { cause });
   }
 }
 
-/** The one place that turns a raw client or server error into a DocketError. */
-export function fromRedisError(err: unknown): DocketError {
+/** Server error prefixes, and the class each maps to. */
+const REPLY_CODES: Record<string, new (cause: unknown) => DocketError> = {
+  OOM: OutOfMemoryError,
+  LOADING: LoadingError,
+  BUSY: BusyError,
+  READONLY: ReadOnlyError,
+  NOPERM: PermissionError,
+};
+
+/** node-redis errors thrown before a command was written: nothing reached Redis. */
+const NOT_SENT = new Set(['ClientClosedError', 'ClientOfflineError', 'ReconnectStrategyError', 'ConnectionTimeoutError']);
+
+/**
+ * The one place that turns a raw client or server error into a DocketError. `what` names the
+ * call, for the case where the connection broke after the command was sent.
+ */
+export function fromRedisError(err: unknown, what = 'Redis call'): DocketError {
   if (err instanceof DocketError) return err;
+  const name = err instanceof Error ? err.constructor.name : '';
+  if (name === 'SocketClosedUnexpectedlyError') return new IndeterminateError(what, err);
+  if (NOT_SENT.has(name) || (err as { code?: unknown })?.code === 'ECONNREFUSED') return new ConnectionError(err);
   const message = messageOf(err);
-  if (message.startsWith('OOM')) return new OutOfMemoryError(err);
-  return new RedisError(err);
+  // A script's error keeps the code of the command that raised it; 'ERR' may wrap it on older servers.
+  const code = /^([A-Z]+)\b/.exec(message)?.[1] ?? '';
+  const Known = REPLY_CODES[code] ?? REPLY_CODES[/\b(OOM|NOPERM|READONLY)\b/.exec(message)?.[1] ?? ''];
+  return Known ? new Known(err) : new RedisError(err);
+}
+
+/** Errors that mean "try the same call again shortly": the server will answer normally soon. */
+export function isTransient(err: unknown): boolean {
+  return err instanceof LoadingError || err instanceof BusyError;
 }
 
 function messageOf(err: unknown): string {

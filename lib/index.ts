@@ -20,6 +20,13 @@ export {
   ClosedError,
   LeaseLostError,
   OutOfMemoryError,
+  IndeterminateError,
+  TimeoutError,
+  ConnectionError,
+  LoadingError,
+  BusyError,
+  ReadOnlyError,
+  PermissionError,
   RedisError,
 } from './errors';
 export type { ErrorCode } from './errors';

@@ -31,6 +31,11 @@ export interface SchedulerOptions {
   deadMaxCount?: number;
   /** How long a dead task is kept. Default 7 days. */
   deadMaxAge?: Span;
+  /**
+   * Deadline of every Redis call, in ms or a Duration. A write that misses it rejects with a
+   * TimeoutError: its outcome is unknown, and retrying it is safe. Default 5 s.
+   */
+  commandTimeout?: Span;
   /** Replaces the 128-bit identity hash. For tests (a weak hash forces collisions). */
   hash?: HashFunction;
 }
@@ -73,7 +78,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const parsed = parse(schedulerOptions, rest, 'options');
   const url = parsed.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const conn = await connect(url, parsed.client as RedisLike | undefined);
-  const ctx = new Context(conn, new Scripts(conn), parsed, hash ?? (await createHash128()));
+  const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()));
   return new DocketScheduler(ctx);
 }
 

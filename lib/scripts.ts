@@ -8,11 +8,23 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import type { Connection } from './connection';
+import { isTransient } from './errors';
 import type { QueueKeys, Suffix } from './keys';
 
+/**
+ * Script flags (Redis 7's `#!lua flags=...` first line). put and reschedule are deny-oom (no
+ * flag): a full Redis refuses them before they run, so they write nothing. claim, ack, fail,
+ * extend and cancel are allow-oom: workers can still drain a full Redis, which frees memory.
+ * get and stats are no-writes.
+ */
+export type ScriptFlags = '' | 'allow-oom' | 'no-writes';
+
 export interface ScriptSpec {
+  /** The flags on the script's `#!lua` line. */
+  readonly flags: ScriptFlags;
   /** KEYS, in order, as queue key suffixes. */
   readonly keys: readonly Suffix[];
   /** ARGV, in order. */
@@ -23,24 +35,27 @@ export interface ScriptSpec {
 
 export const SCRIPTS = {
   put: {
+    flags: '',
     keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake'],
     args: ['count'],
     each: ['id', 'payload', 'key', 'delay', 'at', 'priority', 'expire', 'maxAttempts'],
   },
   claim: {
+    flags: 'allow-oom',
     keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake'],
     args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge'],
   },
-  ack: { keys: ['active', 'data', 'meta'], args: ['id', 'token'] },
-  extend: { keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
+  ack: { flags: 'allow-oom', keys: ['active', 'data', 'meta'], args: ['id', 'token'] },
+  extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
+    flags: 'allow-oom',
     keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake'],
     args: ['id', 'token', 'retryIn', 'error', 'maxAttempts'],
   },
-  reschedule: { keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake'], args: ['id', 'at'] },
-  cancel: { keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead'], args: ['id'] },
-  get: { keys: ['data', 'meta', 'delayed', 'active', 'dead'], args: ['id'] },
-  stats: { keys: ['ready', 'delayed', 'active', 'dead', 'counts'], args: [] },
+  reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake'], args: ['id', 'at'] },
+  cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead'], args: ['id'] },
+  get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead'], args: ['id'] },
+  stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts'], args: [] },
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;
@@ -49,33 +64,64 @@ export type ScriptName = keyof typeof SCRIPTS;
 export const LUA_DIR = path.join(__dirname, '..', 'lua');
 
 interface Loaded {
-  readonly source: string;
-  readonly sha: string;
+  source: string;
+  sha: string;
 }
 
-/** Runs registered scripts over one connection. */
+/** Pause between tries while Redis answers LOADING or BUSY. */
+const TRANSIENT_RETRY_MS = 50;
+
+/** Runs registered scripts over one connection, each call within `timeoutMs`. */
 export class Scripts {
   private readonly loaded = new Map<ScriptName, Loaded>();
 
-  constructor(private readonly conn: Connection) {
+  constructor(
+    private readonly conn: Connection,
+    private readonly timeoutMs: number,
+  ) {
     for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
-      const source = readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8');
-      this.loaded.set(name, { source, sha: createHash('sha1').update(source).digest('hex') });
+      this.loaded.set(name, load(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8')));
     }
   }
 
-  /** Calls `name` with the queue's keys in registry order and `args` as ARGV. */
+  /**
+   * Calls `name` with the queue's keys in registry order and `args` as ARGV. NOSCRIPT, LOADING and
+   * BUSY never reach the caller: the call is retried until it succeeds or its deadline passes.
+   */
   async run(name: ScriptName, keys: QueueKeys, args: Array<string | number>): Promise<unknown> {
-    const { source, sha } = this.loaded.get(name)!;
     const names = SCRIPTS[name].keys.map((suffix) => keys[suffix]);
     const tail = [String(names.length), ...names, ...args.map(String)];
-    try {
-      return await this.conn.send(names[0], ['EVALSHA', sha, ...tail]);
-    } catch (err) {
-      // The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL loads it again.
-      const raw = (err as { cause?: unknown }).cause;
-      if (!(raw instanceof Error && raw.message.startsWith('NOSCRIPT'))) throw err;
-      return this.conn.send(names[0], ['EVAL', source, ...tail]);
+    const end = performance.now() + this.timeoutMs;
+    for (;;) {
+      const script = this.loaded.get(name)!;
+      const deadline = { ms: Math.max(1, end - performance.now()), what: name };
+      try {
+        try {
+          return await this.conn.send(names[0], ['EVALSHA', script.sha, ...tail], deadline);
+        } catch (err) {
+          // The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL loads it again.
+          if (!hasReply(err, /^NOSCRIPT/)) throw err;
+          return await this.conn.send(names[0], ['EVAL', script.source, ...tail], deadline);
+        }
+      } catch (err) {
+        if (hasReply(err, /compiling script.*'#'/) && script.source.startsWith('#!')) {
+          // Redis before 7.0 knows no shebang (and so no script flags): run without it.
+          this.loaded.set(name, load(script.source.slice(script.source.indexOf('\n') + 1)));
+          continue;
+        }
+        if (!isTransient(err) || performance.now() + TRANSIENT_RETRY_MS >= end) throw err;
+        await new Promise((resolve) => setTimeout(resolve, TRANSIENT_RETRY_MS));
+      }
     }
   }
+}
+
+function load(source: string): Loaded {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** Whether `err` carries a Redis reply whose message matches `pattern`. */
+function hasReply(err: unknown, pattern: RegExp): boolean {
+  const raw = (err as { cause?: unknown }).cause;
+  return raw instanceof Error && pattern.test(raw.message);
 }

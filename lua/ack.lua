@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ ack: finish a leased task and delete it, if the caller still holds its lease (fencing).
   KEYS[1] <prefix>:{<queue>}:active  ZSET  member = task id, score = lease deadline (ms)
   KEYS[2] <prefix>:{<queue>}:data    HASH  task id -> canonical JSON payload

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ cancel: delete a delayed, ready or dead task. An active task is left to its worker.
   KEYS[1] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
   KEYS[2] <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ claim: on the server's clock, promote due tasks, re-queue lapsed leases, trim the dead,
   drop expired tasks, and lease up to `count` ready tasks to one worker.
   KEYS[1] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ extend: move a held lease's deadline to now + by, if the caller still holds it (fencing).
   KEYS[1] <prefix>:{<queue>}:active  ZSET  member = task id, score = lease deadline (ms)
   KEYS[2] <prefix>:{<queue>}:meta    HASH  task id -> JSON task metadata

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ fail: a held task's handler failed; retry it after a back-off, or make it dead when out of
   attempts. Refused when the caller no longer holds the lease (fencing).
   KEYS[1] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)

@@ -1,3 +1,4 @@
+#!lua flags=no-writes
 --[[ get: read one task and the state it is in, in one consistent view.
   KEYS[1] <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
   KEYS[2] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata

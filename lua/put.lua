@@ -1,3 +1,4 @@
+#!lua
 --[[ put: add tasks to a queue unless an identical live task is already there (de-dup).
   KEYS[1] <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
   KEYS[2] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata

@@ -1,3 +1,4 @@
+#!lua
 --[[ reschedule: move a pending (delayed or ready) task's run-at. A ready task moved into the
   future goes back to the delayed set; a delayed task moved to now or earlier becomes ready.
   KEYS[1] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)

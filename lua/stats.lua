@@ -1,3 +1,4 @@
+#!lua flags=no-writes
 --[[ stats: count a queue's tasks by state, plus its lifetime counters, in one consistent view.
   KEYS[1] <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
   KEYS[2] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)

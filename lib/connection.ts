@@ -67,18 +67,11 @@ export async function connect(url: string, client?: RedisLike): Promise<Connecti
       const pending = send(firstKey, args);
       if (!deadline) return pending.catch((err: unknown) => Promise.reject(fromRedisError(err)));
       // node-redis has no command timeout: race the reply against our own deadline, so every call
-      // settles. The losing promise is still handled, so a late failure is no unhandled rejection.
-      pending.catch(() => {});
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new TimeoutError(deadline.what, deadline.ms)), deadline.ms);
-      });
+      // settles.
       try {
-        return await Promise.race([pending, expired]);
+        return await withDeadline(pending, deadline.ms, deadline.what);
       } catch (err) {
         throw fromRedisError(err, deadline.what);
-      } finally {
-        clearTimeout(timer);
       }
     },
     async duplicate(firstKey) {
@@ -121,6 +114,19 @@ export function slotOf(key: string): number {
     for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc % 16384;
+}
+
+/**
+ * `promise`, or a TimeoutError once `ms` pass. The loser is still handled, so its late failure
+ * is no unhandled rejection.
+ */
+export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  promise.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
 /** The URL without its password, for error messages. */

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { RedisClientType } from 'redis';
 import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
+import { withDeadline } from './connection';
 import { fromRedisError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
 import { ack, claimBatch, extend, fail } from './lease';
@@ -117,16 +118,20 @@ export class Worker {
   private async idle(now: number, nextDue: number | null): Promise<void> {
     const wait = nextDue === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, nextDue - now);
     if (wait <= 0 || this.closing) return;
-    if (!this.blocker) this.blocker = await this.ctx.conn.duplicate(this.keys.wake);
+    const limit = this.ctx.options.commandTimeout;
+    if (!this.blocker) this.blocker = await withDeadline(this.ctx.conn.duplicate(this.keys.wake), limit, 'connect');
     if (this.closing) return;
     const blocker = this.blocker;
     // Pipelined: one round trip. BLPOP's own timeout is only a backstop, since Redis checks
     // blocking timeouts just `hz` times a second; our timer ends the wait on time instead.
+    const backstop = Math.ceil(wait / 1000) + 1;
     this.blockedId = blocker.sendCommand<number>(['CLIENT', 'ID']);
-    const popped = blocker.sendCommand(['BLPOP', this.keys.wake, String(Math.ceil(wait / 1000) + 1)]);
+    const popped = blocker.sendCommand(['BLPOP', this.keys.wake, String(backstop)]);
     const timer = setTimeout(() => void this.unblock(), wait);
     try {
-      await Promise.all([this.blockedId, popped]);
+      // A connection that hangs (a network black hole) would leave BLPOP pending for ever: the
+      // watchdog gives up after the backstop plus a command deadline, and the loop starts over.
+      await withDeadline(Promise.all([this.blockedId, popped]), backstop * 1000 + limit, 'idle wait');
     } finally {
       clearTimeout(timer);
       this.blockedId = null;
@@ -220,3 +225,4 @@ export class Worker {
     }
   }
 }
+

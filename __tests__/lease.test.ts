@@ -19,8 +19,20 @@ describe('claim and ack', () => {
     expect(await s.stats()).toMatchObject({ ready: 0, active: 1 });
     expect(await s.ack(task)).toBe(true);
     // A finished task leaves nothing behind.
-    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:{default}:wake`]);
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:{default}:acked`, `${s.prefix}:{default}:wake`]);
+  });
+
+  it('answers an ack retried with the same token as before, for a while, then forgets it', async () => {
+    const s = await redis.scheduler({ commandTimeout: 50 });
+    const raw = await redis.raw();
+    await s.put('x');
+    const task = (await s.claim())!;
+    expect(await s.ack(task)).toBe(true);
+    expect(await s.ack(task)).toBe(true); // a retry after a lost reply
+    expect(await s.ack({ ...task, token: 'forged:1' })).toBe(false);
+    await sleep(6 * 50 + 100);
     expect(await s.ack(task)).toBe(false);
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:{default}:wake`]);
   });
 
   it('returns null from an empty queue, and claimMany takes up to count in order', async () => {

@@ -34,6 +34,11 @@ export interface ClaimBatch<T = Json> {
 }
 
 const MAX_ERROR_CHARS = 2000;
+/**
+ * An ack's token is remembered for this many command deadlines: long enough for a caller whose
+ * reply was lost to retry, short enough that the memory stays small (about 50 bytes per ack).
+ */
+const ACK_MEMORY_FACTOR = 6;
 
 /** Leases up to `count` tasks of one queue in one script call. */
 export async function claimBatch<T = Json>(
@@ -63,7 +68,8 @@ export function parseClaim(ctx: Context, options: ClaimOptions | undefined, coun
 
 export async function ack(ctx: Context, task: Task<unknown>): Promise<boolean> {
   checkTask(ctx, task);
-  return (await ctx.scripts.run('ack', ctx.keys(task.queue), [task.hash, task.token])) === 1;
+  const remember = ACK_MEMORY_FACTOR * ctx.options.commandTimeout;
+  return (await ctx.scripts.run('ack', ctx.keys(task.queue), [task.hash, task.token, remember])) === 1;
 }
 
 export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'> {

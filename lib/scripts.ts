@@ -45,7 +45,7 @@ export const SCRIPTS = {
     keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake'],
     args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge'],
   },
-  ack: { flags: 'allow-oom', keys: ['active', 'data', 'meta'], args: ['id', 'token'] },
+  ack: { flags: 'allow-oom', keys: ['active', 'data', 'meta', 'acked'], args: ['id', 'token', 'remember'] },
   extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
     flags: 'allow-oom',

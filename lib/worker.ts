@@ -8,7 +8,7 @@ import type { RedisClientType } from 'redis';
 import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
 import { withDeadline } from './connection';
-import { fromRedisError, LeaseLostError, ValidationError } from './errors';
+import { fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
 import { ack, claimBatch, extend, fail } from './lease';
 import { parse, workOptions, type ParsedWorkOptions } from './options';
@@ -35,6 +35,8 @@ type Handler = (task: Task<unknown>, signal: AbortSignal) => Promise<void>;
 
 /** The longest an idle worker waits before it looks again on its own (a safety net, not polling). */
 const MAX_IDLE_MS = 5000;
+/** Tries of an ack whose reply was lost, before the lease is left to lapse. */
+const ACK_TRIES = 3;
 /** Retry a poke this often while the blocking command has not reached the server yet. */
 const POKE_RETRY_MS = 2;
 
@@ -172,7 +174,7 @@ export class Worker {
     }
     try {
       if (!failure) {
-        if (!(await ack(this.ctx, task))) this.report(new LeaseLostError(task.hash));
+        if (!(await this.ackSurely(task))) this.report(new LeaseLostError(task.hash));
       } else {
         const backoff = this.opts.backoff ?? defaultBackoff;
         const options = { error: failure.error, retryIn: Math.max(0, backoff(task.attempt)), maxAttempts: this.opts.maxAttempts };
@@ -181,6 +183,22 @@ export class Worker {
     } catch (err) {
       // Not acked: the lease lapses and the task is delivered again. Nothing is lost.
       this.report(err);
+    }
+  }
+
+  /**
+   * Acks, retrying while the outcome is unknown (a lost reply): a retried ack with the same token
+   * is answered as the first was, so the handler's work is not repeated for a lost reply.
+   */
+  private async ackSurely(task: Task<unknown>): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ack(this.ctx, task);
+      } catch (err) {
+        if (!(err instanceof IndeterminateError) || attempt >= ACK_TRIES) throw err;
+        this.report(err);
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
     }
   }
 

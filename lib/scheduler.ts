@@ -4,6 +4,8 @@
  */
 import { connect, type RedisLike } from './connection';
 import { Context, newWorkerId } from './context';
+import * as dead from './dead';
+import type { DeadTask, ListDeadOptions } from './dead';
 import { ClosedError, ValidationError } from './errors';
 import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
@@ -68,6 +70,14 @@ export interface Scheduler {
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
   work<T = Json>(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>, options?: WorkOptions): Worker;
   stats(options?: QueueOption): Promise<QueueStats>;
+  /** Dead tasks, most recent death first, with their last error and attempts. */
+  listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]>;
+  /** Sends a dead task back to ready with its attempts reset; false when it is not dead. */
+  redrive(hash: string, options?: QueueOption): Promise<boolean>;
+  /** Sends every dead task of a queue back to ready; returns how many. */
+  redriveAll(options?: QueueOption): Promise<number>;
+  /** Deletes every dead task of a queue; returns how many. */
+  purgeDead(options?: QueueOption): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -169,6 +179,25 @@ class DocketScheduler implements Scheduler {
         deduplicated: counters.get('deduplicated') ?? 0,
       };
     });
+  }
+
+  listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]> {
+    return this.open(() => dead.listDead<T>(this.ctx, options));
+  }
+
+  redrive(hash: string, options?: QueueOption): Promise<boolean> {
+    return this.open(async () => {
+      const { queue, id } = this.target(hash, options);
+      return (await dead.redrive(this.ctx, queue, id)) === 1;
+    });
+  }
+
+  redriveAll(options?: QueueOption): Promise<number> {
+    return this.open(() => dead.redrive(this.ctx, this.ctx.queueOf(options)));
+  }
+
+  purgeDead(options?: QueueOption): Promise<number> {
+    return this.open(() => dead.purgeDead(this.ctx, this.ctx.queueOf(options)));
   }
 
   async close(): Promise<void> {

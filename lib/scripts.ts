@@ -55,6 +55,9 @@ export const SCRIPTS = {
   reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake'], args: ['id', 'at'] },
   cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead'], args: ['id'] },
   get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead'], args: ['id'] },
+  dead: { flags: 'no-writes', keys: ['dead', 'data', 'meta'], args: ['offset', 'limit'] },
+  redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake'], args: ['id', 'limit'] },
+  purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta'], args: ['limit'] },
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts'], args: [] },
 } as const satisfies Record<string, ScriptSpec>;
 

@@ -1,0 +1,29 @@
+#!lua
+--[[ redrive: send dead tasks back to the ready list with their attempts reset: one task, or
+  the oldest deaths first in a batch.
+  KEYS[1] <prefix>:{<queue>}:dead   ZSET  member = task id, score = died-at (ms)
+  KEYS[2] <prefix>:{<queue>}:ready  LIST  task ids; head = next to claim
+  KEYS[3] <prefix>:{<queue>}:meta   HASH  task id -> JSON task metadata
+  KEYS[4] <prefix>:{<queue>}:wake   LIST  wake-up tokens for idle workers (at most one)
+  ARGV[1] id     the task to re-drive, or '' for a batch of the oldest
+  ARGV[2] limit  most tasks in a batch
+  Returns: how many tasks went back to ready ]]
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local ids
+if ARGV[1] ~= '' then
+  ids = redis.call('ZSCORE', KEYS[1], ARGV[1]) and { ARGV[1] } or {}
+else
+  ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+end
+for _, id in ipairs(ids) do
+  local meta = cjson.decode(redis.call('HGET', KEYS[3], id))
+  -- A fresh start: all its attempts again, due now, and a new expiry window if it had one.
+  meta.n, meta.r = 0, now
+  if meta.x then meta.e = now + meta.x end
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('HSET', KEYS[3], id, cjson.encode(meta))
+  redis.call(meta.p and 'LPUSH' or 'RPUSH', KEYS[2], id)
+end
+if #ids > 0 and redis.call('LLEN', KEYS[4]) == 0 then redis.call('RPUSH', KEYS[4], '1') end
+return #ids

@@ -80,6 +80,12 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
   return (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'lost';
 }
 
+/** Hands a held task back unfinished, without counting the delivery; false once the lease is lost. */
+export async function release(ctx: Context, task: Task<unknown>): Promise<boolean> {
+  checkTask(ctx, task);
+  return (await ctx.scripts.run('release', ctx.keys(task.queue), [task.hash, task.token])) === 1;
+}
+
 /** Moves the lease deadline to now + `by` on the Redis clock; false once the lease is lost. */
 export async function extend(ctx: Context, task: Task<unknown>, by: Span): Promise<boolean> {
   checkTask(ctx, task);

@@ -116,6 +116,8 @@ export const workOptions = z.strictObject({
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'expected an AbortSignal' }).optional(),
   /** Called with errors the worker recovered from (Redis errors, lost leases). docket logs nothing itself. */
   onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
+  shutdownTimeout: span.default(30_000),
+  handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
 });
 
 export const instantArg = instant;

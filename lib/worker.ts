@@ -8,10 +8,11 @@ import type { RedisClientType } from 'redis';
 import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
 import { withDeadline } from './connection';
-import { fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
+import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
-import { ack, claimBatch, extend, fail } from './lease';
-import { parse, workOptions, type ParsedWorkOptions } from './options';
+import { ack, claimBatch, extend, fail, release } from './lease';
+import { Heartbeat } from './heartbeat';
+import { parse, spanArg, workOptions, type ParsedWorkOptions } from './options';
 import type { Task } from './task';
 import type { Span } from './time';
 
@@ -29,9 +30,20 @@ export interface WorkOptions {
   signal?: AbortSignal;
   /** Called with errors the worker recovered from: Redis errors, lost leases. */
   onError?: (err: unknown) => void;
+  /** How long close() waits for in-flight handlers before handing their tasks back. Default 30 s. */
+  shutdownTimeout?: Span;
+  /** Close gracefully on SIGTERM and SIGINT (then the signal takes its usual course). Default false. */
+  handleSignals?: boolean;
 }
 
 type Handler = (task: Task<unknown>, signal: AbortSignal) => Promise<void>;
+
+interface Running {
+  task: Task<unknown>;
+  controller: AbortController;
+  /** Set when close() handed the task back: its handler's outcome no longer counts. */
+  released: boolean;
+}
 
 /** The longest an idle worker waits before it looks again on its own (a safety net, not polling). */
 const MAX_IDLE_MS = 5000;
@@ -48,7 +60,11 @@ export class Worker {
   private readonly opts: ParsedWorkOptions;
   private readonly queue: string;
   private readonly keys: QueueKeys;
-  private readonly running = new Set<Promise<void>>();
+  /** In-flight handlers, each with what close() needs to stop it and hand its task back. */
+  private readonly running = new Map<Promise<void>, Running>();
+  private readonly heartbeat: Heartbeat;
+  /** How long close() waits for in-flight handlers before handing their tasks back. */
+  private shutdownMs: number;
   private closing = false;
   private wakeLoop: (() => void) | null = null;
   private blocker: RedisClientType<any, any, any> | null = null;
@@ -65,21 +81,44 @@ export class Worker {
     this.opts = parse(workOptions, options ?? {}, 'options');
     this.queue = this.opts.queue ?? ctx.options.queue;
     this.keys = ctx.keys(this.queue);
+    this.shutdownMs = this.opts.shutdownTimeout;
     this.closed = new Promise((resolve) => (this.finish = resolve));
+    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, (err) => this.report(err));
     this.opts.signal?.addEventListener('abort', () => void this.close(), { once: true });
+    if (this.opts.handleSignals) this.handleSignals();
     // The loop always starts, so that `closed` settles even for a signal that was already aborted.
     if (this.opts.signal?.aborted) this.closing = true;
+    else this.heartbeat.start();
     void this.loop();
   }
 
-  /** Stops claiming, waits for in-flight handlers (and their acks), then releases the connection. */
-  async close(): Promise<void> {
+  /**
+   * Stops claiming and waits for in-flight handlers and their acks, up to `timeout` (default: the
+   * worker's shutdownTimeout). Handlers still running then have their signal aborted and their
+   * tasks handed back to the queue (un-leased, the delivery not counted), so nothing waits for a
+   * lease to run out. Then the worker leaves the heartbeat set and drops its connection.
+   */
+  async close(options?: { timeout?: Span }): Promise<void> {
+    if (options?.timeout !== undefined) this.shutdownMs = parse(spanArg, options.timeout, 'options.timeout');
     if (!this.closing) {
       this.closing = true;
       this.wake();
       void this.unblock();
     }
     return this.closed;
+  }
+
+  /** Closes on SIGTERM or SIGINT, then lets the signal do what it would have done without us. */
+  private handleSignals(): void {
+    const onSignal = (signal: NodeJS.Signals) => {
+      void this.close().finally(() => {
+        process.removeListener('SIGTERM', onSignal);
+        process.removeListener('SIGINT', onSignal);
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      });
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
   }
 
   private async loop(): Promise<void> {
@@ -105,9 +144,26 @@ export class Worker {
         await this.sleep(Math.min(5000, 50 * 2 ** failures) * (0.5 + Math.random() / 2));
       }
     }
-    await Promise.all(this.running);
+    await this.drain();
+    await this.heartbeat.stop();
     await this.dropBlocker();
     this.finish();
+  }
+
+  /** Waits for in-flight handlers up to the shutdown timeout, then hands back what is left. */
+  private async drain(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.shutdownMs)));
+    const outcome = await Promise.race([Promise.all(this.running.keys()), late]);
+    clearTimeout(timer);
+    if (outcome !== 'late') return;
+    await Promise.all(
+      [...this.running.values()].map(async (entry) => {
+        entry.released = true;
+        entry.controller.abort(new ClosedError('worker'));
+        await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
+      }),
+    );
   }
 
   private async dropBlocker(): Promise<void> {
@@ -154,15 +210,16 @@ export class Worker {
   }
 
   private start(task: Task<unknown>, serverNow: number): void {
-    const run = this.execute(task, serverNow).finally(() => {
+    const entry: Running = { task, controller: new AbortController(), released: false };
+    const run = this.execute(entry, serverNow).finally(() => {
       this.running.delete(run);
       this.wake();
     });
-    this.running.add(run);
+    this.running.set(run, entry);
   }
 
-  private async execute(task: Task<unknown>, serverNow: number): Promise<void> {
-    const controller = new AbortController();
+  private async execute(entry: Running, serverNow: number): Promise<void> {
+    const { task, controller } = entry;
     const stop = this.keepLease(task, controller, task.leaseUntil - serverNow);
     let failure: { error: unknown } | null = null;
     try {
@@ -172,6 +229,8 @@ export class Worker {
     } finally {
       stop();
     }
+    // Handed back by close(): the task belongs to the queue again.
+    if (entry.released) return;
     try {
       if (!failure) {
         if (!(await this.ackSurely(task))) this.report(new LeaseLostError(task.hash));

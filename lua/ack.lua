@@ -5,6 +5,7 @@
   KEYS[2] <prefix>:{<queue>}:data    HASH  task id -> canonical JSON payload
   KEYS[3] <prefix>:{<queue>}:meta    HASH  task id -> JSON task metadata
   KEYS[4] <prefix>:{<queue>}:acked   ZSET  member = lease token of a recent ack, score = acked-at (ms)
+  KEYS[5] <prefix>:{<queue>}:held    ZSET  lex index: member = worker id .. '|' .. task id, score 0
   ARGV[1] id        task id
   ARGV[2] token     the lease token handed out by claim
   ARGV[3] remember  ms an ack's token is kept, so a retried ack is answered the same
@@ -20,6 +21,7 @@ local meta = cjson.decode(redis.call('HGET', KEYS[3], ARGV[1]))
 if meta.t ~= ARGV[2] then return 0 end
 -- A finished task leaves no keys behind, and its de-dup identity is free again.
 redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[5], meta.w .. '|' .. ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('ZADD', KEYS[4], now, ARGV[2])

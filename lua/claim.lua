@@ -9,6 +9,7 @@
   KEYS[6] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
   KEYS[7] <prefix>:{<queue>}:counts   HASH  counter name -> count
   KEYS[8] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
+  KEYS[9] <prefix>:{<queue>}:held     ZSET  lex index: member = worker id .. '|' .. task id, score 0
   ARGV[1] count         most tasks to lease
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -36,6 +37,7 @@ end
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, BATCH)) do
   local meta = load(id)
   redis.call('ZREM', KEYS[3], id)
+  if meta.w then redis.call('ZREM', KEYS[9], meta.w .. '|' .. id) end
   meta.t, meta.l, meta.w, meta.err = nil, nil, nil, 'lease expired'
   if meta.n >= meta.m then
     redis.call('ZADD', KEYS[6], now, id)
@@ -64,6 +66,7 @@ while taken < tonumber(ARGV[1]) and dropped < BATCH * 10 do
     meta.n, meta.t, meta.l, meta.w = meta.n + 1, ARGV[3] .. ':' .. taken, now + tonumber(ARGV[2]), ARGV[4]
     local json = cjson.encode(meta)
     redis.call('ZADD', KEYS[3], meta.l, id)
+    redis.call('ZADD', KEYS[9], 0, ARGV[4] .. '|' .. id)
     redis.call('HSET', KEYS[5], id, json)
     table.insert(out, id); table.insert(out, redis.call('HGET', KEYS[4], id)); table.insert(out, json)
   end

@@ -8,6 +8,7 @@
   KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
   KEYS[6] <prefix>:{<queue>}:counts   HASH  counter name -> count
   KEYS[7] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
+  KEYS[8] <prefix>:{<queue>}:held     ZSET  lex index: member = worker id .. '|' .. task id, score 0
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
@@ -23,6 +24,7 @@ local meta = cjson.decode(redis.call('HGET', KEYS[4], id))
 if meta.t ~= ARGV[2] then return 'lost' end
 
 redis.call('ZREM', KEYS[1], id)
+redis.call('ZREM', KEYS[8], meta.w .. '|' .. id)
 meta.t, meta.l, meta.w, meta.err = nil, nil, nil, ARGV[4]
 local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
 local result = 'retry'

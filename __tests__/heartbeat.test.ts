@@ -1,0 +1,104 @@
+/**
+ * Worker liveness: heartbeats, fast re-delivery of a gone worker's tasks, graceful shutdown.
+ */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { ClosedError } from '../lib';
+import { HEARTBEAT_TTL_MS } from '../lib/heartbeat';
+import { eventually, serverNow, sleep, testUrl, useRedis } from './support/harness';
+
+const redis = useRedis();
+
+describe('heartbeats', () => {
+  it('keeps a running worker in the workers set, and takes it out on close', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const worker = s.work(async () => {});
+    const key = `${s.prefix}:{default}:workers`;
+    await eventually(async () => (await raw.zScore(key, worker.id)) !== null);
+    expect(await raw.zScore(key, worker.id)).toBeGreaterThan(await serverNow(raw));
+    await worker.close();
+    expect(await raw.zScore(key, worker.id)).toBeNull();
+  });
+
+  it("re-delivers a gone worker's task within about the heartbeat ttl, not after its lease", async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const { hash } = await s.put('held by a worker that crashed');
+    await s.claim({ lease: 60_000 });
+    const holder = (await s.get(hash))!.worker!;
+    // The holder beat once, then stopped (crashed): its heartbeat has run out.
+    await raw.zAdd(`${s.prefix}:{default}:workers`, { score: (await serverNow(raw)) - 1, value: holder });
+    const started = Date.now();
+    const attempts: number[] = [];
+    const worker = s.work(async (task) => void attempts.push(task.attempt));
+    await eventually(() => attempts.length === 1, HEARTBEAT_TTL_MS + 2000);
+    await worker.close();
+    expect(attempts).toEqual([2]);
+    expect(Date.now() - started).toBeLessThan(HEARTBEAT_TTL_MS);
+    expect(await s.get(hash)).toBeNull();
+  });
+
+  it('leaves alone the tasks of a worker whose heartbeat is alive', async () => {
+    const s = await redis.scheduler();
+    const runs: number[] = [];
+    const a = s.work(async (task) => {
+      runs.push(task.attempt);
+      await sleep(HEARTBEAT_TTL_MS + 500);
+    });
+    await s.put('long');
+    await eventually(() => runs.length === 1);
+    const b = s.work(async (task) => void runs.push(task.attempt));
+    await sleep(HEARTBEAT_TTL_MS + 800);
+    await Promise.all([a.close(), b.close()]);
+    expect(runs).toEqual([1]);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('hands back a task whose handler outlives the shutdown timeout, without counting the attempt', async () => {
+    const s = await redis.scheduler();
+    let reason: unknown;
+    const worker = s.work(
+      (_task, signal) =>
+        new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => {
+            reason = signal.reason;
+            resolve();
+          }),
+        ),
+    );
+    const { hash } = await s.put('stuck');
+    await eventually(async () => (await s.get(hash))?.state === 'active');
+    const started = Date.now();
+    await worker.close({ timeout: 200 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(reason).toBeInstanceOf(ClosedError);
+    expect(await s.get(hash)).toMatchObject({ state: 'ready', attempts: 0 });
+    expect((await s.claim())!.attempt).toBe(1);
+  });
+
+  it('closes on SIGTERM with handleSignals, after the in-flight handler finishes', async () => {
+    const s = await redis.scheduler();
+    const child = fork(path.join(__dirname, 'support', 'signal-child.ts'), [testUrl(), s.prefix], {
+      execArgv: ['-r', 'ts-node/register/transpile-only'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.once('exit', (code, signal) => resolve(signal ?? code)),
+    );
+    try {
+      await eventually(() => out.includes('ready'), 15_000);
+      const { hash } = await s.put('in flight at SIGTERM');
+      await eventually(() => out.includes('started'));
+      child.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      expect(out).toContain('finished');
+      expect(await s.get(hash)).toBeNull();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
+});

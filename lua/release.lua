@@ -1,0 +1,26 @@
+#!lua flags=allow-oom
+--[[ release: hand a held task back unfinished (a worker shutting down), if the caller still holds
+  its lease. The delivery is not counted against its attempts, and it goes to the head of the
+  ready list, since it was already due.
+  KEYS[1] <prefix>:{<queue>}:active  ZSET  member = task id, score = lease deadline (ms)
+  KEYS[2] <prefix>:{<queue>}:ready   LIST  task ids; head = next to claim
+  KEYS[3] <prefix>:{<queue>}:meta    HASH  task id -> JSON task metadata
+  KEYS[4] <prefix>:{<queue>}:held    ZSET  lex index: member = worker id .. '|' .. task id, score 0
+  KEYS[5] <prefix>:{<queue>}:wake    LIST  wake-up tokens for idle workers (at most one)
+  ARGV[1] id     task id
+  ARGV[2] token  the lease token handed out by claim
+  Returns: 1 when released, 0 when the lease was already lost ]]
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local id = ARGV[1]
+local deadline = tonumber(redis.call('ZSCORE', KEYS[1], id))
+if not deadline or deadline <= now then return 0 end
+local meta = cjson.decode(redis.call('HGET', KEYS[3], id))
+if meta.t ~= ARGV[2] then return 0 end
+redis.call('ZREM', KEYS[1], id)
+redis.call('ZREM', KEYS[4], meta.w .. '|' .. id)
+meta.n, meta.t, meta.l, meta.w = math.max(0, meta.n - 1), nil, nil, nil
+redis.call('HSET', KEYS[3], id, cjson.encode(meta))
+redis.call('LPUSH', KEYS[2], id)
+if redis.call('LLEN', KEYS[5]) == 0 then redis.call('RPUSH', KEYS[5], '1') end
+return 1

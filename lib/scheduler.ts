@@ -2,6 +2,7 @@
  * The scheduler: the one object callers hold. It puts tasks, moves and inspects them, leases them
  * to workers, and starts worker loops. Each method checks its arguments fully before any I/O.
  */
+import { checkServer } from './checks';
 import { connect, type RedisLike } from './connection';
 import { Context, newWorkerId } from './context';
 import * as dead from './dead';
@@ -38,6 +39,11 @@ export interface SchedulerOptions {
    * TimeoutError: its outcome is unknown, and retrying it is safe. Default 5 s.
    */
   commandTimeout?: Span;
+  /**
+   * Receives start-up warnings about Redis settings that weaken docket's guarantees
+   * (maxmemory-policy other than noeviction, AOF off). Default: process.emitWarning.
+   */
+  onWarning?: (message: string) => void;
   /** Replaces the 128-bit identity hash. For tests (a weak hash forces collisions). */
   hash?: HashFunction;
 }
@@ -83,11 +89,14 @@ export interface Scheduler {
 
 /** Connects to Redis and readies the hash function; both start asynchronously. */
 export async function createScheduler(options: SchedulerOptions = {}): Promise<Scheduler> {
-  const { hash, ...rest } = options;
+  const { hash, onWarning, ...rest } = options;
   if (hash !== undefined && typeof hash !== 'function') throw new ValidationError('options.hash', 'expected a function');
+  if (onWarning !== undefined && typeof onWarning !== 'function') throw new ValidationError('options.onWarning', 'expected a function');
   const parsed = parse(schedulerOptions, rest, 'options');
   const url = parsed.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const conn = await connect(url, parsed.client as RedisLike | undefined);
+  const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
+  await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
   const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()));
   return new DocketScheduler(ctx);
 }

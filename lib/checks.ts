@@ -1,0 +1,35 @@
+/**
+ * Start-up checks of the server's settings that docket's guarantees depend on. They only warn:
+ * a user may not be allowed to read the config (a restricted ACL), or may accept the risk.
+ */
+import type { Connection } from './connection';
+
+/** What to warn about, with the setting that fixes it. */
+const CHECKS: Array<{ parameter: string; good: (value: string) => boolean; warning: (value: string) => string }> = [
+  {
+    parameter: 'maxmemory-policy',
+    good: (value) => value === 'noeviction',
+    warning: (value) =>
+      `Redis maxmemory-policy is '${value}': under memory pressure Redis may evict docket's keys and the tasks in them. Set maxmemory-policy noeviction.`,
+  },
+  {
+    parameter: 'appendonly',
+    good: (value) => value === 'yes',
+    warning: () =>
+      'Redis AOF is off (appendonly no): a Redis crash loses every task written since the last snapshot. Set appendonly yes.',
+  },
+];
+
+/** Reads each setting with CONFIG GET; a refused or failed read is skipped without a word. */
+export async function checkServer(conn: Connection, firstKey: string, warn: (message: string) => void, timeoutMs: number): Promise<void> {
+  for (const check of CHECKS) {
+    let reply: unknown;
+    try {
+      reply = await conn.send(firstKey, ['CONFIG', 'GET', check.parameter], { ms: timeoutMs, what: 'CONFIG GET' });
+    } catch {
+      continue; // no CONFIG rights (ACL), or a managed Redis that hides CONFIG
+    }
+    const value = Array.isArray(reply) ? String(reply[1] ?? '') : '';
+    if (value && !check.good(value)) warn(check.warning(value));
+  }
+}

@@ -2,7 +2,6 @@
  * work(): exactly-once in a clean run, concurrency, close(), retries, lease renewal and loss, the
  * idle wait (woken by put and by its own timer, without polling), and surviving Redis errors.
  */
-import net from 'node:net';
 import { createClient } from 'redis';
 import { createScheduler, DocketError, LeaseLostError, type Task } from '../lib';
 import { eventually, sleep, useRedis } from './support/harness';
@@ -184,83 +183,6 @@ describe('work', () => {
     expect((await s.stats()).ready).toBe(1);
   });
 });
-
-describe('the idle wait', () => {
-  it('wakes an idle worker on put, long before its 5 s safety net', async () => {
-    const s = await redis.scheduler();
-    const started: number[] = [];
-    const worker = s.work(async () => {
-      started.push(Date.now());
-    });
-    await sleep(200); // idle, blocked on the wake list
-    const sent = Date.now();
-    await s.put('wake up');
-    await eventually(() => started.length === 1, 4000);
-    await worker.close();
-    expect(started[0] - sent).toBeLessThan(1000);
-  });
-
-  it('wakes on its own timer at a delayed task run-at, not before', async () => {
-    const s = await redis.scheduler();
-    const started: number[] = [];
-    const worker = s.work(async () => {
-      started.push(Date.now());
-    });
-    await sleep(100);
-    const sent = Date.now();
-    await s.put('at 400 ms', { delay: 400 });
-    await eventually(() => started.length === 1, 4000);
-    await worker.close();
-    expect(started[0] - sent).toBeGreaterThanOrEqual(390);
-    expect(started[0] - sent).toBeLessThan(1400);
-  });
-
-  it('re-arms when a task with an earlier run-at arrives while it waits', async () => {
-    const s = await redis.scheduler();
-    const started: string[] = [];
-    const worker = s.work(async (task) => {
-      started.push(task.data as string);
-    });
-    await s.put('far', { delay: 60_000 });
-    await sleep(100);
-    const sent = Date.now();
-    await s.put('near', { delay: 300 });
-    await eventually(() => started.length === 1, 4000);
-    const took = Date.now() - sent;
-    await worker.close();
-    expect(started).toEqual(['near']);
-    expect(took).toBeLessThan(1400);
-  });
-
-  it('does not poll while idle: no claim and no new wait, only its heartbeat', async () => {
-    const server = await startRedis();
-    const s = await createScheduler({ url: server.url });
-    try {
-      const worker = s.work(async () => {});
-      await sleep(200);
-      const seen = await monitor(server.port, 1500);
-      await worker.close();
-      // A claim names the ready list among its keys; a heartbeat does not.
-      expect(seen.filter((line) => /"evalsha"|"eval"/i.test(line) && line.includes(':ready"'))).toEqual([]);
-      expect(seen.filter((line) => /"blpop"/i.test(line))).toEqual([]);
-      expect(seen.some((line) => line.includes(':workers"'))).toBe(true);
-    } finally {
-      await s.close();
-      await server.stop();
-    }
-  });
-});
-
-/** Every command the server runs for `ms`, as MONITOR prints them (node-redis v4 has no MONITOR). */
-async function monitor(port: number, ms: number): Promise<string[]> {
-  const socket = net.connect(port, '127.0.0.1');
-  let text = '';
-  socket.on('data', (chunk) => (text += chunk.toString()));
-  socket.write('MONITOR\r\n');
-  await sleep(ms);
-  socket.destroy();
-  return text.split('\r\n').filter((line) => line.startsWith('+') && line !== '+OK');
-}
 
 describe('errors in the loop', () => {
   it('survives its connections being killed, reports, and goes on', async () => {

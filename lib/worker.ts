@@ -4,14 +4,13 @@
  * put wakes it or its own timer, armed for the next run-at on the Redis clock, ends the wait.
  */
 import { performance } from 'node:perf_hooks';
-import type { RedisClientType } from 'redis';
 import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
-import { withDeadline } from './connection';
 import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
 import { ack, claimBatch, extend, fail, release } from './lease';
 import { Heartbeat } from './heartbeat';
+import { IdleWait } from './idle';
 import { parse, spanArg, workOptions, type ParsedWorkOptions } from './options';
 import type { Task } from './task';
 import type { Span } from './time';
@@ -45,12 +44,8 @@ interface Running {
   released: boolean;
 }
 
-/** The longest an idle worker waits before it looks again on its own (a safety net, not polling). */
-const MAX_IDLE_MS = 5000;
 /** Tries of an ack whose reply was lost, before the lease is left to lapse. */
 const ACK_TRIES = 3;
-/** Retry a poke this often while the blocking command has not reached the server yet. */
-const POKE_RETRY_MS = 2;
 
 export class Worker {
   /** Names this worker as a lease holder: host:pid:random. */
@@ -67,9 +62,7 @@ export class Worker {
   private shutdownMs: number;
   private closing = false;
   private wakeLoop: (() => void) | null = null;
-  private blocker: RedisClientType<any, any, any> | null = null;
-  /** The blocker's CLIENT ID while it waits in BLPOP, so a timer or close() can unblock it. */
-  private blockedId: Promise<number> | null = null;
+  private readonly idle: IdleWait;
   private finish!: () => void;
 
   constructor(
@@ -84,6 +77,7 @@ export class Worker {
     this.shutdownMs = this.opts.shutdownTimeout;
     this.closed = new Promise((resolve) => (this.finish = resolve));
     this.heartbeat = new Heartbeat(ctx, this.keys, this.id, (err) => this.report(err));
+    this.idle = new IdleWait(ctx, this.keys, (err) => this.report(err));
     this.opts.signal?.addEventListener('abort', () => void this.close(), { once: true });
     if (this.opts.handleSignals) this.handleSignals();
     // The loop always starts, so that `closed` settles even for a signal that was already aborted.
@@ -103,7 +97,7 @@ export class Worker {
     if (!this.closing) {
       this.closing = true;
       this.wake();
-      void this.unblock();
+      this.idle.interrupt();
     }
     return this.closed;
   }
@@ -134,19 +128,19 @@ export class Worker {
         failures = 0;
         for (const task of batch.tasks) this.start(task, batch.now);
         // Fewer than asked for means nothing more is ready now: wait for a put or the next due time.
-        if (batch.tasks.length < free) await this.idle(batch.now, batch.nextDue);
+        if (batch.tasks.length < free) await this.idle.wait(batch.now, batch.nextDue);
       } catch (err) {
         // The loop never dies on a Redis error: it reports, backs off and goes on. The blocking
         // connection is dropped too and made anew, in case it was the one that broke.
         this.report(err);
-        await this.dropBlocker();
+        await this.idle.reset();
         failures++;
         await this.sleep(Math.min(5000, 50 * 2 ** failures) * (0.5 + Math.random() / 2));
       }
     }
     await this.drain();
     await this.heartbeat.stop();
-    await this.dropBlocker();
+    await this.idle.reset();
     this.finish();
   }
 
@@ -164,49 +158,6 @@ export class Worker {
         await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
       }),
     );
-  }
-
-  private async dropBlocker(): Promise<void> {
-    const blocker = this.blocker;
-    this.blocker = null;
-    if (blocker?.isOpen) await blocker.disconnect().catch(() => {});
-  }
-
-  /** Blocks on the queue's wake list until a put wakes us, or until `nextDue` by our own timer. */
-  private async idle(now: number, nextDue: number | null): Promise<void> {
-    const wait = nextDue === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, nextDue - now);
-    if (wait <= 0 || this.closing) return;
-    const limit = this.ctx.options.commandTimeout;
-    if (!this.blocker) this.blocker = await withDeadline(this.ctx.conn.duplicate(this.keys.wake), limit, 'connect');
-    if (this.closing) return;
-    const blocker = this.blocker;
-    // Pipelined: one round trip. BLPOP's own timeout is only a backstop, since Redis checks
-    // blocking timeouts just `hz` times a second; our timer ends the wait on time instead.
-    const backstop = Math.ceil(wait / 1000) + 1;
-    this.blockedId = blocker.sendCommand<number>(['CLIENT', 'ID']);
-    const popped = blocker.sendCommand(['BLPOP', this.keys.wake, String(backstop)]);
-    const timer = setTimeout(() => void this.unblock(), wait);
-    try {
-      // A connection that hangs (a network black hole) would leave BLPOP pending for ever: the
-      // watchdog gives up after the backstop plus a command deadline, and the loop starts over.
-      await withDeadline(Promise.all([this.blockedId, popped]), backstop * 1000 + limit, 'idle wait');
-    } finally {
-      clearTimeout(timer);
-      this.blockedId = null;
-    }
-  }
-
-  /** Ends a pending BLPOP now (CLIENT UNBLOCK), retrying while it has not reached the server yet. */
-  private async unblock(): Promise<void> {
-    const pending = this.blockedId;
-    if (!pending) return;
-    try {
-      const id = await pending;
-      const done = await this.ctx.conn.send(this.keys.wake, ['CLIENT', 'UNBLOCK', String(id)]);
-      if (done === 0 && this.blockedId === pending) setTimeout(() => void this.unblock(), POKE_RETRY_MS);
-    } catch (err) {
-      this.report(err); // the BLPOP backstop still ends the wait
-    }
   }
 
   private start(task: Task<unknown>, serverNow: number): void {

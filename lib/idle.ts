@@ -1,0 +1,77 @@
+/**
+ * An idle worker's wait. It does not poll: it blocks with BLPOP on the queue's wake list, on a
+ * connection of its own, until a put (or another worker handing over) pushes a token, or until
+ * its own timer, armed for the next run-at or lease end on the Redis clock, ends the wait with
+ * CLIENT UNBLOCK. BLPOP's own timeout is only a backstop: Redis checks blocking timeouts just `hz`
+ * times a second, which would make delayed tasks up to 100 ms late.
+ */
+import type { RedisClientType } from 'redis';
+import { withDeadline } from './connection';
+import type { Context } from './context';
+import type { QueueKeys } from './keys';
+
+/** The longest an idle worker waits before it looks again on its own (a safety net, not polling). */
+export const MAX_IDLE_MS = 5000;
+/** Retry an unblock this often while the BLPOP has not reached the server yet. */
+const UNBLOCK_RETRY_MS = 2;
+
+export class IdleWait {
+  private blocker: RedisClientType<any, any, any> | null = null;
+  /** The blocker's CLIENT ID while it waits in BLPOP, so a timer or close() can unblock it. */
+  private blockedId: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly keys: QueueKeys,
+    private readonly report: (err: unknown) => void,
+  ) {}
+
+  /** Waits until woken, or until `nextDue` (both on the Redis clock, so only their difference counts). */
+  async wait(now: number, nextDue: number | null): Promise<void> {
+    const ms = nextDue === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, nextDue - now);
+    if (ms <= 0 || this.stopped) return;
+    const limit = this.ctx.options.commandTimeout;
+    if (!this.blocker) this.blocker = await withDeadline(this.ctx.conn.duplicate(this.keys.wake), limit, 'connect');
+    if (this.stopped) return;
+    // Pipelined: one round trip.
+    const backstop = Math.ceil(ms / 1000) + 1;
+    this.blockedId = this.blocker.sendCommand<number>(['CLIENT', 'ID']);
+    const popped = this.blocker.sendCommand(['BLPOP', this.keys.wake, String(backstop)]);
+    const timer = setTimeout(() => void this.unblock(), ms);
+    try {
+      // A connection that hangs (a network black hole) would leave BLPOP pending for ever: the
+      // watchdog gives up after the backstop plus a command deadline, and the loop starts over.
+      await withDeadline(Promise.all([this.blockedId, popped]), backstop * 1000 + limit, 'idle wait');
+    } finally {
+      clearTimeout(timer);
+      this.blockedId = null;
+    }
+  }
+
+  /** Ends the current wait now, and any later one at once (the worker is closing). */
+  interrupt(): void {
+    this.stopped = true;
+    void this.unblock();
+  }
+
+  /** Drops the blocking connection; the next wait opens a new one (it may be what broke). */
+  async reset(): Promise<void> {
+    const blocker = this.blocker;
+    this.blocker = null;
+    if (blocker?.isOpen) await blocker.disconnect().catch(() => {});
+  }
+
+  /** CLIENT UNBLOCK, retried while the BLPOP has not reached the server yet. */
+  private async unblock(): Promise<void> {
+    const pending = this.blockedId;
+    if (!pending) return;
+    try {
+      const id = await pending;
+      const done = await this.ctx.conn.send(this.keys.wake, ['CLIENT', 'UNBLOCK', String(id)]);
+      if (done === 0 && this.blockedId === pending) setTimeout(() => void this.unblock(), UNBLOCK_RETRY_MS);
+    } catch (err) {
+      this.report(err); // the BLPOP backstop still ends the wait
+    }
+  }
+}

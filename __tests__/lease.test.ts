@@ -30,7 +30,7 @@ describe('claim and ack', () => {
     expect(await s.ack(task)).toBe(true);
     expect(await s.ack(task)).toBe(true); // a retry after a lost reply
     expect(await s.ack({ ...task, token: 'forged:1' })).toBe(false);
-    await sleep(3 * 50 + 100);
+    await sleep(4 * 50 + 100);
     expect(await s.ack(task)).toBe(false);
     expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:{default}:wake`]);
   });

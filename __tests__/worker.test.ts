@@ -86,6 +86,36 @@ describe('work', () => {
     expect(errors).toEqual([]);
   });
 
+  it('falls back to the default back-off when the given one throws, and reports it', async () => {
+    const s = await redis.scheduler();
+    const errors: unknown[] = [];
+    const worker = s.work(
+      async () => {
+        throw new Error('handler failed');
+      },
+      {
+        backoff: () => {
+          throw new Error('bad backoff');
+        },
+        onError: (e) => errors.push(e),
+      },
+    );
+    const { hash } = await s.put('x');
+    await eventually(async () => (await s.get(hash))?.state === 'delayed');
+    await worker.close();
+    expect(errors).toEqual([expect.objectContaining({ code: 'ERR_VALIDATION', field: 'options.backoff' })]);
+  });
+
+  it('takes a close timeout of 0 (hand back at once) and refuses unknown close options', async () => {
+    const s = await redis.scheduler();
+    const worker = s.work(async (_task, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())));
+    const { hash } = await s.put('x');
+    await eventually(async () => (await s.get(hash))?.state === 'active');
+    await expect(worker.close({ tiemout: 5 } as never)).rejects.toMatchObject({ field: 'options.tiemout' });
+    await worker.close({ timeout: 0 });
+    expect((await s.get(hash))!.state).toBe('ready');
+  });
+
   it('retries after the backoff it was given', async () => {
     const s = await redis.scheduler();
     const starts: number[] = [];

@@ -30,6 +30,11 @@ export async function checkServer(conn: Connection, firstKey: string, warn: (mes
       continue; // no CONFIG rights (ACL), or a managed Redis that hides CONFIG
     }
     const value = Array.isArray(reply) ? String(reply[1] ?? '') : '';
-    if (value && !check.good(value)) warn(check.warning(value));
+    if (!value || check.good(value)) continue;
+    try {
+      warn(check.warning(value));
+    } catch {
+      // A throwing warning handler must not stop the scheduler from starting.
+    }
   }
 }

@@ -27,7 +27,7 @@ export interface Connection {
    */
   send(firstKey: string, args: string[], deadline?: Deadline): Promise<unknown>;
   /** A new connection of its own for blocking commands, on the node that owns `firstKey`. */
-  duplicate(firstKey: string): Promise<Standalone>;
+  duplicate(firstKey: string, timeoutMs: number): Promise<Standalone>;
   close(): Promise<void>;
 }
 
@@ -74,15 +74,23 @@ export async function connect(url: string, client?: RedisLike): Promise<Connecti
         throw fromRedisError(err, deadline.what);
       }
     },
-    async duplicate(firstKey) {
+    async duplicate(firstKey, timeoutMs) {
       const origin = isCluster(c) ? await nodeFor(c, firstKey) : (c as Standalone);
       const dup = origin.duplicate();
       dup.on('error', () => {});
-      await dup.connect();
+      try {
+        await withDeadline<unknown>(dup.connect(), timeoutMs, 'connect');
+      } catch (err) {
+        // Otherwise it would go on reconnecting in the background, for ever.
+        await dup.disconnect().catch(() => {});
+        throw fromRedisError(err, 'connect');
+      }
       return dup;
     },
     async close() {
-      if (own && c.isOpen) await c.quit();
+      if (!own || !c.isOpen) return;
+      // QUIT waits for Redis like any command; a Redis that does not answer must not hang close().
+      await withDeadline<unknown>(c.quit(), CONNECT_TIMEOUT_MS, 'quit').catch(() => c.disconnect().catch(() => {}));
     },
   };
 }

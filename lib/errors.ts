@@ -139,7 +139,11 @@ export class ReadOnlyError extends DocketError {
   }
 }
 
-/** The Redis user may not run a command or touch a key (ACL). Nothing was written. */
+/**
+ * The Redis user may not run a command or touch a key (ACL). Refused up front, nothing was
+ * written; refused inside a script, its earlier writes stay (Redis has no rollback), which is why
+ * the ACL must allow every command docket's scripts use (docs/design.md lists them).
+ */
 export class PermissionError extends DocketError {
   constructor(cause: unknown) {
     super('ERR_NOPERM', `Redis refused the call for lack of permission: ${messageOf(cause)}`, { cause });
@@ -172,11 +176,17 @@ const NOT_SENT = new Set(['ClientClosedError', 'ClientOfflineError', 'ReconnectS
 export function fromRedisError(err: unknown, what = 'Redis call'): DocketError {
   if (err instanceof DocketError) return err;
   const name = err instanceof Error ? err.constructor.name : '';
-  if (name === 'SocketClosedUnexpectedlyError') return new IndeterminateError(what, err);
-  if (NOT_SENT.has(name) || (err as { code?: unknown })?.code === 'ECONNREFUSED') return new ConnectionError(err);
+  const errno = (err as { code?: unknown })?.code;
+  // The connection broke while a reply was awaited: the command may or may not have run.
+  if (name === 'SocketClosedUnexpectedlyError' || errno === 'ECONNRESET' || errno === 'EPIPE') {
+    return new IndeterminateError(what, err);
+  }
+  if (NOT_SENT.has(name) || errno === 'ECONNREFUSED') return new ConnectionError(err);
   const message = messageOf(err);
   // A script's error keeps the code of the command that raised it; 'ERR' may wrap it on older servers.
   const code = /^([A-Z]+)\b/.exec(message)?.[1] ?? '';
+  // Inside a script, Redis 7.0 words an ACL refusal as "...can't run this command or subcommand".
+  if (/can't run this command|no permissions/i.test(message)) return new PermissionError(err);
   const Known = REPLY_CODES[code] ?? REPLY_CODES[/\b(OOM|NOPERM|READONLY)\b/.exec(message)?.[1] ?? ''];
   return Known ? new Known(err) : new RedisError(err);
 }

@@ -32,7 +32,7 @@ export class IdleWait {
     const ms = nextDue === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, nextDue - now);
     if (ms <= 0 || this.stopped) return;
     const limit = this.ctx.options.commandTimeout;
-    if (!this.blocker) this.blocker = await withDeadline(this.ctx.conn.duplicate(this.keys.wake), limit, 'connect');
+    if (!this.blocker) this.blocker = await this.ctx.conn.duplicate(this.keys.wake, limit);
     if (this.stopped) return;
     // Pipelined: one round trip.
     const backstop = Math.ceil(ms / 1000) + 1;

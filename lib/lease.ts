@@ -36,10 +36,10 @@ export interface ClaimBatch<T = Json> {
 const MAX_ERROR_CHARS = 2000;
 /**
  * An ack's token is remembered for this many command deadlines: enough for work()'s three tries
- * of an ack whose reply was lost (each within one deadline), and short enough that the memory of
+ * of an ack whose reply was lost (each within one deadline, plus pauses), and short enough that the memory of
  * acks (about 50 bytes each) is gone soon after a queue falls quiet.
  */
-const ACK_MEMORY_FACTOR = 3;
+const ACK_MEMORY_FACTOR = 4;
 
 /** Leases up to `count` tasks of one queue in one script call. */
 export async function claimBatch<T = Json>(

@@ -120,6 +120,8 @@ export const workOptions = z.strictObject({
   handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
 });
 
+export const closeOptions = z.strictObject({ timeout: span.optional() });
+
 export const instantArg = instant;
 export const spanArg = positiveSpan;
 export const countArg = count(1000);

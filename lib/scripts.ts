@@ -15,10 +15,11 @@ import { isTransient } from './errors';
 import type { QueueKeys, Suffix } from './keys';
 
 /**
- * Script flags (Redis 7's `#!lua flags=...` first line). put and reschedule are deny-oom (no
- * flag): a full Redis refuses them before they run, so they write nothing. claim, ack, fail,
- * extend and cancel are allow-oom: workers can still drain a full Redis, which frees memory.
- * get and stats are no-writes.
+ * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add tasks (put, reschedule,
+ * redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
+ * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
+ * purge) are allow-oom: workers can still drain a full Redis, which frees memory. Those that only
+ * read (get, stats, dead) are no-writes.
  */
 export type ScriptFlags = '' | 'allow-oom' | 'no-writes';
 
@@ -99,7 +100,7 @@ export class Scripts {
     const end = performance.now() + this.timeoutMs;
     for (;;) {
       const script = this.loaded.get(name)!;
-      const deadline = { ms: Math.max(1, end - performance.now()), what: name };
+      const deadline = { ms: Math.max(1, Math.round(end - performance.now())), what: name };
       try {
         try {
           return await this.conn.send(names[0], ['EVALSHA', script.sha, ...tail], deadline);

@@ -11,7 +11,8 @@ import type { QueueKeys } from './keys';
 import { ack, claimBatch, extend, fail, release } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
-import { parse, spanArg, workOptions, type ParsedWorkOptions } from './options';
+import { closeOptions, parse, workOptions, type ParsedWorkOptions } from './options';
+import { closeOnSignals } from './signals';
 import type { Task } from './task';
 import type { Span } from './time';
 
@@ -79,7 +80,7 @@ export class Worker {
     this.heartbeat = new Heartbeat(ctx, this.keys, this.id, (err) => this.report(err));
     this.idle = new IdleWait(ctx, this.keys, (err) => this.report(err));
     this.opts.signal?.addEventListener('abort', () => void this.close(), { once: true });
-    if (this.opts.handleSignals) this.handleSignals();
+    if (this.opts.handleSignals) closeOnSignals(this);
     // The loop always starts, so that `closed` settles even for a signal that was already aborted.
     if (this.opts.signal?.aborted) this.closing = true;
     else this.heartbeat.start();
@@ -93,26 +94,13 @@ export class Worker {
    * lease to run out. Then the worker leaves the heartbeat set and drops its connection.
    */
   async close(options?: { timeout?: Span }): Promise<void> {
-    if (options?.timeout !== undefined) this.shutdownMs = parse(spanArg, options.timeout, 'options.timeout');
+    this.shutdownMs = parse(closeOptions, options ?? {}, 'options').timeout ?? this.shutdownMs;
     if (!this.closing) {
       this.closing = true;
       this.wake();
       this.idle.interrupt();
     }
     return this.closed;
-  }
-
-  /** Closes on SIGTERM or SIGINT, then lets the signal do what it would have done without us. */
-  private handleSignals(): void {
-    const onSignal = (signal: NodeJS.Signals) => {
-      void this.close().finally(() => {
-        process.removeListener('SIGTERM', onSignal);
-        process.removeListener('SIGINT', onSignal);
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      });
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
   }
 
   private async loop(): Promise<void> {
@@ -186,14 +174,26 @@ export class Worker {
       if (!failure) {
         if (!(await this.ackSurely(task))) this.report(new LeaseLostError(task.hash));
       } else {
-        const backoff = this.opts.backoff ?? defaultBackoff;
-        const options = { error: failure.error, retryIn: Math.max(0, backoff(task.attempt)), maxAttempts: this.opts.maxAttempts };
+        const options = { error: failure.error, retryIn: this.retryIn(task.attempt), maxAttempts: this.opts.maxAttempts };
         if ((await fail(this.ctx, task, options)) === 'lost') this.report(new LeaseLostError(task.hash));
       }
     } catch (err) {
       // Not acked: the lease lapses and the task is delivered again. Nothing is lost.
       this.report(err);
     }
+  }
+
+  /** The caller's back-off for this attempt; a throwing or non-finite one falls back to the default. */
+  private retryIn(attempt: number): number {
+    if (!this.opts.backoff) return defaultBackoff(attempt);
+    try {
+      const ms = this.opts.backoff(attempt);
+      if (Number.isFinite(ms)) return Math.max(0, ms);
+      this.report(new ValidationError('options.backoff', `returned ${ms} for attempt ${attempt}, not a finite number`));
+    } catch (err) {
+      this.report(new ValidationError('options.backoff', `threw for attempt ${attempt}: ${(err as Error)?.message ?? err}`));
+    }
+    return defaultBackoff(attempt);
   }
 
   /**

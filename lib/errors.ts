@@ -33,7 +33,8 @@ export class DocketError extends Error {
 
 /**
  * An argument or option is invalid. `field` names it (`options.delay`, `data.user.id`, `items[3].options.queue`).
- * Thrown before any I/O: nothing was written to Redis.
+ * Thrown before any I/O: nothing was written to Redis. (The one exception is reported, not thrown:
+ * work() hands onError a ValidationError for an `options.backoff` that threw.)
  */
 export class ValidationError extends DocketError {
   readonly field: string;
@@ -78,8 +79,8 @@ export class LeaseLostError extends DocketError {
 
 /**
  * Redis refused a write because `maxmemory` is reached. A refused put wrote nothing: put is a
- * deny-oom script, refused before it runs. (claim, ack and fail are allow-oom, so workers can
- * still drain a full Redis.)
+ * deny-oom script, refused before it runs. (The scripts that work or shrink a queue are allow-oom,
+ * so workers can still drain a full Redis: see ScriptFlags in scripts.ts.)
  */
 export class OutOfMemoryError extends DocketError {
   constructor(cause: unknown) {
@@ -99,8 +100,8 @@ export class IndeterminateError extends DocketError {
 }
 
 /**
- * No reply within `commandTimeout`. For a write (put, claim, ack, fail, extend, reschedule,
- * cancel) the outcome is unknown, as for IndeterminateError; a read (get, stats) changed nothing.
+ * No reply within `commandTimeout`. For a call that writes the outcome is unknown, as for
+ * IndeterminateError; a read (get, stats, listDead) changed nothing.
  */
 export class TimeoutError extends IndeterminateError {
   readonly timeoutMs: number;

@@ -1,6 +1,8 @@
 /**
  * Starts a throwaway redis-server from PATH on a free loopback port, with its own temp dir and no
- * persistence, and stops it by its pid. Used by jest's global setup and by the demo.
+ * persistence, and stops it by its pid. Used by jest's global setup, by the demo and by the fault
+ * suite, which also kills, pauses and restarts it: a restart reuses the port and the dir, so a
+ * server started with `--appendonly yes` reloads its data the way a crashed production one would.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,9 +13,33 @@ import path from 'node:path';
 export interface RedisServer {
   url: string;
   port: number;
+  /** The pid of the current process; a restart changes it. */
   pid: number;
   dir: string;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and removes the dir. */
   stop(): Promise<void>;
+}
+
+/** Where to run: a fixed port or dir instead of fresh ones (the caller then owns the dir). */
+export interface StartOptions {
+  port?: number;
+  dir?: string;
+}
+
+/** A server the fault suite can break: crash, pause and bring back on the same port and dir. */
+export interface ControlledRedis extends RedisServer {
+  /** The arguments after the defaults, as given to startRedis; a restart uses them again. */
+  readonly args: readonly string[];
+  /** Whether a process is running (possibly paused). */
+  readonly running: boolean;
+  /** Sends a signal to the current process: SIGSTOP/SIGCONT pause and resume it. */
+  signal(sig: NodeJS.Signals): void;
+  /** SIGKILL, as a crash: no shutdown save, no goodbye to clients. Resolves once it is gone. */
+  kill(): Promise<void>;
+  /** A clean shutdown that keeps the dir (SIGTERM makes Redis flush its AOF). */
+  halt(): Promise<void>;
+  /** Starts a new process on the same port and dir with the same arguments; waits until ready. */
+  restart(): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -27,23 +53,55 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(extraArgs: string[] = []): Promise<RedisServer> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'docket-redis-'));
-  const port = await freePort();
+export async function startRedis(extraArgs: string[] = [], options: StartOptions = {}): Promise<ControlledRedis> {
+  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'docket-redis-'));
+  const port = options.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  await waitReady(child);
-  const pid = child.pid!;
+  let child = await launch(args);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    pid,
     dir,
+    args: [...extraArgs],
+    get pid() {
+      return child.pid!;
+    },
+    get running() {
+      return isRunning(child);
+    },
+    signal(sig) {
+      if (isRunning(child)) child.kill(sig);
+    },
+    async kill() {
+      if (!isRunning(child)) return;
+      const exited = onExit(child);
+      child.kill('SIGKILL');
+      await exited;
+    },
+    halt: () => stopPid(child),
+    async restart() {
+      if (isRunning(child)) throw new Error(`redis-server ${child.pid} is still running: kill() or halt() it first`);
+      child = await launch(args);
+    },
     async stop() {
       await stopPid(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function launch(args: string[]): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  await waitReady(child);
+  return child;
+}
+
+function isRunning(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+function onExit(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 function waitReady(child: ChildProcess): Promise<void> {
@@ -59,6 +117,7 @@ function waitReady(child: ChildProcess): Promise<void> {
     child.once('exit', (code) => fail(new Error(`redis-server exited with ${code}:\n${out}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
+      // Printed after the data set (RDB or AOF) is loaded, so a restarted server is whole by then.
       if (out.includes('Ready to accept connections')) {
         clearTimeout(timer);
         child.removeAllListeners('exit');
@@ -72,9 +131,11 @@ function waitReady(child: ChildProcess): Promise<void> {
 }
 
 async function stopPid(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (!isRunning(child)) return;
+  const exited = onExit(child);
   child.kill('SIGTERM');
+  // A paused (SIGSTOPped) server would only see the SIGTERM once resumed.
+  child.kill('SIGCONT');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);

@@ -1,0 +1,237 @@
+/**
+ * The checker, after Jepsen's queue checker: what producers were told, what workers did, and what
+ * Redis holds must agree.
+ *
+ * - A History records every put as ok (resolved, with its hash), failed (a definite, typed error)
+ *   or indeterminate (no answer: ERR_INDETERMINATE or ERR_TIMEOUT, or an untyped error while the
+ *   connection was being disturbed). An untyped error on a quiet connection is a bug of its own and
+ *   is counted apart (`untyped`).
+ * - analyse() compares it with the oracle's executions once the queue has drained.
+ * - checkInvariants() reads the queue's keys directly, in one MULTI so the snapshot is consistent
+ *   even while workers run, and lists every broken rule.
+ *
+ * Payloads carry a `label` naming them: one label, one payload, one identity. Indeterminate puts
+ * have no hash, so results are matched by label.
+ */
+import type { RedisClientType } from 'redis';
+import { DocketError } from '../../../lib';
+import type { Execution } from './oracle';
+
+export type PutOutcome = 'ok' | 'failed' | 'indeterminate' | 'untyped';
+
+/** Codes meaning "sent, but no answer": the put may or may not have happened. */
+const INDETERMINATE = new Set(['ERR_INDETERMINATE', 'ERR_TIMEOUT']);
+
+interface LabelRecord {
+  hashes: Set<string>;
+  ok: number;
+  failed: number;
+  indeterminate: number;
+}
+
+export interface Figures {
+  puts: number;
+  ok: number;
+  failed: number;
+  indeterminate: number;
+  untyped: number;
+  /** Labels whose ok puts were answered with different hashes. */
+  hashConflicts: number;
+  executions: number;
+  lost: number;
+  unexpected: number;
+  duplicated: number;
+  recovered: number;
+  dead: number;
+  expired: number;
+}
+
+/** How one rejected put is classified; `disturbed` says whether a fault was active at the time. */
+export function classify(err: unknown, disturbed: boolean): PutOutcome {
+  const e = err as { code?: unknown; docket?: unknown };
+  if (typeof e?.code === 'string' && INDETERMINATE.has(e.code)) return 'indeterminate';
+  // A DocketError of this process, or one that crossed from a child (ChildError carries `docket`).
+  if (err instanceof DocketError || e?.docket === true) return 'failed';
+  return disturbed ? 'indeterminate' : 'untyped';
+}
+
+export class History {
+  private readonly records = new Map<string, LabelRecord>();
+  private counts = { puts: 0, untyped: 0 };
+
+  ok(label: string, hash: string): void {
+    const r = this.record(label);
+    r.ok++;
+    r.hashes.add(hash);
+  }
+
+  error(label: string, err: unknown, disturbed = false): PutOutcome {
+    const outcome = classify(err, disturbed);
+    if (outcome === 'untyped') this.counts.untyped++;
+    const r = this.record(label);
+    if (outcome === 'failed') r.failed++;
+    else r.indeterminate++; // an untyped error leaves the outcome unknown too
+    return outcome;
+  }
+
+  /** Records a putMany (or put) call: every label gets the outcome of its item, or of the call. */
+  async track(labels: string[], call: Promise<Array<{ hash: string }>>, disturbed: () => boolean = () => false): Promise<void> {
+    try {
+      const results = await call;
+      labels.forEach((label, i) => this.ok(label, results[i].hash));
+    } catch (err) {
+      const now = disturbed();
+      for (const label of labels) this.error(label, err, now);
+    }
+  }
+
+  /** Every label put so far with its record. */
+  entries(): Array<[string, Readonly<LabelRecord>]> {
+    return [...this.records];
+  }
+
+  get untyped(): number {
+    return this.counts.untyped;
+  }
+
+  get puts(): number {
+    return this.counts.puts;
+  }
+
+  private record(label: string): LabelRecord {
+    this.counts.puts++;
+    let r = this.records.get(label);
+    if (!r) this.records.set(label, (r = { hashes: new Set(), ok: 0, failed: 0, indeterminate: 0 }));
+    return r;
+  }
+}
+
+/** What the queue kept that excuses an ok put for never running: dead tasks, the expired count. */
+export interface Leftovers {
+  dead: Set<string>;
+  expired: number;
+}
+
+export function analyse(history: History, executions: Execution[], left: Leftovers): Figures {
+  const byLabel = new Map<string, Execution[]>();
+  for (const e of executions) byLabel.set(e.label, [...(byLabel.get(e.label) ?? []), e]);
+  const f: Figures = { puts: history.puts, ok: 0, failed: 0, indeterminate: 0, untyped: history.untyped, hashConflicts: 0,
+    executions: executions.length, lost: 0, unexpected: 0, duplicated: 0, recovered: 0, dead: 0, expired: left.expired };
+  const known = new Map(history.entries());
+  for (const [label, r] of known) {
+    f.ok += r.ok;
+    f.failed += r.failed;
+    f.indeterminate += r.indeterminate;
+    if (r.hashes.size > 1) f.hashConflicts++;
+    const ran = byLabel.get(label) ?? [];
+    if (ran.length === 0 && r.ok > 0) {
+      if ([...r.hashes].some((h) => left.dead.has(h))) f.dead++;
+      else f.lost++;
+    }
+    if (ran.length > 0 && r.ok === 0 && r.indeterminate > 0) f.recovered++;
+  }
+  for (const [label, ran] of byLabel) {
+    const r = known.get(label);
+    // Never put, only refused, or run under a hash no put returned.
+    const strays = !r || (r.ok === 0 && r.indeterminate === 0) ? ran.length : ran.filter((e) => r.ok > 0 && !r.hashes.has(e.hash)).length;
+    f.unexpected += strays;
+    f.duplicated += Math.max(0, ran.length - strays - 1);
+  }
+  // Expiry leaves only a count, not ids: let it excuse that many missing tasks.
+  f.lost = Math.max(0, f.lost - left.expired);
+  return f;
+}
+
+/** One line for the test output. */
+export function summary(name: string, f: Figures, extra: Record<string, string | number> = {}): string {
+  const parts = Object.entries({ ...f, ...extra }).map(([k, v]) => `${k}=${v}`);
+  return `[${name}] ${parts.join(' ')}`;
+}
+
+/**
+ * The queue's keys, written out from docs/design.md and the Lua headers rather than taken from
+ * lib/keys.ts: the checker must not share a bug with the code it checks. The last three came with
+ * issue 3: `acked` (recent ack tokens, with a TTL), `workers` (heartbeats), `held` (worker|task index).
+ */
+const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held'] as const;
+
+export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
+  return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
+}
+
+export async function leftovers(client: RedisClientType, prefix: string, queue: string): Promise<Leftovers> {
+  const k = layout(prefix, queue);
+  const [dead, expired] = await Promise.all([client.zRange(k.dead, 0, -1), client.hGet(k.counts, 'expired')]);
+  return { dead: new Set(dead), expired: Number(expired ?? 0) };
+}
+
+/** Tasks the queue still holds (a task exists exactly when it has a `meta` field). */
+export async function taskCount(client: RedisClientType, prefix: string, queue: string): Promise<number> {
+  return client.hLen(layout(prefix, queue).meta);
+}
+
+/** Tasks still to run: all but the dead ones. 0 means the queue has drained. */
+export async function pending(client: RedisClientType, prefix: string, queue: string): Promise<number> {
+  const k = layout(prefix, queue);
+  const [tasks, dead] = (await client.multi().hLen(k.meta).zCard(k.dead).exec()) as unknown as [number, number];
+  return tasks - dead;
+}
+
+interface Snapshot {
+  data: string[];
+  meta: Record<string, string>;
+  delayed: string[];
+  ready: string[];
+  active: string[];
+  dead: string[];
+  held: string[];
+}
+
+/** All of a queue's state at one instant: one MULTI, so it is consistent even while workers run. */
+async function snapshot(client: RedisClientType, prefix: string, queue: string): Promise<Snapshot> {
+  const k = layout(prefix, queue);
+  const replies = (await client
+    .multi()
+    .hKeys(k.data)
+    .hGetAll(k.meta)
+    .zRange(k.delayed, 0, -1)
+    .lRange(k.ready, 0, -1)
+    .zRange(k.active, 0, -1)
+    .zRange(k.dead, 0, -1)
+    .zRange(k.held, 0, -1)
+    .exec()) as unknown[];
+  const [data, meta, delayed, ready, active, dead, held] = replies as [string[], Record<string, string>, ...string[][]];
+  return { data, meta: { ...meta }, delayed, ready, active, dead, held };
+}
+
+/** Every broken invariant, as readable lines; [] when all hold. */
+export async function checkInvariants(client: RedisClientType, prefix: string, queue: string): Promise<string[]> {
+  const s = await snapshot(client, prefix, queue);
+  const problems: string[] = [];
+  const report = (rule: string, ids: string[]) => {
+    if (ids.length > 0) problems.push(`${rule}: ${ids.length} (e.g. ${ids.slice(0, 3).join(', ')})`);
+  };
+  const places = new Map<string, number>();
+  for (const id of [...s.delayed, ...s.ready, ...s.active, ...s.dead]) places.set(id, (places.get(id) ?? 0) + 1);
+  const meta = Object.keys(s.meta);
+  const dataSet = new Set(s.data);
+  report('task in no state structure', meta.filter((id) => !places.has(id)));
+  report('task in more than one state structure (or twice in ready)', [...places].filter(([, n]) => n > 1).map(([id]) => id));
+  report('state member without a meta record', [...places.keys()].filter((id) => !(id in s.meta)));
+  report('state member without a payload', [...places.keys()].filter((id) => !dataSet.has(id)));
+  report('meta record without a payload (identity without a task)', meta.filter((id) => !dataSet.has(id)));
+  report('payload without a meta record', s.data.filter((id) => !(id in s.meta)));
+  const leases = s.active.map((id) => `${(JSON.parse(s.meta[id] ?? '{}') as { w?: string }).w}|${id}`);
+  const held = new Set(s.held);
+  report('active task missing from the held index', leases.filter((entry) => !held.has(entry)));
+  const leaseSet = new Set(leases);
+  report('held index entry without its active lease', s.held.filter((entry) => !leaseSet.has(entry)));
+  report('key outside the fixed key set', await strayKeys(client, prefix, new Set(Object.values(layout(prefix, queue)))));
+  return problems;
+}
+
+async function strayKeys(client: RedisClientType, prefix: string, allowed: Set<string>): Promise<string[]> {
+  const strays: string[] = [];
+  for await (const key of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1000 })) if (!allowed.has(key)) strays.push(key);
+  return strays;
+}

@@ -118,28 +118,32 @@ export function analyse(history: History, executions: Execution[], left: Leftove
   const f: Figures = { puts: history.puts, ok: 0, failed: 0, indeterminate: 0, untyped: history.untyped, hashConflicts: 0,
     executions: executions.length, lost: 0, unexpected: 0, duplicated: 0, recovered: 0, dead: 0, expired: left.expired };
   const known = new Map(history.entries());
-  for (const [label, r] of known) {
-    f.ok += r.ok;
-    f.failed += r.failed;
-    f.indeterminate += r.indeterminate;
-    if (r.hashes.size > 1) f.hashConflicts++;
-    const ran = byLabel.get(label) ?? [];
-    if (ran.length === 0 && r.ok > 0) {
-      if ([...r.hashes].some((h) => left.dead.has(h))) f.dead++;
-      else f.lost++;
-    }
-    if (ran.length > 0 && r.ok === 0 && r.indeterminate > 0) f.recovered++;
-  }
-  for (const [label, ran] of byLabel) {
-    const r = known.get(label);
-    // Never put, only refused, or run under a hash no put returned.
-    const strays = !r || (r.ok === 0 && r.indeterminate === 0) ? ran.length : ran.filter((e) => r.ok > 0 && !r.hashes.has(e.hash)).length;
-    f.unexpected += strays;
-    f.duplicated += Math.max(0, ran.length - strays - 1);
-  }
+  for (const [label, r] of known) tallyPuts(f, r, byLabel.get(label) ?? [], left);
+  for (const [label, ran] of byLabel) tallyRuns(f, known.get(label), ran);
   // Expiry leaves only a count, not ids: let it excuse that many missing tasks.
   f.lost = Math.max(0, f.lost - left.expired);
   return f;
+}
+
+/** One label's puts: were they answered consistently, and did an acknowledged one run? */
+function tallyPuts(f: Figures, r: Readonly<LabelRecord>, ran: Execution[], left: Leftovers): void {
+  f.ok += r.ok;
+  f.failed += r.failed;
+  f.indeterminate += r.indeterminate;
+  if (r.hashes.size > 1) f.hashConflicts++;
+  if (ran.length === 0 && r.ok > 0) {
+    if ([...r.hashes].some((h) => left.dead.has(h))) f.dead++;
+    else f.lost++;
+  }
+  if (ran.length > 0 && r.ok === 0 && r.indeterminate > 0) f.recovered++;
+}
+
+/** One label's executions: which should not have happened, and how many beyond the first. */
+function tallyRuns(f: Figures, r: Readonly<LabelRecord> | undefined, ran: Execution[]): void {
+  // Never put, only refused, or run under a hash no put returned.
+  const strays = !r || (r.ok === 0 && r.indeterminate === 0) ? ran.length : ran.filter((e) => r.ok > 0 && !r.hashes.has(e.hash)).length;
+  f.unexpected += strays;
+  f.duplicated += Math.max(0, ran.length - strays - 1);
 }
 
 /** One line for the test output. */
@@ -178,12 +182,11 @@ export async function pending(client: RedisClientType, prefix: string, queue: st
 }
 
 interface Snapshot {
-  data: string[];
-  meta: Record<string, string>;
-  delayed: string[];
-  ready: string[];
+  data: Set<string>;
+  meta: Map<string, string>;
+  /** Every member of delayed, ready, active and dead, with how often it occurs there. */
+  places: Map<string, number>;
   active: string[];
-  dead: string[];
   held: string[];
 }
 
@@ -201,31 +204,42 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .zRange(k.held, 0, -1)
     .exec()) as unknown[];
   const [data, meta, delayed, ready, active, dead, held] = replies as [string[], Record<string, string>, ...string[][]];
-  return { data, meta: { ...meta }, delayed, ready, active, dead, held };
+  const places = new Map<string, number>();
+  for (const id of [...delayed, ...ready, ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
+  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held };
+}
+
+type Report = (rule: string, ids: string[]) => void;
+
+/** Every task is in exactly one state structure, and has both its records; no record is orphaned. */
+function checkRecords(s: Snapshot, report: Report): void {
+  const ids = [...s.meta.keys()];
+  report('task in no state structure', ids.filter((id) => !s.places.has(id)));
+  report('task in more than one state structure (or twice in ready)', [...s.places].filter(([, n]) => n > 1).map(([id]) => id));
+  report('state member without a meta record', [...s.places.keys()].filter((id) => !s.meta.has(id)));
+  report('state member without a payload', [...s.places.keys()].filter((id) => !s.data.has(id)));
+  report('meta record without a payload (identity without a task)', ids.filter((id) => !s.data.has(id)));
+  report('payload without a meta record', [...s.data].filter((id) => !s.meta.has(id)));
+}
+
+/** The `held` index (worker|task) lists exactly the active leases, under their holders. */
+function checkLeases(s: Snapshot, report: Report): void {
+  const leases = s.active.map((id) => `${(JSON.parse(s.meta.get(id) ?? '{}') as { w?: string }).w}|${id}`);
+  const held = new Set(s.held);
+  const leased = new Set(leases);
+  report('active task missing from the held index', leases.filter((entry) => !held.has(entry)));
+  report('held index entry without its active lease', s.held.filter((entry) => !leased.has(entry)));
 }
 
 /** Every broken invariant, as readable lines; [] when all hold. */
 export async function checkInvariants(client: RedisClientType, prefix: string, queue: string): Promise<string[]> {
-  const s = await snapshot(client, prefix, queue);
   const problems: string[] = [];
-  const report = (rule: string, ids: string[]) => {
+  const report: Report = (rule, ids) => {
     if (ids.length > 0) problems.push(`${rule}: ${ids.length} (e.g. ${ids.slice(0, 3).join(', ')})`);
   };
-  const places = new Map<string, number>();
-  for (const id of [...s.delayed, ...s.ready, ...s.active, ...s.dead]) places.set(id, (places.get(id) ?? 0) + 1);
-  const meta = Object.keys(s.meta);
-  const dataSet = new Set(s.data);
-  report('task in no state structure', meta.filter((id) => !places.has(id)));
-  report('task in more than one state structure (or twice in ready)', [...places].filter(([, n]) => n > 1).map(([id]) => id));
-  report('state member without a meta record', [...places.keys()].filter((id) => !(id in s.meta)));
-  report('state member without a payload', [...places.keys()].filter((id) => !dataSet.has(id)));
-  report('meta record without a payload (identity without a task)', meta.filter((id) => !dataSet.has(id)));
-  report('payload without a meta record', s.data.filter((id) => !(id in s.meta)));
-  const leases = s.active.map((id) => `${(JSON.parse(s.meta[id] ?? '{}') as { w?: string }).w}|${id}`);
-  const held = new Set(s.held);
-  report('active task missing from the held index', leases.filter((entry) => !held.has(entry)));
-  const leaseSet = new Set(leases);
-  report('held index entry without its active lease', s.held.filter((entry) => !leaseSet.has(entry)));
+  const s = await snapshot(client, prefix, queue);
+  checkRecords(s, report);
+  checkLeases(s, report);
   report('key outside the fixed key set', await strayKeys(client, prefix, new Set(Object.values(layout(prefix, queue)))));
   return problems;
 }

@@ -2,7 +2,7 @@
  * The connection: a client docket opens and closes itself, or one the caller owns; fast failure
  * on a wrong URL; routing by hash slot.
  */
-import { ConnectionError, TimeoutError, BusyError, createScheduler } from '../lib';
+import { ConnectionError, TimeoutError, BusyError, createScheduler, type Scheduler } from '../lib';
 import { connect, slotOf } from '../lib/connection';
 import { freePort, startRedis } from './support/redis-server';
 import { createClient } from 'redis';
@@ -79,47 +79,40 @@ describe('deadlines', () => {
     }
   });
 
-  it('waits out BUSY (a long script) instead of failing, within the deadline', async () => {
+  /**
+   * Runs `check` while another client's script spins for `spinMs` on a server that answers BUSY
+   * after 50 ms of a script, with a scheduler whose calls have `timeoutMs`.
+   */
+  async function duringBusyScript(spinMs: number, timeoutMs: number, check: (s: Scheduler) => Promise<void>) {
     const server = await startRedis(['--busy-reply-threshold', '50']);
-    const s = await createScheduler({ url: server.url, commandTimeout: 3000 });
+    const s = await createScheduler({ url: server.url, commandTimeout: timeoutMs, onWarning: () => {} });
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {
       await s.put('warm-up');
-      // A script that spins for 400 ms: past the threshold Redis answers others with BUSY.
       const spin = raw.eval(
-        "local t = redis.call('TIME'); local s = t[1] * 1e6 + t[2]; while true do t = redis.call('TIME'); if t[1] * 1e6 + t[2] - s > 400000 then return 1 end end",
+        `local t = redis.call('TIME'); local s = t[1] * 1e6 + t[2]; while true do t = redis.call('TIME'); if t[1] * 1e6 + t[2] - s > ${spinMs * 1000} then return 1 end end`,
       );
       await new Promise((r) => setTimeout(r, 100));
-      await expect(s.put('during a busy script')).resolves.toMatchObject({ added: true });
+      await check(s);
       await spin;
     } finally {
       await raw.quit();
       await s.close();
       await server.stop();
     }
-  });
+  }
 
-  it('gives up on BUSY with a typed error once the deadline passes', async () => {
-    const server = await startRedis(['--busy-reply-threshold', '50']);
-    const s = await createScheduler({ url: server.url, commandTimeout: 300 });
-    const raw = createClient({ url: server.url });
-    await raw.connect();
-    try {
-      await s.put('warm-up');
-      const spin = raw.eval(
-        "local t = redis.call('TIME'); local s = t[1] * 1e6 + t[2]; while true do t = redis.call('TIME'); if t[1] * 1e6 + t[2] - s > 1000000 then return 1 end end",
-      );
-      await new Promise((r) => setTimeout(r, 100));
+  it('waits out BUSY (a long script) instead of failing, within the deadline', () =>
+    duringBusyScript(400, 3000, async (s) => {
+      await expect(s.put('during a busy script')).resolves.toMatchObject({ added: true });
+    }));
+
+  it('gives up on BUSY with a typed error once the deadline passes', () =>
+    duringBusyScript(1000, 300, async (s) => {
       const err = await s.stats().catch((e: unknown) => e);
       expect(err instanceof BusyError || err instanceof TimeoutError).toBe(true);
-      await spin;
-    } finally {
-      await raw.quit();
-      await s.close();
-      await server.stop();
-    }
-  });
+    }));
 });
 
 describe('slotOf', () => {

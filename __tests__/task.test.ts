@@ -1,20 +1,4 @@
-import { toTask, toTaskInfo } from '../lib/task';
-
-describe('toTask', () => {
-  it('builds a leased task from the stored payload and metadata', () => {
-    const meta = JSON.stringify({ r: 10, m: 5, n: 2, c: 1, e: 99, t: 'tok:1', l: 50, w: 'h:1:ab' });
-    expect(toTask('q', 'abc', '{"a":1}', meta)).toEqual({
-      hash: 'abc',
-      queue: 'q',
-      data: { a: 1 },
-      attempt: 2,
-      runAt: 10,
-      expireAt: 99,
-      leaseUntil: 50,
-      token: 'tok:1',
-    });
-  });
-});
+import { toTaskInfo } from '../lib/task';
 
 describe('toTaskInfo', () => {
   it('reports null for fields a task does not have', () => {

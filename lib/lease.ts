@@ -7,7 +7,7 @@ import { defaultBackoff } from './backoff';
 import { ValidationError } from './errors';
 import { claimOptions, countArg, failOptions, parse, spanArg } from './options';
 import type { Span } from './time';
-import { toTask, type Task } from './task';
+import type { Task } from './task';
 import type { Json } from './payload';
 
 export interface ClaimOptions {
@@ -31,6 +31,8 @@ export interface ClaimBatch<T = Json> {
   now: number;
   /** The next run-at or lease deadline in the queue; null when nothing is waiting. */
   nextDue: number | null;
+  /** For each task acked in the same call: true when acked, false when its lease was lost. */
+  acked: boolean[];
 }
 
 const MAX_ERROR_CHARS = 2000;
@@ -41,23 +43,45 @@ const MAX_ERROR_CHARS = 2000;
  */
 const ACK_MEMORY_FACTOR = 4;
 
-/** Leases up to `count` tasks of one queue in one script call. */
+/**
+ * One claim.lua call: acks `acks` (finished tasks of this queue), then leases up to `count` tasks.
+ * A busy worker thus pays one round trip per task: the ack of one and the claim of the next.
+ */
 export async function claimBatch<T = Json>(
   ctx: Context,
   queue: string,
   count: number,
   leaseMs: number,
   worker: string,
+  acks: readonly Task<unknown>[] = [],
 ): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
-  const args = [count, leaseMs, newToken(), worker, deadMaxCount, deadMaxAge];
-  const reply = (await ctx.scripts.run('claim', ctx.keys(queue), args)) as Array<string | number>;
+  const token = newToken();
+  const args: Array<string | number> = [count, leaseMs, token, worker, deadMaxCount, deadMaxAge, ackMemory(ctx), acks.length];
+  for (const task of acks) args.push(task.hash, task.token);
+  const what = count === 0 ? 'ack' : 'claim';
+  const reply = (await ctx.scripts.run('claim', ctx.keys(queue), args, what)) as Array<string | number | null>;
+  const now = Number(reply[0]);
+  const acked = reply.slice(2, 2 + acks.length).map((ok) => ok === 1);
   const tasks: Task<T>[] = [];
-  for (let i = 2; i < reply.length; i += 3) {
-    tasks.push(toTask<T>(queue, String(reply[i]), String(reply[i + 1]), String(reply[i + 2])));
+  for (let i = 2 + acks.length; i < reply.length; i += 5) {
+    const expireAt = reply[i + 4];
+    tasks.push({
+      hash: String(reply[i]),
+      queue,
+      data: JSON.parse(String(reply[i + 1])) as T,
+      attempt: Number(reply[i + 2]),
+      runAt: Number(reply[i + 3]),
+      expireAt: expireAt === '' ? null : Number(expireAt),
+      leaseUntil: now + leaseMs,
+      token: `${token}:${tasks.length + 1}`,
+    });
   }
-  const nextDue = reply[1] === '' ? null : Number(reply[1]);
-  return { tasks, now: Number(reply[0]), nextDue };
+  return { tasks, now, nextDue: reply[1] === '' ? null : Number(reply[1]), acked };
+}
+
+function ackMemory(ctx: Context): number {
+  return ACK_MEMORY_FACTOR * ctx.options.commandTimeout;
 }
 
 /** Checks claim()/claimMany() arguments: the queue and the lease in ms. */
@@ -67,10 +91,10 @@ export function parseClaim(ctx: Context, options: ClaimOptions | undefined, coun
   return { queue: parsed.queue ?? ctx.options.queue, lease: parsed.lease };
 }
 
+/** Acks one task: a claim call that leases nothing. */
 export async function ack(ctx: Context, task: Task<unknown>): Promise<boolean> {
   checkTask(ctx, task);
-  const remember = ACK_MEMORY_FACTOR * ctx.options.commandTimeout;
-  return (await ctx.scripts.run('ack', ctx.keys(task.queue), [task.hash, task.token, remember])) === 1;
+  return (await claimBatch(ctx, task.queue, 0, 0, '', [task])).acked[0];
 }
 
 export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'> {

@@ -1,6 +1,8 @@
 /**
  * Putting tasks: every item is checked and serialised before anything is sent, then items go to
- * put.lua in chunks, one script call (one round trip, pipelined) per chunk.
+ * put.lua in chunks, one script call (one round trip, pipelined) per chunk. Single puts made in the
+ * same turn of the event loop (many callers, each awaiting its own put) are gathered into one call
+ * per queue too: a put costs its share of a script call, not a round trip of its own.
  */
 import type { Context } from './context';
 import { PayloadTooLargeError, ValidationError } from './errors';
@@ -49,11 +51,71 @@ interface Prepared {
 export async function putMany(
   ctx: Context,
   items: Array<{ data: Json; options?: unknown }>,
-  many: boolean,
 ): Promise<PutResult[]> {
   if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
-  const prepared = items.map((item, i) => prepare(ctx, item, many ? `items[${i}].` : ''));
-  const calls: Array<Promise<PutResult[]>> = [];
+  const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
+  return (await Promise.all(chunks(ctx, prepared).map((c) => c.results))).flat();
+}
+
+/** Puts one task, in the same script call as the other puts of this turn of the event loop. */
+export function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
+  const prepared = prepare(ctx, { data, options }, '');
+  let gather = gathering.get(ctx);
+  if (!gather) {
+    gather = { items: [], waiters: [], sent: null };
+    gathering.set(ctx, gather);
+    // setImmediate, not a microtask: it runs once every caller woken by this socket read has had
+    // its turn to put, so one call carries them all.
+    gather.sent = new Promise((resolve) => setImmediate(resolve)).then(() => flush(ctx));
+  }
+  const g = gather;
+  return new Promise((resolve, reject) => {
+    g.items.push(prepared);
+    g.waiters.push({ resolve, reject });
+  });
+}
+
+/** Sends the gathered single puts now (close() calls it before the connection goes). */
+export async function flushPuts(ctx: Context): Promise<void> {
+  await gathering.get(ctx)?.sent;
+}
+
+interface Gathered {
+  items: Prepared[];
+  waiters: Array<{ resolve: (r: PutResult) => void; reject: (e: unknown) => void }>;
+  sent: Promise<void> | null;
+}
+const gathering = new WeakMap<Context, Gathered>();
+
+async function flush(ctx: Context): Promise<void> {
+  const g = gathering.get(ctx)!;
+  gathering.delete(ctx);
+  // Grouped by queue, in put order within each: one call touches one queue's keys.
+  const byQueue = new Map<string, number[]>();
+  g.items.forEach((p, i) => {
+    const list = byQueue.get(p.queue);
+    if (list) list.push(i);
+    else byQueue.set(p.queue, [i]);
+  });
+  await Promise.all(
+    [...byQueue.values()].map(async (indexes) => {
+      let at = 0;
+      for (const call of chunks(ctx, indexes.map((i) => g.items[i]))) {
+        const part = indexes.slice(at, (at += call.size));
+        try {
+          const results = await call.results;
+          part.forEach((i, j) => g.waiters[i].resolve(results[j]));
+        } catch (err) {
+          part.forEach((i) => g.waiters[i].reject(err));
+        }
+      }
+    }),
+  );
+}
+
+/** Splits `prepared` into script calls, sent at once; their results come back in order. */
+function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; results: Promise<PutResult[]> }> {
+  const calls: Array<{ size: number; results: Promise<PutResult[]> }> = [];
   let start = 0;
   while (start < prepared.length) {
     let end = start;
@@ -64,11 +126,11 @@ export async function putMany(
       bytes += prepared[end].bytes;
       end++;
     }
-    calls.push(send(ctx, queue, prepared.slice(start, end)));
+    // Sent together: node-redis pipelines them, and one connection keeps their order.
+    calls.push({ size: end - start, results: send(ctx, queue, prepared.slice(start, end)) });
     start = end;
   }
-  // Sent together: node-redis pipelines them, and one connection keeps their order.
-  return (await Promise.all(calls)).flat();
+  return calls;
 }
 
 function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string): Prepared {

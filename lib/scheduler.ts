@@ -13,7 +13,7 @@ import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
 import { instantArg, parse, schedulerOptions } from './options';
 import type { Json } from './payload';
-import { putMany, type PutOptions, type PutResult } from './put';
+import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
 import { Scripts } from './scripts';
 import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
 import type { Span } from './time';
@@ -109,13 +109,12 @@ class DocketScheduler implements Scheduler {
 
   constructor(private readonly ctx: Context) {}
 
-  async put(data: Json, options?: PutOptions): Promise<PutResult> {
-    const [result] = await this.putMany([{ data, options }], false);
-    return result;
+  put(data: Json, options?: PutOptions): Promise<PutResult> {
+    return this.open(async () => putOne(this.ctx, data, options));
   }
 
-  putMany(items: Array<{ data: Json; options?: PutOptions }>, many = true): Promise<PutResult[]> {
-    return this.open(() => putMany(this.ctx, items, many));
+  putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]> {
+    return this.open(() => putMany(this.ctx, items));
   }
 
   reschedule(hash: string, at: Date | number, options?: QueueOption): Promise<boolean> {
@@ -213,6 +212,7 @@ class DocketScheduler implements Scheduler {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.workers].map((w) => w.close()));
+    await flushPuts(this.ctx);
     await this.ctx.conn.close();
   }
 

@@ -43,10 +43,10 @@ export const SCRIPTS = {
   },
   claim: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held'],
-    args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge'],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked'],
+    args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'acks'],
+    each: ['id', 'ackToken'],
   },
-  ack: { flags: 'allow-oom', keys: ['active', 'data', 'meta', 'acked', 'held'], args: ['id', 'token', 'remember'] },
   extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
     flags: 'allow-oom',
@@ -93,14 +93,16 @@ export class Scripts {
   /**
    * Calls `name` with the queue's keys in registry order and `args` as ARGV. NOSCRIPT, LOADING and
    * BUSY never reach the caller: the call is retried until it succeeds or its deadline passes.
+   * `what` names the operation in errors, when one script serves several (claim also acks).
    */
-  async run(name: ScriptName, keys: QueueKeys, args: Array<string | number>): Promise<unknown> {
+  async run(name: ScriptName, keys: QueueKeys, args: Array<string | number>, what: string = name): Promise<unknown> {
     const names = SCRIPTS[name].keys.map((suffix) => keys[suffix]);
-    const tail = [String(names.length), ...names, ...args.map(String)];
+    const tail = [String(names.length), ...names];
+    for (const arg of args) tail.push(String(arg));
     const end = performance.now() + this.timeoutMs;
     for (;;) {
       const script = this.loaded.get(name)!;
-      const deadline = { ms: Math.max(1, Math.round(end - performance.now())), what: name };
+      const deadline = { ms: Math.max(1, Math.round(end - performance.now())), what };
       try {
         try {
           return await this.conn.send(names[0], ['EVALSHA', script.sha, ...tail], deadline);

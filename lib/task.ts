@@ -62,20 +62,6 @@ export interface Meta {
   err?: string; // last error
 }
 
-export function toTask<T>(queue: string, hash: string, payload: string, metaJson: string): Task<T> {
-  const meta = JSON.parse(metaJson) as Meta;
-  return {
-    hash,
-    queue,
-    data: JSON.parse(payload) as T,
-    attempt: meta.n,
-    runAt: meta.r,
-    expireAt: meta.e ?? null,
-    leaseUntil: meta.l!,
-    token: meta.t!,
-  };
-}
-
 export function toTaskInfo<T>(queue: string, hash: string, reply: [string, string, TaskState]): TaskInfo<T> {
   const [payload, metaJson, state] = reply;
   const meta = JSON.parse(metaJson) as Meta;

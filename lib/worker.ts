@@ -8,7 +8,7 @@ import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
 import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
-import { ack, claimBatch, extend, fail, release } from './lease';
+import { claimBatch, extend, fail, release } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
 import { closeOptions, parse, workOptions, type ParsedWorkOptions } from './options';
@@ -41,9 +41,27 @@ type Handler = (task: Task<unknown>, signal: AbortSignal) => Promise<void>;
 interface Running {
   task: Task<unknown>;
   controller: AbortController;
+  /** Set once the handler has returned or thrown: only its ack or fail is still to come. */
+  done: boolean;
   /** Set when close() handed the task back: its handler's outcome no longer counts. */
   released: boolean;
 }
+
+/** A finished task whose ack waits for the next call to Redis. */
+interface PendingAck {
+  task: Task<unknown>;
+  /** Calls that carried this ack and whose outcome is unknown. */
+  tries: number;
+  settle: (outcome: { acked: boolean } | { error: unknown }) => void;
+}
+
+/**
+ * What the loop is doing, which decides how a finished task's ack goes out: `claiming` means the
+ * next claim call takes it along; `full` means the loop sleeps until a slot frees, so the ack wakes
+ * it and goes with the claim of the next task; `waiting` (idle, backing off, closing) means no
+ * claim is coming soon, so the ack is sent on its own.
+ */
+type LoopState = 'claiming' | 'full' | 'waiting';
 
 /** Tries of an ack whose reply was lost, before the lease is left to lapse. */
 const ACK_TRIES = 3;
@@ -58,6 +76,11 @@ export class Worker {
   private readonly keys: QueueKeys;
   /** In-flight handlers, each with what close() needs to stop it and hand its task back. */
   private readonly running = new Map<Promise<void>, Running>();
+  /** Handlers running now; a slot is free once its handler returns, before its ack. */
+  private executing = 0;
+  private readonly acks: PendingAck[] = [];
+  private state: LoopState = 'waiting';
+  private flushing = false;
   private readonly heartbeat: Heartbeat;
   /** How long close() waits for in-flight handlers before handing their tasks back. */
   private shutdownMs: number;
@@ -106,26 +129,37 @@ export class Worker {
   private async loop(): Promise<void> {
     let failures = 0;
     while (!this.closing) {
-      const free = this.opts.concurrency - this.running.size;
-      if (free <= 0) {
+      const free = this.opts.concurrency - this.executing;
+      if (free <= 0 && this.acks.length === 0) {
+        this.state = 'full';
         await this.sleep(Infinity);
         continue;
       }
+      this.state = 'claiming';
+      // The acks of tasks finished since the last call ride along with this claim.
+      const acks = this.acks.splice(0);
       try {
-        const batch = await claimBatch(this.ctx, this.queue, free, this.opts.lease, this.id);
+        const batch = await claimBatch(this.ctx, this.queue, Math.max(0, free), this.opts.lease, this.id, acks.map((a) => a.task));
         failures = 0;
+        acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
         for (const task of batch.tasks) this.start(task, batch.now);
         // Fewer than asked for means nothing more is ready now: wait for a put or the next due time.
-        if (batch.tasks.length < free) await this.idle.wait(batch.now, batch.nextDue);
+        if (free > 0 && batch.tasks.length < free) {
+          this.enter('waiting');
+          await this.idle.wait(batch.now, batch.nextDue);
+        }
       } catch (err) {
         // The loop never dies on a Redis error: it reports, backs off and goes on. The blocking
         // connection is dropped too and made anew, in case it was the one that broke.
         this.report(err);
+        this.retryAcks(acks, err);
+        this.enter('waiting');
         await this.idle.reset();
         failures++;
         await this.sleep(Math.min(5000, 50 * 2 ** failures) * (0.5 + Math.random() / 2));
       }
     }
+    this.enter('waiting');
     await this.drain();
     await this.heartbeat.stop();
     await this.idle.reset();
@@ -140,7 +174,7 @@ export class Worker {
     clearTimeout(timer);
     if (outcome !== 'late') return;
     await Promise.all(
-      [...this.running.values()].map(async (entry) => {
+      [...this.running.values()].filter((entry) => !entry.done).map(async (entry) => {
         entry.released = true;
         entry.controller.abort(new ClosedError('worker'));
         await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
@@ -149,11 +183,9 @@ export class Worker {
   }
 
   private start(task: Task<unknown>, serverNow: number): void {
-    const entry: Running = { task, controller: new AbortController(), released: false };
-    const run = this.execute(entry, serverNow).finally(() => {
-      this.running.delete(run);
-      this.wake();
-    });
+    const entry: Running = { task, controller: new AbortController(), done: false, released: false };
+    this.executing++;
+    const run = this.execute(entry, serverNow).finally(() => this.running.delete(run));
     this.running.set(run, entry);
   }
 
@@ -167,12 +199,15 @@ export class Worker {
       failure = { error };
     } finally {
       stop();
+      entry.done = true;
+      this.executing--;
+      if (this.state === 'full') this.wake();
     }
     // Handed back by close(): the task belongs to the queue again.
     if (entry.released) return;
     try {
       if (!failure) {
-        if (!(await this.ackSurely(task))) this.report(new LeaseLostError(task.hash));
+        if (!(await this.ackSoon(task))) this.report(new LeaseLostError(task.hash));
       } else {
         const options = { error: failure.error, retryIn: this.retryIn(task.attempt), maxAttempts: this.opts.maxAttempts };
         if ((await fail(this.ctx, task, options)) === 'lost') this.report(new LeaseLostError(task.hash));
@@ -197,19 +232,52 @@ export class Worker {
   }
 
   /**
-   * Acks, retrying while the outcome is unknown (a lost reply): a retried ack with the same token
-   * is answered as the first was, so the handler's work is not repeated for a lost reply.
+   * Queues the ack of a finished task for the next call to Redis (see LoopState). An ack whose
+   * outcome is unknown (a lost reply) is sent again, up to ACK_TRIES calls: a retried ack with the
+   * same token is answered as the first was, so the handler's work is not repeated for a lost reply.
    */
-  private async ackSurely(task: Task<unknown>): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await ack(this.ctx, task);
-      } catch (err) {
-        if (!(err instanceof IndeterminateError) || attempt >= ACK_TRIES) throw err;
-        this.report(err);
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  private ackSoon(task: Task<unknown>): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      const settle = (outcome: { acked: boolean } | { error: unknown }) =>
+        'acked' in outcome ? resolve(outcome.acked) : reject(outcome.error);
+      this.acks.push({ task, tries: 0, settle });
+      if (this.state === 'waiting') void this.flushAcks();
+    });
+  }
+
+  private enter(state: LoopState): void {
+    this.state = state;
+    if (state === 'waiting' && this.acks.length > 0) void this.flushAcks();
+  }
+
+  /** Sends queued acks on their own while no claim call is coming to take them along. */
+  private async flushAcks(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.acks.length > 0 && this.state === 'waiting') {
+        const tries = Math.max(...this.acks.map((a) => a.tries));
+        if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+        const acks = this.acks.splice(0);
+        try {
+          const batch = await claimBatch(this.ctx, this.queue, 0, this.opts.lease, this.id, acks.map((a) => a.task));
+          acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
+        } catch (err) {
+          // Acks that failed for good are reported by their task's own outcome.
+          if (this.retryAcks(acks, err) > 0) this.report(err);
+        }
       }
+    } finally {
+      this.flushing = false;
     }
+  }
+
+  /** After a failed call: acks whose outcome is unknown go again; the rest fail (their leases lapse). */
+  private retryAcks(acks: PendingAck[], err: unknown): number {
+    const again = acks.filter((a) => err instanceof IndeterminateError && ++a.tries < ACK_TRIES);
+    for (const a of acks) if (!again.includes(a)) a.settle({ error: err });
+    this.acks.unshift(...again);
+    return again.length;
   }
 
   /** Extends the lease every third of its length; aborts the handler once it is lost. */

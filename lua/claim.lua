@@ -1,86 +1,174 @@
 #!lua flags=allow-oom
---[[ claim: on the server's clock, promote due tasks, re-queue lapsed leases, trim the dead,
-  drop expired tasks, and lease up to `count` ready tasks to one worker.
-  KEYS[1] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
-  KEYS[2] <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
-  KEYS[3] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
-  KEYS[4] <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
-  KEYS[5] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
-  KEYS[6] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
-  KEYS[7] <prefix>:{<queue>}:counts   HASH  counter name -> count
-  KEYS[8] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
-  KEYS[9] <prefix>:{<queue>}:held     ZSET  lex index: member = worker id .. '|' .. task id, score 0
-  ARGV[1] count         most tasks to lease
+--[[ claim: on the server's clock, ack the tasks a worker finished, then promote due tasks,
+  re-queue lapsed leases, trim the dead, drop expired tasks, and lease up to `count` ready tasks.
+  Acking and claiming in one call is one round trip per task for a busy worker; `count` 0 only acks.
+  KEYS[1]  <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
+  KEYS[2]  <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
+  KEYS[3]  <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
+  KEYS[4]  <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
+  KEYS[5]  <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
+  KEYS[6]  <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
+  KEYS[7]  <prefix>:{<queue>}:counts   HASH  counter name -> count
+  KEYS[8]  <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
+  KEYS[9]  <prefix>:{<queue>}:held     ZSET  lex index: member = worker id .. '|' .. task id, score 0
+  KEYS[10] <prefix>:{<queue>}:acked    ZSET  member = lease token of a recent ack, score = acked-at (ms)
+  ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
   ARGV[4] worker        id of the claiming worker (host:pid:random)
   ARGV[5] deadMaxCount  dead tasks kept; the oldest beyond this are purged
   ARGV[6] deadMaxAge    ms a dead task is kept
-  Returns: { now, next-due (ms) or '', then id, payload, meta JSON for each leased task } ]]
+  ARGV[7] remember      ms an ack's token is kept, so a retried ack is answered the same
+  ARGV[8] acks          number of acks in this call; then 2 slots per ack, starting at ARGV[9]:
+  ARGV[+1] id           id of a finished task
+  ARGV[+2] ackToken     the lease token claim handed out for it
+  Returns: { now, next-due (ms) or '', then 1 (acked) or 0 (lease lost) for each ack, then
+    id, payload, attempt, run-at, expire-at or '' for each leased task } ]]
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
 local BATCH = 100
+local out = { now, '' }
 
+-- Variadic commands in slices: Lua's unpack() has a stack limit of a few thousand values.
+-- Slices hold 1000 values, an even number, so field-value and score-member pairs stay whole.
+local function many(cmd, key, list)
+  for i = 1, #list, 1000 do redis.call(cmd, key, unpack(list, i, math.min(i + 999, #list))) end
+end
+
+---------------------------------------------------------------------------- ack (fencing)
+local acks = tonumber(ARGV[8])
+if acks > 0 then
+  local ids, tokens = {}, {}
+  for j = 1, acks do ids[j], tokens[j] = ARGV[7 + 2 * j], ARGV[8 + 2 * j] end
+  local deadlines = redis.call('ZMSCORE', KEYS[3], unpack(ids))
+  local metas = redis.call('HMGET', KEYS[5], unpack(ids))
+  local gone, held, seen, remembered = {}, {}, {}, {}
+  local remember = tonumber(ARGV[7])
+  redis.call('ZREMRANGEBYSCORE', KEYS[10], '-inf', now - remember)
+  for j = 1, acks do
+    local ok = 0
+    -- Refused once the deadline has passed or another lease replaced this one.
+    if deadlines[j] and tonumber(deadlines[j]) > now and metas[j] then
+      local meta = cjson.decode(metas[j])
+      if meta.t == tokens[j] then
+        ok = 1
+        if not seen[ids[j]] then
+          seen[ids[j]] = true
+          table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
+          table.insert(remembered, now); table.insert(remembered, tokens[j])
+        end
+      end
+    end
+    -- Tokens are random per lease, so a remembered one can only be this very lease's ack, retried
+    -- because its first reply was lost.
+    if ok == 0 and redis.call('ZSCORE', KEYS[10], tokens[j]) then ok = 1 end
+    table.insert(out, ok)
+  end
+  if #gone > 0 then
+    -- A finished task leaves no keys behind, and its de-dup identity is free again.
+    many('ZREM', KEYS[3], gone)
+    many('ZREM', KEYS[9], held)
+    many('HDEL', KEYS[4], gone)
+    many('HDEL', KEYS[5], gone)
+    many('ZADD', KEYS[10], remembered)
+    -- The memory of acks goes too once a queue falls quiet.
+    redis.call('PEXPIRE', KEYS[10], remember)
+  end
+end
+
+local count = tonumber(ARGV[1])
+if count == 0 then return out end
+
+---------------------------------------------------------------------------- housekeeping
 local function load(id) return cjson.decode(redis.call('HGET', KEYS[5], id)) end
-local function save(id, meta) redis.call('HSET', KEYS[5], id, cjson.encode(meta)) end
+local function purge(id) redis.call('HDEL', KEYS[4], id); redis.call('HDEL', KEYS[5], id) end
 -- Priority tasks go to the head; FIFO for the rest.
 local function ready(id, meta) redis.call(meta.p and 'LPUSH' or 'RPUSH', KEYS[2], id) end
-local function purge(id) redis.call('HDEL', KEYS[4], id); redis.call('HDEL', KEYS[5], id) end
+local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, BATCH)) do
-  redis.call('ZREM', KEYS[1], id)
-  ready(id, load(id))
+-- Each check looks at the earliest member first, so an idle queue costs one call per structure.
+local d, a = earliest(KEYS[1]), earliest(KEYS[3])
+if d and d <= now then
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, BATCH)) do
+    redis.call('ZREM', KEYS[1], id)
+    ready(id, load(id))
+  end
+  d = earliest(KEYS[1])
 end
 
 -- A lapsed lease was a delivery (counted when leased): out of attempts means dead.
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, BATCH)) do
-  local meta = load(id)
-  redis.call('ZREM', KEYS[3], id)
-  if meta.w then redis.call('ZREM', KEYS[9], meta.w .. '|' .. id) end
-  meta.t, meta.l, meta.w, meta.err = nil, nil, nil, 'lease expired'
-  if meta.n >= meta.m then
-    redis.call('ZADD', KEYS[6], now, id)
-    redis.call('HINCRBY', KEYS[7], 'dead', 1)
-  else
-    ready(id, meta)
+if a and a <= now then
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, BATCH)) do
+    local meta = load(id)
+    redis.call('ZREM', KEYS[3], id)
+    if meta.w then redis.call('ZREM', KEYS[9], meta.w .. '|' .. id) end
+    meta.t, meta.l, meta.w, meta.err = nil, nil, nil, 'lease expired'
+    if meta.n >= meta.m then
+      redis.call('ZADD', KEYS[6], now, id)
+      redis.call('HINCRBY', KEYS[7], 'dead', 1)
+    else
+      ready(id, meta)
+    end
+    redis.call('HSET', KEYS[5], id, cjson.encode(meta))
   end
-  save(id, meta)
+  a = earliest(KEYS[3])
 end
 
-local old = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, BATCH)
-local excess = math.min(redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[5]), BATCH)
-if excess > 0 then old = redis.call('ZRANGE', KEYS[6], 0, excess - 1) end
-for _, id in ipairs(old) do redis.call('ZREM', KEYS[6], id); purge(id) end
+local dead = redis.call('ZCARD', KEYS[6])
+if dead > 0 then
+  local old = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, BATCH)
+  local excess = math.min(dead - tonumber(ARGV[5]), BATCH)
+  if excess > 0 then old = redis.call('ZRANGE', KEYS[6], 0, excess - 1) end
+  for _, id in ipairs(old) do redis.call('ZREM', KEYS[6], id); purge(id) end
+end
 
-local out, taken, dropped = { now, '' }, 0, 0
-while taken < tonumber(ARGV[1]) and dropped < BATCH * 10 do
-  local id = redis.call('LPOP', KEYS[2])
-  if not id then break end
-  local meta = load(id)
-  if meta.e and meta.e <= now then
-    -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
-    purge(id); dropped = dropped + 1
-  else
-    taken = taken + 1
-    meta.n, meta.t, meta.l, meta.w = meta.n + 1, ARGV[3] .. ':' .. taken, now + tonumber(ARGV[2]), ARGV[4]
-    local json = cjson.encode(meta)
-    redis.call('ZADD', KEYS[3], meta.l, id)
-    redis.call('ZADD', KEYS[9], 0, ARGV[4] .. '|' .. id)
-    redis.call('HSET', KEYS[5], id, json)
-    table.insert(out, id); table.insert(out, redis.call('HGET', KEYS[4], id)); table.insert(out, json)
+---------------------------------------------------------------------------- lease
+local until_ = now + tonumber(ARGV[2])
+local taken, dropped, skipped, empty = {}, 0, 0, false
+local leased, scored, holders = {}, {}, {}
+while #taken < count and dropped + skipped < BATCH * 10 do
+  local ids = redis.call('LPOP', KEYS[2], count - #taken)
+  if not ids then empty = true; break end
+  local metas = redis.call('HMGET', KEYS[5], unpack(ids))
+  for j, id in ipairs(ids) do
+    local meta = metas[j] and cjson.decode(metas[j])
+    if not meta then
+      -- No record: nothing to run (cannot happen while the invariants hold).
+      skipped = skipped + 1
+    elseif meta.e and meta.e <= now then
+      -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
+      purge(id); dropped = dropped + 1
+    else
+      local i = #taken + 1
+      meta.n, meta.t, meta.l, meta.w = meta.n + 1, ARGV[3] .. ':' .. i, until_, ARGV[4]
+      taken[i] = id
+      table.insert(leased, id); table.insert(leased, cjson.encode(meta))
+      table.insert(scored, until_); table.insert(scored, id)
+      table.insert(holders, 0); table.insert(holders, ARGV[4] .. '|' .. id)
+      table.insert(out, id); table.insert(out, false); table.insert(out, meta.n)
+      table.insert(out, meta.r); table.insert(out, meta.e or '')
+    end
   end
+  if #ids < count - #taken then empty = true end
 end
 if dropped > 0 then redis.call('HINCRBY', KEYS[7], 'expired', dropped) end
+if #taken > 0 then
+  many('HSET', KEYS[5], leased)
+  many('ZADD', KEYS[3], scored)
+  many('ZADD', KEYS[9], holders)
+  -- Payloads go back as stored: the client parses them once.
+  local payloads = redis.call('HMGET', KEYS[4], unpack(taken))
+  local base = #out - 5 * #taken
+  for i = 1, #taken do out[base + 5 * (i - 1) + 2] = payloads[i] end
+  a = math.min(a or until_, until_)
+end
 
 -- When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
-local backlog = redis.call('LLEN', KEYS[2]) > 0
-local d = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
-local a = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
-local due = backlog and now or math.min(tonumber(d or a or 0), tonumber(a or d or 0))
-if backlog or d or a then out[2] = due end
+local backlog = not empty and redis.call('LLEN', KEYS[2]) > 0
+if backlog then out[2] = now elseif d or a then out[2] = math.min(d or a, a or d) end
 -- This worker is now busy: hand the watch over to an idle one, which wakes and re-arms its timer.
-if taken == tonumber(ARGV[1]) and (backlog or d or a) and redis.call('LLEN', KEYS[8]) == 0 then
+if #taken == count and (backlog or d or a) and redis.call('LLEN', KEYS[8]) == 0 then
   redis.call('RPUSH', KEYS[8], '1')
 end
 return out

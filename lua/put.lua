@@ -19,52 +19,76 @@
   Returns: { id, added (1|0), run-at, ... } three entries per task, in call order ]]
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local out, wake = {}, false
+local count = tonumber(ARGV[1])
+local out, wake, dups = {}, false, 0
+-- Writes are gathered and made at the end, a few variadic calls per chunk instead of several per
+-- task. `pending` holds what this call is about to write, so a duplicate within the call is found.
+local data, metas, tail, head, delayed, pending = {}, {}, {}, {}, {}, {}
 
--- The record holding this identity, its metadata, and whether it is dead; nil when none.
-local function find(base, payload, key)
+-- Slices hold 1000 values, an even number, so field-value and score-member pairs stay whole.
+local function many(cmd, key, list)
+  for i = 1, #list, 1000 do redis.call(cmd, key, unpack(list, i, math.min(i + 999, #list))) end
+end
+
+-- The record holding this identity and its metadata (nil when none); `raw` is the stored meta of
+-- the first candidate, already fetched.
+local function find(base, payload, key, raw)
   local n = 0
   while true do
     local id = n == 0 and base or (base .. '-' .. n)
-    local raw = redis.call('HGET', KEYS[2], id)
-    if not raw then return id, nil end
-    local meta = cjson.decode(raw)
+    local p = pending[id]
+    if n > 0 then raw = redis.call('HGET', KEYS[2], id) end
+    if not p and not raw then return id, nil end
+    local meta = p and p.meta or cjson.decode(raw)
+    local stored = p and p.payload or (meta.k == nil and redis.call('HGET', KEYS[1], id))
     -- Same hash is not same task: compare the identity itself, so a collision is stored apart.
-    local same = (key ~= '' and meta.k == key)
-      or (key == '' and meta.k == nil and redis.call('HGET', KEYS[1], id) == payload)
-    if same then return id, meta end
+    if (key ~= '' and meta.k == key) or (key == '' and meta.k == nil and stored == payload) then return id, meta end
     n = n + 1
   end
 end
 
-for i = 2, 1 + tonumber(ARGV[1]) * 8, 8 do
-  local payload, key, priority = ARGV[i + 1], ARGV[i + 2], ARGV[i + 5] == '1'
-  local id, old = find(ARGV[i], payload, key)
-  local dead = old and redis.call('ZREM', KEYS[5], id) == 1
+local bases = {}
+for i = 1, count do bases[i] = ARGV[2 + (i - 1) * 8] end
+local stored = redis.call('HMGET', KEYS[2], unpack(bases))
+-- A new earliest run-at means an idle worker must re-arm its timer.
+local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
+
+for i = 1, count do
+  local at = (i - 1) * 8 + 2
+  local payload, key, priority = ARGV[at + 1], ARGV[at + 2], ARGV[at + 5] == '1'
+  local id, old = bases[i], nil
+  if stored[i] or pending[id] then id, old = find(id, payload, key, stored[i]) end
+  local dead = old and not pending[id] and redis.call('ZREM', KEYS[5], id) == 1
   if old and not dead then
     -- A live duplicate: a result, not an error.
-    redis.call('HINCRBY', KEYS[6], 'deduplicated', 1)
+    dups = dups + 1
     table.insert(out, id); table.insert(out, 0); table.insert(out, old.r)
   else
     -- New, or a dead task revived by putting it again.
-    local runAt = ARGV[i + 4] ~= '' and tonumber(ARGV[i + 4]) or now + tonumber(ARGV[i + 3])
-    local meta = { r = runAt, m = tonumber(ARGV[i + 7]), n = 0, c = now }
+    local runAt = ARGV[at + 4] ~= '' and tonumber(ARGV[at + 4]) or now + tonumber(ARGV[at + 3])
+    local meta = { r = runAt, m = tonumber(ARGV[at + 7]), n = 0, c = now }
     if priority then meta.p = 1 end
     if key ~= '' then meta.k = key end
-    if ARGV[i + 6] ~= '' then meta.x = tonumber(ARGV[i + 6]); meta.e = runAt + meta.x end
-    redis.call('HSET', KEYS[1], id, payload)
-    redis.call('HSET', KEYS[2], id, cjson.encode(meta))
+    if ARGV[at + 6] ~= '' then meta.x = tonumber(ARGV[at + 6]); meta.e = runAt + meta.x end
+    pending[id] = { meta = meta, payload = key == '' and payload or nil }
+    table.insert(data, id); table.insert(data, payload)
+    table.insert(metas, id); table.insert(metas, cjson.encode(meta))
     if runAt <= now then
-      redis.call(priority and 'LPUSH' or 'RPUSH', KEYS[4], id)
+      table.insert(priority and head or tail, id)
       wake = true
     else
-      redis.call('ZADD', KEYS[3], runAt, id)
-      -- A new earliest run-at: an idle worker must re-arm its timer.
-      local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
-      if head == id then wake = true end
+      table.insert(delayed, runAt); table.insert(delayed, id)
+      if not earliest or runAt < earliest then earliest, wake = runAt, true end
     end
     table.insert(out, id); table.insert(out, 1); table.insert(out, runAt)
   end
 end
+many('HSET', KEYS[1], data)
+many('HSET', KEYS[2], metas)
+-- Priority tasks go to the head, in put order (each ahead of the one before); FIFO for the rest.
+many('LPUSH', KEYS[4], head)
+many('RPUSH', KEYS[4], tail)
+many('ZADD', KEYS[3], delayed)
+if dups > 0 then redis.call('HINCRBY', KEYS[6], 'deduplicated', dups) end
 if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
 return out

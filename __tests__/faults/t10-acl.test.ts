@@ -17,9 +17,9 @@ const WORK: WorkConfig = { concurrency: 4, leaseMs: 2000, workMs: [1, 5] };
 /** What docket runs: scripts, the idle wait, and every command its scripts call. */
 const COMMANDS = [
   'evalsha', 'eval', 'blpop', 'client|id', 'client|unblock', 'ping', 'quit',
-  'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
+  'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
   'rpush', 'time', 'zadd', 'zcard', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrem', 'zremrangebyscore',
-  'zrevrange', 'zscore',
+  'zrevrange', 'zscore', 'zmscore',
 ];
 
 const lab = useLab();

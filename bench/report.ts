@@ -1,136 +1,212 @@
 /**
- * Turns the samples of one run into the results table: medians with their min–max spread, the
- * ratio of docket to the best peer, and whether each target of issue 4 is met.
+ * Turns the samples of one run into bench/RESULTS.md and bench/results.json: medians with their
+ * min–max spread, docket against the best peer, each target of issue 4 judged from the medians,
+ * and the cost model (Redis calls per task).
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Measure } from './scenarios';
+import { PEERS, TITLES } from './adapters';
+import { costOf, type Cost } from './cost';
+import type { Measure } from './protocol';
+import type { Sizes } from './scenarios';
+import { spread, type Spread } from './stats';
+import { lowerIsBetter, ROWS, SCALE_TARGET, type Medians, type Metric, type Row } from './targets';
 
-export interface Sample extends Measure {
+/** One child run, as the parent recorded it. */
+export interface Sample {
   library: string;
   scenario: string;
+  round: number;
+  measure?: Measure;
+  /** Redis commands between the marks, less the parent's own INFO calls. */
+  calls?: Record<string, number>;
   error?: string;
-  commands: Record<string, number>;
 }
 
-interface RunInfo {
+export interface RunInfo {
   command: string;
-  redis: string;
+  date: Date;
+  minutes: number;
   pinned: boolean;
   rounds: number;
-  quick: boolean;
-  minutes: number;
+  sizes: Sizes;
+  redisVersion: string;
 }
 
-type Metric = 'rate' | 'p99' | 'bytes';
-interface Row {
-  scenario: string;
-  label: string;
-  metric: Metric;
-  /** Tasks per sample, to turn command counts into a cost per task. */
-  tasks: (quick: boolean) => number;
-  target?: string;
-  /** Whether the target holds, from docket's and the peers' medians. */
-  met?: (docket: number, peer: Record<string, number>) => boolean;
-}
-
-const n = (full: number) => (quick: boolean) => (quick ? full / 10 : full);
-const ROWS: Row[] = [
-  { scenario: 'put', label: 'put, 100 in flight (jobs/s)', metric: 'rate', tasks: n(20_000), target: '≥ 2.0× BullMQ and ≥ 0.9× bee-queue', met: (d, p) => d >= 2 * p.bullmq && d >= 0.9 * p['bee-queue'] },
-  { scenario: 'bulk', label: 'bulk put, batches of 1,000 (jobs/s)', metric: 'rate', tasks: n(20_000), target: '≥ 4× BullMQ and ≥ 1.5× bee-queue', met: (d, p) => d >= 4 * p.bullmq && d >= 1.5 * p['bee-queue'] },
-  { scenario: 'drain1', label: 'drain c=1 (jobs/s)', metric: 'rate', tasks: n(20_000), target: '≥ 1.5× BullMQ', met: (d, p) => d >= 1.5 * p.bullmq },
-  { scenario: 'drain32', label: 'drain c=32 (jobs/s)', metric: 'rate', tasks: n(20_000), target: '≥ 2.5× BullMQ', met: (d, p) => d >= 2.5 * p.bullmq },
-  { scenario: 'pickup', label: 'pickup latency p99 (ms)', metric: 'p99', tasks: n(2_000), target: '≤ 1.5 ms', met: (d) => d <= 1.5 },
-  { scenario: 'delayed', label: 'delayed lateness p99 (ms)', metric: 'p99', tasks: n(1_000), target: '≤ 5 ms', met: (d) => d <= 5 },
-  { scenario: 'scaleSmall', label: 'claim+ack c=32, 1e3 pending (jobs/s)', metric: 'rate', tasks: n(20_000) },
-  { scenario: 'scaleLarge', label: 'claim+ack c=32, 1e6 pending (jobs/s)', metric: 'rate', tasks: n(20_000) },
-  { scenario: 'memory', label: 'memory per pending task (bytes)', metric: 'bytes', tasks: n(100_000), target: '≤ 0.5× BullMQ', met: (d, p) => d <= 0.5 * p.bullmq },
-  { scenario: 'dedup', label: 'put with 50% duplicates (jobs/s)', metric: 'rate', tasks: n(20_000) },
-];
-export const SCENARIO_ORDER = ROWS.map((r) => r.scenario);
-const PEERS = ['bullmq', 'bee-queue'];
-const LIBS = ['docket', ...PEERS];
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-function fmt(x: number, metric: Metric): string {
-  if (metric === 'rate') return x >= 10_000 ? `${(x / 1000).toFixed(1)}k` : x >= 1000 ? `${(x / 1000).toFixed(2)}k` : x.toFixed(0);
-  return metric === 'p99' ? x.toFixed(2) : x.toFixed(0);
-}
+const LIBS = Object.keys(TITLES);
 
 function version(lib: string): string {
   const file = lib === 'docket' ? path.join(__dirname, '..', 'package.json') : path.join(__dirname, '..', 'node_modules', lib, 'package.json');
   return JSON.parse(readFileSync(file, 'utf8')).version;
 }
 
-export function report(samples: Sample[], info: RunInfo): { markdown: string; json: unknown } {
-  const of = (scenario: string, lib: string) => samples.filter((s) => s.scenario === scenario && s.library === lib);
-  const values = (scenario: string, lib: string, metric: Metric) =>
-    of(scenario, lib).filter((s) => !s.error && s[metric] !== undefined).map((s) => s[metric]!);
-  const medians: Record<string, Record<string, number>> = {};
-  const lines: string[] = [];
-  lines.push('| Scenario | docket | BullMQ | bee-queue | docket / best peer | target | met |', '|---|---|---|---|---|---|---|');
+function cpuModel(): string {
+  try {
+    return /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))![1];
+  } catch {
+    return os.cpus()[0]?.model ?? 'unknown CPU';
+  }
+}
+
+function fmt(x: number, metric: Metric): string {
+  if (metric === 'rate') return x >= 10_000 ? `${(x / 1000).toFixed(1)}k` : x >= 1000 ? `${(x / 1000).toFixed(2)}k` : x.toFixed(0);
+  return metric === 'p99' ? x.toFixed(2) : x.toFixed(0);
+}
+
+const cellSafe = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+
+/** The samples of one scenario and library, and the spread of a measure over the good ones. */
+function pick(samples: Sample[], scenario: string, lib: string) {
+  const all = samples.filter((s) => s.scenario === scenario && s.library === lib);
+  const good = all.filter((s) => s.measure);
+  const of = (get: (m: Measure) => number | undefined): Spread | undefined => {
+    const xs = good.map((s) => get(s.measure!)).filter((x): x is number => x !== undefined && Number.isFinite(x));
+    return xs.length ? spread(xs) : undefined;
+  };
+  return { all, good, errors: all.filter((s) => s.error), of };
+}
+
+function valueCell(samples: Sample[], row: Row, lib: string, sizes: Sizes): { text: string; median?: number } {
+  const p = pick(samples, row.scenario, lib);
+  const failed = p.errors.length ? `error${p.errors.length < p.all.length ? ` in ${p.errors.length} of ${p.all.length}` : ''}: ${p.errors[0].error}` : '';
+  const main = p.of((m) => m[row.metric]);
+  if (!main) return { text: failed || '—' };
+  const parts = [fmt(main.median, row.metric) + (main.n > 1 ? ` (${fmt(main.min, row.metric)}–${fmt(main.max, row.metric)})` : '')];
+  if (row.metric === 'p99') parts.push(`p50 ${fmt(p.of((m) => m.p50)!.median, 'p99')}, max ${fmt(p.of((m) => m.max)!.median, 'p99')}`);
+  const distinct = p.of((m) => m.distinct);
+  if (distinct) {
+    const want = sizes.tasks / 2;
+    parts.push(distinct.min === want && distinct.max === want ? `${want.toLocaleString('en-US')} distinct ✓` : `distinct ${distinct.min}–${distinct.max}, want ${want} ✗`);
+  }
+  const note = p.good.find((s) => s.measure!.note)?.measure!.note;
+  for (const extra of [note, failed]) if (extra) parts.push(extra);
+  return { text: parts.join('; '), median: main.median };
+}
+
+function ratioCell(m: Medians, metric: Metric): string {
+  const peers = PEERS.map((p) => m[p]).filter((x): x is number => x !== undefined);
+  if (m.docket === undefined || peers.length === 0) return '—';
+  const best = lowerIsBetter(metric) ? Math.min(...peers) : Math.max(...peers);
+  return `${(m.docket / best).toFixed(2)}×${lowerIsBetter(metric) ? ' (lower is better)' : ''}`;
+}
+
+const metCell = (met: boolean | undefined, hasTarget: boolean) => (!hasTarget ? '—' : met === undefined ? 'n/a' : met ? 'yes' : 'no');
+
+interface TableRow {
+  scenario: string;
+  label: string;
+  medians: Medians;
+  cells: string[];
+  ratio: string;
+  target: string;
+  met: string;
+}
+
+function tableRows(samples: Sample[], sizes: Sizes): TableRow[] {
+  const rows: TableRow[] = [];
   for (const row of ROWS) {
-    medians[row.scenario] = {};
+    const medians: Medians = {};
     const cells = LIBS.map((lib) => {
-      const xs = values(row.scenario, lib, row.metric);
-      const failed = of(row.scenario, lib).find((s) => s.error);
-      if (xs.length === 0) return failed ? `error: ${failed.error}` : '—';
-      const m = median(xs);
-      medians[row.scenario][lib] = m;
-      const spread = xs.length > 1 ? ` (${fmt(Math.min(...xs), row.metric)}–${fmt(Math.max(...xs), row.metric)})` : '';
-      const extra = row.metric === 'p99' ? `, p50 ${fmt(median(of(row.scenario, lib).map((s) => s.p50!)), 'p99')}, max ${fmt(median(of(row.scenario, lib).map((s) => s.max!)), 'p99')}` : '';
-      const note = of(row.scenario, lib).find((s) => s.note)?.note;
-      return `${fmt(m, row.metric)}${spread}${extra}${note ? `; ${note}` : ''}`;
+      const c = valueCell(samples, row, lib, sizes);
+      medians[lib] = c.median;
+      return c.text;
     });
-    const d = medians[row.scenario].docket;
-    const peers = PEERS.map((p) => medians[row.scenario][p]).filter((x) => x !== undefined);
-    const best = peers.length === 0 ? undefined : row.metric === 'rate' ? Math.max(...peers) : Math.min(...peers);
-    const ratio = d !== undefined && best !== undefined ? `${(d / best).toFixed(2)}×${row.metric === 'rate' ? '' : ' (lower is better)'}` : '—';
-    let met = '—';
-    if (row.met && d !== undefined) met = row.met(d, medians[row.scenario]) ? 'yes' : 'no';
-    lines.push(`| ${row.label} | ${cells.join(' | ')} | ${ratio} | ${row.target ?? '—'} | ${met} |`);
+    const target = row.target ?? '—';
+    rows.push({ scenario: row.scenario, label: row.label(sizes), medians, cells, ratio: ratioCell(medians, row.metric), target, met: metCell(row.met?.(medians), !!row.met) });
+    if (row.scenario === 'scaleLarge') rows.push(scaleRow(rows, sizes));
   }
-  const small = medians.scaleSmall?.docket;
-  const large = medians.scaleLarge?.docket;
-  if (small && large) {
-    const slower = small / large;
-    lines.push(`| 1e6 vs 1e3 pending | ${slower.toFixed(2)}× slower | — | — | — | ≤ 1.25× slower | ${slower <= 1.25 ? 'yes' : 'no'} |`);
-  }
+  return rows;
+}
 
-  const cost: string[] = ['| Scenario | script calls / task | BLPOP / task | Redis commands / task | most frequent commands / task |', '|---|---|---|---|---|'];
+/** The ratio row: claim+ack with the small queue over the large one, per library. */
+function scaleRow(rows: TableRow[], sizes: Sizes): TableRow {
+  const small = rows.find((r) => r.scenario === 'scaleSmall')?.medians ?? {};
+  const large = rows.find((r) => r.scenario === 'scaleLarge')?.medians ?? {};
+  const medians: Medians = {};
+  for (const lib of LIBS) if (small[lib] !== undefined && large[lib] !== undefined) medians[lib] = small[lib]! / large[lib]!;
+  const cells = LIBS.map((lib) => (medians[lib] === undefined ? '—' : `${medians[lib]!.toFixed(2)}×`));
+  const met = medians.docket === undefined ? undefined : medians.docket <= SCALE_TARGET.limit;
+  return { scenario: 'scaleRatio', label: SCALE_TARGET.label(sizes), medians, cells, ratio: '—', target: SCALE_TARGET.target, met: metCell(met, true) };
+}
+
+function resultsTable(rows: TableRow[]): string[] {
+  const head = ['Scenario', ...LIBS.map((l) => TITLES[l]), 'docket / best peer', 'target', 'met'];
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${[r.label, ...r.cells, r.ratio, r.target, r.met].map(cellSafe).join(' | ')} |`)];
+}
+
+function costs(samples: Sample[], lib: string): Array<{ row: Row; cost: Cost }> {
+  return ROWS.flatMap((row) => {
+    const good = pick(samples, row.scenario, lib).good.filter((s) => s.calls);
+    const cost = costOf(good.map((s) => ({ tasks: s.measure!.tasks, calls: s.calls! })));
+    return cost ? [{ row, cost }] : [];
+  });
+}
+
+const list = (xs: Array<[string, number]>, n: number) => xs.slice(0, n).map(([c, v]) => `${c} ${v.toFixed(3)}`).join(', ');
+
+function costTable(samples: Sample[], sizes: Sizes): string[] {
+  const lines = ['| Scenario | EVALSHA / task | top-level calls / task | commands / task | top commands inside scripts / task |', '|---|---|---|---|---|'];
+  for (const { row, cost } of costs(samples, 'docket')) {
+    const top = `${cost.topLevel.toFixed(3)} (${list(cost.topLevelBy, 4)})`;
+    lines.push(`| ${row.label(sizes).replace(/ \(.*\)$/, '')} | ${cost.scripts.toFixed(3)} | ${top} | ${cost.commands.toFixed(2)} | ${list(cost.inner, 6)} |`);
+  }
+  return lines;
+}
+
+/** Script calls and commands per task for every library, for comparison with docket's. */
+function peerCostTable(samples: Sample[], sizes: Sizes): string[] {
+  const lines = [`| Scenario | ${LIBS.map((l) => TITLES[l]).join(' | ')} |`, `|---|${LIBS.map(() => '---').join('|')}|`];
   for (const row of ROWS) {
-    const docket = of(row.scenario, 'docket').filter((s) => !s.error && Object.keys(s.commands).length > 0);
-    if (docket.length === 0 || row.scenario === 'memory') continue;
-    const tasks = row.tasks(info.quick);
-    const per = (name: string) => median(docket.map((s) => (s.commands[name] ?? 0) / tasks));
-    const names = [...new Set(docket.flatMap((s) => Object.keys(s.commands)))].filter((c) => !['config|resetstat', 'info'].includes(c));
-    const total = names.reduce((acc, c) => acc + per(c), 0);
-    const inner = names.filter((c) => !['evalsha', 'eval', 'blpop', 'client|id', 'client|unblock'].includes(c));
-    const top = inner.sort((a, b) => per(b) - per(a)).slice(0, 6).map((c) => `${c.toUpperCase()} ${per(c).toFixed(2)}`);
-    cost.push(`| ${row.label.replace(/ \(.*\)$/, '')} | ${(per('evalsha') + per('eval')).toFixed(3)} | ${per('blpop').toFixed(3)} | ${total.toFixed(2)} | ${top.join(', ')} |`);
+    const cells = LIBS.map((lib) => {
+      const c = costs(samples, lib).find((x) => x.row === row)?.cost;
+      return c ? `${c.scripts.toFixed(2)} / ${c.commands.toFixed(1)}` : '—';
+    });
+    lines.push(`| ${row.label(sizes).replace(/ \(.*\)$/, '')} | ${cells.join(' | ')} |`);
   }
+  return lines;
+}
 
-  const cpu = os.cpus();
-  const markdown = [
+function header(info: RunInfo): string[] {
+  const cores = os.cpus().length;
+  return [
     '# Benchmark results',
     '',
-    `- Date: ${new Date().toISOString()}`,
-    `- Command: \`${info.command}\` (${info.rounds} round${info.rounds > 1 ? 's' : ''} per library, libraries alternating; medians with min–max; ${info.minutes.toFixed(1)} min in all)`,
-    `- Machine: ${cpu.length} cores, ${cpu[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; Redis ${info.redis} (\`--save '' --appendonly no\`)`,
-    `- Versions: docket ${version('docket')}, BullMQ ${version('bullmq')}, bee-queue ${version('bee-queue')}`,
-    `- Placement: ${info.pinned ? 'redis-server pinned to core 0 and each benchmark process to core 1 (`taskset`)' : 'not pinned (no taskset or fewer than 2 cores): expect bimodal figures'}`,
-    '- Concurrency: pickup and delayed use one worker at concurrency 1; drains as named. Each library runs in its own process, through bench/adapters/.',
+    `- Date: ${info.date.toISOString()} (${info.minutes.toFixed(1)} min in all)`,
+    `- Command: \`${info.command}\``,
+    `- Runs: ${info.rounds} per library and scenario, libraries alternating (A B C D A B C D …); each cell is the median, with min–max in brackets`,
+    `- Machine: ${cores} cores, ${cpuModel()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}`,
+    `- Node ${process.version}; Redis ${info.redisVersion} (\`--save '' --appendonly no\`, default \`hz 10\`)`,
+    `- Versions: docket ${version('docket')} (lib/ as in the working tree), BullMQ ${version('bullmq')} (ioredis ${version('ioredis')}), bee-queue ${version('bee-queue')}, node-redis ${version('redis')} (docket, minimal)`,
+    `- Pinning: ${info.pinned ? 'yes: redis-server on core 0, each benchmark process on core 1 (`taskset`)' : 'no (no taskset or fewer than 2 cores): expect bimodal figures'}`,
+    '- Concurrency: drains and scale at the concurrency named; pickup and delayed use one worker at concurrency 1 for every library (all four keep up with 500 tasks/s that way).',
+    '- Each library and scenario runs in a process of its own, through `bench/adapters/`. BullMQ with `removeOnComplete`, bee-queue with `removeOnSuccess` (docket deletes finished tasks), bee-queue with events off and `activateDelayedJobs` on its worker.',
+  ];
+}
+
+export function report(samples: Sample[], info: RunInfo): { markdown: string; json: unknown } {
+  const rows = tableRows(samples, info.sizes);
+  const markdown = [
+    ...header(info),
     '',
-    ...lines,
+    '## Results',
     '',
-    '## Cost model, as measured (docket)',
+    ...resultsTable(rows),
     '',
-    'From `INFO commandstats` deltas over the timed part. Script calls are round trips; the commands',
-    'inside scripts are counted by Redis as well. See docs/performance.md for what they mean.',
+    '"docket / best peer" divides docket by the better of BullMQ and bee-queue: the higher rate, or the lower latency or memory (lower is better there). "minimal" (bench/adapters/minimal.ts, one script call per put, claim and ack, polling when idle) is a floor reference, not a peer. Scale runs are docket and minimal only (—: not run). Rates are jobs per second; drains are timed until the library reports no task left, the scale runs until the last measured handler; latencies are p99 with p50 and max (medians over runs).',
     '',
-    ...cost,
+    '## Cost model (docket)',
+    '',
+    'Per task, from `INFO commandstats` deltas the parent took just before and after each timed part (its own INFO calls taken off), medians over runs. commandstats also counts the commands scripts run; a command named in `lua/*.lua` counts as inside a script, anything else (EVALSHA, BLPOP, CLIENT, ...) as a top-level call. The drain rows include the few `stats` calls that watch for the queue to empty.',
+    '',
+    ...costTable(samples, info.sizes),
+    '',
+    '### Script calls / commands per task, every library',
+    '',
+    ...peerCostTable(samples, info.sizes),
     '',
   ].join('\n');
-  return { markdown, json: { info, medians, samples } };
+  const json = { ...info, sizes: info.sizes, table: rows, samples };
+  return { markdown, json };
 }
+

@@ -1,103 +1,86 @@
 /**
- * `npm run bench`: docket, BullMQ and bee-queue side by side on one Redis, in one run.
- * Starts its own redis-server (no persistence), pins it and the benchmark children to separate
- * cores when it can, runs each scenario 3 times per library in alternation (A B C A B C ...),
- * then prints the table and writes bench/RESULTS.md and bench/results.json.
+ * The benchmark orchestrator (`npm run bench`): starts a throwaway Redis, runs every scenario for
+ * every library in a child process of its own, libraries alternating round by round, takes the
+ * INFO snapshots each child asks for around its timed part, and writes bench/RESULTS.md and
+ * bench/results.json.
  *
- *   npm run bench                       full run (about 10 minutes on 2 cores)
- *   npm run bench -- --quick            1 round, a tenth of the sizes: a smoke test
- *   npm run bench -- --only put,bulk    some scenarios
- *   npm run bench -- --libs docket      some libraries
+ *   npm run bench                              full run (about 10 minutes on 2 cores)
+ *   npm run bench -- --quick                   1 run each at a tenth of the sizes: a smoke test
+ *   npm run bench -- --only put,drain32        some scenarios
+ *   npm run bench -- --libs docket,minimal     some libraries
+ *   npm run bench -- --runs 5                  runs per library and scenario (default 3)
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClient } from 'redis';
-import { startRedis } from '../__tests__/support/redis-server';
-import { LIBRARIES } from './libraries';
-import { report, SCENARIO_ORDER, type Sample } from './report';
+import { LIBRARIES, PEERS } from './adapters';
+import { killCurrentChild, runChild } from './spawn';
+import { canPin, startBenchRedis, type BenchRedis } from './redis';
+import { report, type Sample } from './report';
+import { FULL, QUICK } from './scenarios';
+import { OWN_ONLY, SCENARIO_ORDER } from './targets';
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    libs: { type: 'string' },
-    rounds: { type: 'string' },
-  },
-});
-const rounds = Number(values.rounds ?? (values.quick ? 1 : 3));
-const scenarios = values.only ? values.only.split(',') : SCENARIO_ORDER;
-const libraries = values.libs ? values.libs.split(',') : Object.keys(LIBRARIES);
-/** Peers are too slow to load a million tasks in reasonable time; the scale target is docket's own. */
-const DOCKET_ONLY = new Set(['scaleSmall', 'scaleLarge']);
-
-function canPin(): boolean {
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-    return os.cpus().length >= 2;
-  } catch {
-    return false;
-  }
+function options() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      libs: { type: 'string' },
+      runs: { type: 'string' },
+    },
+  });
+  const scenarios = values.only ? values.only.split(',') : SCENARIO_ORDER;
+  const libraries = values.libs ? values.libs.split(',') : Object.keys(LIBRARIES);
+  for (const s of scenarios) if (!SCENARIO_ORDER.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIO_ORDER.join(', ')}`);
+  for (const l of libraries) if (!LIBRARIES[l]) throw new Error(`unknown library ${l}; known: ${Object.keys(LIBRARIES).join(', ')}`);
+  const runs = Number(values.runs ?? (values.quick ? 1 : 3));
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a whole number ≥ 1, not ${values.runs}`);
+  return { quick: values.quick!, scenarios, libraries, runs };
 }
 
-function runChild(library: string, scenario: string, url: string, pin: boolean): Promise<Sample> {
-  const node = [process.execPath, '-r', 'ts-node/register/transpile-only', path.join(__dirname, 'child.ts'), library, scenario, url, values.quick ? 'quick' : 'full'];
-  // Core 1 for the client, core 0 for Redis: a round trip between two cores is what a real
-  // deployment pays, and pinning keeps every run on the same placement (unpinned runs are bimodal).
-  const [cmd, ...args] = pin ? ['taskset', '-c', '1', ...node] : node;
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10 * 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      const line = out.trim().split('\n').pop() ?? '';
-      if (code === 0 && line.startsWith('{')) resolve({ library, scenario, ...JSON.parse(line) });
-      else resolve({ library, scenario, error: (err.trim().split('\n')[0] || `exit ${code}`).slice(0, 120), commands: {} });
-    });
-  });
+async function runAll(redis: BenchRedis, opts: ReturnType<typeof options>, pin: boolean): Promise<Sample[]> {
+  const sizes = opts.quick ? QUICK : FULL;
+  const samples: Sample[] = [];
+  for (const scenario of opts.scenarios) {
+    const libs = OWN_ONLY.has(scenario) ? opts.libraries.filter((l) => !PEERS.includes(l)) : opts.libraries;
+    for (let round = 1; round <= opts.runs; round++) {
+      for (const library of libs) {
+        await redis.flush();
+        const started = Date.now();
+        const sample = await runChild(redis, { type: 'run', library, scenario, url: redis.url, sizes }, pin, round);
+        samples.push(sample);
+        const m = sample.measure;
+        const shown = sample.error ?? [m?.rate && `${m.rate.toFixed(0)}/s`, m?.p99 !== undefined && `p50 ${m.p50!.toFixed(2)} p99 ${m.p99.toFixed(2)} max ${m.max!.toFixed(2)} ms`, m?.bytes && `${m.bytes.toFixed(0)} B`, m?.distinct && `${m.distinct} distinct`, m?.note].filter(Boolean).join(', ');
+        console.error(`${scenario} ${library} #${round}: ${shown} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      }
+    }
+  }
+  return samples;
 }
 
 async function main(): Promise<void> {
+  const opts = options();
   const started = Date.now();
   const pin = canPin();
-  const redis = await startRedis(['--save', '', '--appendonly', 'no']);
-  const stop = () => void redis.stop();
-  process.once('SIGINT', () => {
-    stop();
-    process.exit(130);
-  });
+  const redis = await startBenchRedis(pin);
+  // Interrupted: stop the running child and Redis, each by its pid, before going.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      killCurrentChild();
+      void redis.stop().finally(() => process.exit(130));
+    });
+  }
   try {
-    if (pin) execFileSync('taskset', ['-pc', '0', String(redis.pid)], { stdio: 'ignore' });
-    const admin = createClient({ url: redis.url });
-    await admin.connect();
-    const version = /redis_version:(\S+)/.exec(await admin.info('server'))![1];
-    const samples: Sample[] = [];
-    for (const scenario of scenarios) {
-      const libs = DOCKET_ONLY.has(scenario) ? libraries.filter((l) => l === 'docket') : libraries;
-      for (let round = 0; round < rounds; round++) {
-        for (const library of libs) {
-          await admin.flushAll();
-          const sample = await runChild(library, scenario, redis.url, pin);
-          samples.push(sample);
-          const shown = sample.error ?? JSON.stringify({ ...sample, commands: undefined, library: undefined, scenario: undefined });
-          console.error(`${scenario} ${library} #${round + 1}: ${shown}`);
-        }
-      }
-    }
-    await admin.quit();
+    console.error(`redis-server ${redis.version} pid ${redis.pid} at ${redis.url}; pinning ${pin ? 'on' : 'off'}`);
+    const samples = await runAll(redis, opts, pin);
     const { markdown, json } = report(samples, {
       command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
-      redis: version,
-      pinned: pin,
-      rounds,
-      quick: values.quick!,
+      date: new Date(started),
       minutes: (Date.now() - started) / 60_000,
+      pinned: pin,
+      rounds: opts.runs,
+      sizes: opts.quick ? QUICK : FULL,
+      redisVersion: redis.version,
     });
     console.log(markdown);
     writeFileSync(path.join(__dirname, 'RESULTS.md'), markdown);
@@ -108,6 +91,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(err?.message ?? err);
   process.exit(1);
 });

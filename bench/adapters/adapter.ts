@@ -4,19 +4,37 @@
  */
 export type Payload = { to: string; template: string; n: number };
 
+/** A worker that has opened its connections but not yet taken a task. */
+export interface PreparedWorker {
+  /** Starts taking tasks. Separate from work() so connection set-up stays out of the timings. */
+  start(): void;
+  /** Stops taking tasks and lets in-flight handlers finish (the library's graceful close). */
+  close(): Promise<void>;
+}
+
 export interface Adapter {
   /** One put, the library's usual way. */
   put(data: Payload): Promise<void>;
-  /** One batch, the library's bulk call (putMany, addBulk, saveAll). */
-  putBulk(items: Payload[]): Promise<void>;
+  /** One batch through the library's bulk call (putMany, addBulk, saveAll), optionally delayed. */
+  putBulk(items: Payload[], delayMs?: number): Promise<void>;
   /** A put that must not store a second copy of the same payload (de-duplication). */
   putUnique(data: Payload): Promise<void>;
   putDelayed(data: Payload, delayMs: number): Promise<void>;
-  /** Starts a worker; `handler` runs synchronously inside the library's async handler. */
-  work(concurrency: number, handler: (data: Payload) => void): Promise<{ close(): Promise<void> }>;
-  /** Tasks waiting to run (ready plus delayed), as the library counts them. */
-  pending(): Promise<number>;
+  /**
+   * Readies a worker at `concurrency`; `handler` is called at the start of the library's async
+   * handler, which resolves (acks) as soon as it returns.
+   */
+  work(concurrency: number, handler: (data: Payload) => void): Promise<PreparedWorker>;
+  /** Tasks stored and not finished: ready, delayed and active, as the library counts them. */
+  count(): Promise<number>;
   close(): Promise<void>;
 }
 
 export type OpenAdapter = (url: string, queue: string) => Promise<Adapter>;
+
+/** The id a de-duplicating put derives from the payload when the library needs one from us. */
+export function payloadId(data: Payload): string {
+  // Required lazily: only the adapters that need an id pay for loading crypto.
+  const { createHash } = require('node:crypto') as typeof import('node:crypto');
+  return createHash('sha1').update(JSON.stringify(data)).digest('hex');
+}

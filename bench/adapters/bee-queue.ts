@@ -1,32 +1,36 @@
 /**
  * bee-queue through the benchmark interface. removeOnSuccess mirrors docket deleting finished
  * tasks; delayed jobs need activateDelayedJobs on the worker's queue; de-duplication uses setId.
+ * Events are off on both sides: nothing here listens to them, and they cost a PUBLISH per job.
  */
-import { createHash } from 'node:crypto';
 import BeeQueue from 'bee-queue';
-import type { Adapter, OpenAdapter, Payload } from './adapter';
+import { payloadId, type Adapter, type OpenAdapter, type Payload } from './adapter';
 
 export const open: OpenAdapter = async (url, queue) => {
   const { hostname, port } = new URL(url);
   const redis = { host: hostname, port: Number(port) };
-  const producer = new BeeQueue(queue, { redis, isWorker: false, getEvents: false, sendEvents: false, removeOnSuccess: true });
+  const common = { redis, getEvents: false, sendEvents: false, removeOnSuccess: true };
+  const producer = new BeeQueue<Payload>(queue, { ...common, isWorker: false });
   await producer.ready();
   const workers: BeeQueue[] = [];
+  const saveAll = async (jobs: BeeQueue.Job<Payload>[]) => {
+    const errors = await producer.saveAll(jobs);
+    if (errors.size > 0) throw [...errors.values()][0];
+  };
   const adapter: Adapter = {
     put: async (data) => void (await producer.createJob(data).save()),
-    putBulk: async (items) => void (await producer.saveAll(items.map((data) => producer.createJob(data)))),
-    putUnique: async (data) => void (await producer.createJob(data).setId(createHash('sha1').update(JSON.stringify(data)).digest('hex')).save()),
+    putBulk: (items, delay = 0) => saveAll(items.map((data) => (delay ? producer.createJob(data).delayUntil(Date.now() + delay) : producer.createJob(data)))),
+    putUnique: async (data) => void (await producer.createJob(data).setId(payloadId(data)).save()),
     putDelayed: async (data, delay) => void (await producer.createJob(data).delayUntil(Date.now() + delay).save()),
     async work(concurrency, handler) {
-      const q = new BeeQueue(queue, { redis, getEvents: false, sendEvents: false, removeOnSuccess: true, activateDelayedJobs: true });
+      const q = new BeeQueue<Payload>(queue, { ...common, activateDelayedJobs: true });
       workers.push(q);
       await q.ready();
-      q.process(concurrency, async (job: BeeQueue.Job<Payload>) => handler(job.data));
-      return { close: () => q.close() };
+      return { start: () => void q.process(concurrency, async (job) => handler(job.data)), close: () => q.close() };
     },
-    async pending() {
+    async count() {
       const h = await producer.checkHealth();
-      return h.waiting + h.delayed;
+      return h.waiting + h.active + h.delayed;
     },
     async close() {
       await Promise.all(workers.map((w) => w.close()));

@@ -1,31 +1,39 @@
 /**
- * BullMQ through the benchmark interface. Finished jobs are removed (removeOnComplete), as docket
- * deletes finished tasks; de-duplication uses a jobId derived from the payload, BullMQ's own way.
+ * BullMQ through the benchmark interface, on ioredis (its default client). Finished jobs are
+ * removed (removeOnComplete), as docket deletes finished tasks; de-duplication uses a jobId derived
+ * from the payload, BullMQ's own way.
  */
-import { createHash } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
-import type { Adapter, OpenAdapter } from './adapter';
+import { payloadId, type Adapter, type OpenAdapter, type Payload } from './adapter';
 
 export const open: OpenAdapter = async (url, queue) => {
   const { hostname, port } = new URL(url);
+  // maxRetriesPerRequest: null is what BullMQ asks of the connections it blocks on.
   const connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
   const q = new Queue(queue, { connection, defaultJobOptions: { removeOnComplete: true } });
   await q.waitUntilReady();
+  const workers: Worker[] = [];
   const adapter: Adapter = {
     put: async (data) => void (await q.add('job', data)),
-    putBulk: async (items) => void (await q.addBulk(items.map((data) => ({ name: 'job', data })))),
-    putUnique: async (data) => void (await q.add('job', data, { jobId: createHash('sha1').update(JSON.stringify(data)).digest('hex') })),
+    putBulk: async (items, delay = 0) => void (await q.addBulk(items.map((data) => ({ name: 'job', data, opts: delay ? { delay } : undefined })))),
+    putUnique: async (data) => void (await q.add('job', data, { jobId: payloadId(data) })),
     putDelayed: async (data, delay) => void (await q.add('job', data, { delay })),
     async work(concurrency, handler) {
-      const worker = new Worker(queue, async (job) => handler(job.data), { connection, concurrency, removeOnComplete: { count: 0 } });
+      // autorun: false, so the connections and version check happen here, before the clock starts.
+      const worker = new Worker<Payload>(queue, async (job) => handler(job.data), { connection, concurrency, autorun: false, removeOnComplete: { count: 0 } });
+      worker.on('error', (err) => process.stderr.write(`bullmq worker: ${err}\n`));
+      workers.push(worker);
       await worker.waitUntilReady();
-      return { close: () => worker.close() };
+      return { start: () => void worker.run().catch((err) => process.stderr.write(`bullmq run: ${err}\n`)), close: () => worker.close() };
     },
-    async pending() {
-      const c = await q.getJobCounts('wait', 'delayed', 'prioritized');
-      return (c.wait ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
+    async count() {
+      const c = await q.getJobCounts('active', 'wait', 'delayed', 'prioritized');
+      return Object.values(c).reduce((a, b) => a + b, 0);
     },
-    close: () => q.close(),
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      await q.close();
+    },
   };
   return adapter;
 };

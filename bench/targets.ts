@@ -1,0 +1,56 @@
+/**
+ * The rows of the results table: what each scenario reports, which way is better, and the target
+ * issue 4 sets for docket, judged from the medians.
+ */
+import type { Sizes } from './scenarios';
+
+export type Metric = 'rate' | 'p99' | 'bytes';
+
+/** Medians of one row by library; a library that failed or was skipped is missing. */
+export type Medians = Record<string, number | undefined>;
+
+export interface Row {
+  /** The scenario whose samples fill the row (the scale ratio row reads two). */
+  scenario: string;
+  label: (sizes: Sizes) => string;
+  metric: Metric;
+  target?: string;
+  /** Whether docket meets the target; undefined when a median it needs is missing. */
+  met?: (m: Medians) => boolean | undefined;
+}
+
+const k = (n: number) => n.toLocaleString('en-US');
+const known = (...xs: Array<number | undefined>): boolean => xs.every((x) => x !== undefined);
+
+/** docket at least `times` the peer's rate. */
+function atLeast(m: Medians, peer: string, times: number): boolean | undefined {
+  return known(m.docket, m[peer]) ? m.docket! >= times * m[peer]! : undefined;
+}
+
+function both(a: boolean | undefined, b: boolean | undefined): boolean | undefined {
+  return a === false || b === false ? false : a === undefined || b === undefined ? undefined : true;
+}
+
+export const ROWS: Row[] = [
+  { scenario: 'put', metric: 'rate', label: (s) => `put, ${k(s.tasks)} single, 100 in flight (jobs/s)`, target: '≥ 2.0× BullMQ and ≥ 0.9× bee-queue', met: (m) => both(atLeast(m, 'bullmq', 2), atLeast(m, 'bee-queue', 0.9)) },
+  { scenario: 'bulk', metric: 'rate', label: (s) => `bulk put, ${k(s.tasks)} in batches of 1,000 (jobs/s)`, target: '≥ 4× BullMQ and ≥ 1.5× bee-queue', met: (m) => both(atLeast(m, 'bullmq', 4), atLeast(m, 'bee-queue', 1.5)) },
+  { scenario: 'drain1', metric: 'rate', label: (s) => `drain ${k(s.tasks)}, c=1 (jobs/s)`, target: '≥ 1.5× BullMQ', met: (m) => atLeast(m, 'bullmq', 1.5) },
+  { scenario: 'drain32', metric: 'rate', label: (s) => `drain ${k(s.tasks)}, c=32 (jobs/s)`, target: '≥ 2.5× BullMQ', met: (m) => atLeast(m, 'bullmq', 2.5) },
+  { scenario: 'pickup', metric: 'p99', label: (s) => `pickup latency p99, ${k(s.pickup)} at 500/s (ms)`, target: '≤ 1.5 ms', met: (m) => (known(m.docket) ? m.docket! <= 1.5 : undefined) },
+  { scenario: 'delayed', metric: 'p99', label: (s) => `delayed lateness p99, ${k(s.delayed)} over 1–3 s (ms)`, target: '≤ 5 ms', met: (m) => (known(m.docket) ? m.docket! <= 5 : undefined) },
+  { scenario: 'scaleSmall', metric: 'rate', label: (s) => `claim+ack c=32, ${k(s.scaleSmall)} pending (jobs/s)` },
+  { scenario: 'scaleLarge', metric: 'rate', label: (s) => `claim+ack c=32, ${k(s.scaleLarge)} pending (jobs/s)` },
+  { scenario: 'memory', metric: 'bytes', label: (s) => `memory per pending task, ${k(s.memory)} loaded (bytes)`, target: '≤ 0.5× BullMQ', met: (m) => (known(m.docket, m.bullmq) ? m.docket! <= 0.5 * m.bullmq! : undefined) },
+  { scenario: 'dedup', metric: 'rate', label: (s) => `put with 50% duplicates, ${k(s.tasks)} (jobs/s)`, target: 'none (report)' },
+];
+
+/** The scale target: how many times slower claim+ack gets with the large queue. */
+export const SCALE_TARGET = { label: (s: Sizes) => `${k(s.scaleLarge)} vs ${k(s.scaleSmall)} pending (× slower)`, target: '≤ 1.25× slower', limit: 1.25 };
+
+/** Scenarios only docket (and the minimal reference) run: the peers would spend minutes loading. */
+export const OWN_ONLY = new Set(['scaleSmall', 'scaleLarge']);
+
+export const SCENARIO_ORDER = ROWS.map((r) => r.scenario);
+
+/** Lower is better for latencies and memory. */
+export const lowerIsBetter = (metric: Metric) => metric !== 'rate';

@@ -60,3 +60,21 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":{"k":1},"b":{"k":1}}');
   });
 });
+
+describe('canonicalJson fast and careful paths', () => {
+  it('gives the same text for values within and beyond the fast path depth', () => {
+    const shallow = { b: [1, { d: 'x', c: null }], a: true };
+    expect(canonicalJson(shallow)).toBe('{"a":true,"b":[1,{"c":null,"d":"x"}]}');
+    // 100 levels: past the fast path's bound, so the careful writer (cycle-safe) produces it.
+    let deep: unknown = { z: 1, y: 2 };
+    for (let i = 0; i < 100; i++) deep = { next: deep, at: i };
+    const text = canonicalJson(deep);
+    expect(JSON.parse(text)).toEqual(deep);
+    expect(text.startsWith('{"at":99,"next":{"at":98,')).toBe(true);
+    expect(text).toContain('{"y":2,"z":1}');
+  });
+
+  it('still names the bad field when the fast path gives up', () => {
+    expect(() => canonicalJson({ a: [1, { b: Number.NaN }] })).toThrow(/data\.a\[1\]\.b/);
+  });
+});

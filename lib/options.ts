@@ -78,6 +78,9 @@ export const schedulerOptions = z.strictObject({
   commandTimeout: positiveSpan.default(5000),
 });
 
+/** Deliveries before a task goes dead, unless put says otherwise. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
 export const putOptions = z
   .strictObject({
     queue: queueName.optional(),
@@ -86,7 +89,7 @@ export const putOptions = z
     at: instant.optional(),
     expire: positiveSpan.optional(),
     key: z.string({ error: 'expected a string' }).min(1).max(1024).optional(),
-    maxAttempts: count(1000).default(5),
+    maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
   })
   .refine((o) => o.delay === undefined || o.at === undefined, {
     error: 'give either delay or at, not both',

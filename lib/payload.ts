@@ -11,7 +11,55 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 /** Serialises `value` canonically, or throws a ValidationError naming the offending path. */
 export function canonicalJson(value: unknown, field = 'data'): string {
-  return write(value, field, new Set());
+  const fast = quick(value, 0);
+  // The careful writer runs only to name what is wrong (or for very deep values).
+  return fast ?? write(value, field, new Set());
+}
+
+/** Nesting beyond which quick() hands over to write(), which detects cycles. */
+const QUICK_DEPTH = 64;
+
+/**
+ * The hot path: the same output as write() for every valid value, without building a path for
+ * each field or tracking cycles (depth is bounded instead). Returns undefined for anything that
+ * write() would refuse, and for values nested deeper than QUICK_DEPTH.
+ */
+function quick(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth >= QUICK_DEPTH) return undefined;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          if (!(i in value)) return undefined;
+          const part = quick(value[i], depth + 1);
+          if (part === undefined) return undefined;
+          out += i === 0 ? part : `,${part}`;
+        }
+        return `${out}]`;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) return undefined;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const part = quick(record[keys[i]], depth + 1);
+        if (part === undefined) return undefined;
+        out += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${part}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 function write(value: unknown, path: string, seen: Set<object>): string {

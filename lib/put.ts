@@ -7,7 +7,7 @@
 import type { Context } from './context';
 import { PayloadTooLargeError, ValidationError } from './errors';
 import { identityOf } from './hashing';
-import { parse, putOptions } from './options';
+import { DEFAULT_MAX_ATTEMPTS, parse, putOptions } from './options';
 import { canonicalJson, type Json } from './payload';
 import type { Span } from './time';
 
@@ -39,7 +39,7 @@ export interface PutResult {
 }
 
 /** Tasks per script call: large enough to amortise the round trip, small enough not to stall Redis. */
-const CHUNK_ITEMS = 500;
+const CHUNK_ITEMS = 250;
 /** A chunk also closes once its payloads pass this many bytes. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 interface Prepared {
@@ -113,9 +113,13 @@ async function flush(ctx: Context): Promise<void> {
   );
 }
 
-/** Splits `prepared` into script calls, sent at once; their results come back in order. */
+/**
+ * Splits `prepared` into script calls; their results come back in order. Each call goes out on a
+ * turn of the event loop of its own (node-redis writes a turn's commands at its end), so Redis
+ * runs one chunk while this process encodes the next and reads the answer to the one before.
+ */
 function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; results: Promise<PutResult[]> }> {
-  const calls: Array<{ size: number; results: Promise<PutResult[]> }> = [];
+  const calls: Array<{ size: number; results: Promise<PutResult[]>; go: () => void }> = [];
   let start = 0;
   while (start < prepared.length) {
     let end = start;
@@ -126,10 +130,18 @@ function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; resul
       bytes += prepared[end].bytes;
       end++;
     }
-    // Sent together: node-redis pipelines them, and one connection keeps their order.
-    calls.push({ size: end - start, results: send(ctx, queue, prepared.slice(start, end)) });
+    const chunk = prepared.slice(start, end);
+    let go!: () => void;
+    const results = new Promise<void>((resolve) => (go = resolve)).then(() => send(ctx, queue, chunk));
+    calls.push({ size: end - start, results, go });
     start = end;
   }
+  void (async () => {
+    for (let i = 0; i < calls.length; i++) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      calls[i].go();
+    }
+  })();
   return calls;
 }
 
@@ -141,21 +153,19 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);
   const id = ctx.hash(identityOf(payload, o.key));
   if (typeof id !== 'string' || id.length === 0) throw new ValidationError('options.hash', 'the hash function must return a non-empty string');
-  const args = [
-    id,
-    payload,
-    o.key ?? '',
-    o.at === undefined ? (o.delay ?? 0) : '',
-    o.at ?? '',
-    o.priority ? '1' : '0',
-    o.expire ?? '',
-    o.maxAttempts,
-  ];
+  // The options travel as one string, '' for the defaults: most tasks take them, and each
+  // argument costs on both sides (encoding here, a Lua string in Redis).
+  const defaults = o.delay === undefined && o.at === undefined && !o.priority && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS;
+  const options = defaults
+    ? ''
+    : `${o.at === undefined ? (o.delay ?? 0) : ''}|${o.at ?? ''}|${o.priority ? 1 : 0}|${o.expire ?? ''}|${o.maxAttempts}|${o.key ?? ''}`;
+  const args = [id, payload, options];
   return { queue: o.queue ?? ctx.options.queue, args, bytes };
 }
 
 async function send(ctx: Context, queue: string, chunk: Prepared[]): Promise<PutResult[]> {
-  const args = [chunk.length, ...chunk.flatMap((p) => p.args)];
+  const args: Array<string | number> = [chunk.length, DEFAULT_MAX_ATTEMPTS];
+  for (const p of chunk) args.push(p.args[0], p.args[1], p.args[2]);
   const reply = (await ctx.scripts.run('put', ctx.keys(queue), args)) as Array<string | number>;
   const results: PutResult[] = [];
   for (let i = 0; i < chunk.length * 3; i += 3) {

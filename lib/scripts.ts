@@ -38,8 +38,8 @@ export const SCRIPTS = {
   put: {
     flags: '',
     keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake'],
-    args: ['count'],
-    each: ['id', 'payload', 'key', 'delay', 'at', 'priority', 'expire', 'maxAttempts'],
+    args: ['count', 'maxAttempts'],
+    each: ['id', 'payload', 'options'],
   },
   claim: {
     flags: 'allow-oom',

@@ -167,8 +167,9 @@ end
 -- When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 local backlog = not empty and redis.call('LLEN', KEYS[2]) > 0
 if backlog then out[2] = now elseif d or a then out[2] = math.min(d or a, a or d) end
--- This worker is now busy: hand the watch over to an idle one, which wakes and re-arms its timer.
-if #taken == count and (backlog or d or a) and redis.call('LLEN', KEYS[8]) == 0 then
+-- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
+-- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)
+if backlog and #taken == count and redis.call('LLEN', KEYS[8]) == 0 then
   redis.call('RPUSH', KEYS[8], '1')
 end
 return out

@@ -7,15 +7,14 @@
   KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
   KEYS[6] <prefix>:{<queue>}:counts   HASH  counter name -> count
   KEYS[7] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
-  ARGV[1] count         number of tasks in this call; then 8 slots per task, starting at ARGV[2]:
+  ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[3]
+  ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[+1] id           identity hash (hex); a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
-  ARGV[+3] key          caller's de-dup key, or '' to de-dup on the payload
-  ARGV[+4] delay        ms after the server's now, or '' when at is given
-  ARGV[+5] at           absolute run-at (epoch ms), or ''
-  ARGV[+6] priority     '1' to go ahead of every normal task, else '0'
-  ARGV[+7] expire       ms after run-at after which an unclaimed task is dropped, or ''
-  ARGV[+8] maxAttempts  deliveries before the task goes dead
+  ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
+                        payload), else 'delay|at|priority|expire|maxAttempts|key': delay in ms after
+                        the server's now or '' when at (epoch ms) is given; priority '1' or '0';
+                        expire in ms after run-at, or ''; key '' to de-dup on the payload
   Returns: { id, added (1|0), run-at, ... } three entries per task, in call order ]]
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
@@ -48,14 +47,18 @@ local function find(base, payload, key, raw)
 end
 
 local bases = {}
-for i = 1, count do bases[i] = ARGV[2 + (i - 1) * 8] end
+for i = 1, count do bases[i] = ARGV[3 * i] end
 local stored = redis.call('HMGET', KEYS[2], unpack(bases))
 -- A new earliest run-at means an idle worker must re-arm its timer.
 local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
 
 for i = 1, count do
-  local at = (i - 1) * 8 + 2
-  local payload, key, priority = ARGV[at + 1], ARGV[at + 2], ARGV[at + 5] == '1'
+  local payload, options = ARGV[3 * i + 1], ARGV[3 * i + 2]
+  local delay, at, priority, expire, attempts, key = 0, nil, false, nil, tonumber(ARGV[2]), ''
+  if options ~= '' then
+    local d, a, p, x, m, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+    delay, at, priority, expire, attempts, key = tonumber(d), tonumber(a), p == '1', tonumber(x), tonumber(m), k
+  end
   local id, old = bases[i], nil
   if stored[i] or pending[id] then id, old = find(id, payload, key, stored[i]) end
   local dead = old and not pending[id] and redis.call('ZREM', KEYS[5], id) == 1
@@ -65,11 +68,11 @@ for i = 1, count do
     table.insert(out, id); table.insert(out, 0); table.insert(out, old.r)
   else
     -- New, or a dead task revived by putting it again.
-    local runAt = ARGV[at + 4] ~= '' and tonumber(ARGV[at + 4]) or now + tonumber(ARGV[at + 3])
-    local meta = { r = runAt, m = tonumber(ARGV[at + 7]), n = 0, c = now }
+    local runAt = at or now + delay
+    local meta = { r = runAt, m = attempts, n = 0, c = now }
     if priority then meta.p = 1 end
     if key ~= '' then meta.k = key end
-    if ARGV[at + 6] ~= '' then meta.x = tonumber(ARGV[at + 6]); meta.e = runAt + meta.x end
+    if expire then meta.x = expire; meta.e = runAt + expire end
     pending[id] = { meta = meta, payload = key == '' and payload or nil }
     table.insert(data, id); table.insert(data, payload)
     table.insert(metas, id); table.insert(metas, cjson.encode(meta))

@@ -42,6 +42,8 @@ export interface PutResult {
 const CHUNK_ITEMS = 250;
 /** A chunk also closes once its payloads pass this many bytes. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Most puts take the default options: those are parsed once, not once per task. */
+const DEFAULTS = parse(putOptions, {}, 'options');
 interface Prepared {
   queue: string;
   args: Array<string | number>;
@@ -147,7 +149,7 @@ function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; resul
 
 function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string): Prepared {
   if (at && (typeof item !== 'object' || item === null)) throw new ValidationError(at.slice(0, -1), 'expected { data, options }');
-  const o = parse(putOptions, item.options ?? {}, `${at}options`);
+  const o = item.options == null ? DEFAULTS : parse(putOptions, item.options, `${at}options`);
   const payload = canonicalJson(item.data, `${at}data`);
   const bytes = Buffer.byteLength(payload);
   if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);

@@ -101,6 +101,8 @@ interface TableRow {
   ratio: string;
   target: string;
   met: string;
+  /** For a missed target: docket against it, and the performance.md section on the gap. */
+  missed?: { versus: string; gap?: string };
 }
 
 function tableRows(samples: Sample[], sizes: Sizes): TableRow[] {
@@ -113,7 +115,9 @@ function tableRows(samples: Sample[], sizes: Sizes): TableRow[] {
       return c.text;
     });
     const target = row.target ?? '—';
-    rows.push({ scenario: row.scenario, label: row.label(sizes), medians, cells, ratio: ratioCell(medians, row.metric), target, met: metCell(row.met?.(medians), !!row.met) });
+    const met = row.met?.(medians);
+    const missed = met === false ? { versus: row.versus?.(medians) ?? '—', gap: row.gap } : undefined;
+    rows.push({ scenario: row.scenario, label: row.label(sizes), medians, cells, ratio: ratioCell(medians, row.metric), target, met: metCell(met, !!row.met), missed });
     if (row.scenario === 'scaleLarge') rows.push(scaleRow(rows, sizes));
   }
   return rows;
@@ -127,12 +131,27 @@ function scaleRow(rows: TableRow[], sizes: Sizes): TableRow {
   for (const lib of LIBS) if (small[lib] !== undefined && large[lib] !== undefined) medians[lib] = small[lib]! / large[lib]!;
   const cells = LIBS.map((lib) => (medians[lib] === undefined ? '—' : `${medians[lib]!.toFixed(2)}×`));
   const met = medians.docket === undefined ? undefined : medians.docket <= SCALE_TARGET.limit;
-  return { scenario: 'scaleRatio', label: SCALE_TARGET.label(sizes), medians, cells, ratio: '—', target: SCALE_TARGET.target, met: metCell(met, true) };
+  const missed = met === false ? { versus: `${medians.docket!.toFixed(2)}× slower` } : undefined;
+  return { scenario: 'scaleRatio', label: SCALE_TARGET.label(sizes), medians, cells, ratio: '—', target: SCALE_TARGET.target, met: metCell(met, true), missed };
 }
 
 function resultsTable(rows: TableRow[]): string[] {
   const head = ['Scenario', ...LIBS.map((l) => TITLES[l]), 'docket / best peer', 'target', 'met'];
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${[r.label, ...r.cells, r.ratio, r.target, r.met].map(cellSafe).join(' | ')} |`)];
+}
+
+/** Every missed target, measured against what it names, with where the gap is explained. */
+function missedTargets(rows: TableRow[]): string[] {
+  const missed = rows.filter((r) => r.missed);
+  if (missed.length === 0) return ['Every target with a verdict was met.'];
+  return [
+    'For each target this run missed: docket measured against what the target names, and the section of [docs/performance.md](../docs/performance.md) with the profile that explains the gap and what would close it.',
+    '',
+    ...missed.map((r) => {
+      const where = r.missed!.gap ? `[why, and what would close it](../docs/performance.md#${r.missed!.gap})` : '[docs/performance.md](../docs/performance.md)';
+      return `- ${r.label}: ${r.missed!.versus}; target ${r.target}. ${where}`;
+    }),
+  ];
 }
 
 function costs(samples: Sample[], lib: string): Array<{ row: Row; cost: Cost }> {
@@ -194,6 +213,10 @@ export function report(samples: Sample[], info: RunInfo): { markdown: string; js
     ...resultsTable(rows),
     '',
     '"docket / best peer" divides docket by the better of BullMQ and bee-queue: the higher rate, or the lower latency or memory (lower is better there). "minimal" (bench/adapters/minimal.ts, one script call per put, claim and ack, polling when idle) is a floor reference, not a peer. Scale runs are docket and minimal only (—: not run). Rates are jobs per second; drains are timed until the library reports no task left, the scale runs until the last measured handler; latencies are p99 with p50 and max (medians over runs).',
+    '',
+    '### Targets missed',
+    '',
+    ...missedTargets(rows),
     '',
     '### Reading the latency rows',
     '',

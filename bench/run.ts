@@ -9,8 +9,9 @@
  *   npm run bench -- --only put,drain32        some scenarios
  *   npm run bench -- --libs docket,minimal     some libraries
  *   npm run bench -- --runs 5                  runs per library and scenario (default 3)
+ *   npm run bench -- --report                  rewrite RESULTS.md from results.json, running nothing
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIBRARIES, PEERS } from './adapters';
@@ -27,6 +28,7 @@ function options() {
       only: { type: 'string' },
       libs: { type: 'string' },
       runs: { type: 'string' },
+      report: { type: 'boolean', default: false },
     },
   });
   const scenarios = values.only ? values.only.split(',') : SCENARIO_ORDER;
@@ -35,7 +37,7 @@ function options() {
   for (const l of libraries) if (!LIBRARIES[l]) throw new Error(`unknown library ${l}; known: ${Object.keys(LIBRARIES).join(', ')}`);
   const runs = Number(values.runs ?? (values.quick ? 1 : 3));
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a whole number ≥ 1, not ${values.runs}`);
-  return { quick: values.quick!, scenarios, libraries, runs };
+  return { quick: values.quick!, scenarios, libraries, runs, report: values.report! };
 }
 
 async function runAll(redis: BenchRedis, opts: ReturnType<typeof options>, pin: boolean): Promise<Sample[]> {
@@ -58,8 +60,20 @@ async function runAll(redis: BenchRedis, opts: ReturnType<typeof options>, pin: 
   return samples;
 }
 
+const RESULTS_MD = path.join(__dirname, 'RESULTS.md');
+const RESULTS_JSON = path.join(__dirname, 'results.json');
+
+/** `--report`: the last run's samples and settings, rendered again (after a change to the report). */
+function rerender(): void {
+  const saved = JSON.parse(readFileSync(RESULTS_JSON, 'utf8'));
+  const { markdown } = report(saved.samples, { ...saved, date: new Date(saved.date) });
+  writeFileSync(RESULTS_MD, markdown);
+  console.log(markdown);
+}
+
 async function main(): Promise<void> {
   const opts = options();
+  if (opts.report) return rerender();
   const started = Date.now();
   const pin = canPin();
   const redis = await startBenchRedis(pin);
@@ -83,8 +97,8 @@ async function main(): Promise<void> {
       redisVersion: redis.version,
     });
     console.log(markdown);
-    writeFileSync(path.join(__dirname, 'RESULTS.md'), markdown);
-    writeFileSync(path.join(__dirname, 'results.json'), `${JSON.stringify(json, null, 2)}\n`);
+    writeFileSync(RESULTS_MD, markdown);
+    writeFileSync(RESULTS_JSON, `${JSON.stringify(json, null, 2)}\n`);
   } finally {
     await redis.stop();
   }

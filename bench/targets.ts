@@ -17,6 +17,10 @@ export interface Row {
   target?: string;
   /** Whether docket meets the target; undefined when a median it needs is missing. */
   met?: (m: Medians) => boolean | undefined;
+  /** docket measured against what the target names (a ratio to a peer, or a latency). */
+  versus?: (m: Medians) => string;
+  /** Where docs/performance.md explains a miss: the profile, and what would close the gap. */
+  gap?: string;
 }
 
 const k = (n: number) => n.toLocaleString('en-US');
@@ -27,20 +31,27 @@ function atLeast(m: Medians, peer: string, times: number): boolean | undefined {
   return known(m.docket, m[peer]) ? m.docket! >= times * m[peer]! : undefined;
 }
 
+/** docket's median as a multiple of each peer's, e.g. "1.92× BullMQ, 0.90× bee-queue". */
+function times(m: Medians, ...peers: string[]): string {
+  return peers.map((p) => (known(m.docket, m[p]) ? `${(m.docket! / m[p]!).toFixed(2)}× ${TITLE[p]}` : `— ${TITLE[p]}`)).join(', ');
+}
+const TITLE: Record<string, string> = { bullmq: 'BullMQ', 'bee-queue': 'bee-queue' };
+const ms = (m: Medians) => (known(m.docket) ? `p99 ${m.docket!.toFixed(2)} ms` : '—');
+
 function both(a: boolean | undefined, b: boolean | undefined): boolean | undefined {
   return a === false || b === false ? false : a === undefined || b === undefined ? undefined : true;
 }
 
 export const ROWS: Row[] = [
-  { scenario: 'put', metric: 'rate', label: (s) => `put, ${k(s.tasks)} single, 100 in flight (jobs/s)`, target: '≥ 2.0× BullMQ and ≥ 0.9× bee-queue', met: (m) => both(atLeast(m, 'bullmq', 2), atLeast(m, 'bee-queue', 0.9)) },
-  { scenario: 'bulk', metric: 'rate', label: (s) => `bulk put, ${k(s.tasks)} in batches of 1,000 (jobs/s)`, target: '≥ 4× BullMQ and ≥ 1.5× bee-queue', met: (m) => both(atLeast(m, 'bullmq', 4), atLeast(m, 'bee-queue', 1.5)) },
-  { scenario: 'drain1', metric: 'rate', label: (s) => `drain ${k(s.tasks)}, c=1 (jobs/s)`, target: '≥ 1.5× BullMQ', met: (m) => atLeast(m, 'bullmq', 1.5) },
-  { scenario: 'drain32', metric: 'rate', label: (s) => `drain ${k(s.tasks)}, c=32 (jobs/s)`, target: '≥ 2.5× BullMQ', met: (m) => atLeast(m, 'bullmq', 2.5) },
-  { scenario: 'pickup', metric: 'p99', label: (s) => `pickup latency p99, ${k(s.pickup)} at 500/s (ms)`, target: '≤ 1.5 ms', met: (m) => (known(m.docket) ? m.docket! <= 1.5 : undefined) },
-  { scenario: 'delayed', metric: 'p99', label: (s) => `delayed lateness p99, ${k(s.delayed)} over 1–3 s (ms)`, target: '≤ 5 ms', met: (m) => (known(m.docket) ? m.docket! <= 5 : undefined) },
+  { scenario: 'put', metric: 'rate', label: (s) => `put, ${k(s.tasks)} single, 100 in flight (jobs/s)`, target: '≥ 2.0× BullMQ and ≥ 0.9× bee-queue', met: (m) => both(atLeast(m, 'bullmq', 2), atLeast(m, 'bee-queue', 0.9)), versus: (m) => times(m, 'bullmq', 'bee-queue'), gap: 'put' },
+  { scenario: 'bulk', metric: 'rate', label: (s) => `bulk put, ${k(s.tasks)} in batches of 1,000 (jobs/s)`, target: '≥ 4× BullMQ and ≥ 1.5× bee-queue', met: (m) => both(atLeast(m, 'bullmq', 4), atLeast(m, 'bee-queue', 1.5)), versus: (m) => times(m, 'bullmq', 'bee-queue'), gap: 'bulk-put' },
+  { scenario: 'drain1', metric: 'rate', label: (s) => `drain ${k(s.tasks)}, c=1 (jobs/s)`, target: '≥ 1.5× BullMQ', met: (m) => atLeast(m, 'bullmq', 1.5), versus: (m) => times(m, 'bullmq'), gap: 'drain-c1' },
+  { scenario: 'drain32', metric: 'rate', label: (s) => `drain ${k(s.tasks)}, c=32 (jobs/s)`, target: '≥ 2.5× BullMQ', met: (m) => atLeast(m, 'bullmq', 2.5), versus: (m) => times(m, 'bullmq'), gap: 'drain-c32' },
+  { scenario: 'pickup', metric: 'p99', label: (s) => `pickup latency p99, ${k(s.pickup)} at 500/s (ms)`, target: '≤ 1.5 ms', met: (m) => (known(m.docket) ? m.docket! <= 1.5 : undefined), versus: ms, gap: 'pickup-latency' },
+  { scenario: 'delayed', metric: 'p99', label: (s) => `delayed lateness p99, ${k(s.delayed)} over 1–3 s (ms)`, target: '≤ 5 ms', met: (m) => (known(m.docket) ? m.docket! <= 5 : undefined), versus: ms, gap: 'delayed-lateness' },
   { scenario: 'scaleSmall', metric: 'rate', label: (s) => `claim+ack c=32, ${k(s.scaleSmall)} pending (jobs/s)` },
   { scenario: 'scaleLarge', metric: 'rate', label: (s) => `claim+ack c=32, ${k(s.scaleLarge)} pending (jobs/s)` },
-  { scenario: 'memory', metric: 'bytes', label: (s) => `memory per pending task, ${k(s.memory)} loaded (bytes)`, target: '≤ 0.5× BullMQ', met: (m) => (known(m.docket, m.bullmq) ? m.docket! <= 0.5 * m.bullmq! : undefined) },
+  { scenario: 'memory', metric: 'bytes', label: (s) => `memory per pending task, ${k(s.memory)} loaded (bytes)`, target: '≤ 0.5× BullMQ', met: (m) => (known(m.docket, m.bullmq) ? m.docket! <= 0.5 * m.bullmq! : undefined), versus: (m) => times(m, 'bullmq'), gap: 'memory' },
   { scenario: 'dedup', metric: 'rate', label: (s) => `put with 50% duplicates, ${k(s.tasks)} (jobs/s)`, target: 'none (report)' },
 ];
 

@@ -5,7 +5,7 @@
  */
 
 /** The fixed key set of a queue: nothing docket writes lives outside it. */
-export const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held'] as const;
+export const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred'] as const;
 export type Suffix = (typeof SUFFIXES)[number];
 export type QueueKeys = Readonly<Record<Suffix, string>>;
 

@@ -125,6 +125,44 @@ export const workOptions = z.strictObject({
 
 export const closeOptions = z.strictObject({ timeout: span.optional() });
 
+/** Occurrences closer than this are refused: each occurrence is a task, with its round trips. */
+export const MIN_INTERVAL_MS = 100;
+
+/** A recurring schedule's name: a hash field and part of each occurrence's de-dup key. */
+export const scheduleName = z
+  .string({ error: 'expected a string' })
+  .min(1, { error: 'must be 1 to 200 characters' })
+  .max(200, { error: 'must be 1 to 200 characters' })
+  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` });
+
+const cronText = z.string({ error: 'expected a string' }).min(1).max(256);
+/**
+ * A schedule: a cron expression (5 fields, or 6 with seconds first), the same with a time zone
+ * (`{ cron, tz }`, an IANA name; default UTC), or an interval in ms or as a Duration.
+ */
+export const scheduleArg = z.union(
+  [
+    cronText.transform((cron) => ({ cron, tz: 'UTC' })),
+    z.strictObject({ cron: cronText, tz: z.string({ error: 'expected a string' }).min(1).max(64).default('UTC') }),
+    span
+      .refine((ms) => ms >= MIN_INTERVAL_MS, { error: `an interval must be at least ${MIN_INTERVAL_MS} ms` })
+      .transform((every) => ({ every })),
+  ],
+  { error: 'expected a cron expression, { cron, tz }, or an interval in ms or as a Duration' },
+);
+
+export const everyOptions = z.strictObject({
+  queue: queueName.optional(),
+  priority: z.boolean({ error: 'expected a boolean' }).default(false),
+  expire: positiveSpan.optional(),
+  maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
+  /** Occurrences missed while no process declared the schedule: none, the latest, or the latest `catchUpLimit`. */
+  missed: z.enum(['skip', 'once', 'catch-up'], { error: "expected 'skip', 'once' or 'catch-up'" }).default('skip'),
+  catchUpLimit: count(100).default(10),
+  /** Called with the errors of the background loop that puts occurrences; it retries on its own. */
+  onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
+});
+
 export const instantArg = instant;
 export const spanArg = positiveSpan;
 export const countArg = count(1000);
@@ -143,6 +181,8 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, field: str
 
 export type SchedulerOptionsInput = z.input<typeof schedulerOptions>;
 export type PutOptionsInput = z.input<typeof putOptions>;
+export type ParsedSchedule = z.output<typeof scheduleArg>;
+export type ParsedEveryOptions = z.output<typeof everyOptions>;
 export type WorkOptionsInput = z.input<typeof workOptions>;
 export type ParsedPutOptions = z.output<typeof putOptions>;
 export type ParsedSchedulerOptions = z.output<typeof schedulerOptions>;

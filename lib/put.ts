@@ -165,13 +165,35 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   return { queue: o.queue ?? ctx.options.queue, args, bytes };
 }
 
+/**
+ * Puts occurrences of the recurring schedule `schedule` in one call (each item with an `at`).
+ * put.lua skips an occurrence that was put before (by any process): `added` is false and `hash`
+ * empty. Once the schedule is gone (unschedule), it puts none and answers `gone`.
+ */
+export async function putOccurrences(
+  ctx: Context,
+  queue: string,
+  schedule: string,
+  items: Array<{ data: Json; options: PutOptions }>,
+): Promise<{ gone: boolean; results: PutResult[] }> {
+  const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
+  const replies = await call(ctx, queue, prepared, schedule);
+  return { gone: replies.some((r) => r.code === -1), results: replies.map((r) => r.result) };
+}
+
 async function send(ctx: Context, queue: string, chunk: Prepared[]): Promise<PutResult[]> {
-  const args: Array<string | number> = [chunk.length, DEFAULT_MAX_ATTEMPTS];
+  return (await call(ctx, queue, chunk, '')).map((r) => r.result);
+}
+
+/** One put.lua call; `code` is 1 (added), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
+async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: number; result: PutResult }>> {
+  const args: Array<string | number> = [chunk.length, DEFAULT_MAX_ATTEMPTS, schedule];
   for (const p of chunk) args.push(p.args[0], p.args[1], p.args[2]);
   const reply = (await ctx.scripts.run('put', ctx.keys(queue), args)) as Array<string | number>;
-  const results: PutResult[] = [];
+  const results: Array<{ code: number; result: PutResult }> = [];
   for (let i = 0; i < chunk.length * 3; i += 3) {
-    results.push({ hash: String(reply[i]), added: Number(reply[i + 1]) === 1, queue, runAt: Number(reply[i + 2]) });
+    const code = Number(reply[i + 1]);
+    results.push({ code, result: { hash: String(reply[i]), added: code === 1, queue, runAt: Number(reply[i + 2]) } });
   }
   return results;
 }

@@ -14,6 +14,7 @@ import type { ClaimOptions, FailOptions } from './lease';
 import { instantArg, parse, schedulerOptions } from './options';
 import type { Json } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
+import { listSchedules, Recurring, unschedule, type EveryOptions, type Schedule, type ScheduleInfo } from './recurring';
 import { Scripts } from './scripts';
 import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
 import type { Span } from './time';
@@ -84,6 +85,16 @@ export interface Scheduler {
   redriveAll(options?: QueueOption): Promise<number>;
   /** Deletes every dead task of a queue; returns how many. */
   purgeDead(options?: QueueOption): Promise<number>;
+  /**
+   * Declares a recurring schedule: each occurrence becomes a normal task (run-at = the occurrence),
+   * put exactly once however many processes declare the same schedule. Resolves once the schedule
+   * is recorded and its next occurrence put; this process then keeps it going until close().
+   */
+  every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void>;
+  /** Deletes a schedule everywhere and cancels its pending occurrence; false when there was none. */
+  unschedule(name: string, options?: QueueOption): Promise<boolean>;
+  /** The schedules of a queue, by name. */
+  listSchedules<T = Json>(options?: QueueOption): Promise<ScheduleInfo<T>[]>;
   close(): Promise<void>;
 }
 
@@ -104,6 +115,8 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
 class DocketScheduler implements Scheduler {
   private closed = false;
   private readonly workers = new Set<Worker>();
+  /** Schedules this process keeps going, by queue and name. */
+  private readonly recurring = new Map<string, Recurring>();
   /** Names this process as a lease holder for direct claim() calls. */
   private readonly workerId = newWorkerId();
 
@@ -208,9 +221,36 @@ class DocketScheduler implements Scheduler {
     return this.open(() => dead.purgeDead(this.ctx, this.ctx.queueOf(options)));
   }
 
+  every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void> {
+    return this.open(async () => {
+      const recurring = Recurring.prepare(this.ctx, name, schedule, data, options);
+      const id = `${recurring.queue}\u0000${recurring.name}`;
+      // Declared again in this process: the new declaration replaces the old one's loop.
+      this.recurring.get(id)?.stop();
+      this.recurring.set(id, recurring);
+      await recurring.start();
+    });
+  }
+
+  unschedule(name: string, options?: QueueOption): Promise<boolean> {
+    return this.open(async () => {
+      const queue = this.ctx.queueOf(options);
+      const existed = await unschedule(this.ctx, queue, name);
+      const id = `${queue}\u0000${name}`;
+      this.recurring.get(id)?.stop();
+      this.recurring.delete(id);
+      return existed;
+    });
+  }
+
+  listSchedules<T = Json>(options?: QueueOption): Promise<ScheduleInfo<T>[]> {
+    return this.open(() => listSchedules<T>(this.ctx, this.ctx.queueOf(options)));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const recurring of this.recurring.values()) recurring.stop();
     await Promise.all([...this.workers].map((w) => w.close()));
     await flushPuts(this.ctx);
     await this.ctx.conn.close();

@@ -37,8 +37,8 @@ export interface ScriptSpec {
 export const SCRIPTS = {
   put: {
     flags: '',
-    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake'],
-    args: ['count', 'maxAttempts'],
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules'],
+    args: ['count', 'maxAttempts', 'schedule'],
     each: ['id', 'payload', 'options'],
   },
   claim: {
@@ -62,6 +62,7 @@ export const SCRIPTS = {
   redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake'], args: ['id', 'limit'] },
   purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta'], args: ['limit'] },
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts'], args: [] },
+  unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;

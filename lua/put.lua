@@ -7,15 +7,22 @@
   KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
   KEYS[6] <prefix>:{<queue>}:counts   HASH  counter name -> count
   KEYS[7] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
-  ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[3]
+  KEYS[8] <prefix>:{<queue>}:occurred HASH  recurring schedule name -> latest occurrence put (ms)
+  KEYS[9] <prefix>:{<queue>}:schedules HASH recurring schedule name -> JSON definition
+  ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[4]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
+  ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
+                        occurrences these tasks are (each with an `at`): an occurrence at or before
+                        the schedule's latest one put is skipped, so each is put once, ever; and
+                        none is put once the schedule is gone (unschedule)
   ARGV[+1] id           identity hash (hex); a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
                         payload), else 'delay|at|priority|expire|maxAttempts|key': delay in ms after
                         the server's now or '' when at (epoch ms) is given; priority '1' or '0';
                         expire in ms after run-at, or ''; key '' to de-dup on the payload
-  Returns: { id, added (1|0), run-at, ... } three entries per task, in call order ]]
+  Returns: { id, added (1|0), run-at, ... } three entries per task, in call order; a skipped
+    occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local count = tonumber(ARGV[1])
@@ -46,46 +53,63 @@ local function find(base, payload, key, raw)
   end
 end
 
+local schedule = ARGV[3]
+if schedule ~= '' and redis.call('HEXISTS', KEYS[9], schedule) == 0 then
+  for i = 1, count do
+    local a = string.match(ARGV[3 * i + 3], '^[^|]*|([^|]*)|')
+    table.insert(out, ''); table.insert(out, -1); table.insert(out, tonumber(a))
+  end
+  return out
+end
+local latest = schedule ~= '' and tonumber(redis.call('HGET', KEYS[8], schedule)) or nil
 local bases = {}
-for i = 1, count do bases[i] = ARGV[3 * i] end
+for i = 1, count do bases[i] = ARGV[3 * i + 1] end
 local stored = redis.call('HMGET', KEYS[2], unpack(bases))
 -- A new earliest run-at means an idle worker must re-arm its timer.
 local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
 
 for i = 1, count do
-  local payload, options = ARGV[3 * i + 1], ARGV[3 * i + 2]
+  local payload, options = ARGV[3 * i + 2], ARGV[3 * i + 3]
   local delay, at, priority, expire, attempts, key = 0, nil, false, nil, tonumber(ARGV[2]), ''
   if options ~= '' then
     local d, a, p, x, m, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
     delay, at, priority, expire, attempts, key = tonumber(d), tonumber(a), p == '1', tonumber(x), tonumber(m), k
   end
+  -- Every process that declares a schedule puts its occurrences; the first put of each wins.
+  local skip = schedule ~= '' and latest and at <= latest
+  if schedule ~= '' and not skip then latest = at end
   local id, old = bases[i], nil
-  if stored[i] or pending[id] then id, old = find(id, payload, key, stored[i]) end
-  local dead = old and not pending[id] and redis.call('ZREM', KEYS[5], id) == 1
-  if old and not dead then
-    -- A live duplicate: a result, not an error.
-    dups = dups + 1
-    table.insert(out, id); table.insert(out, 0); table.insert(out, old.r)
+  if skip then
+    table.insert(out, ''); table.insert(out, 0); table.insert(out, at)
   else
-    -- New, or a dead task revived by putting it again.
-    local runAt = at or now + delay
-    local meta = { r = runAt, m = attempts, n = 0, c = now }
-    if priority then meta.p = 1 end
-    if key ~= '' then meta.k = key end
-    if expire then meta.x = expire; meta.e = runAt + expire end
-    pending[id] = { meta = meta, payload = key == '' and payload or nil }
-    table.insert(data, id); table.insert(data, payload)
-    table.insert(metas, id); table.insert(metas, cjson.encode(meta))
-    if runAt <= now then
-      table.insert(priority and head or tail, id)
-      wake = true
+    if stored[i] or pending[id] then id, old = find(id, payload, key, stored[i]) end
+    local dead = old and not pending[id] and redis.call('ZREM', KEYS[5], id) == 1
+    if old and not dead then
+      -- A live duplicate: a result, not an error.
+      dups = dups + 1
+      table.insert(out, id); table.insert(out, 0); table.insert(out, old.r)
     else
-      table.insert(delayed, runAt); table.insert(delayed, id)
-      if not earliest or runAt < earliest then earliest, wake = runAt, true end
+      -- New, or a dead task revived by putting it again.
+      local runAt = at or now + delay
+      local meta = { r = runAt, m = attempts, n = 0, c = now }
+      if priority then meta.p = 1 end
+      if key ~= '' then meta.k = key end
+      if expire then meta.x = expire; meta.e = runAt + expire end
+      pending[id] = { meta = meta, payload = key == '' and payload or nil }
+      table.insert(data, id); table.insert(data, payload)
+      table.insert(metas, id); table.insert(metas, cjson.encode(meta))
+      if runAt <= now then
+        table.insert(priority and head or tail, id)
+        wake = true
+      else
+        table.insert(delayed, runAt); table.insert(delayed, id)
+        if not earliest or runAt < earliest then earliest, wake = runAt, true end
+      end
+      table.insert(out, id); table.insert(out, 1); table.insert(out, runAt)
     end
-    table.insert(out, id); table.insert(out, 1); table.insert(out, runAt)
   end
 end
+if schedule ~= '' and latest then redis.call('HSET', KEYS[8], schedule, latest) end
 many('HSET', KEYS[1], data)
 many('HSET', KEYS[2], metas)
 -- Priority tasks go to the head, in put order (each ahead of the one before); FIFO for the rest.

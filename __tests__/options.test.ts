@@ -114,6 +114,9 @@ describe('bad input elsewhere', () => {
     await refused(() => createScheduler({ url: testUrl(), quue: 'x' } as never), 'options.quue');
     await refused(() => createScheduler({ url: testUrl(), maxPayloadBytes: 0 }), 'options.maxPayloadBytes');
     await refused(() => createScheduler({ url: 'http://127.0.0.1:6379' }), 'options.url');
+    await refused(() => createScheduler({ cluster: [] }), 'options.cluster');
+    await refused(() => createScheduler({ cluster: ['redis://127.0.0.1:7000', 'tcp://x'] }), 'options.cluster[1]');
+    await refused(() => createScheduler({ url: testUrl(), cluster: ['redis://127.0.0.1:7000'] }), 'options.cluster');
   });
 
   it('names the first of several misspelled options', async () => {

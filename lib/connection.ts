@@ -3,7 +3,7 @@
  * caller passed in (which close() leaves open). Commands are routed by their first key, so on a
  * cluster each goes straight to the node that owns the queue's slot.
  */
-import { createClient, type RedisClientType, type RedisClusterType } from 'redis';
+import { createClient, createCluster, type RedisClientType, type RedisClusterType } from 'redis';
 import { ConnectionError, fromRedisError, TimeoutError } from './errors';
 
 const CONNECT_TIMEOUT_MS = 5000;
@@ -35,22 +35,26 @@ function isCluster(client: RedisLike): client is Cluster {
   return typeof (client as Cluster).getSlotMaster === 'function';
 }
 
-/** Wraps `client`, or opens a client to `url` that close() will quit. */
-export async function connect(url: string, client?: RedisLike): Promise<Connection> {
+/**
+ * Wraps `client`, or opens a client to `url` (a cluster client when given a list of root nodes)
+ * that close() will quit.
+ */
+export async function connect(url: string | string[], client?: RedisLike): Promise<Connection> {
   const own = client === undefined;
   let connected = false;
+  const named = Array.isArray(url) ? url.map(redact).join(', ') : redact(url);
+  const socket = {
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    // The first connect fails fast, so createScheduler() rejects instead of hanging on a wrong
+    // URL; once connected, a lost connection is retried for as long as it takes.
+    reconnectStrategy: (retries: number, cause: Error) =>
+      connected ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : new Error(`cannot connect to ${named}: ${cause.message}`),
+  };
   const c: RedisLike =
     client ??
-    openClient({
-      url,
-      socket: {
-        connectTimeout: CONNECT_TIMEOUT_MS,
-        // The first connect fails fast, so createScheduler() rejects instead of hanging on a
-        // wrong URL; once connected, a lost connection is retried for as long as it takes.
-        reconnectStrategy: (retries, cause) =>
-          connected ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : new Error(`cannot connect to ${redact(url)}: ${cause.message}`),
-      },
-    });
+    (Array.isArray(url)
+      ? openCluster({ rootNodes: url.map((u) => ({ url: u })), defaults: { socket } })
+      : openClient({ url, socket }));
   if (own) {
     // Without a listener an 'error' event would crash the process; the client reconnects itself.
     c.on('error', () => {});
@@ -93,6 +97,15 @@ export async function connect(url: string, client?: RedisLike): Promise<Connecti
       await withDeadline<unknown>(c.quit(), CONNECT_TIMEOUT_MS, 'quit').catch(() => c.disconnect().catch(() => {}));
     },
   };
+}
+
+/** createCluster, with its synchronous throws turned into DocketErrors. */
+function openCluster(options: Parameters<typeof createCluster>[0]): Cluster {
+  try {
+    return createCluster(options) as Cluster;
+  } catch (err) {
+    throw fromRedisError(err);
+  }
 }
 
 /** createClient, with its synchronous throws (a malformed URL) turned into DocketErrors. */

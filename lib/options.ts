@@ -60,12 +60,13 @@ const clientLike = z.custom<object>(
   { error: 'expected a node-redis v4 client or cluster' },
 );
 
+const redisUrl = z.string({ error: 'expected a string' }).regex(/^rediss?:\/\/\S*$/, { error: 'expected a redis:// or rediss:// URL' });
+
 export const schedulerOptions = z.strictObject({
-  url: z
-    .string({ error: 'expected a string' })
-    .regex(/^rediss?:\/\/\S*$/, { error: 'expected a redis:// or rediss:// URL' })
-    .optional(),
+  url: redisUrl.optional(),
   client: clientLike.optional(),
+  /** Root nodes of a Redis Cluster, which docket then opens (and close() quits) itself. */
+  cluster: z.array(redisUrl, { error: 'expected an array of redis:// URLs' }).min(1, { error: 'expected at least one node' }).max(100).optional(),
   prefix: prefixName.default('docket'),
   queue: queueName.default('default'),
   /** Largest canonical payload accepted, in bytes. */

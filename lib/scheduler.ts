@@ -25,6 +25,11 @@ export interface SchedulerOptions {
   url?: string;
   /** Your own node-redis v4 client or cluster, already connected; close() leaves it open. */
   client?: RedisLike;
+  /**
+   * URLs of some nodes of a Redis Cluster (`['redis://10.0.0.1:7000', ...]`): docket opens a
+   * node-redis cluster client from them, and close() quits it. Not together with url or client.
+   */
+  cluster?: string[];
   /** Key prefix. Default `'docket'`. */
   prefix?: string;
   /** Queue used when a call names none. Default `'default'`. */
@@ -104,8 +109,11 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   if (hash !== undefined && typeof hash !== 'function') throw new ValidationError('options.hash', 'expected a function');
   if (onWarning !== undefined && typeof onWarning !== 'function') throw new ValidationError('options.onWarning', 'expected a function');
   const parsed = parse(schedulerOptions, rest, 'options');
+  if (parsed.cluster && (parsed.url !== undefined || parsed.client !== undefined)) {
+    throw new ValidationError('options.cluster', 'give cluster, or url or client, not both');
+  }
   const url = parsed.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const conn = await connect(url, parsed.client as RedisLike | undefined);
+  const conn = await connect(parsed.cluster ?? url, parsed.client as RedisLike | undefined);
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
   const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()));

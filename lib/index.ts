@@ -10,6 +10,7 @@ export type { Worker, WorkOptions } from './worker';
 export type { Task, TaskInfo, TaskState } from './task';
 export type { DeadTask, ListDeadOptions } from './dead';
 export type { Schedule, EveryOptions, ScheduleInfo } from './recurring';
+export type { Sharded, ShardedWorker } from './shards';
 export type { Json } from './payload';
 export type { Span, Duration } from './time';
 export type { HashFunction } from './hashing';

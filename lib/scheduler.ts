@@ -16,6 +16,7 @@ import type { Json } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
 import { listSchedules, Recurring, unschedule, type EveryOptions, type Schedule, type ScheduleInfo } from './recurring';
 import { Scripts } from './scripts';
+import { sharded, type Sharded } from './shards';
 import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
 import type { Span } from './time';
 import { Worker, type WorkOptions } from './worker';
@@ -100,6 +101,11 @@ export interface Scheduler {
   unschedule(name: string, options?: QueueOption): Promise<boolean>;
   /** The schedules of a queue, by name. */
   listSchedules<T = Json>(options?: QueueOption): Promise<ScheduleInfo<T>[]>;
+  /**
+   * A hot queue split into `count` shard queues (`name:0` ... `name:<count-1>`), which spread over
+   * a Redis Cluster: puts go to the shard the task's identity hashes to, workers work every shard.
+   */
+  sharded(name: string, count: number): Sharded;
   close(): Promise<void>;
 }
 
@@ -249,6 +255,11 @@ class DocketScheduler implements Scheduler {
       this.recurring.delete(id);
       return existed;
     });
+  }
+
+  sharded(name: string, count: number): Sharded {
+    if (this.closed) throw new ClosedError('scheduler');
+    return sharded(this.ctx, this, name, count);
   }
 
   listSchedules<T = Json>(options?: QueueOption): Promise<ScheduleInfo<T>[]> {

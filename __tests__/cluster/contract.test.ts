@@ -114,6 +114,26 @@ describe('on a Redis Cluster', () => {
     }
   });
 
+  it('spreads a sharded queue over the masters, and drains every shard', async () => {
+    const s = await open();
+    try {
+      const before = await cluster.redirects();
+      const emails = s.sharded('emails', 12);
+      const masters = new Set(await Promise.all(emails.queues.map((queue) => cluster.masterOf(slotOf(`{${queue}}`)))));
+      expect(masters.size).toBe(3);
+      await emails.putMany(Array.from({ length: 600 }, (_, i) => ({ data: { i } })));
+      expect((await emails.putMany([{ data: { i: 5 } }]))[0].added).toBe(false);
+      let done = 0;
+      const worker = emails.work(async () => void done++, { concurrency: 4 });
+      await eventually(() => done === 600, 20_000);
+      await worker.close();
+      expect(await emails.stats()).toMatchObject({ ready: 0, active: 0, deduplicated: 1 });
+      expect((await cluster.redirects()) - before).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('works over a cluster client the caller opened, and leaves it open', async () => {
     const client = createCluster({ rootNodes: [{ url: cluster.urls[0] }] });
     client.on('error', () => {});

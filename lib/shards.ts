@@ -1,0 +1,95 @@
+/**
+ * A hot queue split into shards. One queue lives on one Redis Cluster slot, so on one master; a
+ * queue that outgrows a master is split into `name:0` ... `name:<count-1>`, which spread over the
+ * cluster. A task goes to the shard its identity hashes to, so the same data (or the same `key`)
+ * always lands in the same shard and de-duplication still holds; workers work every shard.
+ */
+import type { Context } from './context';
+import { ValidationError } from './errors';
+import { identityOf } from './hashing';
+import { parse, queueName } from './options';
+import { canonicalJson, type Json } from './payload';
+import type { PutOptions, PutResult } from './put';
+import type { QueueStats, Scheduler } from './scheduler';
+import type { Task } from './task';
+import type { Span } from './time';
+import type { Worker, WorkOptions } from './worker';
+
+/** Most shards of one queue. */
+export const MAX_SHARDS = 1024;
+
+export interface Sharded {
+  /** The shard queues, `name:0` ... `name:<count-1>`. */
+  readonly queues: readonly string[];
+  /** Puts to the shard the task's identity (payload, or `key`) hashes to. */
+  put(data: Json, options?: Omit<PutOptions, 'queue'>): Promise<PutResult>;
+  /** Puts many, one putMany per shard; results in the order of `items`. */
+  putMany(items: Array<{ data: Json; options?: Omit<PutOptions, 'queue'> }>): Promise<PutResult[]>;
+  /** The queue a task with this data (and key) goes to. */
+  shardOf(data: Json, key?: string): string;
+  /** Starts one worker per shard, each with the options given (so `concurrency` is per shard). */
+  work<T = Json>(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>, options?: Omit<WorkOptions, 'queue'>): ShardedWorker;
+  /** The shards' counts, added up. */
+  stats(): Promise<QueueStats>;
+}
+
+export interface ShardedWorker {
+  readonly workers: readonly Worker[];
+  /** Closes every shard's worker (see Worker.close). */
+  close(options?: { timeout?: Span }): Promise<void>;
+}
+
+export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count: unknown): Sharded {
+  const base = parse(queueName, name, 'name');
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_SHARDS) {
+    throw new ValidationError('count', `must be a whole number from 1 to ${MAX_SHARDS}`);
+  }
+  const queues = Array.from({ length: count }, (_, i) => parse(queueName, `${base}:${i}`, 'name'));
+  const rejectQueue = (options: unknown, field: string) => {
+    if (options && typeof options === 'object' && 'queue' in options) throw new ValidationError(`${field}.queue`, 'is chosen by the shard, not given');
+  };
+  const shardOf = (data: Json, key?: string, field = 'data') => {
+    // The identity's id, as put.lua stores it: its first 8 hex digits pick the shard.
+    const id = ctx.hash(identityOf(canonicalJson(data, field), key));
+    return queues[parseInt(id.slice(0, 8), 16) % count];
+  };
+  return {
+    queues,
+    shardOf: (data, key) => shardOf(data, key),
+    async put(data, options) {
+      rejectQueue(options, 'options');
+      return scheduler.put(data, { ...options, queue: shardOf(data, options?.key) });
+    },
+    async putMany(items) {
+      if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
+      // Grouped by shard, so each shard's tasks go in chunks of their own, in put order.
+      const byShard = new Map<string, number[]>();
+      const shard: string[] = [];
+      items.forEach((item, i) => {
+        rejectQueue(item?.options, `items[${i}].options`);
+        shard[i] = shardOf(item?.data, item?.options?.key, `items[${i}].data`);
+        const list = byShard.get(shard[i]);
+        if (list) list.push(i);
+        else byShard.set(shard[i], [i]);
+      });
+      const order = [...byShard.values()].flat();
+      const results = await scheduler.putMany(order.map((i) => ({ data: items[i].data, options: { ...items[i].options, queue: shard[i] } })));
+      const out: PutResult[] = new Array(items.length);
+      order.forEach((i, j) => (out[i] = results[j]));
+      return out;
+    },
+    work(handler, options) {
+      rejectQueue(options, 'options');
+      const workers = queues.map((queue) => scheduler.work(handler, { ...options, queue }));
+      return {
+        workers,
+        close: async (closeOptions) => void (await Promise.all(workers.map((w) => w.close(closeOptions)))),
+      };
+    },
+    async stats() {
+      const all = await Promise.all(queues.map((queue) => scheduler.stats({ queue })));
+      const sum = (k: keyof QueueStats) => all.reduce((n, st) => n + st[k], 0);
+      return { ready: sum('ready'), delayed: sum('delayed'), active: sum('active'), dead: sum('dead'), expired: sum('expired'), deduplicated: sum('deduplicated') };
+    },
+  };
+}

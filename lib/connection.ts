@@ -4,6 +4,7 @@
  * cluster each goes straight to the node that owns the queue's slot.
  */
 import { createClient, createCluster, type RedisClientType, type RedisClusterType } from 'redis';
+import { ClusterLink } from './cluster';
 import { ConnectionError, fromRedisError, TimeoutError } from './errors';
 
 const CONNECT_TIMEOUT_MS = 5000;
@@ -41,45 +42,58 @@ function isCluster(client: RedisLike): client is Cluster {
  */
 export async function connect(url: string | string[], client?: RedisLike): Promise<Connection> {
   const own = client === undefined;
-  let connected = false;
   const named = Array.isArray(url) ? url.map(redact).join(', ') : redact(url);
-  const socket = {
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    // The first connect fails fast, so createScheduler() rejects instead of hanging on a wrong
-    // URL; once connected, a lost connection is retried for as long as it takes.
-    reconnectStrategy: (retries: number, cause: Error) =>
-      connected ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : new Error(`cannot connect to ${named}: ${cause.message}`),
+  // A client's first connect fails fast, so createScheduler() rejects instead of hanging on a
+  // wrong URL (and a cluster refresh gives up on a dead node); once connected, a lost connection
+  // is retried for as long as it takes.
+  // A retired client (a cluster client replaced by a fresh one, or closed) stops reconnecting: a
+  // node client of a dead master would otherwise retry for ever and keep the process alive.
+  const socket = () => {
+    let connected = false;
+    let retired = false;
+    const options = {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries: number, cause: Error) =>
+        connected && !retired ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : new Error(`cannot connect to ${named}: ${cause.message}`),
+    };
+    return { options, connected: () => void (connected = true), retire: () => void (retired = true) };
   };
-  const c: RedisLike =
-    client ??
-    (Array.isArray(url)
-      ? openCluster({ rootNodes: url.map((u) => ({ url: u })), defaults: { socket } })
-      : openClient({ url, socket }));
+  const first = socket();
+  const openOwnCluster = (urls: string[], s: ReturnType<typeof socket>) =>
+    openCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { socket: s.options } });
+  const c: RedisLike = client ?? (Array.isArray(url) ? openOwnCluster(url, first) : openClient({ url, socket: first.options }));
   if (own) {
     // Without a listener an 'error' event would crash the process; the client reconnects itself.
     c.on('error', () => {});
     await c.connect().catch((err: unknown) => {
       throw new ConnectionError(err);
     });
-    connected = true;
+    first.connected();
   }
-  const send = isCluster(c)
-    ? (key: string, args: string[]) => c.sendCommand(key, false, args)
-    : (_key: string, args: string[]) => (c as Standalone).sendCommand(args);
+  const link = isCluster(c)
+    ? new ClusterLink({ client: c, connected: () => {}, retire: first.retire }, own, CONNECT_TIMEOUT_MS, slotOf, () => {
+        // A cluster docket opened is opened again from its root nodes; a caller's is duplicated.
+        if (!Array.isArray(url) || !own) return { client: c.duplicate() as Cluster, connected: () => {}, retire: () => {} };
+        const s = socket();
+        return { client: openOwnCluster(url, s), connected: s.connected, retire: s.retire };
+      })
+    : null;
+  const send = link ? (key: string, args: string[]) => link.send(key, args) : (_key: string, args: string[]) => (c as Standalone).sendCommand(args);
   return {
     async send(firstKey, args, deadline) {
       const pending = send(firstKey, args);
-      if (!deadline) return pending.catch((err: unknown) => Promise.reject(fromRedisError(err)));
-      // node-redis has no command timeout: race the reply against our own deadline, so every call
-      // settles.
       try {
-        return await withDeadline(pending, deadline.ms, deadline.what);
+        // node-redis has no command timeout: race the reply against our own deadline, so every
+        // call settles.
+        return await (deadline ? withDeadline(pending, deadline.ms, deadline.what) : pending);
       } catch (err) {
-        throw fromRedisError(err, deadline.what);
+        const error = fromRedisError(err, deadline?.what);
+        link?.failed(error);
+        throw error;
       }
     },
     async duplicate(firstKey, timeoutMs) {
-      const origin = isCluster(c) ? await nodeFor(c, firstKey) : (c as Standalone);
+      const origin = link ? await link.nodeFor(firstKey) : (c as Standalone);
       const dup = origin.duplicate();
       dup.on('error', () => {});
       try {
@@ -92,9 +106,12 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
       return dup;
     },
     async close() {
-      if (!own || !c.isOpen) return;
       // QUIT waits for Redis like any command; a Redis that does not answer must not hang close().
-      await withDeadline<unknown>(c.quit(), CONNECT_TIMEOUT_MS, 'quit').catch(() => c.disconnect().catch(() => {}));
+      const quit = async (client: RedisLike) => {
+        await withDeadline<unknown>(client.quit(), CONNECT_TIMEOUT_MS, 'quit').catch(() => client.disconnect().catch(() => {}));
+      };
+      if (link) return link.close(quit);
+      if (own && c.isOpen) await quit(c);
     },
   };
 }
@@ -115,11 +132,6 @@ function openClient(options: Parameters<typeof createClient>[0]): Standalone {
   } catch (err) {
     throw fromRedisError(err);
   }
-}
-
-async function nodeFor(cluster: Cluster, key: string): Promise<Standalone> {
-  // Blocking commands go to the master of the queue's slot (Redis Cluster spec: CRC16 mod 16384).
-  return (await cluster.nodeClient(cluster.getSlotMaster(slotOf(key)))) as Standalone;
 }
 
 /** CRC16 (XMODEM) hash slot of a key, honouring a `{tag}`, as Redis Cluster computes it. */

@@ -44,9 +44,13 @@ export async function startCluster(size = 6): Promise<TestCluster> {
       await client.connect();
       clients.push(client);
     }
+    // Ready once every node sees the cluster whole and every replica has synced with its master:
+    // a replica that never synced is not eligible for failover.
     await waitFor(async () => {
       for (const client of clients) {
         if (!/cluster_state:ok/.test(await client.sendCommand(['CLUSTER', 'INFO']))) return false;
+        const replication = await client.info('replication');
+        if (/role:slave/.test(replication) && !/master_link_status:up/.test(replication)) return false;
       }
       return true;
     }, 30_000);
@@ -59,14 +63,17 @@ export async function startCluster(size = 6): Promise<TestCluster> {
     urls: nodes.map((n) => n.url),
     clients,
     async masterOf(slot) {
-      const ranges = (await clients[0].sendCommand(['CLUSTER', 'SLOTS'])) as Array<[number, number, [string, number]]>;
+      // Asked of a running node: a killed one would never answer.
+      const live = clients[nodes.findIndex((n) => n.running)];
+      const ranges = (await live.sendCommand(['CLUSTER', 'SLOTS'])) as Array<[number, number, [string, number]]>;
       const range = ranges.find(([from, to]) => slot >= from && slot <= to);
       if (!range) throw new Error(`no master serves slot ${slot}`);
       return Number(range[2][1]);
     },
     async redirects() {
       let total = 0;
-      for (const client of clients) {
+      for (const [i, client] of clients.entries()) {
+        if (!nodes[i].running) continue;
         const info = await client.info('errorstats');
         for (const m of info.matchAll(/errorstat_(?:MOVED|ASK):count=(\d+)/g)) total += Number(m[1]);
       }

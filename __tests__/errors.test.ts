@@ -9,6 +9,7 @@ import {
   ValidationError,
   fromRedisError,
   BusyError,
+  TryAgainError,
   ConnectionError,
   LoadingError,
   PermissionError,
@@ -32,6 +33,7 @@ describe('errors', () => {
       [new ConnectionError(new Error('x')), 'ConnectionError', 'ERR_CONNECTION'],
       [new LoadingError(new Error('x')), 'LoadingError', 'ERR_LOADING'],
       [new BusyError(new Error('x')), 'BusyError', 'ERR_BUSY'],
+      [new TryAgainError(new Error('x')), 'TryAgainError', 'ERR_TRYAGAIN'],
       [new ReadOnlyError(new Error('x')), 'ReadOnlyError', 'ERR_READONLY'],
       [new PermissionError(new Error('x')), 'PermissionError', 'ERR_NOPERM'],
     ];
@@ -57,6 +59,8 @@ describe('errors', () => {
     const cases: Array<[Error, string]> = [
       [new ErrorReply('LOADING Redis is loading the dataset in memory'), 'ERR_LOADING'],
       [new ErrorReply('BUSY Redis is busy running a script.'), 'ERR_BUSY'],
+      [new ErrorReply('TRYAGAIN Multiple keys request during rehashing of slot'), 'ERR_TRYAGAIN'],
+      [new ErrorReply('CLUSTERDOWN The cluster is down'), 'ERR_TRYAGAIN'],
       [new ErrorReply("READONLY You can't write against a read only replica."), 'ERR_READONLY'],
       [new ErrorReply("NOPERM this user has no permissions to run the 'evalsha' command"), 'ERR_NOPERM'],
       [new ErrorReply('ERR Error running script (call to f_x): @user_script:1: NOPERM No permissions to access a key'), 'ERR_NOPERM'],
@@ -83,9 +87,10 @@ describe('errors', () => {
     expect(err.timeoutMs).toBe(300);
   });
 
-  it('call only LOADING and BUSY transient', () => {
+  it('call only LOADING, BUSY and TRYAGAIN (or CLUSTERDOWN) transient', () => {
     expect(isTransient(fromRedisError(new ErrorReply('LOADING x')))).toBe(true);
     expect(isTransient(fromRedisError(new ErrorReply('BUSY x')))).toBe(true);
+    expect(isTransient(fromRedisError(new ErrorReply('TRYAGAIN x')))).toBe(true);
     expect(isTransient(fromRedisError(new ErrorReply('OOM x')))).toBe(false);
     expect(isTransient(new TimeoutError('x', 1))).toBe(false);
   });

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'ERR_CONNECTION'
   | 'ERR_LOADING'
   | 'ERR_BUSY'
+  | 'ERR_TRYAGAIN'
   | 'ERR_READONLY'
   | 'ERR_NOPERM'
   | 'ERR_REDIS';
@@ -133,6 +134,17 @@ export class BusyError extends DocketError {
   }
 }
 
+/**
+ * Redis Cluster could not serve the call just now: its keys' slot is being moved between masters
+ * (`TRYAGAIN`), or the cluster is down (`CLUSTERDOWN`, say during a failover). Redis refuses the
+ * call before running it, so nothing ran; docket retries these within the deadline.
+ */
+export class TryAgainError extends DocketError {
+  constructor(cause: unknown) {
+    super('ERR_TRYAGAIN', `Redis Cluster asked to try again later: ${messageOf(cause)}`, { cause });
+  }
+}
+
 /** The server is a read-only replica (say, just after a failover). Nothing was written. */
 export class ReadOnlyError extends DocketError {
   constructor(cause: unknown) {
@@ -163,6 +175,8 @@ const REPLY_CODES: Record<string, new (cause: unknown) => DocketError> = {
   OOM: OutOfMemoryError,
   LOADING: LoadingError,
   BUSY: BusyError,
+  TRYAGAIN: TryAgainError,
+  CLUSTERDOWN: TryAgainError,
   READONLY: ReadOnlyError,
   NOPERM: PermissionError,
 };
@@ -194,7 +208,7 @@ export function fromRedisError(err: unknown, what = 'Redis call'): DocketError {
 
 /** Errors that mean "try the same call again shortly": the server will answer normally soon. */
 export function isTransient(err: unknown): boolean {
-  return err instanceof LoadingError || err instanceof BusyError;
+  return err instanceof LoadingError || err instanceof BusyError || err instanceof TryAgainError;
 }
 
 function messageOf(err: unknown): string {

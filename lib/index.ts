@@ -28,6 +28,7 @@ export {
   ConnectionError,
   LoadingError,
   BusyError,
+  TryAgainError,
   ReadOnlyError,
   PermissionError,
   RedisError,

@@ -75,7 +75,7 @@ export const schedulerOptions = z.strictObject({
   deadMaxCount: count(10_000_000).default(10_000),
   /** How long a dead task is kept for inspection and re-drive. */
   deadMaxAge: positiveSpan.default(7 * 24 * 3600 * 1000),
-  /** Deadline of every Redis call, retries of LOADING and BUSY included. */
+  /** Deadline of every Redis call, retries of LOADING, BUSY and TRYAGAIN included. */
   commandTimeout: positiveSpan.default(5000),
 });
 

@@ -6,19 +6,16 @@
 import { createCluster } from 'redis';
 import { createScheduler, type Scheduler, type Task } from '../../lib';
 import { slotOf } from '../../lib/connection';
-import { startCluster, queuesOnMasters, type TestCluster } from '../support/cluster';
+import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';
 
+const clusterOf = useCluster();
 let cluster: TestCluster;
 let queues: Array<{ queue: string; port: number }>;
 
 beforeAll(async () => {
-  cluster = await startCluster();
+  cluster = clusterOf();
   queues = await queuesOnMasters(cluster, 3);
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
 });
 
 async function open(): Promise<Scheduler> {

@@ -7,21 +7,15 @@
  */
 import { createScheduler, DocketError, type Scheduler, type Task } from '../../lib';
 import { slotOf } from '../../lib/connection';
-import { startCluster, queuesOnMasters, type TestCluster } from '../support/cluster';
+import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';
 
 /** A lost put must have been answered at most this long before the kill (replication lag + slack). */
 const REPLICATION_WINDOW_MS = 1000;
 
+const clusterOf = useCluster();
 let cluster: TestCluster;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+beforeAll(() => void (cluster = clusterOf()));
 
 it('resumes on the promoted replica after its master is killed, losing at most the last replicated moments', async () => {
   const [{ queue, port }] = await queuesOnMasters(cluster, 1);

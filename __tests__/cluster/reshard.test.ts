@@ -8,22 +8,16 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createScheduler, DocketError, type Scheduler, type Task } from '../../lib';
 import { slotOf } from '../../lib/connection';
-import { startCluster, type TestCluster } from '../support/cluster';
+import { type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';
 
 const run = promisify(execFile);
 /** Slots moved: the first ones of the source master, which include the queue's. */
 const MOVED_SLOTS = 20;
 
+const clusterOf = useCluster();
 let cluster: TestCluster;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+beforeAll(() => void (cluster = clusterOf()));
 
 it('loses nothing while the slot of a busy queue moves to another master', async () => {
   // The source is the master of slot 0; the queue is one whose slot is among its first slots.

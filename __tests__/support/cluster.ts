@@ -83,6 +83,18 @@ export async function startCluster(size = 6): Promise<TestCluster> {
   };
 }
 
+/** Starts a cluster before a test file's tests and stops it after them; call the result for it. */
+export function useCluster(): () => TestCluster {
+  let cluster: TestCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startCluster();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  return () => cluster!;
+}
+
 /** Queue names whose slots lie on `count` different masters, one each. */
 export async function queuesOnMasters(cluster: TestCluster, count = 3): Promise<Array<{ queue: string; port: number }>> {
   const found = new Map<number, string>();

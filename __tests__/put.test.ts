@@ -112,6 +112,54 @@ describe('priority and order', () => {
     expect(order).toEqual([{ urgent: 1 }, { normal: 0 }, { normal: 1 }, { normal: 2 }, { normal: 3 }, { normal: 4 }]);
   });
 
+  it('claims higher levels first, FIFO within a level, true as level 9 and false as normal', async () => {
+    const s = await redis.scheduler();
+    const puts: Array<[string, boolean | number]> = [
+      ['n1', false], ['l3a', 3], ['t1', true], ['l3b', 3], ['n2', 0], ['l9', 9], ['l1', 1], ['t2', true], ['l3c', 3],
+    ];
+    for (const [data, priority] of puts) await s.put(data, { priority });
+    const order = [];
+    for (let task = await s.claim(); task; task = await s.claim()) order.push(task.data);
+    expect(order).toEqual(['t1', 'l9', 't2', 'l3a', 'l3b', 'l3c', 'l1', 'n1', 'n2']);
+    expect(await s.stats()).toMatchObject({ ready: 0, active: 9 });
+  });
+
+  it('takes a batch across levels in one claim, and counts every level as ready', async () => {
+    const s = await redis.scheduler();
+    await s.putMany([
+      { data: 'n', options: { priority: 0 } },
+      { data: 'a', options: { priority: 2 } },
+      { data: 'b', options: { priority: 7 } },
+      { data: 'c', options: { priority: 2 } },
+    ]);
+    expect(await s.stats()).toMatchObject({ ready: 4 });
+    expect((await s.claimMany(3)).map((t) => t.data)).toEqual(['b', 'a', 'c']);
+    expect((await s.get((await s.put('b', { priority: 7 })).hash))?.level).toBe(7);
+    expect((await s.claimMany(3)).map((t) => t.data)).toEqual(['n']);
+  });
+
+  it('keeps the level through fail, release, reschedule, cancel and re-drive', async () => {
+    const s = await redis.scheduler();
+    await s.put('normal');
+    const p = await s.put('urgent', { priority: 5, maxAttempts: 1 });
+    // A failed priority task that goes dead comes back at its level when re-driven.
+    const first = (await s.claim())!;
+    expect(first.data).toBe('urgent');
+    expect(await s.fail(first, { retryIn: 0 })).toBe('dead');
+    expect(await s.redrive(p.hash)).toBe(true);
+    expect((await s.claim())!.data).toBe('urgent');
+    // Rescheduled into the future and back to now, it returns to its level.
+    const q = await s.put('urgent2', { priority: 5 });
+    expect(await s.reschedule(q.hash, Date.now() + 60_000)).toBe(true);
+    expect(await s.reschedule(q.hash, 0)).toBe(true);
+    expect((await s.claim())!.data).toBe('urgent2');
+    // Cancel removes it from its level's list.
+    const r = await s.put('urgent3', { priority: 5 });
+    expect(await s.cancel(r.hash)).toBe(true);
+    expect((await s.claim())!.data).toBe('normal');
+    expect(await s.stats()).toMatchObject({ ready: 0 });
+  });
+
   it('puts a due priority task ahead of the ready backlog when it is promoted', async () => {
     const s = await redis.scheduler();
     await s.put('normal');

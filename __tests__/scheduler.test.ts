@@ -186,6 +186,7 @@ describe('get and stats', () => {
       attempts: 0,
       maxAttempts: 3,
       priority: true,
+      level: 9,
       key: null,
       lastError: null,
       leaseUntil: null,

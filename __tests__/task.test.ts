@@ -13,6 +13,7 @@ describe('toTaskInfo', () => {
       attempts: 0,
       maxAttempts: 5,
       priority: false,
+      level: 0,
       key: null,
       lastError: null,
       leaseUntil: null,

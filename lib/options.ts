@@ -82,10 +82,17 @@ export const schedulerOptions = z.strictObject({
 /** Deliveries before a task goes dead, unless put says otherwise. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
+/** Highest priority level; `priority: true` means this one. */
+export const MAX_LEVEL = 9;
+/** A priority: false (0, normal), true (the highest level), or a level 0-9; parsed to the level. */
+const priority = z
+  .union([z.boolean(), z.number().int().min(0).max(MAX_LEVEL)], { error: `expected a boolean or a whole number from 0 to ${MAX_LEVEL}` })
+  .transform((p) => (p === true ? MAX_LEVEL : p === false ? 0 : p));
+
 export const putOptions = z
   .strictObject({
     queue: queueName.optional(),
-    priority: z.boolean({ error: 'expected a boolean' }).default(false),
+    priority: priority.default(0),
     delay: span.optional(),
     at: instant.optional(),
     expire: positiveSpan.optional(),
@@ -154,7 +161,7 @@ export const scheduleArg = z.union(
 
 export const everyOptions = z.strictObject({
   queue: queueName.optional(),
-  priority: z.boolean({ error: 'expected a boolean' }).default(false),
+  priority: priority.default(0),
   expire: positiveSpan.optional(),
   maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
   /** Occurrences missed while no process declared the schedule: none, the latest, or the latest `catchUpLimit`. */

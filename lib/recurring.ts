@@ -20,8 +20,8 @@ export type Schedule = string | { cron: string; tz?: string } | number | Duratio
 
 export interface EveryOptions {
   queue?: string;
-  /** Occurrences go ahead of normal tasks. Default false. */
-  priority?: boolean;
+  /** Occurrences' priority, as put's: a level 0-9, or true for 9. Default normal. */
+  priority?: boolean | number;
   /** An occurrence not claimed within this span after its time is dropped. */
   expire?: Span;
   /** Deliveries of one occurrence before it goes dead. Default 5. */

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import type { Connection } from './connection';
 import { isTransient } from './errors';
-import type { QueueKeys, Suffix } from './keys';
+import { READY_LEVELS, type QueueKeys, type Suffix } from './keys';
 
 /**
  * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add tasks (put, reschedule,
@@ -34,34 +34,37 @@ export interface ScriptSpec {
   readonly each?: readonly string[];
 }
 
+/** The keys of the priority levels, which every script that queues or takes ready tasks needs. */
+const LEVEL_KEYS = ['levels', ...READY_LEVELS] as const;
+
 export const SCRIPTS = {
   put: {
     flags: '',
-    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules'],
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS],
     args: ['count', 'maxAttempts', 'schedule'],
     each: ['id', 'payload', 'options'],
   },
   claim: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked'],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS],
     args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'acks'],
     each: ['id', 'ackToken'],
   },
   extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
     flags: 'allow-oom',
-    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held'],
+    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS],
     args: ['id', 'token', 'retryIn', 'error', 'maxAttempts'],
   },
-  release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake'], args: ['id', 'token'] },
+  release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake', ...LEVEL_KEYS], args: ['id', 'token'] },
   beat: { flags: 'allow-oom', keys: ['workers', 'held', 'active', 'wake'], args: ['worker', 'ttl'] },
-  reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake'], args: ['id', 'at'] },
-  cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead'], args: ['id'] },
+  reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake', ...LEVEL_KEYS], args: ['id', 'at'] },
+  cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS], args: ['id'] },
   get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead'], args: ['id'] },
   dead: { flags: 'no-writes', keys: ['dead', 'data', 'meta'], args: ['offset', 'limit'] },
-  redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake'], args: ['id', 'limit'] },
+  redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake', ...LEVEL_KEYS], args: ['id', 'limit'] },
   purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta'], args: ['limit'] },
-  stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts'], args: [] },
+  stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS], args: [] },
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
 } as const satisfies Record<string, ScriptSpec>;
 
@@ -87,7 +90,7 @@ export class Scripts {
     private readonly timeoutMs: number,
   ) {
     for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
-      this.loaded.set(name, load(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8')));
+      this.loaded.set(name, load(withIncludes(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8'))));
     }
   }
 
@@ -123,6 +126,14 @@ export class Scripts {
       }
     }
   }
+}
+
+/**
+ * Inlines each `-- include: <name>` line with lua/include/<name>.lua: Lua code that several
+ * scripts share (EVAL takes one self-contained script, so sharing happens here).
+ */
+export function withIncludes(source: string): string {
+  return source.replace(/^-- include: (\w+)$/gm, (_, name: string) => readFileSync(path.join(LUA_DIR, 'include', `${name}.lua`), 'utf8'));
 }
 
 function load(source: string): Loaded {

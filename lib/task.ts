@@ -36,6 +36,8 @@ export interface TaskInfo<T = Json> {
   readonly attempts: number;
   readonly maxAttempts: number;
   readonly priority: boolean;
+  /** The priority level: 0 for a normal task, 1 to 9 ahead of normal ones (9 first). */
+  readonly level: number;
   /** The de-dup key given to put, if any. */
   readonly key: string | null;
   /** The last failure recorded (a handler's error, or 'lease expired'), if any. */
@@ -52,7 +54,7 @@ export interface Meta {
   m: number; // max attempts
   n: number; // deliveries so far
   c: number; // created at
-  p?: 1; // priority
+  p?: number; // priority level 1-9 (absent: 0, normal)
   k?: string; // de-dup key
   x?: number; // expire window (ms after run-at)
   e?: number; // expire-at
@@ -74,7 +76,8 @@ export function toTaskInfo<T>(queue: string, hash: string, reply: [string, strin
     expireAt: meta.e ?? null,
     attempts: meta.n,
     maxAttempts: meta.m,
-    priority: meta.p === 1,
+    priority: (meta.p ?? 0) > 0,
+    level: meta.p ?? 0,
     key: meta.k ?? null,
     lastError: meta.err ?? null,
     leaseUntil: meta.l ?? null,

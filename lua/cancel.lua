@@ -6,13 +6,26 @@
   KEYS[4] <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
   KEYS[5] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
   KEYS[6] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
+  KEYS[7]  <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
+  KEYS[8]  <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
+  KEYS[9]  <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
+  KEYS[10] <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
+  KEYS[11] <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
+  KEYS[12] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
+  KEYS[13] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
+  KEYS[14] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
+  KEYS[15] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
+  KEYS[16] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   ARGV[1] id  task id
   Returns: 1 when deleted, 0 for an active or unknown task ]]
+local READY, LEVELS = 2, 7
+-- include: levels
 local id = ARGV[1]
-if redis.call('HEXISTS', KEYS[5], id) == 0 or redis.call('ZSCORE', KEYS[3], id) then return 0 end
+local raw = redis.call('HGET', KEYS[5], id)
+if not raw or redis.call('ZSCORE', KEYS[3], id) then return 0 end
 if redis.call('ZREM', KEYS[1], id) == 0 and redis.call('ZREM', KEYS[6], id) == 0 then
-  -- O(N) in the ready list's length: LREM has to find the entry.
-  redis.call('LREM', KEYS[2], 1, id)
+  -- O(N) in its level's ready list: LREM has to find the entry.
+  redis.call('LREM', readyOf(cjson.decode(raw)), 1, id)
 end
 redis.call('HDEL', KEYS[4], id)
 redis.call('HDEL', KEYS[5], id)

@@ -12,6 +12,16 @@
   KEYS[8]  <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
   KEYS[9]  <prefix>:{<queue>}:held     ZSET  lex index: member = worker id .. '|' .. task id, score 0
   KEYS[10] <prefix>:{<queue>}:acked    ZSET  member = lease token of a recent ack, score = acked-at (ms)
+  KEYS[11] <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
+  KEYS[12] <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
+  KEYS[13] <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
+  KEYS[14] <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
+  KEYS[15] <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
+  KEYS[16] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
+  KEYS[17] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
+  KEYS[18] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
+  KEYS[19] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
+  KEYS[20] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -24,6 +34,8 @@
   ARGV[+2] ackToken     the lease token claim handed out for it
   Returns: { now, next-due (ms) or '', then 1 (acked) or 0 (lease lost) for each ack, then
     id, payload, attempt, run-at, expire-at or '' for each leased task } ]]
+local READY, LEVELS = 2, 11
+-- include: levels
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
@@ -83,8 +95,6 @@ if count == 0 then return out end
 ---------------------------------------------------------------------------- housekeeping
 local function load(id) return cjson.decode(redis.call('HGET', KEYS[5], id)) end
 local function purge(id) redis.call('HDEL', KEYS[4], id); redis.call('HDEL', KEYS[5], id) end
--- Priority tasks go to the head; FIFO for the rest.
-local function ready(id, meta) redis.call(meta.p and 'LPUSH' or 'RPUSH', KEYS[2], id) end
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
 -- Each check looks at the earliest member first, so an idle queue costs one call per structure.
@@ -92,7 +102,7 @@ local d, a = earliest(KEYS[1]), earliest(KEYS[3])
 if d and d <= now then
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, BATCH)) do
     redis.call('ZREM', KEYS[1], id)
-    ready(id, load(id))
+    push(id, load(id))
   end
   d = earliest(KEYS[1])
 end
@@ -108,7 +118,7 @@ if a and a <= now then
       redis.call('ZADD', KEYS[6], now, id)
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
     else
-      ready(id, meta)
+      push(id, meta)
     end
     redis.call('HSET', KEYS[5], id, cjson.encode(meta))
   end
@@ -125,12 +135,25 @@ end
 
 ---------------------------------------------------------------------------- lease
 local until_ = now + tonumber(ARGV[2])
-local taken, dropped, skipped, empty = {}, 0, 0, false
+local taken, dropped, skipped = {}, 0, 0
 local leased, scored, holders = {}, {}, {}
-while #taken < count and dropped + skipped < BATCH * 10 do
-  local ids = redis.call('LPOP', KEYS[2], count - #taken)
-  if not ids then empty = true; break end
-  local metas = redis.call('HMGET', KEYS[5], unpack(ids))
+-- The ready lists to take from, highest priority level first, normal tasks (level 0) last.
+local sources = {}
+for _, level in ipairs(redis.call('ZREVRANGE', KEYS[LEVELS], 0, -1)) do
+  table.insert(sources, { key = KEYS[LEVELS + tonumber(level)], level = level })
+end
+table.insert(sources, { key = KEYS[READY] })
+local source = 1
+while #taken < count and dropped + skipped < BATCH * 10 and source <= #sources do
+  local want = count - #taken
+  local ids = redis.call('LPOP', sources[source].key, want)
+  if not ids or #ids < want then
+    -- This list is empty now: a priority level leaves the index, and the next list is next.
+    if sources[source].level then redis.call('ZREM', KEYS[LEVELS], sources[source].level) end
+    source = source + 1
+  end
+  ids = ids or {}
+  local metas = #ids > 0 and redis.call('HMGET', KEYS[5], unpack(ids)) or {}
   for j, id in ipairs(ids) do
     local meta = metas[j] and cjson.decode(metas[j])
     if not meta then
@@ -150,7 +173,6 @@ while #taken < count and dropped + skipped < BATCH * 10 do
       table.insert(out, meta.r); table.insert(out, meta.e or '')
     end
   end
-  if #ids < count - #taken then empty = true end
 end
 if dropped > 0 then redis.call('HINCRBY', KEYS[7], 'expired', dropped) end
 if #taken > 0 then
@@ -165,7 +187,7 @@ if #taken > 0 then
 end
 
 -- When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
-local backlog = not empty and redis.call('LLEN', KEYS[2]) > 0
+local backlog = source < #sources or (source == #sources and redis.call('LLEN', KEYS[READY]) > 0)
 if backlog then out[2] = now elseif d or a then out[2] = math.min(d or a, a or d) end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)

@@ -9,12 +9,24 @@
   KEYS[6] <prefix>:{<queue>}:counts   HASH  counter name -> count
   KEYS[7] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
   KEYS[8] <prefix>:{<queue>}:held     ZSET  lex index: member = worker id .. '|' .. task id, score 0
+  KEYS[9]  <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
+  KEYS[10] <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
+  KEYS[11] <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
+  KEYS[12] <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
+  KEYS[13] <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
+  KEYS[14] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
+  KEYS[15] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
+  KEYS[16] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
+  KEYS[17] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
+  KEYS[18] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
   ARGV[4] error        last error, kept for inspection
   ARGV[5] maxAttempts  overrides the task's own limit, or '' to keep it
   Returns: 'retry', 'dead' or 'lost' ]]
+local READY, LEVELS = 3, 9
+-- include: levels
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local id = ARGV[1]
@@ -37,7 +49,7 @@ else
   meta.r = now + tonumber(ARGV[3])
   local wake
   if meta.r <= now then
-    redis.call(meta.p and 'LPUSH' or 'RPUSH', KEYS[3], id)
+    push(id, meta)
     wake = true
   else
     redis.call('ZADD', KEYS[2], meta.r, id)

@@ -9,6 +9,16 @@
   KEYS[7] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
   KEYS[8] <prefix>:{<queue>}:occurred HASH  recurring schedule name -> latest occurrence put (ms)
   KEYS[9] <prefix>:{<queue>}:schedules HASH recurring schedule name -> JSON definition
+  KEYS[10] <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
+  KEYS[11] <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
+  KEYS[12] <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
+  KEYS[13] <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
+  KEYS[14] <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
+  KEYS[15] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
+  KEYS[16] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
+  KEYS[17] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
+  KEYS[18] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
+  KEYS[19] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[4]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -19,17 +29,22 @@
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
                         payload), else 'delay|at|priority|expire|maxAttempts|key': delay in ms after
-                        the server's now or '' when at (epoch ms) is given; priority '1' or '0';
+                        the server's now or '' when at (epoch ms) is given; priority the level 0-9;
                         expire in ms after run-at, or ''; key '' to de-dup on the payload
   Returns: { id, added (1|0), run-at, ... } three entries per task, in call order; a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
+local READY, LEVELS = 4, 10
+-- include: levels
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local count = tonumber(ARGV[1])
 local out, wake, dups = {}, false, 0
 -- Writes are gathered and made at the end, a few variadic calls per chunk instead of several per
 -- task. `pending` holds what this call is about to write, so a duplicate within the call is found.
-local data, metas, tail, head, delayed, pending = {}, {}, {}, {}, {}, {}
+local data, metas, delayed, pending = {}, {}, {}, {}
+-- Ready ids by priority level (0-9), each pushed at its list's tail: FIFO within a level.
+local queued = {}
+for level = 0, 9 do queued[level] = {} end
 
 -- Slices hold 1000 values, an even number, so field-value and score-member pairs stay whole.
 local function many(cmd, key, list)
@@ -70,10 +85,10 @@ local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
 
 for i = 1, count do
   local payload, options = ARGV[3 * i + 2], ARGV[3 * i + 3]
-  local delay, at, priority, expire, attempts, key = 0, nil, false, nil, tonumber(ARGV[2]), ''
+  local delay, at, level, expire, attempts, key = 0, nil, 0, nil, tonumber(ARGV[2]), ''
   if options ~= '' then
     local d, a, p, x, m, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-    delay, at, priority, expire, attempts, key = tonumber(d), tonumber(a), p == '1', tonumber(x), tonumber(m), k
+    delay, at, level, expire, attempts, key = tonumber(d), tonumber(a), tonumber(p), tonumber(x), tonumber(m), k
   end
   -- Every process that declares a schedule puts its occurrences; the first put of each wins.
   local skip = schedule ~= '' and latest and at <= latest
@@ -92,14 +107,14 @@ for i = 1, count do
       -- New, or a dead task revived by putting it again.
       local runAt = at or now + delay
       local meta = { r = runAt, m = attempts, n = 0, c = now }
-      if priority then meta.p = 1 end
+      if level > 0 then meta.p = level end
       if key ~= '' then meta.k = key end
       if expire then meta.x = expire; meta.e = runAt + expire end
       pending[id] = { meta = meta, payload = key == '' and payload or nil }
       table.insert(data, id); table.insert(data, payload)
       table.insert(metas, id); table.insert(metas, cjson.encode(meta))
       if runAt <= now then
-        table.insert(priority and head or tail, id)
+        table.insert(queued[level], id)
         wake = true
       else
         table.insert(delayed, runAt); table.insert(delayed, id)
@@ -112,9 +127,13 @@ end
 if schedule ~= '' and latest then redis.call('HSET', KEYS[8], schedule, latest) end
 many('HSET', KEYS[1], data)
 many('HSET', KEYS[2], metas)
--- Priority tasks go to the head, in put order (each ahead of the one before); FIFO for the rest.
-many('LPUSH', KEYS[4], head)
-many('RPUSH', KEYS[4], tail)
+many('RPUSH', KEYS[READY], queued[0])
+for level = 1, 9 do
+  if #queued[level] > 0 then
+    many('RPUSH', KEYS[LEVELS + level], queued[level])
+    redis.call('ZADD', KEYS[LEVELS], level, level)
+  end
+end
 many('ZADD', KEYS[3], delayed)
 if dups > 0 then redis.call('HINCRBY', KEYS[6], 'deduplicated', dups) end
 if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end

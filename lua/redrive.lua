@@ -5,9 +5,21 @@
   KEYS[2] <prefix>:{<queue>}:ready  LIST  task ids; head = next to claim
   KEYS[3] <prefix>:{<queue>}:meta   HASH  task id -> JSON task metadata
   KEYS[4] <prefix>:{<queue>}:wake   LIST  wake-up tokens for idle workers (at most one)
+  KEYS[5]  <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
+  KEYS[6]  <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
+  KEYS[7]  <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
+  KEYS[8]  <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
+  KEYS[9]  <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
+  KEYS[10] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
+  KEYS[11] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
+  KEYS[12] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
+  KEYS[13] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
+  KEYS[14] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   ARGV[1] id     the task to re-drive, or '' for a batch of the oldest
   ARGV[2] limit  most tasks in a batch
   Returns: how many tasks went back to ready ]]
+local READY, LEVELS = 2, 5
+-- include: levels
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local ids
@@ -23,7 +35,7 @@ for _, id in ipairs(ids) do
   if meta.x then meta.e = now + meta.x end
   redis.call('ZREM', KEYS[1], id)
   redis.call('HSET', KEYS[3], id, cjson.encode(meta))
-  redis.call(meta.p and 'LPUSH' or 'RPUSH', KEYS[2], id)
+  push(id, meta)
 end
 if #ids > 0 and redis.call('LLEN', KEYS[4]) == 0 then redis.call('RPUSH', KEYS[4], '1') end
 return #ids

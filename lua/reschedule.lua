@@ -7,9 +7,21 @@
   KEYS[4] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
   KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
   KEYS[6] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
+  KEYS[7]  <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
+  KEYS[8]  <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
+  KEYS[9]  <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
+  KEYS[10] <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
+  KEYS[11] <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
+  KEYS[12] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
+  KEYS[13] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
+  KEYS[14] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
+  KEYS[15] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
+  KEYS[16] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   ARGV[1] id  task id
   ARGV[2] at  new run-at (epoch ms)
   Returns: 1 when moved, 0 for an active, dead or unknown task ]]
+local READY, LEVELS = 2, 7
+-- include: levels
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local id, at = ARGV[1], tonumber(ARGV[2])
@@ -23,12 +35,12 @@ if meta.x then meta.e = at + meta.x end
 local wake = false
 if at > now then
   -- O(N) in the ready list's length: LREM has to find the entry.
-  if not delayed then redis.call('LREM', KEYS[2], 1, id) end
+  if not delayed then redis.call('LREM', readyOf(meta), 1, id) end
   redis.call('ZADD', KEYS[1], at, id)
   wake = redis.call('ZRANGE', KEYS[1], 0, 0)[1] == id
 elseif delayed then
   redis.call('ZREM', KEYS[1], id)
-  redis.call(meta.p and 'LPUSH' or 'RPUSH', KEYS[2], id)
+  push(id, meta)
   wake = true
 end
 redis.call('HSET', KEYS[4], id, cjson.encode(meta))

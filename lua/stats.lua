@@ -5,9 +5,22 @@
   KEYS[3] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
   KEYS[4] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
   KEYS[5] <prefix>:{<queue>}:counts   HASH  counter name -> count
+  KEYS[6]  <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
+  KEYS[7]  <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
+  KEYS[8]  <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
+  KEYS[9]  <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
+  KEYS[10] <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
+  KEYS[11] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
+  KEYS[12] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
+  KEYS[13] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
+  KEYS[14] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
+  KEYS[15] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   Returns: { ready, delayed, active, dead, counter name, count, ... } ]]
+-- Ready tasks wait in the level-0 list and the nine priority-level lists.
+local ready = redis.call('LLEN', KEYS[1])
+for level = 1, 9 do ready = ready + redis.call('LLEN', KEYS[6 + level]) end
 local out = {
-  redis.call('LLEN', KEYS[1]), redis.call('ZCARD', KEYS[2]),
+  ready, redis.call('ZCARD', KEYS[2]),
   redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4]),
 }
 for _, v in ipairs(redis.call('HGETALL', KEYS[5])) do table.insert(out, v) end

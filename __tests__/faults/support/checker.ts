@@ -156,8 +156,11 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * The queue's keys, written out from docs/design.md and the Lua headers rather than taken from
  * lib/keys.ts: the checker must not share a bug with the code it checks. The last three came with
  * issue 3: `acked` (recent ack tokens, with a TTL), `workers` (heartbeats), `held` (worker|task index).
+ * Issue 5 added `schedules` and `occurred` (recurring schedules), and the priority levels: the
+ * ready lists `ready1`..`ready9` and their index `levels`.
  */
-const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held'] as const;
+const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
+const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
   return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
@@ -188,6 +191,10 @@ interface Snapshot {
   places: Map<string, number>;
   active: string[];
   held: string[];
+  /** The ids in each ready list, by priority level (0 is `ready`). */
+  byLevel: string[][];
+  /** The levels the `levels` index lists. */
+  levels: Set<number>;
 }
 
 /** All of a queue's state at one instant: one MULTI, so it is consistent even while workers run. */
@@ -202,11 +209,31 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .zRange(k.active, 0, -1)
     .zRange(k.dead, 0, -1)
     .zRange(k.held, 0, -1)
+    .zRange(k.levels, 0, -1)
+    .lRange(k.ready1, 0, -1)
+    .lRange(k.ready2, 0, -1)
+    .lRange(k.ready3, 0, -1)
+    .lRange(k.ready4, 0, -1)
+    .lRange(k.ready5, 0, -1)
+    .lRange(k.ready6, 0, -1)
+    .lRange(k.ready7, 0, -1)
+    .lRange(k.ready8, 0, -1)
+    .lRange(k.ready9, 0, -1)
     .exec()) as unknown[];
-  const [data, meta, delayed, ready, active, dead, held] = replies as [string[], Record<string, string>, ...string[][]];
+  const [data, meta, delayed, ready, active, dead, held, levels, ...lists] = replies as [string[], Record<string, string>, ...string[][]];
+  const byLevel = [ready, ...lists];
   const places = new Map<string, number>();
-  for (const id of [...delayed, ...ready, ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
-  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held };
+  for (const id of [...delayed, ...byLevel.flat(), ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
+  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels.map(Number)) };
+}
+
+/** Each ready task waits in the list of its own level, and every non-empty level is indexed. */
+function checkLevels(s: Snapshot, report: Report): void {
+  const levelOf = (id: string) => (JSON.parse(s.meta.get(id) ?? '{}') as { p?: number }).p ?? 0;
+  s.byLevel.forEach((ids, level) => {
+    report(`task in the ready list of level ${level} but of another level`, ids.filter((id) => s.meta.has(id) && levelOf(id) !== level));
+    if (level > 0 && ids.length > 0 && !s.levels.has(level)) report('non-empty level missing from the levels index', [String(level)]);
+  });
 }
 
 type Report = (rule: string, ids: string[]) => void;
@@ -240,6 +267,7 @@ export async function checkInvariants(client: RedisClientType, prefix: string, q
   const s = await snapshot(client, prefix, queue);
   checkRecords(s, report);
   checkLeases(s, report);
+  checkLevels(s, report);
   report('key outside the fixed key set', await strayKeys(client, prefix, new Set(Object.values(layout(prefix, queue)))));
   return problems;
 }

@@ -10,7 +10,7 @@
  * sees the dead master, the next call times out again, and the next refresh tries again.
  */
 import type { RedisClientType, RedisClusterType } from 'redis';
-import { ConnectionError, TimeoutError } from './errors';
+import { ConnectionError, IndeterminateError } from './errors';
 
 type Cluster = RedisClusterType<any, any, any>;
 type Standalone = RedisClientType<any, any, any>;
@@ -55,9 +55,10 @@ export class ClusterLink {
     return (await cluster.nodeClient(cluster.getSlotMaster(this.slotOf(key)))) as Standalone;
   }
 
-  /** Called with each failed call's error: a lost or silent node makes the map suspect. */
+  /** Called with each failed call's error: a lost or silent node makes the slot map suspect. */
   failed(err: unknown): void {
-    if (!(err instanceof TimeoutError || err instanceof ConnectionError)) return;
+    // A timeout, a connection that broke under a call (IndeterminateError), or one that is down.
+    if (!(err instanceof IndeterminateError || err instanceof ConnectionError)) return;
     if (this.refreshing || Date.now() - this.lastRefresh < REFRESH_EVERY_MS) return;
     this.lastRefresh = Date.now();
     this.refreshing = this.refresh().finally(() => (this.refreshing = null));

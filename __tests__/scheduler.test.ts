@@ -187,6 +187,7 @@ describe('get and stats', () => {
       maxAttempts: 3,
       priority: true,
       level: 9,
+      group: null,
       key: null,
       lastError: null,
       leaseUntil: null,

@@ -14,6 +14,7 @@ describe('toTaskInfo', () => {
       maxAttempts: 5,
       priority: false,
       level: 0,
+      group: null,
       key: null,
       lastError: null,
       leaseUntil: null,

@@ -89,10 +89,18 @@ const priority = z
   .union([z.boolean(), z.number().int().min(0).max(MAX_LEVEL)], { error: `expected a boolean or a whole number from 0 to ${MAX_LEVEL}` })
   .transform((p) => (p === true ? MAX_LEVEL : p === false ? 0 : p));
 
+/** A fair-scheduling group (a tenant): stored in the task record and in option strings, so no `|`. */
+const groupName = z
+  .string({ error: 'expected a string' })
+  .min(1, { error: 'must be 1 to 128 characters' })
+  .max(128, { error: 'must be 1 to 128 characters' })
+  .regex(/^[^|\s\u0000-\u001f\u007f]+$/, { error: 'must have no | , white space or control characters' });
+
 export const putOptions = z
   .strictObject({
     queue: queueName.optional(),
     priority: priority.default(0),
+    group: groupName.optional(),
     delay: span.optional(),
     at: instant.optional(),
     expire: positiveSpan.optional(),

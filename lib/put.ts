@@ -20,6 +20,11 @@ export interface PutOptions {
    * level 9, `false` or 0 a normal task. Default normal.
    */
   priority?: boolean | number;
+  /**
+   * A fair-scheduling group, such as a customer id: claims take from the groups of a queue in
+   * turn, so one group's backlog cannot hold up another's tasks. Default none.
+   */
+  group?: string;
   /** Run this long after the Redis server's now: ms or a Duration ({ minutes: 5 }). Default 0. */
   delay?: Span;
   /** Absolute run-at (a Date or epoch ms). Not together with `delay`. */
@@ -161,10 +166,10 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   if (typeof id !== 'string' || id.length === 0) throw new ValidationError('options.hash', 'the hash function must return a non-empty string');
   // The options travel as one string, '' for the defaults: most tasks take them, and each
   // argument costs on both sides (encoding here, a Lua string in Redis).
-  const defaults = o.delay === undefined && o.at === undefined && o.priority === 0 && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS;
+  const defaults = o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS;
   const options = defaults
     ? ''
-    : `${o.at === undefined ? (o.delay ?? 0) : ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.key ?? ''}`;
+    : `${o.at === undefined ? (o.delay ?? 0) : ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${o.key ?? ''}`;
   const args = [id, payload, options];
   return { queue: o.queue ?? ctx.options.queue, args, bytes };
 }

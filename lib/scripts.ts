@@ -34,8 +34,8 @@ export interface ScriptSpec {
   readonly each?: readonly string[];
 }
 
-/** The keys of the priority levels, which every script that queues or takes ready tasks needs. */
-const LEVEL_KEYS = ['levels', ...READY_LEVELS] as const;
+/** The keys of the priority levels and the fair groups, which every script that queues or takes ready tasks needs. */
+const LEVEL_KEYS = ['levels', ...READY_LEVELS, 'grouped', 'gtags'] as const;
 
 export const SCRIPTS = {
   put: {

@@ -38,6 +38,8 @@ export interface TaskInfo<T = Json> {
   readonly priority: boolean;
   /** The priority level: 0 for a normal task, 1 to 9 ahead of normal ones (9 first). */
   readonly level: number;
+  /** The fair-scheduling group given to put, if any. */
+  readonly group: string | null;
   /** The de-dup key given to put, if any. */
   readonly key: string | null;
   /** The last failure recorded (a handler's error, or 'lease expired'), if any. */
@@ -55,6 +57,7 @@ export interface Meta {
   n: number; // deliveries so far
   c: number; // created at
   p?: number; // priority level 1-9 (absent: 0, normal)
+  g?: string; // fair-scheduling group
   k?: string; // de-dup key
   x?: number; // expire window (ms after run-at)
   e?: number; // expire-at
@@ -78,6 +81,7 @@ export function toTaskInfo<T>(queue: string, hash: string, reply: [string, strin
     maxAttempts: meta.m,
     priority: (meta.p ?? 0) > 0,
     level: meta.p ?? 0,
+    group: meta.g ?? null,
     key: meta.k ?? null,
     lastError: meta.err ?? null,
     leaseUntil: meta.l ?? null,

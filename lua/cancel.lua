@@ -16,6 +16,8 @@
   KEYS[14] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
   KEYS[15] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
   KEYS[16] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[17] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[18] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
   ARGV[1] id  task id
   Returns: 1 when deleted, 0 for an active or unknown task ]]
 local READY, LEVELS = 2, 7
@@ -24,8 +26,7 @@ local id = ARGV[1]
 local raw = redis.call('HGET', KEYS[5], id)
 if not raw or redis.call('ZSCORE', KEYS[3], id) then return 0 end
 if redis.call('ZREM', KEYS[1], id) == 0 and redis.call('ZREM', KEYS[6], id) == 0 then
-  -- O(N) in its level's ready list: LREM has to find the entry.
-  redis.call('LREM', readyOf(cjson.decode(raw)), 1, id)
+  unqueue(id, cjson.decode(raw))
 end
 redis.call('HDEL', KEYS[4], id)
 redis.call('HDEL', KEYS[5], id)

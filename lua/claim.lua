@@ -22,6 +22,8 @@
   KEYS[18] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
   KEYS[19] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
   KEYS[20] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[21] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[22] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -137,16 +139,33 @@ end
 local until_ = now + tonumber(ARGV[2])
 local taken, dropped, skipped = {}, 0, 0
 local leased, scored, holders = {}, {}, {}
--- The ready lists to take from, highest priority level first, normal tasks (level 0) last.
+-- Where to take from: the priority levels of ungrouped tasks, highest first; then the grouped
+-- tasks, lowest tag (earliest round) first; then ungrouped normal tasks.
 local sources = {}
 for _, level in ipairs(redis.call('ZREVRANGE', KEYS[LEVELS], 0, -1)) do
-  table.insert(sources, { key = KEYS[LEVELS + tonumber(level)], level = level })
+  if level == 'g' then
+    table.insert(sources, { key = KEYS[GROUPED], level = level, grouped = true })
+  else
+    table.insert(sources, { key = KEYS[LEVELS + tonumber(level)], level = level })
+  end
 end
 table.insert(sources, { key = KEYS[READY] })
-local source = 1
+local source, round, tags = 1, nil, {}
 while #taken < count and dropped + skipped < BATCH * 10 and source <= #sources do
   local want = count - #taken
-  local ids = redis.call('LPOP', sources[source].key, want)
+  local ids
+  if sources[source].grouped then
+    local popped = redis.call('ZPOPMIN', KEYS[GROUPED], want)
+    ids = {}
+    for j = 1, #popped, 2 do
+      table.insert(ids, popped[j])
+      round = tonumber(popped[j + 1])
+      tags[popped[j]] = round
+    end
+    if #ids == 0 then ids = nil end
+  else
+    ids = redis.call('LPOP', sources[source].key, want)
+  end
   if not ids or #ids < want then
     -- This list is empty now: a priority level leaves the index, and the next list is next.
     if sources[source].level then redis.call('ZREM', KEYS[LEVELS], sources[source].level) end
@@ -156,6 +175,11 @@ while #taken < count and dropped + skipped < BATCH * 10 and source <= #sources d
   local metas = #ids > 0 and redis.call('HMGET', KEYS[5], unpack(ids)) or {}
   for j, id in ipairs(ids) do
     local meta = metas[j] and cjson.decode(metas[j])
+    if meta and tags[id] then
+      -- The lane's latest tag is reached: forget it, so a group's hash field goes with its tasks.
+      local lane = laneOf(meta)
+      if (tonumber(redis.call('HGET', KEYS[GTAGS], lane)) or 0) <= tags[id] then redis.call('HDEL', KEYS[GTAGS], lane) end
+    end
     if not meta then
       -- No record: nothing to run (cannot happen while the invariants hold).
       skipped = skipped + 1
@@ -174,6 +198,8 @@ while #taken < count and dropped + skipped < BATCH * 10 and source <= #sources d
     end
   end
 end
+-- The round grouped claims have reached: a group that was idle joins it, not an earlier one.
+if round then redis.call('HSET', KEYS[GTAGS], '', round) end
 if dropped > 0 then redis.call('HINCRBY', KEYS[7], 'expired', dropped) end
 if #taken > 0 then
   many('HSET', KEYS[5], leased)

@@ -19,6 +19,8 @@
   KEYS[16] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
   KEYS[17] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
   KEYS[18] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[19] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[20] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry

@@ -19,6 +19,8 @@
   KEYS[17] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
   KEYS[18] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
   KEYS[19] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[20] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[21] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
   ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[4]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -28,8 +30,9 @@
   ARGV[+1] id           identity hash (hex); a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
-                        payload), else 'delay|at|priority|expire|maxAttempts|key': delay in ms after
-                        the server's now or '' when at (epoch ms) is given; priority the level 0-9;
+                        payload), else 'delay|at|priority|expire|maxAttempts|group|key': delay in
+                        ms after the server's now or '' when at (epoch ms) is given; priority the
+                        level 0-9; group '' for none;
                         expire in ms after run-at, or ''; key '' to de-dup on the payload
   Returns: { id, added (1|0), run-at, ... } three entries per task, in call order; a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
@@ -85,10 +88,10 @@ local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
 
 for i = 1, count do
   local payload, options = ARGV[3 * i + 2], ARGV[3 * i + 3]
-  local delay, at, level, expire, attempts, key = 0, nil, 0, nil, tonumber(ARGV[2]), ''
+  local delay, at, level, expire, attempts, group, key = 0, nil, 0, nil, tonumber(ARGV[2]), '', ''
   if options ~= '' then
-    local d, a, p, x, m, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-    delay, at, level, expire, attempts, key = tonumber(d), tonumber(a), tonumber(p), tonumber(x), tonumber(m), k
+    local d, a, p, x, m, g, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+    delay, at, level, expire, attempts, group, key = tonumber(d), tonumber(a), tonumber(p), tonumber(x), tonumber(m), g, k
   end
   -- Every process that declares a schedule puts its occurrences; the first put of each wins.
   local skip = schedule ~= '' and latest and at <= latest
@@ -108,13 +111,14 @@ for i = 1, count do
       local runAt = at or now + delay
       local meta = { r = runAt, m = attempts, n = 0, c = now }
       if level > 0 then meta.p = level end
+      if group ~= '' then meta.g = group end
       if key ~= '' then meta.k = key end
       if expire then meta.x = expire; meta.e = runAt + expire end
       pending[id] = { meta = meta, payload = key == '' and payload or nil }
       table.insert(data, id); table.insert(data, payload)
       table.insert(metas, id); table.insert(metas, cjson.encode(meta))
       if runAt <= now then
-        table.insert(queued[level], id)
+        if meta.g then push(id, meta) else table.insert(queued[level], id) end
         wake = true
       else
         table.insert(delayed, runAt); table.insert(delayed, id)

@@ -15,6 +15,8 @@
   KEYS[12] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
   KEYS[13] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
   KEYS[14] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[15] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[16] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
   ARGV[1] id     the task to re-drive, or '' for a batch of the oldest
   ARGV[2] limit  most tasks in a batch
   Returns: how many tasks went back to ready ]]

@@ -17,6 +17,8 @@
   KEYS[13] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
   KEYS[14] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
   KEYS[15] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[16] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[17] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
   ARGV[1] id     task id
   ARGV[2] token  the lease token handed out by claim
   Returns: 1 when released, 0 when the lease was already lost ]]

@@ -17,6 +17,8 @@
   KEYS[14] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
   KEYS[15] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
   KEYS[16] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[17] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[18] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
   ARGV[1] id  task id
   ARGV[2] at  new run-at (epoch ms)
   Returns: 1 when moved, 0 for an active, dead or unknown task ]]
@@ -34,8 +36,7 @@ meta.r = at
 if meta.x then meta.e = at + meta.x end
 local wake = false
 if at > now then
-  -- O(N) in the ready list's length: LREM has to find the entry.
-  if not delayed then redis.call('LREM', readyOf(meta), 1, id) end
+  if not delayed then unqueue(id, meta) end
   redis.call('ZADD', KEYS[1], at, id)
   wake = redis.call('ZRANGE', KEYS[1], 0, 0)[1] == id
 elseif delayed then

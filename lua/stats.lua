@@ -15,10 +15,13 @@
   KEYS[13] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
   KEYS[14] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
   KEYS[15] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[16] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[17] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
   Returns: { ready, delayed, active, dead, counter name, count, ... } ]]
--- Ready tasks wait in the level-0 list and the nine priority-level lists.
+-- Ready tasks wait in the level-0 list, the nine priority-level lists and the grouped set.
 local ready = redis.call('LLEN', KEYS[1])
 for level = 1, 9 do ready = ready + redis.call('LLEN', KEYS[6 + level]) end
+ready = ready + redis.call('ZCARD', KEYS[16])
 local out = {
   ready, redis.call('ZCARD', KEYS[2]),
   redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4]),

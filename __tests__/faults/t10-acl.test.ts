@@ -19,7 +19,7 @@ const COMMANDS = [
   'evalsha', 'eval', 'blpop', 'client|id', 'client|unblock', 'ping', 'quit',
   'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
   'rpush', 'time', 'zadd', 'zcard', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrem', 'zremrangebyscore',
-  'zrevrange', 'zscore', 'zmscore',
+  'zrevrange', 'zscore', 'zmscore', 'zpopmin',
 ];
 
 const lab = useLab();

@@ -157,10 +157,11 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * lib/keys.ts: the checker must not share a bug with the code it checks. The last three came with
  * issue 3: `acked` (recent ack tokens, with a TTL), `workers` (heartbeats), `held` (worker|task index).
  * Issue 5 added `schedules` and `occurred` (recurring schedules), and the priority levels: the
- * ready lists `ready1`..`ready9` and their index `levels`.
+ * ready lists `ready1`..`ready9` and their index `levels`, and the fair groups: `grouped` (ready
+ * tasks that have a group) and `gtags` (each group's latest tag).
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
-const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS] as const;
+const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags'] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
   return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
@@ -193,8 +194,10 @@ interface Snapshot {
   held: string[];
   /** The ids in each ready list, by priority level (0 is `ready`). */
   byLevel: string[][];
-  /** The levels the `levels` index lists. */
-  levels: Set<number>;
+  /** What the `levels` index lists: levels, and 'g' for the grouped tasks. */
+  levels: Set<string>;
+  /** Ready tasks that have a group. */
+  grouped: string[];
 }
 
 /** All of a queue's state at one instant: one MULTI, so it is consistent even while workers run. */
@@ -219,20 +222,26 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .lRange(k.ready7, 0, -1)
     .lRange(k.ready8, 0, -1)
     .lRange(k.ready9, 0, -1)
+    .zRange(k.grouped, 0, -1)
     .exec()) as unknown[];
-  const [data, meta, delayed, ready, active, dead, held, levels, ...lists] = replies as [string[], Record<string, string>, ...string[][]];
-  const byLevel = [ready, ...lists];
+  const [data, meta, delayed, ready, active, dead, held, levels, ...rest] = replies as [string[], Record<string, string>, ...string[][]];
+  const grouped = rest.pop()!;
+  const byLevel = [ready, ...rest];
   const places = new Map<string, number>();
-  for (const id of [...delayed, ...byLevel.flat(), ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
-  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels.map(Number)) };
+  for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
+  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped };
 }
 
-/** Each ready task waits in the list of its own level, and every non-empty level is indexed. */
+/** Each ready task waits in the list of its own level (or, with a group, in `grouped`), and every non-empty level is indexed. */
 function checkLevels(s: Snapshot, report: Report): void {
-  const levelOf = (id: string) => (JSON.parse(s.meta.get(id) ?? '{}') as { p?: number }).p ?? 0;
+  const record = (id: string) => JSON.parse(s.meta.get(id) ?? '{}') as { p?: number; g?: string };
+  const levelOf = (id: string) => record(id).p ?? 0;
+  if (s.grouped.length > 0 && !s.levels.has('g')) report('grouped tasks missing from the levels index', ['g']);
+  report('grouped task without a group', s.grouped.filter((id) => s.meta.has(id) && record(id).g === undefined));
+  report('task with a group in a ready list', s.byLevel.flat().filter((id) => s.meta.has(id) && record(id).g !== undefined));
   s.byLevel.forEach((ids, level) => {
     report(`task in the ready list of level ${level} but of another level`, ids.filter((id) => s.meta.has(id) && levelOf(id) !== level));
-    if (level > 0 && ids.length > 0 && !s.levels.has(level)) report('non-empty level missing from the levels index', [String(level)]);
+    if (level > 0 && ids.length > 0 && !s.levels.has(String(level))) report('non-empty level missing from the levels index', [String(level)]);
   });
 }
 

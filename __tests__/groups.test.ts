@@ -35,6 +35,21 @@ describe('groups', () => {
     expect(order[5]).toBe('a3');
   });
 
+  it('tags the tasks of one putMany call as it would tag them one by one', async () => {
+    const s = await redis.scheduler();
+    await s.putMany([
+      { data: 'a1', options: { group: 'a' } },
+      { data: 'a2', options: { group: 'a' } },
+      { data: 'b1', options: { group: 'b' } },
+      { data: 'a-urgent', options: { group: 'a', priority: 3 } },
+      { data: 'a3', options: { group: 'a' } },
+    ]);
+    const order = (await s.claimMany(5)).map((t) => t.data as string);
+    // Round 1: a1, b1 and a's priority lane; round 2: a2; round 3: a3.
+    expect(order.slice(0, 3).sort()).toEqual(['a-urgent', 'a1', 'b1']);
+    expect(order.slice(3)).toEqual(['a2', 'a3']);
+  });
+
   it("lets a group's priority tasks go ahead of its own backlog", async () => {
     const s = await redis.scheduler();
     for (let i = 0; i < 5; i++) await s.put(`a${i}`, { group: 'a' });

@@ -126,6 +126,8 @@ export class Recurring {
     readonly name: string,
     private readonly occurrences: Occurrences,
     private readonly data: Json,
+    /** `data` as canonical JSON, for the schedule's definition. */
+    private readonly canonical: string,
     private readonly opts: ParsedEveryOptions,
   ) {
     this.queue = opts.queue ?? ctx.options.queue;
@@ -135,9 +137,9 @@ export class Recurring {
   static prepare(ctx: Context, name: unknown, schedule: unknown, data: unknown, options: unknown): Recurring {
     const checkedName = parse(scheduleName, name, 'name');
     const occurrences = Occurrences.of(schedule);
-    canonicalJson(data as Json, 'data');
+    const canonical = canonicalJson(data as Json, 'data');
     const opts = parse(everyOptions, options ?? {}, 'options');
-    return new Recurring(ctx, checkedName, occurrences, data as Json, opts);
+    return new Recurring(ctx, checkedName, occurrences, data as Json, canonical, opts);
   }
 
   get keys() {
@@ -146,7 +148,7 @@ export class Recurring {
 
   /** Records the schedule and puts its first occurrences; then the loop keeps it going. */
   async start(): Promise<void> {
-    const definition: Definition = { ...this.occurrences.definition, data: canonicalJson(this.data, 'data') };
+    const definition: Definition = { ...this.occurrences.definition, data: this.canonical };
     await this.ctx.conn.send(this.keys.schedules, ['HSET', this.keys.schedules, this.name, JSON.stringify(definition)], {
       ms: this.ctx.options.commandTimeout,
       what: 'every',

@@ -48,6 +48,8 @@ local data, metas, delayed, pending = {}, {}, {}, {}
 -- Ready ids by priority level (0-9), each pushed at its list's tail: FIFO within a level.
 local queued = {}
 for level = 0, 9 do queued[level] = {} end
+-- Grouped ready tasks (tag, id pairs) and the lanes whose latest tag they moved.
+local grouped, lanes = {}, {}
 
 -- Slices hold 1000 values, an even number, so field-value and score-member pairs stay whole.
 local function many(cmd, key, list)
@@ -118,7 +120,12 @@ for i = 1, count do
       table.insert(data, id); table.insert(data, payload)
       table.insert(metas, id); table.insert(metas, cjson.encode(meta))
       if runAt <= now then
-        if meta.g then push(id, meta) else table.insert(queued[level], id) end
+        if meta.g then
+          table.insert(grouped, tagOf(meta)); table.insert(grouped, id)
+          lanes[laneOf(meta)] = true
+        else
+          table.insert(queued[level], id)
+        end
         wake = true
       else
         table.insert(delayed, runAt); table.insert(delayed, id)
@@ -132,6 +139,13 @@ if schedule ~= '' and latest then redis.call('HSET', KEYS[8], schedule, latest) 
 many('HSET', KEYS[1], data)
 many('HSET', KEYS[2], metas)
 many('RPUSH', KEYS[READY], queued[0])
+if #grouped > 0 then
+  many('ZADD', KEYS[GROUPED], grouped)
+  local latest = {}
+  for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, tagged.lanes[lane]) end
+  many('HSET', KEYS[GTAGS], latest)
+  redis.call('ZADD', KEYS[LEVELS], 0.5, 'g')
+end
 for level = 1, 9 do
   if #queued[level] > 0 then
     many('RPUSH', KEYS[LEVELS + level], queued[level])

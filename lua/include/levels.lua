@@ -29,16 +29,27 @@ local function readyOf(meta)
   return KEYS[READY]
 end
 
+-- The round and lane tags read or given in this script call, so that a script queueing many
+-- grouped tasks reads each once. (Claim's lease loop, which moves the round on, queues nothing.)
+local tagged = { round = nil, lanes = {} }
+
+-- The start tag of a grouped task: the current round for a task handed back, else one past the
+-- later of the round and its lane's latest tag, which it becomes (the caller writes it to gtags).
+local function tagOf(meta, head)
+  if not tagged.round then tagged.round = tonumber(redis.call('HGET', KEYS[GTAGS], '')) or 0 end
+  if head then return tagged.round end
+  local lane = laneOf(meta)
+  if tagged.lanes[lane] == nil then tagged.lanes[lane] = tonumber(redis.call('HGET', KEYS[GTAGS], lane)) or 0 end
+  tagged.lanes[lane] = math.max(tagged.round, tagged.lanes[lane]) + 1
+  return tagged.lanes[lane]
+end
+
 -- Queues a task on its level's list: at the tail (FIFO within the level), or at the head for a
 -- task handed back unfinished.
 local function push(id, meta, head)
   if meta.g then
-    local round = tonumber(redis.call('HGET', KEYS[GTAGS], '')) or 0
-    local tag = round
-    if not head then
-      tag = math.max(round, tonumber(redis.call('HGET', KEYS[GTAGS], laneOf(meta))) or 0) + 1
-      redis.call('HSET', KEYS[GTAGS], laneOf(meta), tag)
-    end
+    local tag = tagOf(meta, head)
+    if not head then redis.call('HSET', KEYS[GTAGS], laneOf(meta), tag) end
     redis.call('ZADD', KEYS[GROUPED], tag, id)
     -- Indexed with the levels, between level 1 and the ungrouped normal tasks.
     redis.call('ZADD', KEYS[LEVELS], 0.5, 'g')

@@ -166,3 +166,11 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): 
 function redact(url: string): string {
   return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 }
+
+/** A flat HGETALL reply, or node-redis's object form, as a map. */
+export function hashReply(reply: unknown): Map<string, string> {
+  const map = new Map<string, string>();
+  if (Array.isArray(reply)) for (let i = 0; i < reply.length; i += 2) map.set(String(reply[i]), String(reply[i + 1]));
+  else if (reply && typeof reply === 'object') for (const [k, v] of Object.entries(reply)) map.set(k, String(v));
+  return map;
+}

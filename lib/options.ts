@@ -114,6 +114,14 @@ export const putOptions = z
 
 export const queueOptions = z.strictObject({ queue: queueName.optional() });
 
+/** Most active tasks at once per group. */
+export const MAX_GROUP_LIMIT = 100_000;
+/** A per-group limit: a whole number of active tasks, or null for none. */
+export const groupLimitArg = z.union([z.null(), count(MAX_GROUP_LIMIT)], {
+  error: `expected null or a whole number from 1 to ${MAX_GROUP_LIMIT}`,
+});
+export const groupLimitOptions = z.strictObject({ queue: queueName.optional(), group: groupName.optional() });
+
 export const claimOptions = z.strictObject({
   queue: queueName.optional(),
   lease: positiveSpan.default(30_000),

@@ -6,6 +6,7 @@
  * produce each occurrence exactly once. Occurrences are computed from the Redis server's clock.
  */
 import { CronExpressionParser } from 'cron-parser';
+import { hashReply } from './connection';
 import type { Context } from './context';
 import { fromRedisError, ValidationError } from './errors';
 import { everyOptions, parse, scheduleArg, scheduleName, type ParsedEveryOptions, type ParsedSchedule } from './options';
@@ -223,8 +224,8 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
     ctx.conn.send(keys.schedules, ['HGETALL', keys.schedules], deadline),
     ctx.conn.send(keys.occurred, ['HGETALL', keys.occurred], deadline),
   ])) as [unknown, unknown];
-  const defs = pairs(definitions);
-  const lasts = pairs(latest);
+  const defs = hashReply(definitions);
+  const lasts = hashReply(latest);
   return [...defs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, json]) => {
@@ -267,12 +268,4 @@ function occurrenceKey(name: string, at: number): string {
 async function redisNow(ctx: Context, key: string): Promise<number> {
   const reply = (await ctx.conn.send(key, ['TIME'], { ms: ctx.options.commandTimeout, what: 'every' })) as [string, string];
   return Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000);
-}
-
-/** A flat HGETALL reply, or node-redis's object form, as a map. */
-function pairs(reply: unknown): Map<string, string> {
-  const map = new Map<string, string>();
-  if (Array.isArray(reply)) for (let i = 0; i < reply.length; i += 2) map.set(String(reply[i]), String(reply[i + 1]));
-  else if (reply && typeof reply === 'object') for (const [k, v] of Object.entries(reply)) map.set(k, String(v));
-  return map;
 }

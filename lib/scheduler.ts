@@ -8,6 +8,7 @@ import { Context, newWorkerId } from './context';
 import * as dead from './dead';
 import type { DeadTask, ListDeadOptions } from './dead';
 import { ClosedError, ValidationError } from './errors';
+import { groupLimits, limitGroups, type GroupLimitOptions, type GroupLimits } from './groups';
 import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
@@ -101,6 +102,13 @@ export interface Scheduler {
   unschedule(name: string, options?: QueueOption): Promise<boolean>;
   /** The schedules of a queue, by name. */
   listSchedules<T = Json>(options?: QueueOption): Promise<ScheduleInfo<T>[]>;
+  /**
+   * At most `limit` tasks of each group of a queue (or of `options.group` only) active at once,
+   * across every worker; null removes the limit. A group's own limit wins over the queue's.
+   */
+  limitGroups(limit: number | null, options?: GroupLimitOptions): Promise<void>;
+  /** A queue's group limits, and each group's active tasks. */
+  groupLimits(options?: QueueOption): Promise<GroupLimits>;
   /**
    * A hot queue split into `count` shard queues (`name:0` ... `name:<count-1>`), which spread over
    * a Redis Cluster: puts go to the shard the task's identity hashes to, workers work every shard.
@@ -255,6 +263,14 @@ class DocketScheduler implements Scheduler {
       this.recurring.delete(id);
       return existed;
     });
+  }
+
+  limitGroups(limit: number | null, options?: GroupLimitOptions): Promise<void> {
+    return this.open(() => limitGroups(this.ctx, limit, options));
+  }
+
+  groupLimits(options?: QueueOption): Promise<GroupLimits> {
+    return this.open(() => groupLimits(this.ctx, options));
   }
 
   sharded(name: string, count: number): Sharded {

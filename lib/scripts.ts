@@ -35,7 +35,7 @@ export interface ScriptSpec {
 }
 
 /** The keys of the priority levels and the fair groups, which every script that queues or takes ready tasks needs. */
-const LEVEL_KEYS = ['levels', ...READY_LEVELS, 'grouped', 'gtags'] as const;
+const LEVEL_KEYS = ['levels', ...READY_LEVELS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits'] as const;
 
 export const SCRIPTS = {
   put: {
@@ -66,6 +66,7 @@ export const SCRIPTS = {
   purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta'], args: ['limit'] },
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS], args: [] },
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
+  limit: { flags: 'allow-oom', keys: ['ready', 'wake', ...LEVEL_KEYS], args: ['group', 'limit', 'from', 'batch'] },
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -24,6 +24,9 @@
   KEYS[20] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   KEYS[21] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
   KEYS[22] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
+  KEYS[23] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
+  KEYS[24] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
+  KEYS[25] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -43,6 +46,8 @@ local now = t[1] * 1000 + math.floor(t[2] / 1000)
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
 local BATCH = 100
 local out = { now, '' }
+-- Parked tasks moved back into `grouped` by this call (a group got a place back).
+local refilled = 0
 
 -- Variadic commands in slices: Lua's unpack() has a stack limit of a few thousand values.
 -- Slices hold 1000 values, an even number, so field-value and score-member pairs stay whole.
@@ -69,6 +74,7 @@ if acks > 0 then
         ok = 1
         if not seen[ids[j]] then
           seen[ids[j]] = true
+          refilled = refilled + finished(meta)
           table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
           table.insert(remembered, now); table.insert(remembered, tokens[j])
         end
@@ -116,6 +122,7 @@ if a and a <= now then
     redis.call('ZREM', KEYS[3], id)
     if meta.w then redis.call('ZREM', KEYS[9], meta.w .. '|' .. id) end
     meta.t, meta.l, meta.w, meta.err = nil, nil, nil, 'lease expired'
+    refilled = refilled + finished(meta)
     if meta.n >= meta.m then
       redis.call('ZADD', KEYS[6], now, id)
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
@@ -137,7 +144,21 @@ end
 
 ---------------------------------------------------------------------------- lease
 local until_ = now + tonumber(ARGV[2])
-local taken, dropped, skipped = {}, 0, 0
+local taken, dropped, skipped, parked = {}, 0, 0, 0
+-- Whether group g is at its limit of active tasks (leases of this call already counted).
+local function full(g)
+  local limit = limitOf(g)
+  return limit and (tonumber(redis.call('HGET', KEYS[GACTIVE], g)) or 0) >= limit
+end
+-- Sets a task of a group at its limit aside until the group has a place (see levels: refill). Its
+-- place in the group's order is fixed the first time, so a task parked again keeps it.
+local function park(id, meta, tag)
+  if not meta.q then
+    meta.q = ((meta.p or 0) > 0 and '0' or '1') .. string.format('%016d', tag)
+    redis.call('HSET', KEYS[5], id, cjson.encode(meta))
+  end
+  redis.call('ZADD', KEYS[PARKED], 0, parkedAs(id, meta))
+end
 local leased, scored, holders = {}, {}, {}
 -- Where to take from: the priority levels of ungrouped tasks, highest first; then the grouped
 -- tasks, lowest tag (earliest round) first; then ungrouped normal tasks.
@@ -151,7 +172,7 @@ for _, level in ipairs(redis.call('ZREVRANGE', KEYS[LEVELS], 0, -1)) do
 end
 table.insert(sources, { key = KEYS[READY] })
 local source, round, tags = 1, nil, {}
-while #taken < count and dropped + skipped < BATCH * 10 and source <= #sources do
+while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #sources do
   local want = count - #taken
   local ids
   if sources[source].grouped then
@@ -186,8 +207,15 @@ while #taken < count and dropped + skipped < BATCH * 10 and source <= #sources d
     elseif meta.e and meta.e <= now then
       -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
       purge(id); dropped = dropped + 1
+      if tags[id] then refilled = refilled + refill(meta.g) end
+    elseif tags[id] and full(meta.g) then
+      park(id, meta, tags[id]); parked = parked + 1
     else
       local i = #taken + 1
+      if tags[id] then
+        redis.call('HINCRBY', KEYS[GACTIVE], meta.g, 1)
+        meta.q = nil
+      end
       meta.n, meta.t, meta.l, meta.w = meta.n + 1, ARGV[3] .. ':' .. i, until_, ARGV[4]
       taken[i] = id
       table.insert(leased, id); table.insert(leased, cjson.encode(meta))
@@ -214,6 +242,7 @@ end
 
 -- When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 local backlog = source < #sources or (source == #sources and redis.call('LLEN', KEYS[READY]) > 0)
+  or (refilled > 0 and redis.call('ZCARD', KEYS[GROUPED]) > 0)
 if backlog then out[2] = now elseif d or a then out[2] = math.min(d or a, a or d) end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)

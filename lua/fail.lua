@@ -21,6 +21,9 @@
   KEYS[18] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   KEYS[19] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
   KEYS[20] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
+  KEYS[21] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
+  KEYS[22] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
+  KEYS[23] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
@@ -40,6 +43,8 @@ if meta.t ~= ARGV[2] then return 'lost' end
 redis.call('ZREM', KEYS[1], id)
 redis.call('ZREM', KEYS[8], meta.w .. '|' .. id)
 meta.t, meta.l, meta.w, meta.err = nil, nil, nil, ARGV[4]
+-- Its group (if any) has a place again, which a parked task may take: then a worker should look.
+local wake = finished(meta) > 0
 local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
 local result = 'retry'
 if meta.n >= limit then
@@ -49,16 +54,15 @@ if meta.n >= limit then
   result = 'dead'
 else
   meta.r = now + tonumber(ARGV[3])
-  local wake
   if meta.r <= now then
     push(id, meta)
     wake = true
   else
     redis.call('ZADD', KEYS[2], meta.r, id)
     -- A new earliest run-at: an idle worker must re-arm its timer.
-    wake = redis.call('ZRANGE', KEYS[2], 0, 0)[1] == id
+    wake = wake or redis.call('ZRANGE', KEYS[2], 0, 0)[1] == id
   end
-  if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
 end
+if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
 redis.call('HSET', KEYS[4], id, cjson.encode(meta))
 return result

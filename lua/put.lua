@@ -21,6 +21,9 @@
   KEYS[19] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   KEYS[20] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
   KEYS[21] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
+  KEYS[22] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
+  KEYS[23] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
+  KEYS[24] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[4]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose

@@ -17,6 +17,9 @@
   KEYS[14] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   KEYS[15] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
   KEYS[16] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
+  KEYS[17] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
+  KEYS[18] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
+  KEYS[19] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   ARGV[1] id     the task to re-drive, or '' for a batch of the oldest
   ARGV[2] limit  most tasks in a batch
   Returns: how many tasks went back to ready ]]

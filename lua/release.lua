@@ -19,6 +19,9 @@
   KEYS[15] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   KEYS[16] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
   KEYS[17] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
+  KEYS[18] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
+  KEYS[19] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
+  KEYS[20] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   ARGV[1] id     task id
   ARGV[2] token  the lease token handed out by claim
   Returns: 1 when released, 0 when the lease was already lost ]]
@@ -36,5 +39,7 @@ redis.call('ZREM', KEYS[4], meta.w .. '|' .. id)
 meta.n, meta.t, meta.l, meta.w = math.max(0, meta.n - 1), nil, nil, nil
 redis.call('HSET', KEYS[3], id, cjson.encode(meta))
 push(id, meta, true)
+-- Queued at the current round, it takes its group's place again itself.
+finished(meta, true)
 if redis.call('LLEN', KEYS[5]) == 0 then redis.call('RPUSH', KEYS[5], '1') end
 return 1

@@ -19,6 +19,9 @@
   KEYS[16] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   KEYS[17] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
   KEYS[18] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
+  KEYS[19] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
+  KEYS[20] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
+  KEYS[21] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   ARGV[1] id  task id
   ARGV[2] at  new run-at (epoch ms)
   Returns: 1 when moved, 0 for an active, dead or unknown task ]]

@@ -17,11 +17,15 @@
   KEYS[15] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
   KEYS[16] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
   KEYS[17] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
+  KEYS[18] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
+  KEYS[19] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
+  KEYS[20] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   Returns: { ready, delayed, active, dead, counter name, count, ... } ]]
 -- Ready tasks wait in the level-0 list, the nine priority-level lists and the grouped set.
 local ready = redis.call('LLEN', KEYS[1])
 for level = 1, 9 do ready = ready + redis.call('LLEN', KEYS[6 + level]) end
-ready = ready + redis.call('ZCARD', KEYS[16])
+-- Tasks parked while their group is at its limit are ready too: only the limit holds them.
+ready = ready + redis.call('ZCARD', KEYS[16]) + redis.call('ZCARD', KEYS[18])
 local out = {
   ready, redis.call('ZCARD', KEYS[2]),
   redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4]),

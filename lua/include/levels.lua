@@ -13,8 +13,15 @@
   above 0) keep a lane of their own (field g|p), so they go ahead of the group's backlog. While
   `grouped` may hold tasks, `levels` holds the member 'g' with score 0.5, so a claim finds out
   from the same read, and one that finds `grouped` empty removes it.
+  Per-group limits: `glimits` (KEYS[LEVELS + 14]) holds the most active tasks a group may have
+  (field group, else field '' for every group); `gactive` (KEYS[LEVELS + 13]) counts each group's
+  active tasks. A claim that takes a task of a group at its limit parks it in `parked`
+  (KEYS[LEVELS + 12]), a lex-ordered ZSET of '<group>|<order>|<id>' members, so a group's parked
+  tasks are one range read away and the claim never meets them again; each time a task of the group
+  leaves the active set (or a ready one leaves `grouped` unclaimed) its first parked task goes back
+  into `grouped` at the current round.
   The including script sets READY and LEVELS, the KEYS indices of `ready` and `levels`, first. ]]
-local GROUPED, GTAGS = LEVELS + 10, LEVELS + 11
+local GROUPED, GTAGS, PARKED, GACTIVE, GLIMITS = LEVELS + 10, LEVELS + 11, LEVELS + 12, LEVELS + 13, LEVELS + 14
 
 -- The `gtags` field that holds a grouped task's lane's latest tag.
 local function laneOf(meta)
@@ -59,9 +66,66 @@ local function push(id, meta, head)
   if (meta.p or 0) > 0 then redis.call('ZADD', KEYS[LEVELS], meta.p, meta.p) end
 end
 
+-- A parked task's member of `parked`: its group, then its place in the group's order (priority
+-- lane first, then its tag, fixed when first parked: meta.q), then its id. Group names have no '|'.
+local function parkedAs(id, meta)
+  return meta.g .. '|' .. meta.q .. '|' .. id
+end
+
+-- The most active tasks group g may have, or nil for no limit. A queue without limits pays one
+-- EXISTS a script call.
+local limited = nil
+local function limitOf(g)
+  if limited == nil then limited = redis.call('EXISTS', KEYS[GLIMITS]) == 1 end
+  if not limited then return nil end
+  local l = redis.call('HMGET', KEYS[GLIMITS], g, '')
+  return tonumber(l[1] or l[2])
+end
+
+-- Moves up to n of group g's parked tasks (all, when n is nil) back into `grouped` at the current
+-- round, first parked first. Returns how many moved.
+local function unpark(g, n)
+  local range = { 'ZRANGEBYLEX', KEYS[PARKED], '[' .. g .. '|', '(' .. g .. '}' }
+  if n then table.insert(range, 'LIMIT'); table.insert(range, 0); table.insert(range, n) end
+  local members = redis.call(unpack(range))
+  for _, m in ipairs(members) do
+    redis.call('ZREM', KEYS[PARKED], m)
+    redis.call('ZADD', KEYS[GROUPED], tagOf(nil, true), string.match(m, '|([^|]*)$'))
+  end
+  if #members > 0 then redis.call('ZADD', KEYS[LEVELS], 0.5, 'g') end
+  return #members
+end
+
+-- Group g may have lost a task that would have taken one of its places (it left the active set,
+-- or left `grouped` unclaimed): when below its limit, its first parked task takes the place. A
+-- task too many only parks again, so erring towards moving one never loses a place.
+local function refill(g)
+  local limit = limitOf(g)
+  if limit and (tonumber(redis.call('HGET', KEYS[GACTIVE], g)) or 0) >= limit then return 0 end
+  return unpark(g, 1)
+end
+
+-- A task left the active set (acked, failed, lapsed, handed back): its group has one less active.
+-- `requeued` when the task itself went back to `grouped` ahead of the rest, so takes the place.
+-- Returns how many parked tasks moved back.
+local function finished(meta, requeued)
+  if not meta.g then return 0 end
+  if redis.call('HINCRBY', KEYS[GACTIVE], meta.g, -1) <= 0 then redis.call('HDEL', KEYS[GACTIVE], meta.g) end
+  if requeued then return 0 end
+  return refill(meta.g)
+end
+
 -- Takes a ready task out of wherever it waits (cancel, reschedule). O(N) in a ready list: LREM
--- has to find the entry; O(log N) for a grouped task.
+-- has to find the entry; O(log N) for a grouped or parked task.
 local function unqueue(id, meta)
-  if meta.g then return redis.call('ZREM', KEYS[GROUPED], id) end
-  return redis.call('LREM', readyOf(meta), 1, id)
+  if not meta.g then return redis.call('LREM', readyOf(meta), 1, id) end
+  if redis.call('ZREM', KEYS[GROUPED], id) == 1 then
+    refill(meta.g)
+    return 1
+  end
+  if not meta.q then return 0 end
+  local removed = redis.call('ZREM', KEYS[PARKED], parkedAs(id, meta))
+  -- Its place in the group's order was its tag: queued again, it gets a new one.
+  meta.q = nil
+  return removed
 end

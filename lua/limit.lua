@@ -1,0 +1,68 @@
+#!lua flags=allow-oom
+--[[ limit: set or remove the most active tasks a queue's groups may have (one group's own limit, or
+  the limit of every group without one), then move back into `grouped` the parked tasks that the
+  new limit leaves room for, a batch at a time. Allowed on a full Redis: raising a limit is how an
+  operator lets parked tasks drain.
+  KEYS[1]  <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
+  KEYS[2]  <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
+  KEYS[3]  <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
+  KEYS[4]  <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
+  KEYS[5]  <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
+  KEYS[6]  <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
+  KEYS[7]  <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
+  KEYS[8]  <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
+  KEYS[9]  <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
+  KEYS[10] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
+  KEYS[11] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
+  KEYS[12] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
+  KEYS[13] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
+  KEYS[14] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
+  KEYS[15] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
+  KEYS[16] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
+  KEYS[17] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
+  ARGV[1] group  the group whose own limit this is, or '' for the limit of every group without one
+  ARGV[2] limit  most active tasks at once, or '' to remove the limit
+  ARGV[3] from   '' on the first call; else the `next` the previous call returned, to go on from
+  ARGV[4] batch  most parked tasks to move (and groups to look at) in this call
+  Returns: { moved, next }: how many parked tasks went back to `grouped`, and where to go on from,
+    or '' when no parked task is left that the limit has room for ]]
+local READY, LEVELS = 1, 3
+-- include: levels
+local group, from, batch = ARGV[1], ARGV[3], tonumber(ARGV[4])
+if from == '' then
+  if ARGV[2] == '' then redis.call('HDEL', KEYS[GLIMITS], group) else redis.call('HSET', KEYS[GLIMITS], group, ARGV[2]) end
+end
+
+-- Moves up to `most` of group g's parked tasks, as many as its limit has room for (tasks already
+-- back in `grouped` are not counted: one too many only parks again).
+local function room(g, most, before)
+  local limit = limitOf(g)
+  local n = most
+  if limit then n = math.min(most, limit - before - (tonumber(redis.call('HGET', KEYS[GACTIVE], g)) or 0)) end
+  if n <= 0 then return 0 end
+  return unpark(g, n)
+end
+
+local moved, nextFrom = 0, ''
+if group ~= '' then
+  -- For one group, `from` counts the tasks earlier calls moved, so the batches add up to the room.
+  local before = tonumber(from) or 0
+  moved = room(group, batch, before)
+  if moved == batch then nextFrom = tostring(before + moved) end
+else
+  -- Every group with parked tasks, in name order: the first member at or after `from` names the
+  -- next group, and '}' (the character after '|') steps past all of that group's members.
+  local cursor, looked = from == '' and '-' or from, 0
+  while moved < batch and looked < batch do
+    local m = redis.call('ZRANGEBYLEX', KEYS[PARKED], cursor, '+', 'LIMIT', 0, 1)[1]
+    if not m then cursor = nil; break end
+    local g = string.match(m, '^([^|]*)|')
+    local n = room(g, batch - moved, 0)
+    moved, looked = moved + n, looked + 1
+    -- A group cut short by the batch is looked at again from its own members.
+    cursor = (moved == batch) and ('[' .. g .. '|') or ('[' .. g .. '}')
+  end
+  nextFrom = cursor or ''
+end
+if moved > 0 and redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
+return { moved, nextFrom }

@@ -58,6 +58,7 @@ export interface Meta {
   c: number; // created at
   p?: number; // priority level 1-9 (absent: 0, normal)
   g?: string; // fair-scheduling group
+  q?: string; // its place in its group's order, once parked by the group's limit (cleared when leased)
   k?: string; // de-dup key
   x?: number; // expire window (ms after run-at)
   e?: number; // expire-at

@@ -98,7 +98,11 @@ if acks > 0 then
 end
 
 local count = tonumber(ARGV[1])
-if count == 0 then return out end
+if count == 0 then
+  -- Only acks: a parked task they moved back is for an idle worker to take.
+  if refilled > 0 and redis.call('LLEN', KEYS[8]) == 0 then redis.call('RPUSH', KEYS[8], '1') end
+  return out
+end
 
 ---------------------------------------------------------------------------- housekeeping
 local function load(id) return cjson.decode(redis.call('HGET', KEYS[5], id)) end

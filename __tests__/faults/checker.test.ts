@@ -54,13 +54,19 @@ describe('checkInvariants', () => {
     await lab.raw.zAdd(k.delayed, { score: 1, value: 'twice' });
     await lab.raw.zAdd(k.active, { score: 1, value: 'leased' });
     await lab.raw.zAdd(k.held, { score: 0, value: 'w2|stale' });
+    await lab.raw.hSet(k.meta, 'limited', '{"g":"a"}');
+    await lab.raw.hSet(k.data, 'limited', '1');
+    await lab.raw.zAdd(k.parked, { score: 0, value: 'b|100000000000000001|limited' });
+    await lab.raw.hSet(k.gactive, 'a', '2');
     await lab.raw.set(`${lab.prefix}:{${lab.queue}}:stray`, '1');
     const rules = (await checkInvariants(lab.raw, lab.prefix, lab.queue)).map((line) => line.split(':')[0]);
     expect(rules.sort()).toEqual([
       'active task missing from the held index',
+      'group whose active count is off',
       'held index entry without its active lease',
       'key outside the fixed key set',
       'meta record without a payload (identity without a task)',
+      'parked task not under its own group',
       'payload without a meta record',
       'state member without a meta record',
       'state member without a payload',

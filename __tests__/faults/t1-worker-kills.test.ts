@@ -1,5 +1,6 @@
 /**
- * T1 (issue 3): worker processes crash. 10,000 tasks (30% priority, 20% delayed 0–2 s) go to 4
+ * T1 (issue 3): worker processes crash. 10,000 tasks (30% priority, 20% delayed 0–2 s, 40% in one
+ * of 10 fair groups of at most 3 active tasks each, issue 5) go to 4
  * worker processes × concurrency 4, and 20 SIGKILLs hit them at random moments, each worker
  * respawned at once. Must hold: lost 0, unexpected 0, duplicated ≤ the tasks the killed workers
  * held at their kills (≤ 4 × 20), everything done within last kill + lease + 5 s, and the
@@ -45,11 +46,19 @@ class Crew {
   }
 }
 
-function payloads(): Array<{ data: { label: string }; options: { priority: boolean; delay?: number; maxAttempts: number } }> {
+/** Most active tasks of each group: kills lapse leases of grouped tasks, whose places must come back. */
+const GROUP_LIMIT = 3;
+
+function payloads(): Array<{ data: { label: string }; options: { priority: boolean; delay?: number; group?: string; maxAttempts: number } }> {
   return Array.from({ length: TASKS }, (_, i) => ({
     data: { label: `t1-${i}` },
     // Attempts to spare: a task caught by several kills must not go dead (it would be excused, not run).
-    options: { priority: Math.random() < 0.3, maxAttempts: 20, ...(Math.random() < 0.2 ? { delay: Math.random() * 2000 } : {}) },
+    options: {
+      priority: Math.random() < 0.3,
+      maxAttempts: 20,
+      ...(Math.random() < 0.2 ? { delay: Math.random() * 2000 } : {}),
+      ...(Math.random() < 0.4 ? { group: `g${i % 10}` } : {}),
+    },
   }));
 }
 
@@ -86,6 +95,7 @@ it('loses nothing when worker processes are SIGKILLed at random moments', async 
   const crew = new Crew(lab);
   await Promise.all(Array.from({ length: WORKERS }, () => crew.spawn()));
   const producer = await lab.scheduler();
+  await producer.limitGroups(GROUP_LIMIT);
   const items = payloads();
   for (let i = 0; i < TASKS; i += 500) {
     const chunk = items.slice(i, i + 500);

@@ -158,10 +158,12 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * issue 3: `acked` (recent ack tokens, with a TTL), `workers` (heartbeats), `held` (worker|task index).
  * Issue 5 added `schedules` and `occurred` (recurring schedules), and the priority levels: the
  * ready lists `ready1`..`ready9` and their index `levels`, and the fair groups: `grouped` (ready
- * tasks that have a group) and `gtags` (each group's latest tag).
+ * tasks that have a group) and `gtags` (each group's latest tag); and the group limits: `parked`
+ * ('<group>|<order>|<id>' ready tasks held back by their group's limit), `gactive` (active tasks per
+ * group) and `glimits` (the limits).
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
-const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags'] as const;
+const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits'] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
   return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
@@ -198,6 +200,10 @@ interface Snapshot {
   levels: Set<string>;
   /** Ready tasks that have a group. */
   grouped: string[];
+  /** Members of `parked` ('<group>|<order>|<id>'). */
+  parked: string[];
+  /** Active tasks per group, as `gactive` counts them. */
+  gactive: Record<string, string>;
 }
 
 /** All of a queue's state at one instant: one MULTI, so it is consistent even while workers run. */
@@ -223,13 +229,18 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .lRange(k.ready8, 0, -1)
     .lRange(k.ready9, 0, -1)
     .zRange(k.grouped, 0, -1)
+    .zRange(k.parked, 0, -1)
+    .hGetAll(k.gactive)
     .exec()) as unknown[];
+  const gactive = replies.pop() as Record<string, string>;
   const [data, meta, delayed, ready, active, dead, held, levels, ...rest] = replies as [string[], Record<string, string>, ...string[][]];
+  const parked = rest.pop()!;
   const grouped = rest.pop()!;
   const byLevel = [ready, ...rest];
   const places = new Map<string, number>();
-  for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
-  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped };
+  const parkedIds = parked.map((m) => m.slice(m.lastIndexOf('|') + 1));
+  for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...parkedIds, ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
+  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped, parked, gactive };
 }
 
 /** Each ready task waits in the list of its own level (or, with a group, in `grouped`), and every non-empty level is indexed. */
@@ -239,6 +250,10 @@ function checkLevels(s: Snapshot, report: Report): void {
   if (s.grouped.length > 0 && !s.levels.has('g')) report('grouped tasks missing from the levels index', ['g']);
   report('grouped task without a group', s.grouped.filter((id) => s.meta.has(id) && record(id).g === undefined));
   report('task with a group in a ready list', s.byLevel.flat().filter((id) => s.meta.has(id) && record(id).g !== undefined));
+  report('parked task not under its own group', s.parked.filter((m) => {
+    const id = m.slice(m.lastIndexOf('|') + 1);
+    return s.meta.has(id) && !m.startsWith(`${record(id).g}|`);
+  }));
   s.byLevel.forEach((ids, level) => {
     report(`task in the ready list of level ${level} but of another level`, ids.filter((id) => s.meta.has(id) && levelOf(id) !== level));
     if (level > 0 && ids.length > 0 && !s.levels.has(String(level))) report('non-empty level missing from the levels index', [String(level)]);
@@ -267,6 +282,17 @@ function checkLeases(s: Snapshot, report: Report): void {
   report('held index entry without its active lease', s.held.filter((entry) => !leased.has(entry)));
 }
 
+/** `gactive` counts exactly the active tasks of each group. */
+function checkGroupCounts(s: Snapshot, report: Report): void {
+  const counted = new Map<string, number>();
+  for (const id of s.active) {
+    const g = (JSON.parse(s.meta.get(id) ?? '{}') as { g?: string }).g;
+    if (g !== undefined) counted.set(g, (counted.get(g) ?? 0) + 1);
+  }
+  const groups = new Set([...counted.keys(), ...Object.keys(s.gactive)]);
+  report('group whose active count is off', [...groups].filter((g) => Number(s.gactive[g] ?? 0) !== (counted.get(g) ?? 0)));
+}
+
 /** Every broken invariant, as readable lines; [] when all hold. */
 export async function checkInvariants(client: RedisClientType, prefix: string, queue: string): Promise<string[]> {
   const problems: string[] = [];
@@ -277,6 +303,7 @@ export async function checkInvariants(client: RedisClientType, prefix: string, q
   checkRecords(s, report);
   checkLeases(s, report);
   checkLevels(s, report);
+  checkGroupCounts(s, report);
   report('key outside the fixed key set', await strayKeys(client, prefix, new Set(Object.values(layout(prefix, queue)))));
   return problems;
 }

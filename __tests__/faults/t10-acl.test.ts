@@ -1,6 +1,7 @@
 /**
  * T10 (issue 3): docket under a restricted Redis ACL user that may run only the commands docket
- * uses, on `<prefix>:*` keys only, with no INFO or CONFIG rights. Must hold: 1,000 tasks with
+ * uses, on `<prefix>:*` keys only, with no INFO or CONFIG rights. Must hold: 1,000 tasks (half of
+ * them in fair groups with a limit, issue 5) with
  * worker processes SIGKILLed and respawned lose nothing (T1 at small scale); a put under another
  * prefix is refused with a typed PermissionError; docket starts without INFO/CONFIG rights.
  */
@@ -17,7 +18,7 @@ const WORK: WorkConfig = { concurrency: 4, leaseMs: 2000, workMs: [1, 5] };
 /** What docket runs: scripts, the idle wait, and every command its scripts call. */
 const COMMANDS = [
   'evalsha', 'eval', 'blpop', 'client|id', 'client|unblock', 'ping', 'quit',
-  'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
+  'exists', 'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
   'rpush', 'time', 'zadd', 'zcard', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrem', 'zremrangebyscore',
   'zrevrange', 'zscore', 'zmscore', 'zpopmin',
 ];
@@ -38,7 +39,12 @@ it('works under an ACL user limited to its commands and its prefix', async () =>
     expect(warnings).toEqual([]); // the checks could not read CONFIG, and said nothing
 
     const workers: ChildWorker[] = await Promise.all([1, 2, 3].map(() => lab.pool.spawn({ url, work: WORK })));
-    const items = Array.from({ length: TASKS }, (_, i) => ({ data: { label: `t10-${i}` }, options: { maxAttempts: 20 } }));
+    // Half the tasks in 5 groups of at most 3 active each: the group-limit commands run too.
+    await producer.limitGroups(3);
+    const items = Array.from({ length: TASKS }, (_, i) => ({
+      data: { label: `t10-${i}` },
+      options: { maxAttempts: 20, ...(i % 2 ? { group: `g${i % 5}` } : {}) },
+    }));
     await lab.history.track(items.map((it) => it.data.label), producer.putMany(items));
     for (let kill = 1; kill <= KILLS; kill++) {
       await eventually(async () => (await executionCount(lab.oracle, lab.run)) >= (TASKS * kill) / (KILLS + 1), 30_000);

@@ -72,14 +72,18 @@ local function parkedAs(id, meta)
   return meta.g .. '|' .. meta.q .. '|' .. id
 end
 
--- The most active tasks group g may have, or nil for no limit. A queue without limits pays one
--- EXISTS a script call.
-local limited = nil
+-- The most active tasks group g may have, or nil for no limit. Read once per group a script call
+-- (limits change only through limit.lua, which writes before it reads); a queue without limits
+-- pays one EXISTS a call.
+local limited, limits = nil, {}
 local function limitOf(g)
   if limited == nil then limited = redis.call('EXISTS', KEYS[GLIMITS]) == 1 end
   if not limited then return nil end
-  local l = redis.call('HMGET', KEYS[GLIMITS], g, '')
-  return tonumber(l[1] or l[2])
+  if limits[g] == nil then
+    local l = redis.call('HMGET', KEYS[GLIMITS], g, '')
+    limits[g] = tonumber(l[1] or l[2]) or false
+  end
+  return limits[g] or nil
 end
 
 -- Moves up to n of group g's parked tasks (all, when n is nil) back into `grouped` at the current

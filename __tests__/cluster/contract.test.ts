@@ -95,6 +95,26 @@ describe('on a Redis Cluster', () => {
     }
   });
 
+  it('takes fair groups in turn and holds group limits on every master, with no redirect', async () => {
+    const s = await open();
+    try {
+      const before = await cluster.redirects();
+      for (const { queue } of queues) {
+        await s.limitGroups(1, { queue, group: 'a' });
+        for (const [data, group] of [['a1', 'a'], ['a2', 'a'], ['b1', 'b'], ['b2', 'b']]) await s.put(data, { queue, group });
+        const first = await s.claimMany(10, { queue });
+        // a's limit of 1 parks a2; b has no limit.
+        expect(first.map((t) => t.data).sort()).toEqual(['a1', 'b1', 'b2']);
+        expect(await s.groupLimits({ queue })).toEqual({ default: null, groups: { a: 1 }, active: { a: 1, b: 2 } });
+        expect(await s.ack(first.find((t) => t.data === 'a1')!)).toBe(true);
+        expect((await s.claimMany(10, { queue })).map((t) => t.data)).toEqual(['a2']);
+      }
+      expect((await cluster.redirects()) - before).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('keeps recurring schedules on the master of their queue', async () => {
     const s = await open();
     try {

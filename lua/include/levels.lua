@@ -123,13 +123,12 @@ end
 -- has to find the entry; O(log N) for a grouped or parked task.
 local function unqueue(id, meta)
   if not meta.g then return redis.call('LREM', readyOf(meta), 1, id) end
+  local member = meta.q and parkedAs(id, meta)
+  -- Its place in the group's order was its tag: queued again, it gets a new one.
+  meta.q = nil
   if redis.call('ZREM', KEYS[GROUPED], id) == 1 then
     refill(meta.g)
     return 1
   end
-  if not meta.q then return 0 end
-  local removed = redis.call('ZREM', KEYS[PARKED], parkedAs(id, meta))
-  -- Its place in the group's order was its tag: queued again, it gets a new one.
-  meta.q = nil
-  return removed
+  return member and redis.call('ZREM', KEYS[PARKED], member) or 0
 end

@@ -18,8 +18,8 @@ import { READY_LEVELS, type QueueKeys, type Suffix } from './keys';
  * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add tasks (put, reschedule,
  * redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
  * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
- * purge) are allow-oom: workers can still drain a full Redis, which frees memory. Those that only
- * read (get, stats, dead) are no-writes.
+ * purge, and limit, which can let parked tasks go) are allow-oom: workers can still drain a full
+ * Redis, which frees memory. Those that only read (get, stats, dead) are no-writes.
  */
 export type ScriptFlags = '' | 'allow-oom' | 'no-writes';
 

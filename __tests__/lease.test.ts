@@ -18,8 +18,8 @@ describe('claim and ack', () => {
     expect(task.token).toMatch(/^[0-9a-f]{16}:1$/);
     expect(await s.stats()).toMatchObject({ ready: 0, active: 1 });
     expect(await s.ack(task)).toBe(true);
-    // A finished task leaves nothing behind.
-    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:{default}:acked`, `${s.prefix}:{default}:wake`]);
+    // A finished task leaves nothing behind but the queue's lifetime counters, events and name.
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['acked', 'counts', 'events', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
   });
 
   it('answers an ack retried with the same token as before, for a while, then forgets it', async () => {
@@ -32,7 +32,7 @@ describe('claim and ack', () => {
     expect(await s.ack({ ...task, token: 'forged:1' })).toBe(false);
     await sleep(4 * 50 + 100);
     expect(await s.ack(task)).toBe(false);
-    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:{default}:wake`]);
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['counts', 'events', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
   });
 
   it('returns null from an empty queue, and claimMany takes up to count in order', async () => {
@@ -160,6 +160,6 @@ describe('fail, retry and dead', () => {
     await sleep(150);
     await s.claim();
     expect(await s.get(hash)).toBeNull();
-    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:{default}:counts`, `${s.prefix}:{default}:wake`]);
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['counts', 'events', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
   });
 });

@@ -197,7 +197,7 @@ describe('putMany', () => {
       expect((await evalshaCalls(raw as never)) - before).toBe(5);
       expect(await s.stats()).toMatchObject({ ready: 1201 });
       expect(await keysUnder(raw as never, 'docket')).toEqual(
-        ['data', 'meta', 'ready', 'wake'].map((k) => `docket:{default}:${k}`).sort(),
+        ['docket:queues', ...['counts', 'data', 'meta', 'ready', 'wake'].map((k) => `docket:{default}:${k}`)],
       );
       await s.close();
       await raw.quit();

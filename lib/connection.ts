@@ -12,7 +12,7 @@ const RECONNECT_MAX_MS = 2000;
 
 /** A node-redis v4 client or cluster. */
 export type RedisLike = RedisClientType<any, any, any> | RedisClusterType<any, any, any>;
-type Standalone = RedisClientType<any, any, any>;
+export type Standalone = RedisClientType<any, any, any>;
 type Cluster = RedisClusterType<any, any, any>;
 
 /** How long a call may wait for its reply, and what to call it in errors. */

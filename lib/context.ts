@@ -5,18 +5,22 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Connection } from './connection';
 import type { HashFunction } from './hashing';
+import { SILENT, type Logger } from './log';
 import { queueKeys, type QueueKeys } from './keys';
 import { parse, queueOptions, queueName, type ParsedSchedulerOptions } from './options';
 import type { Scripts } from './scripts';
 
 export class Context {
   private readonly keyCache = new Map<string, QueueKeys>();
+  /** Queues this process has added to the registry of queue names (admin.ts). */
+  readonly registered = new Set<string>();
 
   constructor(
     readonly conn: Connection,
     readonly scripts: Scripts,
     readonly options: ParsedSchedulerOptions,
     readonly hash: HashFunction,
+    readonly log: Logger = SILENT,
   ) {}
 
   /** The keys of `queue`, or of the default queue. */

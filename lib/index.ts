@@ -3,7 +3,10 @@
  * fenced leases. These are the public exports; everything else is internal.
  */
 export { createScheduler } from './scheduler';
-export type { Scheduler, SchedulerOptions, QueueOption, QueueStats } from './scheduler';
+export type { Scheduler, SchedulerOptions, QueueOption } from './scheduler';
+export type { QueueStats, QueueTotals, ListOptions, TaskPage } from './admin';
+export type { QueueEvent, EventType, EventsOptions } from './events';
+export type { Logger, LogFn } from './log';
 export type { PutOptions, PutResult } from './put';
 export type { ClaimOptions, FailOptions } from './lease';
 export type { Worker, WorkOptions } from './worker';

@@ -57,7 +57,7 @@ export async function claimBatch<T = Json>(
 ): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
   const token = newToken();
-  const args: Array<string | number> = [count, leaseMs, token, worker, deadMaxCount, deadMaxAge, ackMemory(ctx), acks.length];
+  const args: Array<string | number> = [count, leaseMs, token, worker, deadMaxCount, deadMaxAge, ackMemory(ctx), ctx.options.eventsMaxLength, acks.length];
   for (const task of acks) args.push(task.hash, task.token);
   const what = count === 0 ? 'ack' : 'claim';
   const reply = (await ctx.scripts.run('claim', ctx.keys(queue), args, what)) as Array<string | number | null>;
@@ -101,7 +101,7 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
   checkTask(ctx, task);
   const o = parse(failOptions, options ?? {}, 'options');
   const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
-  const args = [task.hash, task.token, retryIn, describe(o.error), o.maxAttempts ?? ''];
+  const args = [task.hash, task.token, retryIn, describe(o.error), o.maxAttempts ?? '', ctx.options.eventsMaxLength];
   return (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'lost';
 }
 

@@ -77,6 +77,8 @@ export const schedulerOptions = z.strictObject({
   deadMaxAge: positiveSpan.default(7 * 24 * 3600 * 1000),
   /** Deadline of every Redis call, retries of LOADING, BUSY and TRYAGAIN included. */
   commandTimeout: positiveSpan.default(5000),
+  /** Entries kept in each queue's events stream (about: trimming is approximate); 0 for none. */
+  eventsMaxLength: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 10000000' }).max(10_000_000, { error: 'must be from 0 to 10000000' }).default(10_000),
 });
 
 /** Deliveries before a task goes dead, unless put says otherwise. */

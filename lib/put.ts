@@ -4,7 +4,9 @@
  * same turn of the event loop (many callers, each awaiting its own put) are gathered into one call
  * per queue too: a put costs its share of a script call, not a round trip of its own.
  */
+import { register } from './admin';
 import type { Context } from './context';
+import { errorFields } from './log';
 import { PayloadTooLargeError, ValidationError } from './errors';
 import { identityOf } from './hashing';
 import { DEFAULT_MAX_ATTEMPTS, parse, putOptions } from './options';
@@ -196,9 +198,12 @@ async function send(ctx: Context, queue: string, chunk: Prepared[]): Promise<Put
 
 /** One put.lua call; `code` is 1 (added), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
 async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: number; result: PutResult }>> {
-  const args: Array<string | number> = [chunk.length, DEFAULT_MAX_ATTEMPTS, schedule];
+  const args: Array<string | number> = [chunk.length, DEFAULT_MAX_ATTEMPTS, schedule, ctx.options.eventsMaxLength];
   for (const p of chunk) args.push(p.args[0], p.args[1], p.args[2]);
   const reply = (await ctx.scripts.run('put', ctx.keys(queue), args)) as Array<string | number>;
+  // After the put, so a refused put registers nothing; a failure here must not fail a put that
+  // was made, and the next put tries again.
+  await register(ctx, queue).catch((err: unknown) => ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not add the queue to the registry'));
   const results: Array<{ code: number; result: PutResult }> = [];
   for (let i = 0; i < chunk.length * 3; i += 3) {
     const code = Number(reply[i + 1]);

@@ -2,6 +2,8 @@
  * The scheduler: the one object callers hold. It puts tasks, moves and inspects them, leases them
  * to workers, and starts worker loops. Each method checks its arguments fully before any I/O.
  */
+import * as admin from './admin';
+import type { ListOptions, QueueStats, TaskPage } from './admin';
 import { checkServer } from './checks';
 import { connect, type RedisLike } from './connection';
 import { Context, newWorkerId } from './context';
@@ -9,9 +11,11 @@ import * as dead from './dead';
 import type { DeadTask, ListDeadOptions } from './dead';
 import { ClosedError, ValidationError } from './errors';
 import { groupLimits, limitGroups, type GroupLimitOptions, type GroupLimits } from './groups';
+import { events, type EventsOptions, type QueueEvent } from './events';
 import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
+import { checkLogger, type Logger } from './log';
 import { instantArg, parse, schedulerOptions } from './options';
 import type { Json } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
@@ -54,21 +58,14 @@ export interface SchedulerOptions {
   onWarning?: (message: string) => void;
   /** Replaces the 128-bit identity hash. For tests (a weak hash forces collisions). */
   hash?: HashFunction;
+  /** Entries kept in each queue's events stream (trimmed approximately); 0 for none. Default 10,000. */
+  eventsMaxLength?: number;
+  /** A logger with pino's call shape (`warn(obj, msg)`); pino itself fits. Default: log nothing. */
+  logger?: Logger;
 }
 
 export interface QueueOption {
   queue?: string;
-}
-
-export interface QueueStats {
-  ready: number;
-  delayed: number;
-  active: number;
-  dead: number;
-  /** Tasks dropped because they expired unclaimed, since the queue began. */
-  expired: number;
-  /** Puts that found a live duplicate, since the queue began. */
-  deduplicated: number;
 }
 
 export interface Scheduler {
@@ -84,6 +81,19 @@ export interface Scheduler {
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
   work<T = Json>(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>, options?: WorkOptions): Worker;
   stats(options?: QueueOption): Promise<QueueStats>;
+  /** Stops claims on a queue for every worker (puts are still accepted); false if it was paused. */
+  pause(queue?: string): Promise<boolean>;
+  /** Lets workers claim from a paused queue again; false if it was not paused. */
+  resume(queue?: string): Promise<boolean>;
+  /** A page of a queue's tasks in one state, in the order they will leave it. */
+  list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>>;
+  /** The queues this prefix has seen a put on (a registry kept in Redis), by name. */
+  queues(): Promise<string[]>;
+  /**
+   * The outcomes of a queue's tasks (completed, failed, dead, expired, deduplicated) as they
+   * happen, from any process, read from the queue's capped events stream.
+   */
+  events(queue?: string, options?: EventsOptions): AsyncIterableIterator<QueueEvent>;
   /** Dead tasks, most recent death first, with their last error and attempts. */
   listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]>;
   /** Sends a dead task back to ready with its attempts reset; false when it is not dead. */
@@ -119,7 +129,8 @@ export interface Scheduler {
 
 /** Connects to Redis and readies the hash function; both start asynchronously. */
 export async function createScheduler(options: SchedulerOptions = {}): Promise<Scheduler> {
-  const { hash, onWarning, ...rest } = options;
+  const { hash, onWarning, logger, ...rest } = options;
+  const log = checkLogger(logger, 'options.logger');
   if (hash !== undefined && typeof hash !== 'function') throw new ValidationError('options.hash', 'expected a function');
   if (onWarning !== undefined && typeof onWarning !== 'function') throw new ValidationError('options.onWarning', 'expected a function');
   const parsed = parse(schedulerOptions, rest, 'options');
@@ -130,7 +141,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const conn = await connect(parsed.cluster ?? url, parsed.client as RedisLike | undefined);
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
-  const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()));
+  const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()), log);
   return new DocketScheduler(ctx);
 }
 
@@ -141,6 +152,8 @@ class DocketScheduler implements Scheduler {
   private readonly recurring = new Map<string, Recurring>();
   /** Names this process as a lease holder for direct claim() calls. */
   private readonly workerId = newWorkerId();
+  /** Aborted by close(): ends every events() iterator. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly ctx: Context) {}
 
@@ -208,20 +221,28 @@ class DocketScheduler implements Scheduler {
   }
 
   stats(options?: QueueOption): Promise<QueueStats> {
-    return this.open(async () => {
-      const queue = this.ctx.queueOf(options);
-      const reply = (await this.ctx.scripts.run('stats', this.ctx.keys(queue), [])) as Array<string | number>;
-      const counters = new Map<string, number>();
-      for (let i = 4; i < reply.length; i += 2) counters.set(String(reply[i]), Number(reply[i + 1]));
-      return {
-        ready: Number(reply[0]),
-        delayed: Number(reply[1]),
-        active: Number(reply[2]),
-        dead: Number(reply[3]),
-        expired: counters.get('expired') ?? 0,
-        deduplicated: counters.get('deduplicated') ?? 0,
-      };
-    });
+    return this.open(() => admin.stats(this.ctx, this.ctx.queueOf(options)));
+  }
+
+  pause(queue?: string): Promise<boolean> {
+    return this.open(() => admin.setPaused(this.ctx, this.queueArg(queue), true));
+  }
+
+  resume(queue?: string): Promise<boolean> {
+    return this.open(() => admin.setPaused(this.ctx, this.queueArg(queue), false));
+  }
+
+  list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>> {
+    return this.open(() => admin.list<T>(this.ctx, state, options));
+  }
+
+  queues(): Promise<string[]> {
+    return this.open(() => admin.queues(this.ctx));
+  }
+
+  events(queue?: string, options?: EventsOptions): AsyncIterableIterator<QueueEvent> {
+    if (this.closed) throw new ClosedError('scheduler');
+    return events(this.ctx, this.queueArg(queue), options, this.closing.signal);
   }
 
   listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]> {
@@ -285,6 +306,7 @@ class DocketScheduler implements Scheduler {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
     for (const recurring of this.recurring.values()) recurring.stop();
     await Promise.all([...this.workers].map((w) => w.close()));
     await flushPuts(this.ctx);
@@ -295,6 +317,10 @@ class DocketScheduler implements Scheduler {
   private async open<R>(fn: () => Promise<R>): Promise<R> {
     if (this.closed) throw new ClosedError('scheduler');
     return fn();
+  }
+
+  private queueArg(queue: unknown): string {
+    return queue === undefined ? this.ctx.options.queue : this.ctx.checkQueue(queue, 'queue');
   }
 
   private target(hash: unknown, options: unknown): { queue: string; id: string } {

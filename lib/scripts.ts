@@ -18,8 +18,9 @@ import { READY_LEVELS, type QueueKeys, type Suffix } from './keys';
  * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add tasks (put, reschedule,
  * redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
  * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
- * purge, and limit, which can let parked tasks go) are allow-oom: workers can still drain a full
- * Redis, which frees memory. Those that only read (get, stats, dead) are no-writes.
+ * purge, and limit, which can let parked tasks go) are allow-oom, as is pause, so an operator can
+ * stop a queue whatever the memory: workers can still drain a full
+ * Redis, which frees memory. Those that only read (get, stats, list) are no-writes.
  */
 export type ScriptFlags = '' | 'allow-oom' | 'no-writes';
 
@@ -40,32 +41,33 @@ const LEVEL_KEYS = ['levels', ...READY_LEVELS, 'grouped', 'gtags', 'parked', 'ga
 export const SCRIPTS = {
   put: {
     flags: '',
-    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS],
-    args: ['count', 'maxAttempts', 'schedule'],
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events'],
+    args: ['count', 'maxAttempts', 'schedule', 'events'],
     each: ['id', 'payload', 'options'],
   },
   claim: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS],
-    args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'acks'],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events'],
+    args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'acks'],
     each: ['id', 'ackToken'],
   },
   extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
     flags: 'allow-oom',
-    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS],
-    args: ['id', 'token', 'retryIn', 'error', 'maxAttempts'],
+    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events'],
+    args: ['id', 'token', 'retryIn', 'error', 'maxAttempts', 'events'],
   },
   release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake', ...LEVEL_KEYS], args: ['id', 'token'] },
   beat: { flags: 'allow-oom', keys: ['workers', 'held', 'active', 'wake'], args: ['worker', 'ttl'] },
   reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake', ...LEVEL_KEYS], args: ['id', 'at'] },
   cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS], args: ['id'] },
   get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead'], args: ['id'] },
-  dead: { flags: 'no-writes', keys: ['dead', 'data', 'meta'], args: ['offset', 'limit'] },
+  list: { flags: 'no-writes', keys: ['delayed', 'ready', 'active', 'dead', 'data', 'meta', ...LEVEL_KEYS], args: ['state', 'offset', 'limit'] },
   redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake', ...LEVEL_KEYS], args: ['id', 'limit'] },
   purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta'], args: ['limit'] },
-  stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS], args: [] },
+  stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS, 'paused'], args: [] },
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
+  pause: { flags: 'allow-oom', keys: ['paused', 'wake'], args: ['paused'] },
   limit: { flags: 'allow-oom', keys: ['ready', 'wake', ...LEVEL_KEYS], args: ['group', 'limit', 'from', 'batch'] },
 } as const satisfies Record<string, ScriptSpec>;
 

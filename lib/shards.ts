@@ -10,7 +10,8 @@ import { identityOf } from './hashing';
 import { parse, queueName } from './options';
 import { canonicalJson, type Json } from './payload';
 import type { PutOptions, PutResult } from './put';
-import type { QueueStats, Scheduler } from './scheduler';
+import { sumStats, type QueueStats } from './admin';
+import type { Scheduler } from './scheduler';
 import type { Task } from './task';
 import type { Span } from './time';
 import type { Worker, WorkOptions } from './worker';
@@ -87,9 +88,7 @@ export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count
       };
     },
     async stats() {
-      const all = await Promise.all(queues.map((queue) => scheduler.stats({ queue })));
-      const sum = (k: keyof QueueStats) => all.reduce((n, st) => n + st[k], 0);
-      return { ready: sum('ready'), delayed: sum('delayed'), active: sum('active'), dead: sum('dead'), expired: sum('expired'), deduplicated: sum('deduplicated') };
+      return sumStats(await Promise.all(queues.map((queue) => scheduler.stats({ queue }))));
     },
   };
 }

@@ -27,6 +27,8 @@
   KEYS[23] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
   KEYS[24] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[25] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
+  KEYS[26] <prefix>:{<queue>}:paused   STRING present while the queue is paused: claims lease nothing
+  KEYS[27] <prefix>:{<queue>}:events   STREAM outcomes (completed, failed, dead, expired), capped by length
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -34,13 +36,15 @@
   ARGV[5] deadMaxCount  dead tasks kept; the oldest beyond this are purged
   ARGV[6] deadMaxAge    ms a dead task is kept
   ARGV[7] remember      ms an ack's token is kept, so a retried ack is answered the same
-  ARGV[8] acks          number of acks in this call; then 2 slots per ack, starting at ARGV[9]:
+  ARGV[8] events        most entries kept in the events stream; 0 for no events
+  ARGV[9] acks          number of acks in this call; then 2 slots per ack, starting at ARGV[10]:
   ARGV[+1] id           id of a finished task
   ARGV[+2] ackToken     the lease token claim handed out for it
   Returns: { now, next-due (ms) or '', then 1 (acked) or 0 (lease lost) for each ack, then
     id, payload, attempt, run-at, expire-at or '' for each leased task } ]]
-local READY, LEVELS = 2, 11
+local READY, LEVELS, PAUSED, EVENTS = 2, 11, 26, 27
 -- include: levels
+-- include: events
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
@@ -56,10 +60,11 @@ local function many(cmd, key, list)
 end
 
 ---------------------------------------------------------------------------- ack (fencing)
-local acks = tonumber(ARGV[8])
+local cap = tonumber(ARGV[8])
+local acks = tonumber(ARGV[9])
 if acks > 0 then
   local ids, tokens = {}, {}
-  for j = 1, acks do ids[j], tokens[j] = ARGV[7 + 2 * j], ARGV[8 + 2 * j] end
+  for j = 1, acks do ids[j], tokens[j] = ARGV[8 + 2 * j], ARGV[9 + 2 * j] end
   local deadlines = redis.call('ZMSCORE', KEYS[3], unpack(ids))
   local metas = redis.call('HMGET', KEYS[5], unpack(ids))
   local gone, held, seen, remembered = {}, {}, {}, {}
@@ -75,6 +80,7 @@ if acks > 0 then
         if not seen[ids[j]] then
           seen[ids[j]] = true
           refilled = refilled + finished(meta)
+          emit(cap, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
           table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
           table.insert(remembered, now); table.insert(remembered, tokens[j])
         end
@@ -92,6 +98,7 @@ if acks > 0 then
     many('HDEL', KEYS[4], gone)
     many('HDEL', KEYS[5], gone)
     many('ZADD', KEYS[10], remembered)
+    redis.call('HINCRBY', KEYS[7], 'completed', #gone)
     -- The memory of acks goes too once a queue falls quiet.
     redis.call('PEXPIRE', KEYS[10], remember)
   end
@@ -127,11 +134,16 @@ if a and a <= now then
     if meta.w then redis.call('ZREM', KEYS[9], meta.w .. '|' .. id) end
     meta.t, meta.l, meta.w, meta.err = nil, nil, nil, 'lease expired'
     refilled = refilled + finished(meta)
+    -- Counted as a failed attempt too: the attempt ended without an ack.
+    redis.call('HINCRBY', KEYS[7], 'lease-lost', 1)
+    redis.call('HINCRBY', KEYS[7], 'failed', 1)
     if meta.n >= meta.m then
       redis.call('ZADD', KEYS[6], now, id)
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
+      emit(cap, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
     else
       push(id, meta)
+      emit(cap, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
     end
     redis.call('HSET', KEYS[5], id, cjson.encode(meta))
   end
@@ -147,6 +159,13 @@ if dead > 0 then
 end
 
 ---------------------------------------------------------------------------- lease
+-- A paused queue leases nothing; housekeeping above still runs, so leases lapse and due tasks
+-- become ready as usual. The worker looks again at the next run-at or lease end, or when
+-- resume's wake token arrives: it never spins on the ready backlog it may not take.
+if redis.call('EXISTS', KEYS[PAUSED]) == 1 then
+  if d or a then out[2] = math.min(d or a, a or d) end
+  return out
+end
 local until_ = now + tonumber(ARGV[2])
 local taken, dropped, skipped, parked = {}, 0, 0, 0
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
@@ -211,6 +230,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
     elseif meta.e and meta.e <= now then
       -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
       purge(id); dropped = dropped + 1
+      emit(cap, 'type', 'expired', 'id', id)
       if tags[id] then refilled = refilled + refill(meta.g) end
     elseif tags[id] and full(meta.g) then
       park(id, meta, tags[id]); parked = parked + 1

@@ -24,14 +24,17 @@
   KEYS[21] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
   KEYS[22] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[23] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
+  KEYS[24] <prefix>:{<queue>}:events   STREAM outcomes (here: failed, dead), capped by length
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
   ARGV[4] error        last error, kept for inspection
   ARGV[5] maxAttempts  overrides the task's own limit, or '' to keep it
+  ARGV[6] events       most entries kept in the events stream; 0 for no events
   Returns: 'retry', 'dead' or 'lost' ]]
-local READY, LEVELS = 3, 9
+local READY, LEVELS, EVENTS = 3, 9, 24
 -- include: levels
+-- include: events
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local id = ARGV[1]
@@ -47,12 +50,15 @@ meta.t, meta.l, meta.w, meta.err = nil, nil, nil, ARGV[4]
 local wake = finished(meta) > 0
 local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
 local result = 'retry'
+redis.call('HINCRBY', KEYS[6], 'failed', 1)
 if meta.n >= limit then
   -- Kept for inspection and re-drive; claim trims the dead set by count and age.
   redis.call('ZADD', KEYS[5], now, id)
   redis.call('HINCRBY', KEYS[6], 'dead', 1)
   result = 'dead'
+  emit(tonumber(ARGV[6]), 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
 else
+  emit(tonumber(ARGV[6]), 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
   meta.r = now + tonumber(ARGV[3])
   if meta.r <= now then
     push(id, meta)

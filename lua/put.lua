@@ -24,12 +24,14 @@
   KEYS[22] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
   KEYS[23] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[24] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
-  ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[4]
+  KEYS[25] <prefix>:{<queue>}:events   STREAM outcomes (here: deduplicated puts), capped by length
+  ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
                         occurrences these tasks are (each with an `at`): an occurrence at or before
                         the schedule's latest one put is skipped, so each is put once, ever; and
                         none is put once the schedule is gone (unschedule)
+  ARGV[4] events        most entries kept in the events stream; 0 for no events
   ARGV[+1] id           identity hash (hex); a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
@@ -39,12 +41,14 @@
                         expire in ms after run-at, or ''; key '' to de-dup on the payload
   Returns: { id, added (1|0), run-at, ... } three entries per task, in call order; a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
-local READY, LEVELS = 4, 10
+local READY, LEVELS, EVENTS = 4, 10, 25
 -- include: levels
+-- include: events
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local count = tonumber(ARGV[1])
-local out, wake, dups = {}, false, 0
+local out, wake, dups, added = {}, false, 0, 0
+local cap = tonumber(ARGV[4])
 -- Writes are gathered and made at the end, a few variadic calls per chunk instead of several per
 -- task. `pending` holds what this call is about to write, so a duplicate within the call is found.
 local data, metas, delayed, pending = {}, {}, {}, {}
@@ -79,20 +83,20 @@ end
 local schedule = ARGV[3]
 if schedule ~= '' and redis.call('HEXISTS', KEYS[9], schedule) == 0 then
   for i = 1, count do
-    local a = string.match(ARGV[3 * i + 3], '^[^|]*|([^|]*)|')
+    local a = string.match(ARGV[3 * i + 4], '^[^|]*|([^|]*)|')
     table.insert(out, ''); table.insert(out, -1); table.insert(out, tonumber(a))
   end
   return out
 end
 local latest = schedule ~= '' and tonumber(redis.call('HGET', KEYS[8], schedule)) or nil
 local bases = {}
-for i = 1, count do bases[i] = ARGV[3 * i + 1] end
+for i = 1, count do bases[i] = ARGV[3 * i + 2] end
 local stored = redis.call('HMGET', KEYS[2], unpack(bases))
 -- A new earliest run-at means an idle worker must re-arm its timer.
 local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
 
 for i = 1, count do
-  local payload, options = ARGV[3 * i + 2], ARGV[3 * i + 3]
+  local payload, options = ARGV[3 * i + 3], ARGV[3 * i + 4]
   local delay, at, level, expire, attempts, group, key = 0, nil, 0, nil, tonumber(ARGV[2]), '', ''
   if options ~= '' then
     local d, a, p, x, m, g, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
@@ -110,6 +114,7 @@ for i = 1, count do
     if old and not dead then
       -- A live duplicate: a result, not an error.
       dups = dups + 1
+      emit(cap, 'type', 'deduplicated', 'id', id)
       table.insert(out, id); table.insert(out, 0); table.insert(out, old.r)
     else
       -- New, or a dead task revived by putting it again.
@@ -119,6 +124,7 @@ for i = 1, count do
       if group ~= '' then meta.g = group end
       if key ~= '' then meta.k = key end
       if expire then meta.x = expire; meta.e = runAt + expire end
+      added = added + 1
       pending[id] = { meta = meta, payload = key == '' and payload or nil }
       table.insert(data, id); table.insert(data, payload)
       table.insert(metas, id); table.insert(metas, cjson.encode(meta))
@@ -157,5 +163,6 @@ for level = 1, 9 do
 end
 many('ZADD', KEYS[3], delayed)
 if dups > 0 then redis.call('HINCRBY', KEYS[6], 'deduplicated', dups) end
+if added > 0 then redis.call('HINCRBY', KEYS[6], 'added', added) end
 if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
 return out

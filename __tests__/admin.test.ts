@@ -1,0 +1,165 @@
+/**
+ * The operator API: pause and resume, pages of tasks by state, the queue registry and the
+ * lifetime totals. All against the real test Redis.
+ */
+import { ValidationError } from '../lib';
+import { eventually, serverNow, sleep, useRedis } from './support/harness';
+
+const redis = useRedis();
+
+describe('pause and resume', () => {
+  it('stops claims for every worker, keeps accepting puts, and restarts every idle worker on resume', async () => {
+    const s = await redis.scheduler();
+    const other = await redis.scheduler({ prefix: s.prefix });
+    const ran: string[] = [];
+    const workers = [s, other].map((sch, w) =>
+      sch.work(async (task) => void ran.push(`${w}:${JSON.stringify(task.data)}`), { concurrency: 2 }),
+    );
+    await s.put('before');
+    await eventually(() => ran.length === 1);
+
+    expect(await s.pause()).toBe(true);
+    expect(await other.pause()).toBe(false); // already paused
+    const puts = await s.putMany([{ data: 1 }, { data: 2 }, { data: 3 }, { data: 4 }]);
+    expect(puts.every((p) => p.added)).toBe(true);
+    await sleep(300);
+    expect(ran).toHaveLength(1);
+    expect(await s.claim()).toBeNull(); // direct claims too
+    expect(await s.stats()).toMatchObject({ ready: 4, active: 0, paused: true });
+
+    expect(await other.resume()).toBe(true);
+    expect(await s.resume()).toBe(false);
+    await eventually(() => ran.length === 5);
+    expect((await s.stats()).paused).toBe(false);
+    await Promise.all(workers.map((w) => w.close()));
+  });
+
+  it('lets a held task be acked and failed while paused, and promotes due tasks meanwhile', async () => {
+    const s = await redis.scheduler();
+    await s.put('held');
+    const task = (await s.claim())!;
+    await s.put('later', { delay: 50 });
+    await s.pause();
+    expect(await s.ack(task)).toBe(true);
+    await sleep(80);
+    expect(await s.claim()).toBeNull(); // housekeeping ran: the delayed task is ready, not leased
+    expect(await s.stats()).toMatchObject({ ready: 1, delayed: 0, active: 0 });
+    await s.resume();
+    expect((await s.claim())?.data).toBe('later');
+  });
+
+  it('pauses one queue only', async () => {
+    const s = await redis.scheduler();
+    await s.pause('a');
+    await s.put(1, { queue: 'a' });
+    await s.put(2, { queue: 'b' });
+    expect(await s.claim({ queue: 'a' })).toBeNull();
+    expect((await s.claim({ queue: 'b' }))?.data).toBe(2);
+  });
+
+  it('refuses a bad queue name', async () => {
+    const s = await redis.scheduler();
+    await expect(s.pause('a b')).rejects.toBeInstanceOf(ValidationError);
+    await expect(s.resume(7 as never)).rejects.toThrow(/^queue: /);
+  });
+});
+
+describe('list', () => {
+  it('pages ready tasks in claim order: priority levels, fair groups, normal tasks, then parked ones', async () => {
+    const s = await redis.scheduler();
+    await s.put('normal-1');
+    await s.put('p3', { priority: 3 });
+    await s.put('g1', { group: 'g' });
+    await s.put('normal-2');
+    await s.put('p9', { priority: 9 });
+    await s.limitGroups(1, { group: 'h' });
+    await s.put('h1', { group: 'h' });
+    await s.put('h2', { group: 'h' });
+    const page = await s.list('ready');
+    expect(page.total).toBe(7);
+    const listed = page.tasks.map((t) => t.data);
+    // g1 and h1 share a round (their order is the hashes'); h2 is its group's second task.
+    expect(listed.slice(0, 2)).toEqual(['p9', 'p3']);
+    expect(listed.slice(2, 4).sort()).toEqual(['g1', 'h1']);
+    expect(listed.slice(4)).toEqual(['h2', 'normal-1', 'normal-2']);
+    expect((await s.list('ready', { offset: 1, limit: 4 })).tasks.map((t) => t.data)).toEqual(listed.slice(1, 5));
+    // Claims take them in the listed order, but for h2, which the claim parks (group h is at its
+    // limit of 1): then it is listed last, still ready.
+    const claimed = await s.claimMany(7);
+    expect(claimed.map((t) => t.data)).toEqual(listed.filter((d) => d !== 'h2'));
+    for (const t of claimed.filter((t) => t.data !== 'h1')) await s.ack(t);
+    await s.put('normal-3');
+    const after = await s.list('ready');
+    expect(after.tasks.map((t) => [t.data, t.state])).toEqual([['normal-3', 'ready'], ['h2', 'ready']]);
+    expect(after.total).toBe(2);
+  });
+
+  it('pages delayed (earliest first), active (soonest lease end first, with holder) and dead (latest first)', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.put('late', { delay: 60_000 });
+    await s.put('soon', { delay: 30_000 });
+    const delayed = await s.list('delayed');
+    expect(delayed.tasks.map((t) => t.data)).toEqual(['soon', 'late']);
+    expect(Math.abs(delayed.now - (await serverNow(raw)))).toBeLessThan(1000);
+    expect(delayed.tasks[0].runAt - delayed.now).toBeGreaterThan(29_000);
+
+    await s.put('long');
+    await s.put('short');
+    const long = (await s.claim({ lease: 60_000 }))!;
+    await s.claim({ lease: 10_000 });
+    const active = await s.list('active');
+    expect(active.tasks.map((t) => t.data)).toEqual(['short', 'long']);
+    expect(active.tasks[0].worker).toMatch(/:\d+:[0-9a-f]{8}$/);
+    expect(active.tasks[1].leaseUntil! - active.now).toBeGreaterThan(50_000);
+
+    await s.fail(long, { maxAttempts: 1, error: new Error('first') });
+    await sleep(5);
+    await s.put('x', { maxAttempts: 1 });
+    await s.fail((await s.claim())!, { error: new Error('second') });
+    const dead = await s.list('dead');
+    expect(dead.tasks.map((t) => [t.data, t.lastError?.split('\n')[0]])).toEqual([['x', 'Error: second'], ['long', 'Error: first']]);
+    expect(dead.tasks[0].diedAt).toBeGreaterThanOrEqual(dead.tasks[1].diedAt!);
+  });
+
+  it('refuses a bad state or limit and reads nothing', async () => {
+    const s = await redis.scheduler();
+    await expect(s.list('gone' as never)).rejects.toThrow("state: expected one of ready, delayed, active, dead");
+    await expect(s.list('ready', { limit: 0 })).rejects.toBeInstanceOf(ValidationError);
+    await expect(s.list('ready', { queue: 'a*' })).rejects.toThrow(/^options\.queue: /);
+  });
+});
+
+describe('queue registry and totals', () => {
+  it('registers each queue a put reaches, and no other', async () => {
+    const s = await redis.scheduler();
+    expect(await s.queues()).toEqual([]);
+    await s.put(1, { queue: 'orders' });
+    await s.put(2, { queue: 'emails' });
+    await s.put(3, { queue: 'orders' });
+    await s.sharded('hot', 2).put('x');
+    const other = await redis.scheduler({ prefix: s.prefix });
+    expect(await other.queues()).toEqual(['emails', expect.stringMatching(/^hot:[01]$/), 'orders']);
+    await expect(s.put(1, { queue: 'bad queue' })).rejects.toBeInstanceOf(ValidationError);
+    expect(await other.queues()).toHaveLength(3);
+  });
+
+  it('counts added, deduplicated, completed, failed, dead, expired and lost leases across processes', async () => {
+    const s = await redis.scheduler();
+    const other = await redis.scheduler({ prefix: s.prefix });
+    await s.put('a');
+    await other.put('a'); // duplicate
+    await s.put('b', { maxAttempts: 1 });
+    await s.put('c', { expire: 1 });
+    await s.put('d');
+    const [a, b] = await s.claimMany(2);
+    await s.ack(a);
+    await other.fail(b, { error: 'no' });
+    await sleep(10);
+    const d = (await s.claim({ lease: 20 }))!; // c has expired: dropped on the way to d
+    expect(d.data).toBe('d');
+    await sleep(40);
+    expect(await s.claim()).not.toBeNull(); // d's lease lapsed: re-queued, and leased again
+    expect((await other.stats()).totals).toEqual({ added: 4, deduplicated: 1, completed: 1, failed: 2, dead: 1, expired: 1, leaseLost: 1 });
+  });
+});

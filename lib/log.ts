@@ -1,0 +1,39 @@
+/**
+ * Logging. docket takes any logger with pino's call shape (`logger.warn(obj, msg)`), so pino,
+ * or bunyan, or a small adapter of your own, plugs in as it is. With none given, docket logs
+ * nothing: a library should not write to a service's output unasked.
+ */
+import { ValidationError } from './errors';
+
+export type LogFn = (obj: Record<string, unknown>, msg: string) => void;
+
+/** The levels docket logs at; pino's logger has them all (and more, which docket leaves alone). */
+export interface Logger {
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+}
+
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+const quiet = (): void => {};
+export const SILENT: Logger = { debug: quiet, info: quiet, warn: quiet, error: quiet };
+
+/** Checks a logger option; a missing level is an error, not a silent gap in the logs. */
+export function checkLogger(logger: unknown, field: string): Logger {
+  if (logger === undefined) return SILENT;
+  if (typeof logger !== 'object' || logger === null) throw new ValidationError(field, 'expected a logger with debug, info, warn and error methods (pino-shaped)');
+  for (const level of LEVELS) {
+    if (typeof (logger as Record<string, unknown>)[level] !== 'function') throw new ValidationError(`${field}.${level}`, 'expected a function');
+  }
+  const l = logger as Logger;
+  // Bound, so a logger whose methods use `this` (pino's do) keeps working when called detached.
+  return { debug: l.debug.bind(l), info: l.info.bind(l), warn: l.warn.bind(l), error: l.error.bind(l) };
+}
+
+/** What a log record says of an error: its name, code and message, not the whole object. */
+export function errorFields(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { err: String(err) };
+  return { err: { name: err.name, message: err.message, code: (err as { code?: unknown }).code } };
+}

@@ -1,16 +1,16 @@
 /** @jest-config-loader-options {"transpileOnly": true} */
 import type { Config } from 'jest';
 
-// `npm run test:faults` and `npm run test:cluster` set DOCKET_SUITE: the slow suites have their own
-// scripts and budgets, and `npm test` runs neither.
+// `npm run test:faults`, `test:cluster` and `test:browser` set DOCKET_SUITE: the slow suites have
+// their own scripts and budgets, and `npm test` runs none of them.
 const suite = process.env.DOCKET_SUITE;
-const slow = suite === 'faults' || suite === 'cluster';
+const slow = suite === 'faults' || suite === 'cluster' || suite === 'browser';
 
 const config: Config = {
   testEnvironment: 'node',
   roots: [slow ? `<rootDir>/__tests__/${suite}` : '<rootDir>/__tests__'],
   testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: slow ? ['/node_modules/'] : ['/node_modules/', '/__tests__/faults/', '/__tests__/cluster/'],
+  testPathIgnorePatterns: slow ? ['/node_modules/'] : ['/node_modules/', '/__tests__/faults/', '/__tests__/cluster/', '/__tests__/browser/'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   globalSetup: '<rootDir>/__tests__/support/global-setup.ts',
   globalTeardown: '<rootDir>/__tests__/support/global-teardown.ts',

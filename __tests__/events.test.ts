@@ -100,3 +100,27 @@ describe('events', () => {
     await expect(redis.scheduler({ eventsMaxLength: -1 })).rejects.toThrow('options.eventsMaxLength: must be from 0 to 10000000');
   });
 });
+
+describe('throughput', () => {
+  it('counts outcomes per bucket over the window, oldest first, ending at the server clock', async () => {
+    const s = await redis.scheduler();
+    await s.putMany([{ data: 1 }, { data: 2 }, { data: 3 }, { data: 1 }]);
+    for (const task of await s.claimMany(2)) await s.ack(task);
+    await s.fail((await s.claim())!, { error: 'x', maxAttempts: 1 });
+    const t = await s.throughput('default', { window: 60_000, bucket: 1000 });
+    expect(t.buckets).toHaveLength(60);
+    expect(t.buckets[59].at + 1000).toBe(t.now);
+    const sum = (k: 'completed' | 'dead' | 'deduplicated' | 'failed') => t.buckets.reduce((n, b) => n + b[k], 0);
+    expect([sum('completed'), sum('dead'), sum('deduplicated'), sum('failed')]).toEqual([2, 1, 1, 0]);
+    expect(t.since).toBe(t.buckets[0].at);
+    await expect(s.throughput('default', { window: 60_000, bucket: 10 })).rejects.toThrow('options.bucket: must be 100 or more');
+  });
+
+  it('says from when its counts are whole once the capped stream dropped the window start', async () => {
+    const s = await redis.scheduler({ eventsMaxLength: 10 });
+    for (let i = 0; i < 3; i++) await s.putMany(Array.from({ length: 200 }, () => ({ data: 'same' })));
+    const t = await s.throughput();
+    expect(t.since).toBeGreaterThan(t.buckets[0].at);
+    expect(t.since).toBeLessThanOrEqual(t.now + 1);
+  });
+});

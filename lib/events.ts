@@ -5,7 +5,7 @@
  * and a producer can wait for its own task's outcome.
  */
 import { z } from 'zod';
-import type { Standalone } from './connection';
+import { hashReply, type Standalone } from './connection';
 import type { Context } from './context';
 import { type DocketError, fromRedisError } from './errors';
 import { errorFields } from './log';
@@ -124,3 +124,62 @@ function toEvent(queue: string, id: string, fields: string[]): QueueEvent {
     error: f.get('error') ?? null,
   };
 }
+
+export interface ThroughputOptions {
+  /** How far back to look, in ms. Default 10 minutes, at most 24 hours. */
+  window?: number;
+  /** Width of each bucket, in ms. Default 10 s; at most 1000 buckets. */
+  bucket?: number;
+}
+
+export interface Throughput {
+  /** The Redis server's clock when read (epoch ms); the last bucket ends here. */
+  now: number;
+  bucket: number;
+  /**
+   * The oldest time the counts cover: later than `now - window` when the capped stream no longer
+   * holds the start of the window (a busy queue, or a small eventsMaxLength).
+   */
+  since: number;
+  /** Oldest first; `at` is each bucket's start. */
+  buckets: Array<{ at: number } & Record<EventType, number>>;
+}
+
+const throughputOptions = z
+  .strictObject({
+    window: z.number().int().min(1000, { error: 'must be from 1000 to 86400000' }).max(86_400_000, { error: 'must be from 1000 to 86400000' }).default(600_000),
+    bucket: z.number().int().min(100, { error: 'must be 100 or more' }).default(10_000),
+  })
+  .refine((o) => o.window / o.bucket <= 1000, { error: 'window / bucket must be at most 1000 buckets', path: ['bucket'] });
+
+const TYPES: readonly EventType[] = ['completed', 'failed', 'dead', 'expired', 'deduplicated'];
+
+/** Outcomes per time bucket, counted from the events stream (what a throughput chart plots). */
+export async function throughput(ctx: Context, queue: string, options?: ThroughputOptions): Promise<Throughput> {
+  const o = parse(throughputOptions, options ?? {}, 'options');
+  const key = ctx.keys(queue).events;
+  const deadline = { ms: ctx.options.commandTimeout, what: 'throughput' };
+  const [seconds, micros] = (await ctx.conn.send(key, ['TIME'], deadline)) as [string, string];
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const count = Math.ceil(o.window / o.bucket);
+  const start = now - count * o.bucket;
+  const buckets = Array.from({ length: count }, (_, i) => ({
+    at: start + i * o.bucket,
+    ...(Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<EventType, number>),
+  }));
+  // The stream is capped (eventsMaxLength), so this read is bounded however busy the queue.
+  const entries = (await ctx.conn.send(key, ['XRANGE', key, String(start), '+'], deadline)) as Array<[string, string[]]>;
+  for (const [id, fields] of entries) {
+    const at = Number(id.slice(0, id.indexOf('-')));
+    const i = Math.floor((at - start) / o.bucket);
+    const type = fields[fields.indexOf('type') + 1] as EventType;
+    if (i >= 0 && i < count && type in buckets[i]) buckets[i][type]++;
+  }
+  // Trimming (MAXLEN) drops the oldest entries: once any were dropped, the counts are whole only
+  // from the oldest entry left.
+  const info = entries.length > 0 ? hashReply(await ctx.conn.send(key, ['XINFO', 'STREAM', key], deadline)) : null;
+  const trimmed = info !== null && Number(info.get('entries-added')) > Number(info.get('length'));
+  const first = trimmed ? Number(String(info.get('recorded-first-entry-id')).split('-')[0]) : 0;
+  return { now, bucket: o.bucket, since: Math.max(start, first), buckets };
+}
+

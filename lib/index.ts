@@ -5,7 +5,7 @@
 export { createScheduler } from './scheduler';
 export type { Scheduler, SchedulerOptions, QueueOption } from './scheduler';
 export type { QueueStats, QueueTotals, ListOptions, TaskPage } from './admin';
-export type { QueueEvent, EventType, EventsOptions } from './events';
+export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './events';
 export type { Logger, LogFn } from './log';
 export type { PutOptions, PutResult } from './put';
 export type { ClaimOptions, FailOptions } from './lease';

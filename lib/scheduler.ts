@@ -11,7 +11,7 @@ import * as dead from './dead';
 import type { DeadTask, ListDeadOptions } from './dead';
 import { ClosedError, ValidationError } from './errors';
 import { groupLimits, limitGroups, type GroupLimitOptions, type GroupLimits } from './groups';
-import { events, type EventsOptions, type QueueEvent } from './events';
+import { events, throughput, type EventsOptions, type QueueEvent, type Throughput, type ThroughputOptions } from './events';
 import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
@@ -94,6 +94,8 @@ export interface Scheduler {
    * happen, from any process, read from the queue's capped events stream.
    */
   events(queue?: string, options?: EventsOptions): AsyncIterableIterator<QueueEvent>;
+  /** A queue's outcomes per time bucket over a recent window, counted from its events stream. */
+  throughput(queue?: string, options?: ThroughputOptions): Promise<Throughput>;
   /** Dead tasks, most recent death first, with their last error and attempts. */
   listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]>;
   /** Sends a dead task back to ready with its attempts reset; false when it is not dead. */
@@ -243,6 +245,10 @@ class DocketScheduler implements Scheduler {
   events(queue?: string, options?: EventsOptions): AsyncIterableIterator<QueueEvent> {
     if (this.closed) throw new ClosedError('scheduler');
     return events(this.ctx, this.queueArg(queue), options, this.closing.signal);
+  }
+
+  throughput(queue?: string, options?: ThroughputOptions): Promise<Throughput> {
+    return this.open(() => throughput(this.ctx, this.queueArg(queue), options));
   }
 
   listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]> {

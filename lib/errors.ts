@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'ERR_TRYAGAIN'
   | 'ERR_READONLY'
   | 'ERR_NOPERM'
-  | 'ERR_REDIS';
+  | 'ERR_REDIS'
+  | 'ERR_MISSING_PEER';
 
 /** Base class of every error docket throws. */
 export class DocketError extends Error {
@@ -43,6 +44,19 @@ export class ValidationError extends DocketError {
   constructor(field: string, message: string, code: ErrorCode = 'ERR_VALIDATION') {
     super(code, `${field}: ${message}`);
     this.field = field;
+  }
+}
+
+/**
+ * An optional feature needs a package docket does not depend on itself (prom-client for metrics,
+ * @opentelemetry/api for tracing): install it next to docket. `module` names it.
+ */
+export class MissingPeerError extends DocketError {
+  readonly module: string;
+
+  constructor(module: string, feature: string, cause?: unknown) {
+    super('ERR_MISSING_PEER', `${feature} needs the package ${module}: npm install ${module}`, { cause });
+    this.module = module;
   }
 }
 

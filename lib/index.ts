@@ -7,6 +7,11 @@ export type { Scheduler, SchedulerOptions, QueueOption } from './scheduler';
 export type { QueueStats, QueueTotals, ListOptions, TaskPage } from './admin';
 export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './events';
 export type { Logger, LogFn } from './log';
+export type { MetricsRegistry, MetricsOptions } from './metrics';
+export { instrumentOpenTelemetry } from './otel';
+export type { OpenTelemetryOptions, OpenTelemetryInstrumentation } from './otel';
+export { channels as tracingChannels } from './tracing';
+export type { Carrier, PutMessage, ClaimMessage, AckMessage, FailMessage } from './tracing';
 export type { PutOptions, PutResult } from './put';
 export type { ClaimOptions, FailOptions } from './lease';
 export type { Worker, WorkOptions } from './worker';
@@ -36,5 +41,6 @@ export {
   ReadOnlyError,
   PermissionError,
   RedisError,
+  MissingPeerError,
 } from './errors';
 export type { ErrorCode } from './errors';

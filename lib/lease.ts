@@ -5,6 +5,7 @@
 import { newToken, type Context } from './context';
 import { defaultBackoff } from './backoff';
 import { ValidationError } from './errors';
+import { channels, decodeCarrier, traced } from './tracing';
 import { claimOptions, countArg, failOptions, parse, spanArg } from './options';
 import type { Span } from './time';
 import type { Task } from './task';
@@ -46,6 +47,7 @@ const ACK_MEMORY_FACTOR = 4;
 /**
  * One claim.lua call: acks `acks` (finished tasks of this queue), then leases up to `count` tasks.
  * A busy worker thus pays one round trip per task: the ack of one and the claim of the next.
+ * Published on `docket:ack` (when it acks) and `docket:claim` (when it leases) for tracing.
  */
 export async function claimBatch<T = Json>(
   ctx: Context,
@@ -54,6 +56,22 @@ export async function claimBatch<T = Json>(
   leaseMs: number,
   worker: string,
   acks: readonly Task<unknown>[] = [],
+): Promise<ClaimBatch<T>> {
+  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks);
+  const claim = count === 0 ? call : () => traced(channels.claim, () => ({ queue, count }), call);
+  if (acks.length === 0) return claim();
+  let batch!: ClaimBatch<T>;
+  await traced(channels.ack, () => ({ queue, tasks: [...acks] }), async () => (batch = await claim()).acked);
+  return batch;
+}
+
+async function claimCall<T>(
+  ctx: Context,
+  queue: string,
+  count: number,
+  leaseMs: number,
+  worker: string,
+  acks: readonly Task<unknown>[],
 ): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
   const token = newToken();
@@ -64,7 +82,7 @@ export async function claimBatch<T = Json>(
   const now = Number(reply[0]);
   const acked = reply.slice(2, 2 + acks.length).map((ok) => ok === 1);
   const tasks: Task<T>[] = [];
-  for (let i = 2 + acks.length; i < reply.length; i += 5) {
+  for (let i = 2 + acks.length; i < reply.length; i += 6) {
     const expireAt = reply[i + 4];
     tasks.push({
       hash: String(reply[i]),
@@ -75,6 +93,7 @@ export async function claimBatch<T = Json>(
       expireAt: expireAt === '' ? null : Number(expireAt),
       leaseUntil: now + leaseMs,
       token: `${token}:${tasks.length + 1}`,
+      trace: decodeCarrier(String(reply[i + 5])),
     });
   }
   return { tasks, now, nextDue: reply[1] === '' ? null : Number(reply[1]), acked };
@@ -102,7 +121,8 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
   const o = parse(failOptions, options ?? {}, 'options');
   const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
   const args = [task.hash, task.token, retryIn, describe(o.error), o.maxAttempts ?? '', ctx.options.eventsMaxLength];
-  return (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'lost';
+  const call = async () => (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'lost';
+  return traced(channels.fail, () => ({ queue: task.queue, task, failure: o.error }), call);
 }
 
 /** Hands a held task back unfinished, without counting the delivery; false once the lease is lost. */

@@ -7,6 +7,7 @@
 import { register } from './admin';
 import type { Context } from './context';
 import { errorFields } from './log';
+import { channels, encodeCarrier, traced, type Carrier } from './tracing';
 import { PayloadTooLargeError, ValidationError } from './errors';
 import { identityOf } from './hashing';
 import { DEFAULT_MAX_ATTEMPTS, parse, putOptions } from './options';
@@ -59,7 +60,9 @@ interface Prepared {
   queue: string;
   args: Array<string | number>;
   bytes: number;
+  options: ParsedPut;
 }
+type ParsedPut = typeof DEFAULTS;
 
 export async function putMany(
   ctx: Context,
@@ -67,12 +70,31 @@ export async function putMany(
 ): Promise<PutResult[]> {
   if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
   const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
-  return (await Promise.all(chunks(ctx, prepared).map((c) => c.results))).flat();
+  return withTrace(prepared, async () => (await Promise.all(chunks(ctx, prepared).map((c) => c.results))).flat());
 }
 
 /** Puts one task, in the same script call as the other puts of this turn of the event loop. */
 export function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
   const prepared = prepare(ctx, { data, options }, '');
+  return withTrace([prepared], async () => [await gather(ctx, prepared)]).then((r) => r[0]);
+}
+
+/**
+ * Publishes the put on `docket:put` when anyone listens; a trace context a subscriber leaves in a
+ * task's carrier is stored with the task (see tracing.ts).
+ */
+function withTrace(prepared: Prepared[], send: () => Promise<PutResult[]>): Promise<PutResult[]> {
+  const items = prepared.map((p) => ({ queue: p.queue, carrier: {} as Carrier }));
+  return traced(channels.put, () => ({ items }), () => {
+    items.forEach((item, i) => {
+      const trace = encodeCarrier(item.carrier);
+      if (trace !== '') prepared[i].args[2] = optionsString(prepared[i].options, trace);
+    });
+    return send();
+  });
+}
+
+function gather(ctx: Context, prepared: Prepared): Promise<PutResult> {
   let gather = gathering.get(ctx);
   if (!gather) {
     gather = { items: [], waiters: [], sent: null };
@@ -166,14 +188,18 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);
   const id = ctx.hash(identityOf(payload, o.key));
   if (typeof id !== 'string' || id.length === 0) throw new ValidationError('options.hash', 'the hash function must return a non-empty string');
-  // The options travel as one string, '' for the defaults: most tasks take them, and each
-  // argument costs on both sides (encoding here, a Lua string in Redis).
-  const defaults = o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS;
-  const options = defaults
-    ? ''
-    : `${o.at === undefined ? (o.delay ?? 0) : ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${o.key ?? ''}`;
-  const args = [id, payload, options];
-  return { queue: o.queue ?? ctx.options.queue, args, bytes };
+  return { queue: o.queue ?? ctx.options.queue, args: [id, payload, optionsString(o, '')], bytes, options: o };
+}
+
+/**
+ * The options travel as one string, '' for the defaults: most tasks take them, and each argument
+ * costs on both sides (encoding here, a Lua string in Redis). `trace` is an encoded carrier.
+ */
+function optionsString(o: ParsedPut, trace: string): string {
+  const defaults = o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && trace === '';
+  if (defaults) return '';
+  // The key goes last: it is the one field that may hold '|'.
+  return `${o.at === undefined ? (o.delay ?? 0) : ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.key ?? ''}`;
 }
 
 /**

@@ -16,6 +16,7 @@ import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
 import { checkLogger, type Logger } from './log';
+import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
 import { instantArg, parse, schedulerOptions } from './options';
 import type { Json } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
@@ -96,6 +97,12 @@ export interface Scheduler {
   events(queue?: string, options?: EventsOptions): AsyncIterableIterator<QueueEvent>;
   /** A queue's outcomes per time bucket over a recent window, counted from its events stream. */
   throughput(queue?: string, options?: ThroughputOptions): Promise<Throughput>;
+  /**
+   * Adds docket's gauges (tasks per queue and state, paused) and counters (put, added,
+   * deduplicated, completed, failed, dead, expired, lease lost) to a prom-client registry. Values
+   * are read from Redis at each scrape, so they are queue-wide. Needs the prom-client package.
+   */
+  registerMetrics(registry: MetricsRegistry, options?: MetricsOptions): void;
   /** Dead tasks, most recent death first, with their last error and attempts. */
   listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]>;
   /** Sends a dead task back to ready with its attempts reset; false when it is not dead. */
@@ -249,6 +256,10 @@ class DocketScheduler implements Scheduler {
 
   throughput(queue?: string, options?: ThroughputOptions): Promise<Throughput> {
     return this.open(() => throughput(this.ctx, this.queueArg(queue), options));
+  }
+
+  registerMetrics(registry: MetricsRegistry, options?: MetricsOptions): void {
+    registerMetrics(this, registry, options);
   }
 
   listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]> {

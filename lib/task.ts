@@ -3,6 +3,7 @@
  * A task's stored metadata is a small JSON object in the queue's `meta` hash (docs/design.md).
  */
 import type { Json } from './payload';
+import type { Carrier } from './tracing';
 
 /** A leased task, as claim() and work() hand it out. */
 export interface Task<T = Json> {
@@ -20,6 +21,11 @@ export interface Task<T = Json> {
   leaseUntil: number;
   /** The lease token: ack, fail and extend are refused once it no longer matches (fencing). */
   readonly token: string;
+  /**
+   * The producer's trace context (W3C `traceparent`, `tracestate`), stored when put() was traced
+   * (see tracing.ts), else null.
+   */
+  readonly trace: Carrier | null;
 }
 
 export type TaskState = 'delayed' | 'ready' | 'active' | 'dead';
@@ -65,6 +71,7 @@ export interface Meta {
   t?: string; // lease token
   l?: number; // lease deadline
   w?: string; // worker holding the lease
+  tp?: string; // the producer's trace context, encoded (tracing.ts)
   err?: string; // last error
 }
 

@@ -11,6 +11,7 @@ import type { QueueKeys } from './keys';
 import { claimBatch, extend, fail, release } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
+import { errorFields } from './log';
 import { closeOptions, parse, workOptions, type ParsedWorkOptions } from './options';
 import { closeOnSignals } from './signals';
 import type { Task } from './task';
@@ -107,6 +108,7 @@ export class Worker {
     // The loop always starts, so that `closed` settles even for a signal that was already aborted.
     if (this.opts.signal?.aborted) this.closing = true;
     else this.heartbeat.start();
+    this.ctx.log.info({ queue: this.queue, worker: this.id, concurrency: this.opts.concurrency }, 'docket: worker started');
     void this.loop();
   }
 
@@ -167,6 +169,7 @@ export class Worker {
     await this.drain();
     await this.heartbeat.stop();
     await this.idle.reset();
+    this.ctx.log.info({ queue: this.queue, worker: this.id }, 'docket: worker closed');
     this.finish();
   }
 
@@ -214,7 +217,13 @@ export class Worker {
         if (!(await this.ackSoon(task))) this.report(new LeaseLostError(task.hash));
       } else {
         const options = { error: failure.error, retryIn: this.retryIn(task.attempt), maxAttempts: this.opts.maxAttempts };
-        if ((await fail(this.ctx, task, options)) === 'lost') this.report(new LeaseLostError(task.hash));
+        const outcome = await fail(this.ctx, task, options);
+        // A task's failure is the handler's business, told at info; one that used up its attempts
+        // needs someone to look (dead letters), so warn.
+        const fields = { queue: this.queue, worker: this.id, hash: task.hash, attempt: task.attempt, outcome, ...errorFields(failure.error) };
+        if (outcome === 'dead') this.ctx.log.warn(fields, 'docket: task failed for the last time; it is dead');
+        else if (outcome === 'retry') this.ctx.log.info(fields, 'docket: task failed; it will be retried');
+        if (outcome === 'lost') this.report(new LeaseLostError(task.hash));
       }
     } catch (err) {
       // Not acked: the lease lapses and the task is delivered again. Nothing is lost.
@@ -318,8 +327,10 @@ export class Worker {
   }
 
   private report(err: unknown): void {
+    const error = fromRedisError(err);
+    this.ctx.log.warn({ queue: this.queue, worker: this.id, ...errorFields(error) }, 'docket: worker recovered from an error');
     try {
-      this.opts.onError?.(fromRedisError(err));
+      this.opts.onError?.(error);
     } catch {
       // A throwing onError must not take the loop down.
     }

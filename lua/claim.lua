@@ -41,7 +41,7 @@
   ARGV[+1] id           id of a finished task
   ARGV[+2] ackToken     the lease token claim handed out for it
   Returns: { now, next-due (ms) or '', then 1 (acked) or 0 (lease lost) for each ack, then
-    id, payload, attempt, run-at, expire-at or '' for each leased task } ]]
+    id, payload, attempt, run-at, expire-at or '', trace or '' for each leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS = 2, 11, 26, 27
 -- include: levels
 -- include: events
@@ -246,7 +246,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       table.insert(scored, until_); table.insert(scored, id)
       table.insert(holders, 0); table.insert(holders, ARGV[4] .. '|' .. id)
       table.insert(out, id); table.insert(out, false); table.insert(out, meta.n)
-      table.insert(out, meta.r); table.insert(out, meta.e or '')
+      table.insert(out, meta.r); table.insert(out, meta.e or ''); table.insert(out, meta.tp or '')
     end
   end
 end
@@ -259,8 +259,8 @@ if #taken > 0 then
   many('ZADD', KEYS[9], holders)
   -- Payloads go back as stored: the client parses them once.
   local payloads = redis.call('HMGET', KEYS[4], unpack(taken))
-  local base = #out - 5 * #taken
-  for i = 1, #taken do out[base + 5 * (i - 1) + 2] = payloads[i] end
+  local base = #out - 6 * #taken
+  for i = 1, #taken do out[base + 6 * (i - 1) + 2] = payloads[i] end
   a = math.min(a or until_, until_)
 end
 

@@ -35,10 +35,11 @@
   ARGV[+1] id           identity hash (hex); a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
-                        payload), else 'delay|at|priority|expire|maxAttempts|group|key': delay in
-                        ms after the server's now or '' when at (epoch ms) is given; priority the
-                        level 0-9; group '' for none;
-                        expire in ms after run-at, or ''; key '' to de-dup on the payload
+                        payload), else 'delay|at|priority|expire|maxAttempts|group|trace|key':
+                        delay in ms after the server's now or '' when at (epoch ms) is given;
+                        priority the level 0-9; group '' for none; expire in ms after run-at, or '';
+                        trace the producer's encoded trace context, kept for claim, or '';
+                        key '' to de-dup on the payload
   Returns: { id, added (1|0), run-at, ... } three entries per task, in call order; a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
 local READY, LEVELS, EVENTS = 4, 10, 25
@@ -97,10 +98,10 @@ local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
 
 for i = 1, count do
   local payload, options = ARGV[3 * i + 3], ARGV[3 * i + 4]
-  local delay, at, level, expire, attempts, group, key = 0, nil, 0, nil, tonumber(ARGV[2]), '', ''
+  local delay, at, level, expire, attempts, group, trace, key = 0, nil, 0, nil, tonumber(ARGV[2]), '', '', ''
   if options ~= '' then
-    local d, a, p, x, m, g, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-    delay, at, level, expire, attempts, group, key = tonumber(d), tonumber(a), tonumber(p), tonumber(x), tonumber(m), g, k
+    local d, a, p, x, m, g, tr, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+    delay, at, level, expire, attempts, group, trace, key = tonumber(d), tonumber(a), tonumber(p), tonumber(x), tonumber(m), g, tr, k
   end
   -- Every process that declares a schedule puts its occurrences; the first put of each wins.
   local skip = schedule ~= '' and latest and at <= latest
@@ -123,6 +124,7 @@ for i = 1, count do
       if level > 0 then meta.p = level end
       if group ~= '' then meta.g = group end
       if key ~= '' then meta.k = key end
+      if trace ~= '' then meta.tp = trace end
       if expire then meta.x = expire; meta.e = runAt + expire end
       added = added + 1
       pending[id] = { meta = meta, payload = key == '' and payload or nil }

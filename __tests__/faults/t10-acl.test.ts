@@ -20,7 +20,7 @@ const COMMANDS = [
   'evalsha', 'eval', 'blpop', 'client|id', 'client|unblock', 'ping', 'quit',
   'exists', 'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
   'rpush', 'time', 'zadd', 'zcard', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrem', 'zremrangebyscore',
-  'zrevrange', 'zscore', 'zmscore', 'zpopmin',
+  'zrevrange', 'zscore', 'zmscore', 'zpopmin', 'xadd', 'sadd',
 ];
 
 const lab = useLab();

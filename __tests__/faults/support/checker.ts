@@ -160,10 +160,12 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * ready lists `ready1`..`ready9` and their index `levels`, and the fair groups: `grouped` (ready
  * tasks that have a group) and `gtags` (each group's latest tag); and the group limits: `parked`
  * ('<group>|<order>|<id>' ready tasks held back by their group's limit), `gactive` (active tasks per
- * group) and `glimits` (the limits).
+ * group) and `glimits` (the limits). Issue 6 added `paused` (present while claims are paused) and
+ * `events` (the capped stream of task outcomes), and one key per prefix outside every queue:
+ * `<prefix>:queues`, the registry of queue names.
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
-const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits'] as const;
+const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events'] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
   return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
@@ -304,7 +306,7 @@ export async function checkInvariants(client: RedisClientType, prefix: string, q
   checkLeases(s, report);
   checkLevels(s, report);
   checkGroupCounts(s, report);
-  report('key outside the fixed key set', await strayKeys(client, prefix, new Set(Object.values(layout(prefix, queue)))));
+  report('key outside the fixed key set', await strayKeys(client, prefix, new Set([...Object.values(layout(prefix, queue)), `${prefix}:queues`])));
   return problems;
 }
 

@@ -11,6 +11,8 @@ export type { MetricsRegistry, MetricsOptions } from './metrics';
 export { instrumentOpenTelemetry } from './otel';
 export type { OpenTelemetryOptions, OpenTelemetryInstrumentation } from './otel';
 export { channels as tracingChannels } from './tracing';
+export { createDashboard, serveDashboard } from './dashboard';
+export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer } from './dashboard';
 export type { Carrier, PutMessage, ClaimMessage, AckMessage, FailMessage } from './tracing';
 export type { PutOptions, PutResult } from './put';
 export type { ClaimOptions, FailOptions } from './lease';

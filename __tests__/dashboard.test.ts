@@ -1,0 +1,418 @@
+/**
+ * The dashboard over HTTP, against the real test Redis: what the page and the JSON API show,
+ * that every write needs the CSRF token (and writes nothing without it), the actions, the access
+ * token and its cookie, mounting under a path, escaping of task data, and the stand-alone server.
+ */
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ValidationError, type Scheduler } from '../lib';
+import { createDashboard, serveDashboard, type DashboardOptions, type Overview } from '../lib/dashboard';
+import { useRedis } from './support/harness';
+
+const redis = useRedis();
+const servers: Server[] = [];
+
+afterAll(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Serves `listener` on a free loopback port; closed after the file. */
+async function listen(listener: Listener): Promise<string> {
+  const server = createServer(listener);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function serve(s: Scheduler, options?: DashboardOptions): Promise<string> {
+  return listen(createDashboard(s, options));
+}
+
+/** A queue with tasks in every state: 2 ready, 2 delayed, 1 active (held), 2 dead with errors. */
+async function seed(s: Scheduler, queue = 'mail') {
+  await s.put({ job: 'active' }, { queue });
+  const held = (await s.claim({ queue, lease: 60_000 }))!;
+  const dead: string[] = [];
+  for (const n of [1, 2]) {
+    const { hash } = await s.put({ job: `dead-${n}` }, { queue, maxAttempts: 1 });
+    await s.fail((await s.claim({ queue }))!, { error: new Error(`boom ${n}`) });
+    dead.push(hash);
+  }
+  const ready = [(await s.put({ job: 'ready-1' }, { queue })).hash, (await s.put({ job: 'ready-2' }, { queue })).hash];
+  const delayed = [(await s.put({ job: 'soon' }, { queue, delay: 30_000 })).hash, (await s.put({ job: 'later' }, { queue, delay: 300_000 })).hash];
+  return { queue, held, dead, ready, delayed };
+}
+
+async function getPage(url: string, init?: RequestInit): Promise<{ status: number; body: string; res: Response }> {
+  const res = await fetch(url, { redirect: 'manual', ...init });
+  return { status: res.status, body: await res.text(), res };
+}
+
+function shownCounts(body: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const [, name, value] of body.matchAll(/data-stat="(\w+)">([\d,]+)</g)) counts[name] = Number(value.replace(/,/g, ''));
+  return counts;
+}
+
+function csrfOf(body: string): string {
+  const token = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
+  if (!token) throw new Error('no CSRF token on the page');
+  return token;
+}
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+describe('page and overview API', () => {
+  it('shows every count of the chosen queue as stats() has it', async () => {
+    const s = await redis.scheduler();
+    const { queue } = await seed(s);
+    const base = await serve(s);
+    const { status, body, res } = await getPage(`${base}/?queue=${queue}`);
+    expect(status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const stats = await s.stats({ queue });
+    expect(shownCounts(body)).toEqual({ ready: 2, delayed: 2, active: 1, dead: 2, expired: 0, deduplicated: 0 });
+    expect(shownCounts(body)).toEqual({ ready: stats.ready, delayed: stats.delayed, active: stats.active, dead: stats.dead, expired: stats.expired, deduplicated: stats.deduplicated });
+    // Every queue in the table, the first one chosen by default.
+    await s.put('x', { queue: 'another' });
+    const first = await getPage(`${base}/`);
+    expect(first.body).toContain('data-queue="another"');
+    expect(first.body).toContain('data-queue="mail"');
+    expect(first.body).toMatch(/<h1><span class="dim">queue<\/span> another<\/h1>/);
+  });
+
+  it('shows the holder and lease of active tasks, dead tasks with errors and buttons, and the delayed timeline', async () => {
+    const s = await redis.scheduler();
+    const { queue, held, dead, delayed } = await seed(s);
+    const { body } = await getPage(`${await serve(s)}/?queue=${queue}`);
+    const active = (await s.list('active', { queue })).tasks[0];
+    expect(body).toContain(`<code>${active.worker}</code>`);
+    expect(body).toMatch(new RegExp(`data-hash="${held.hash}">.*?class="num lease ok" data-lease-left="\\d+"`, 's'));
+    expect(body).toContain('Error: boom 1');
+    for (const hash of dead) expect(body).toMatch(new RegExp(`name="hash" value="${hash}"><button type="submit" class="btn primary">Re-drive`));
+    // Two numbered dots on the timeline, in run-at order.
+    expect([...body.matchAll(/<g class="dot-task" data-hash="(\w+)">/g)].map((m) => m[1])).toEqual(delayed);
+    expect(body).toMatch(/<svg class="chart" viewBox="0 0 960 210"/);
+  });
+
+  it('answers the overview as JSON matching the scheduler, with the page sections on request', async () => {
+    const s = await redis.scheduler();
+    const { queue, dead } = await seed(s);
+    const base = await serve(s);
+    const res = await fetch(`${base}/api/overview?queue=${queue}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const o = (await res.json()) as Overview & { fragments?: unknown };
+    expect(o.queues).toEqual([{ name: queue, stats: await s.stats({ queue }) }]);
+    expect(o.selected?.stats).toEqual(await s.stats({ queue }));
+    expect(o.selected?.dead.tasks.map((t) => t.hash)).toEqual([...dead].reverse());
+    expect(o.selected?.dead.tasks[0]).toMatchObject({ state: 'dead', preview: '{"job":"dead-2"}', attempts: 1, maxAttempts: 1 });
+    expect(o.selected?.dead.tasks[0].lastError).toMatch(/^Error: boom 2/);
+    expect(o.selected?.throughput.buckets).toHaveLength(60);
+    expect(o.selected?.throughput.buckets.reduce((n, b) => n + b.dead, 0)).toBe(2);
+    expect(o.fragments).toBeUndefined();
+    const withHtml = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as { fragments: Record<string, string> };
+    expect(Object.keys(withHtml.fragments).sort()).toEqual(['active', 'chart', 'dead', 'queues', 'summary', 'timeline']);
+  });
+
+  it('shows an empty state before any queue exists, and refuses a bad queue name with 400', async () => {
+    const s = await redis.scheduler();
+    const base = await serve(s);
+    const { status, body } = await getPage(`${base}/`);
+    expect(status).toBe(200);
+    expect(body).toContain('No queues yet');
+    expect(await (await fetch(`${base}/api/overview`)).json()).toEqual({ now: null, queues: [], selected: null });
+    const bad = await fetch(`${base}/api/overview?queue=${encodeURIComponent('a b')}`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { field: string } }).error.field).toBe('queue');
+  });
+
+  it('escapes task data and error text everywhere', async () => {
+    const s = await redis.scheduler();
+    const evil = '<img src=x onerror=alert(1)>';
+    await s.put({ html: evil }, { queue: 'xss' });
+    await s.put(`</script><script>alert(2)</script>`, { queue: 'xss', delay: 60_000 });
+    await s.put({ n: 1 }, { queue: 'xss', maxAttempts: 1 });
+    await s.fail((await s.claim({ queue: 'xss' }))!, { error: new Error(evil) });
+    const { body } = await getPage(`${await serve(s)}/?queue=xss`);
+    expect(body).not.toContain('<img src=x');
+    expect(body).not.toContain('<script>alert');
+    expect(body).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(body.match(/<script/g)).toHaveLength(2); // the config and the client, nothing else
+  });
+
+  it('sets the security headers, with a fresh nonce for the page’s one style and script', async () => {
+    const s = await redis.scheduler();
+    const base = await serve(s);
+    const a = await getPage(`${base}/`);
+    const b = await getPage(`${base}/`);
+    const csp = a.res.headers.get('content-security-policy')!;
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1];
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain(`style-src 'nonce-${nonce}'`);
+    expect(csp).not.toMatch(/https?:|unsafe-inline|\*/);
+    expect(a.body).toContain(`<script nonce="${nonce}">`);
+    expect(b.res.headers.get('content-security-policy')).not.toContain(nonce);
+    for (const res of [a.res, await fetch(`${base}/api/overview`)]) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+});
+
+describe('writes', () => {
+  it('refuses a post without the CSRF token, or with a wrong one, with 403 and changes nothing', async () => {
+    const s = await redis.scheduler();
+    const { queue, dead } = await seed(s);
+    const base = await serve(s);
+    const before = await s.stats({ queue });
+    for (const headers of [{}, { 'x-csrf-token': 'wrong' }] as Array<Record<string, string>>) {
+      const res = await post(`${base}/api/redrive`, { queue, hash: dead[0] }, headers);
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('ERR_CSRF');
+    }
+    const form = await fetch(`${base}/api/pause`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `queue=${queue}&csrf=nope` });
+    expect(form.status).toBe(403);
+    expect(await s.stats({ queue })).toEqual(before);
+    expect((await s.get(dead[0], { queue }))?.state).toBe('dead');
+  });
+
+  it('refuses cross-site posts even with the right token, and GET on an action', async () => {
+    const s = await redis.scheduler();
+    const { queue, dead } = await seed(s);
+    const base = await serve(s);
+    const csrf = csrfOf((await getPage(`${base}/?queue=${queue}`)).body);
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }] as Array<Record<string, string>>) {
+      expect((await post(`${base}/api/redrive`, { queue, hash: dead[0] }, { 'x-csrf-token': csrf, ...headers })).status).toBe(403);
+    }
+    const get = await fetch(`${base}/api/redrive?queue=${queue}&hash=${dead[0]}`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect((await s.get(dead[0], { queue }))?.state).toBe('dead');
+  });
+
+  it('re-drives, cancels and reschedules tasks with the CSRF token', async () => {
+    const s = await redis.scheduler();
+    const { queue, dead, delayed } = await seed(s);
+    const base = await serve(s);
+    const { body } = await getPage(`${base}/?queue=${queue}`);
+    const csrf = { 'x-csrf-token': csrfOf(body), origin: base, 'sec-fetch-site': 'same-origin' };
+
+    const redriven = await post(`${base}/api/redrive`, { queue, hash: dead[0] }, csrf);
+    expect(redriven.status).toBe(200);
+    expect(await redriven.json()).toEqual({ ok: true, queue, hash: dead[0] });
+    expect((await s.get(dead[0], { queue }))?.state).toBe('ready');
+
+    expect((await post(`${base}/api/cancel`, { queue, hash: delayed[1] }, csrf)).status).toBe(200);
+    expect(await s.get(delayed[1], { queue })).toBeNull();
+
+    const at = Date.now() + 3_600_000;
+    const moved = await post(`${base}/api/reschedule`, { queue, hash: delayed[0], at: new Date(at).toISOString() }, csrf);
+    expect(await moved.json()).toEqual({ ok: true, queue, hash: delayed[0], runAt: at });
+    expect((await s.get(delayed[0], { queue }))?.runAt).toBe(at);
+
+    // A dead task rescheduled is re-driven and moved: delayed, attempts reset.
+    const later = await post(`${base}/api/reschedule`, { queue, hash: dead[1], delay: '600000' }, csrf);
+    expect(later.status).toBe(200);
+    const task = (await s.get(dead[1], { queue }))!;
+    expect(task).toMatchObject({ state: 'delayed', attempts: 0 });
+    expect(task.runAt).toBe(((await later.json()) as { runAt: number }).runAt);
+  });
+
+  it('pauses and resumes a queue, and purges its dead tasks', async () => {
+    const s = await redis.scheduler();
+    const { queue } = await seed(s);
+    const base = await serve(s);
+    const csrf = { 'x-csrf-token': csrfOf((await getPage(`${base}/`)).body) };
+    expect(await (await post(`${base}/api/pause`, { queue }, csrf)).json()).toEqual({ ok: true, queue, changed: true });
+    expect((await s.stats({ queue })).paused).toBe(true);
+    const paused = await getPage(`${base}/?queue=${queue}`);
+    expect(paused.body).toContain('data-paused="true"');
+    expect(paused.body).toMatch(/action="\/api\/resume"/);
+    expect(await (await post(`${base}/api/pause`, { queue }, csrf)).json()).toEqual({ ok: true, queue, changed: false });
+    expect(await (await post(`${base}/api/resume`, { queue }, csrf)).json()).toEqual({ ok: true, queue, changed: true });
+    expect((await s.stats({ queue })).paused).toBe(false);
+    expect(await (await post(`${base}/api/purge-dead`, { queue }, csrf)).json()).toEqual({ ok: true, queue, purged: 2 });
+    expect((await s.stats({ queue })).dead).toBe(0);
+  });
+
+  it('takes plain form posts (script off) and answers them with a redirect to the page', async () => {
+    const s = await redis.scheduler();
+    const { queue, dead } = await seed(s);
+    const base = await serve(s);
+    const csrf = csrfOf((await getPage(`${base}/`)).body);
+    const res = await fetch(`${base}/api/redrive`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'same-origin' },
+      body: new URLSearchParams({ csrf, queue, hash: dead[0] }).toString(),
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/?queue=${queue}`);
+    expect((await s.get(dead[0], { queue }))?.state).toBe('ready');
+  });
+
+  it('answers bad input with 400 naming the field, an unknown task with 404, a held one with 409, and writes nothing', async () => {
+    const s = await redis.scheduler();
+    const { queue, dead, delayed, held } = await seed(s);
+    const base = await serve(s);
+    const csrf = { 'x-csrf-token': csrfOf((await getPage(`${base}/`)).body) };
+    const before = await s.stats({ queue });
+    const cases: Array<[string, unknown, number, string]> = [
+      ['redrive', { queue: 'a b', hash: dead[0] }, 400, 'queue'],
+      ['redrive', { queue, hash: '' }, 400, 'hash'],
+      ['redrive', { queue, hash: 'has space' }, 400, 'hash'],
+      ['redrive', { queue, hash: dead[0], extra: 1 }, 400, 'extra'],
+      ['reschedule', { queue, hash: delayed[0], at: 'tomorrow' }, 400, 'at'],
+      ['reschedule', { queue, hash: delayed[0], at: '2030-01-01T12:00:00' }, 400, 'at'],
+      ['reschedule', { queue, hash: delayed[0], delay: -5 }, 400, 'delay'],
+      ['reschedule', { queue, hash: delayed[0] }, 400, 'at'],
+      ['redrive', { queue, hash: 'f'.repeat(32) }, 404, 'hash'],
+      ['pause', { queue: 'no-such-queue' }, 404, 'queue'],
+      ['redrive', { queue, hash: delayed[0] }, 409, 'hash'],
+      ['cancel', { queue, hash: held.hash }, 409, 'hash'],
+    ];
+    for (const [action, body, status, field] of cases) {
+      const res = await post(`${base}/api/${action}`, body, csrf);
+      expect([action, body, res.status]).toEqual([action, body, status]);
+      expect(((await res.json()) as { error: { field: string } }).error.field).toBe(field);
+    }
+    expect((await post(`${base}/api/cancel`, 'not json', csrf)).status).toBe(400);
+    expect((await fetch(`${base}/api/cancel`, { method: 'POST', headers: { 'content-type': 'text/plain', ...csrf }, body: 'x' })).status).toBe(415);
+    expect(await s.stats({ queue })).toEqual(before);
+    expect(await s.queues()).toEqual([queue]);
+  });
+});
+
+describe('access token', () => {
+  const token = 'correct-horse-battery-staple';
+
+  it('refuses the page and the API without it, with 401', async () => {
+    const s = await redis.scheduler();
+    await seed(s);
+    const base = await serve(s, { token });
+    for (const path of ['/', '/api/overview', '/?token=wrong-token-of-enough-length']) {
+      const res = await fetch(`${base}${path}`, { redirect: 'manual' });
+      expect(res.status).toBe(401);
+      expect(await res.text()).not.toContain('data-stat="');
+    }
+    expect((await fetch(`${base}/api/overview`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+    expect((await post(`${base}/api/pause`, { queue: 'mail' })).status).toBe(401);
+    expect((await s.stats({ queue: 'mail' })).paused).toBe(false);
+  });
+
+  it('accepts a bearer header', async () => {
+    const s = await redis.scheduler();
+    await seed(s);
+    const base = await serve(s, { token });
+    const res = await fetch(`${base}/api/overview`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Overview).queues).toHaveLength(1);
+  });
+
+  it('turns ?token= into an HttpOnly SameSite=Strict cookie and a clean URL', async () => {
+    const s = await redis.scheduler();
+    await seed(s);
+    const base = await serve(s, { token });
+    const first = await fetch(`${base}/?queue=mail&token=${token}`, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/?queue=mail');
+    const cookie = first.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^docket_[0-9a-f]{8}=correct-horse-battery-staple; Path=\/; HttpOnly; SameSite=Strict$/);
+    const page = await getPage(`${base}/?queue=mail`, { headers: { cookie: cookie.split(';')[0] } });
+    expect(page.status).toBe(200);
+    expect(shownCounts(page.body).dead).toBe(2);
+  });
+});
+
+describe('mounting', () => {
+  it('serves under basePath, with links and the API there too', async () => {
+    const s = await redis.scheduler();
+    await seed(s);
+    const base = await serve(s, { basePath: '/ops/docket' });
+    const { status, body } = await getPage(`${base}/ops/docket/`);
+    expect(status).toBe(200);
+    expect(body).toContain('"api":"/ops/docket/api/overview"');
+    expect(body).toContain('action="/ops/docket/api/redrive"');
+    expect(body).toContain('href="/ops/docket/?queue=mail"');
+    expect((await fetch(`${base}/ops/docket`)).status).toBe(200);
+    expect((await fetch(`${base}/ops/docket/api/overview`)).status).toBe(200);
+    expect((await fetch(`${base}/`)).status).toBe(404);
+    expect((await fetch(`${base}/api/overview`)).status).toBe(404);
+  });
+
+  it('works where a framework strips the mount path (Express, middie), and passes other paths to next', async () => {
+    const s = await redis.scheduler();
+    await seed(s);
+    const dashboard = createDashboard(s, { basePath: '/docket' });
+    // What app.use('/docket', dashboard) does: req.url loses the mount path, req.originalUrl keeps it.
+    const base = await listen((req, res) => {
+      const url = req.url ?? '/';
+      if (!url.startsWith('/docket')) return void res.end('app');
+      Object.assign(req, { originalUrl: url, url: url.slice('/docket'.length) || '/' });
+      dashboard(req, res, () => res.end('next'));
+    });
+    const { body } = await getPage(`${base}/docket/?queue=mail`);
+    expect(shownCounts(body).ready).toBe(2);
+    expect(body).toContain('action="/docket/api/redrive"');
+    expect((await fetch(`${base}/docket/api/overview`)).status).toBe(200);
+    expect(await (await fetch(`${base}/docket/elsewhere`)).text()).toBe('next');
+    expect(await (await fetch(`${base}/other`)).text()).toBe('app');
+  });
+});
+
+describe('serveDashboard', () => {
+  it('binds 127.0.0.1 on a free port by default, and closes', async () => {
+    const s = await redis.scheduler();
+    await seed(s);
+    const served = await serveDashboard(s);
+    try {
+      expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const { status, body } = await getPage(served.url);
+      expect(status).toBe(200);
+      expect(shownCounts(body).dead).toBe(2);
+    } finally {
+      await served.close();
+    }
+    await expect(fetch(served.url)).rejects.toThrow();
+  });
+
+  it('puts the token in the url, and refuses a foreign Host (DNS rebinding)', async () => {
+    const s = await redis.scheduler();
+    const served = await serveDashboard(s, { token: 'a-token-of-sixteen-chars', basePath: '/d' });
+    try {
+      expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/d\/\?token=a-token-of-sixteen-chars$/);
+      expect((await fetch(served.url, { redirect: 'manual' })).status).toBe(303);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(served.url, { headers: { host: `evil.example:${new URL(served.url).port}` } }, (res) => resolve(res.statusCode ?? 0));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(403);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('refuses bad options with a ValidationError naming them', async () => {
+    const s = await redis.scheduler();
+    const cases: Array<[unknown, string]> = [
+      [{ token: 'short' }, 'options.token'],
+      [{ basePath: 'docket' }, 'options.basePath'],
+      [{ basePath: '/a?b' }, 'options.basePath'],
+      [{ limit: 0 }, 'options.limit'],
+      [{ limti: 5 }, 'options.limti'],
+    ];
+    for (const [options, field] of cases) {
+      expect(() => createDashboard(s, options as DashboardOptions)).toThrow(expect.objectContaining({ field }));
+    }
+    await expect(serveDashboard(s, { port: 70_000 })).rejects.toBeInstanceOf(ValidationError);
+    expect(() => createDashboard({} as Scheduler)).toThrow(ValidationError);
+  });
+});

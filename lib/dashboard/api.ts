@@ -1,0 +1,180 @@
+/**
+ * The dashboard's data and its writes, apart from HTTP: one overview read (every queue's counts,
+ * and the chosen queue's chart, timeline and lists), and the actions its buttons post. Every
+ * action checks its input and that the task or queue exists before it writes anything.
+ */
+import type { QueueStats } from '../admin';
+import type { Throughput } from '../events';
+import type { Scheduler } from '../scheduler';
+import type { TaskInfo, TaskState } from '../task';
+import { clip, preview } from './html';
+import { HttpError } from './http';
+import { parseQueueBody, parseRescheduleBody, parseTaskBody } from './options';
+
+/** A task as the dashboard shows it: the payload only as a short preview, errors clipped. */
+export interface TaskView {
+  hash: string;
+  state: TaskState;
+  /** The payload as one line of JSON, cut to 120 characters. */
+  preview: string;
+  runAt: number;
+  expireAt: number | null;
+  attempts: number;
+  maxAttempts: number;
+  level: number;
+  group: string | null;
+  /** The last error, cut to 2,000 characters. */
+  lastError: string | null;
+  leaseUntil: number | null;
+  worker: string | null;
+  diedAt: number | null;
+}
+
+export interface TaskList {
+  /** Tasks in this state in all; `tasks` holds the first `limit` in the state's order. */
+  total: number;
+  tasks: TaskView[];
+}
+
+export interface QueueView {
+  name: string;
+  stats: QueueStats;
+}
+
+/** The JSON of `GET <base>/api/overview`. */
+export interface Overview {
+  /** The Redis server's clock (epoch ms) when read; null when there is no queue to read. */
+  now: number | null;
+  /** Every registered queue with its counts, by name. */
+  queues: QueueView[];
+  /** The chosen queue (`?queue=`, else the first by name) in detail, or null when there are none. */
+  selected: (QueueView & { throughput: Throughput; delayed: TaskList; active: TaskList; dead: TaskList }) | null;
+}
+
+/** The throughput chart's span: the last 10 minutes in 10 s bars. */
+export const CHART_WINDOW_MS = 600_000;
+export const CHART_BUCKET_MS = 10_000;
+const MAX_ERROR_CHARS = 2000;
+
+function toView(task: TaskInfo<unknown> & { diedAt: number | null }): TaskView {
+  return {
+    hash: task.hash,
+    state: task.state,
+    preview: preview(task.data),
+    runAt: task.runAt,
+    expireAt: task.expireAt,
+    attempts: task.attempts,
+    maxAttempts: task.maxAttempts,
+    level: task.level,
+    group: task.group,
+    lastError: task.lastError === null ? null : clip(task.lastError, MAX_ERROR_CHARS),
+    leaseUntil: task.leaseUntil,
+    worker: task.worker,
+    diedAt: task.diedAt,
+  };
+}
+
+async function page(scheduler: Scheduler, state: TaskState, queue: string, limit: number): Promise<TaskList & { now: number }> {
+  const p = await scheduler.list<unknown>(state, { queue, limit });
+  return { now: p.now, total: p.total, tasks: p.tasks.map(toView) };
+}
+
+/** Reads everything the page shows, in parallel (node-redis pipelines the calls). */
+export async function overview(scheduler: Scheduler, queue: string | undefined, limit: number): Promise<Overview> {
+  const names = await scheduler.queues();
+  const name = queue ?? names[0];
+  // A queue asked for by name is shown even before its first put registers it.
+  const all = name === undefined || names.includes(name) ? names : [...names, name].sort();
+  const [queues, detail] = await Promise.all([
+    Promise.all(all.map(async (n) => ({ name: n, stats: await scheduler.stats({ queue: n }) }))),
+    name === undefined
+      ? null
+      : Promise.all([
+          scheduler.throughput(name, { window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }),
+          page(scheduler, 'delayed', name, limit),
+          page(scheduler, 'active', name, limit),
+          page(scheduler, 'dead', name, limit),
+        ]),
+  ]);
+  if (name === undefined || detail === null) return { now: null, queues, selected: null };
+  const [throughput, { now, ...delayed }, active, dead] = detail;
+  const stats = queues.find((q) => q.name === name)!.stats;
+  const list = (l: TaskList & { now: number }): TaskList => ({ total: l.total, tasks: l.tasks });
+  return { now, queues, selected: { name, stats, throughput, delayed, active: list(active), dead: list(dead) } };
+}
+
+/** What each write answers, beside `ok: true`. */
+export type ActionResult = { ok: true; queue: string } & ({ changed: boolean } | { purged: number } | { hash: string; runAt?: number });
+
+export const ACTIONS = ['pause', 'resume', 'purge-dead', 'redrive', 'cancel', 'reschedule'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/** Runs one action; a bad body is a ValidationError, a missing queue or task an HttpError 404. */
+export async function act(scheduler: Scheduler, action: Action, body: unknown): Promise<ActionResult> {
+  switch (action) {
+    case 'pause':
+    case 'resume':
+      return queueAction(scheduler, body, async (queue) => ({ changed: await scheduler[action](queue) }));
+    case 'purge-dead':
+      return queueAction(scheduler, body, async (queue) => ({ purged: await scheduler.purgeDead({ queue }) }));
+    case 'redrive':
+      return redrive(scheduler, body);
+    case 'cancel':
+      return cancel(scheduler, body);
+    case 'reschedule':
+      return reschedule(scheduler, body);
+  }
+}
+
+async function queueAction(
+  scheduler: Scheduler,
+  body: unknown,
+  run: (queue: string) => Promise<{ changed: boolean } | { purged: number }>,
+): Promise<ActionResult> {
+  const { queue } = parseQueueBody(body);
+  // Only registered queues: a mistyped name must not leave a paused flag behind.
+  if (!(await scheduler.queues()).includes(queue)) throw new HttpError(404, 'ERR_NOT_FOUND', `no queue named ${queue}`, 'queue');
+  return { ok: true, queue, ...(await run(queue)) };
+}
+
+/** The task, or a 404; an active task is its worker's, so it is a 409 for every action. */
+async function pending(scheduler: Scheduler, queue: string, hash: string): Promise<TaskInfo<unknown>> {
+  const task = await scheduler.get<unknown>(hash, { queue });
+  if (task === null) throw new HttpError(404, 'ERR_NOT_FOUND', `no task ${hash} in queue ${queue}`, 'hash');
+  if (task.state === 'active') throw conflict(hash, 'is active: its worker holds the lease');
+  return task;
+}
+
+function conflict(hash: string, why: string): HttpError {
+  return new HttpError(409, 'ERR_CONFLICT', `task ${hash} ${why}`, 'hash');
+}
+
+async function redrive(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
+  const { queue, hash } = parseTaskBody(body);
+  const task = await pending(scheduler, queue, hash);
+  if (task.state !== 'dead') throw conflict(hash, `is ${task.state}, not dead`);
+  if (!(await scheduler.redrive(hash, { queue }))) throw conflict(hash, 'left the dead set meanwhile');
+  return { ok: true, queue, hash };
+}
+
+async function cancel(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
+  const { queue, hash } = parseTaskBody(body);
+  await pending(scheduler, queue, hash);
+  if (!(await scheduler.cancel(hash, { queue }))) throw conflict(hash, 'was claimed or removed meanwhile');
+  return { ok: true, queue, hash };
+}
+
+/**
+ * Moves a pending task's run-at. A dead task is re-driven first, then moved: the scheduler has no
+ * single call for both, so a worker may claim it in between (then this answers 409, and the task
+ * runs now rather than at the time asked for).
+ */
+async function reschedule(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
+  const { queue, hash, at, delay } = parseRescheduleBody(body);
+  const task = await pending(scheduler, queue, hash);
+  // A delay counts from the Redis clock, which every run-at is on, not from this process's clock.
+  const runAt = at ?? (await scheduler.list('delayed', { queue, limit: 1 })).now + (delay ?? 0);
+  if (task.state === 'dead' && !(await scheduler.redrive(hash, { queue }))) throw conflict(hash, 'left the dead set meanwhile');
+  if (!(await scheduler.reschedule(hash, runAt, { queue }))) throw conflict(hash, 'was claimed or removed meanwhile');
+  return { ok: true, queue, hash, runAt };
+}

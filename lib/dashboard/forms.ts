@@ -1,0 +1,71 @@
+/**
+ * The page's buttons. Each is a real `<form method="post">` carrying the CSRF token, so it works
+ * with script off (the server answers 303 back to the page); with script on, the client posts the
+ * same fields as JSON and refreshes in place.
+ */
+import type { Action } from './api';
+import { html, type Html } from './html';
+
+/** What every rendered piece needs: where the API lives, the CSRF token, the server's now. */
+export interface View {
+  /** The mount path, '' or '/docket'. */
+  base: string;
+  csrf: string;
+  /** The Redis clock when the data was read (epoch ms). */
+  now: number;
+}
+
+export type ButtonKind = 'primary' | 'danger' | 'plain';
+
+export interface FormSpec {
+  action: Action;
+  queue: string;
+  hash?: string;
+  label: string;
+  kind: ButtonKind;
+  /** Asked with confirm() before posting (script on only): for actions that delete. */
+  confirm?: string;
+  /** Extra controls placed before the button (the reschedule choice). */
+  controls?: Html;
+}
+
+export function actionForm(view: View, spec: FormSpec): Html {
+  return html`<form class="act" method="post" action="${view.base}/api/${spec.action}" data-action="${spec.action}"${
+    spec.confirm ? html` data-confirm="${spec.confirm}"` : ''
+  }><input type="hidden" name="csrf" value="${view.csrf}"><input type="hidden" name="queue" value="${spec.queue}">${
+    spec.hash === undefined ? '' : html`<input type="hidden" name="hash" value="${spec.hash}">`
+  }${spec.controls ?? ''}<button type="submit" class="btn ${spec.kind}">${spec.label}</button></form>`;
+}
+
+/** The choices of when to run a rescheduled task, relative to the Redis clock. */
+const WHEN: Array<[number, string]> = [
+  [0, 'now'],
+  [60_000, 'in 1 min'],
+  [600_000, 'in 10 min'],
+  [3_600_000, 'in 1 h'],
+  [86_400_000, 'in 1 day'],
+];
+
+export function rescheduleForm(view: View, queue: string, hash: string): Html {
+  const options = WHEN.map(([ms, label]) => html`<option value="${ms}"${ms === 600_000 ? html` selected` : ''}>${label}</option>`);
+  const controls = html`<select name="delay" data-key="${hash}" aria-label="when to run">${options}</select>`;
+  return actionForm(view, { action: 'reschedule', queue, hash, label: 'Reschedule', kind: 'plain', controls });
+}
+
+export function cancelForm(view: View, queue: string, hash: string): Html {
+  return actionForm(view, { action: 'cancel', queue, hash, label: 'Cancel', kind: 'danger', confirm: 'Delete this task for good?' });
+}
+
+export function redriveForm(view: View, queue: string, hash: string): Html {
+  return actionForm(view, { action: 'redrive', queue, hash, label: 'Re-drive', kind: 'primary' });
+}
+
+export function pauseForm(view: View, queue: string, paused: boolean): Html {
+  return paused
+    ? actionForm(view, { action: 'resume', queue, label: 'Resume', kind: 'primary' })
+    : actionForm(view, { action: 'pause', queue, label: 'Pause', kind: 'plain' });
+}
+
+export function purgeForm(view: View, queue: string): Html {
+  return actionForm(view, { action: 'purge-dead', queue, label: 'Purge all dead', kind: 'danger', confirm: 'Delete every dead task of this queue?' });
+}

@@ -1,0 +1,177 @@
+/**
+ * The dashboard as one `(req, res, next)` function: it works as a Node http server's listener,
+ * as Express middleware (`app.use('/docket', handler)`) and under Fastify (`@fastify/middie`, or
+ * `reply.raw`). It routes, checks the access token and the CSRF token, and answers; reading and
+ * writing the scheduler is api.ts's job, drawing the page page.ts's.
+ *
+ * Routes, under the mount path:
+ *   GET  /                   the page (`?queue=` chooses the queue shown in detail)
+ *   GET  /api/overview       the same data as JSON (`?queue=`; `?fragments=1` adds the sections as HTML)
+ *   POST /api/<action>       pause, resume, purge-dead, redrive, cancel, reschedule
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ValidationError } from '../errors';
+import { parse } from '../options';
+import type { Scheduler } from '../scheduler';
+import { ACTIONS, act, overview, type Action } from './api';
+import type { View } from './forms';
+import { errorBody, HttpError, readBody, redirect, sendHtml, sendJson, toHttpError, wantsJson } from './http';
+import { dashboardOptions, parseQueueParam, type DashboardOptions, type ParsedDashboardOptions } from './options';
+import { fragmentStrings, messagePage, renderPage } from './page';
+import { baseHeaders, credential, crossSite, csrfValid, hostAllowed, newNonce, newSecret, policy, tokenCookie } from './security';
+
+/** A request handler for Node's http server, Express or Fastify's middleware. */
+export type DashboardHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+
+/** What serveDashboard adds for its own server: the Host names it answers to (DNS rebinding). */
+export interface HostCheck {
+  hosts?: ReadonlySet<string>;
+}
+
+/**
+ * The dashboard as a request handler. Mount it at `options.basePath` (the path it is served
+ * under); requests outside that path, or to no route of its own, go to `next` when given, else
+ * get a 404. Throws a ValidationError for a bad option.
+ */
+export function createDashboard(scheduler: Scheduler, options?: DashboardOptions): DashboardHandler {
+  return dashboardHandler(scheduler, parse(dashboardOptions, options ?? {}, 'options'));
+}
+
+/** createDashboard with its options parsed already; serveDashboard adds the Host check. */
+export function dashboardHandler(scheduler: Scheduler, options: ParsedDashboardOptions, check: HostCheck = {}): DashboardHandler {
+  if (typeof scheduler !== 'object' || scheduler === null || typeof scheduler.stats !== 'function') {
+    throw new ValidationError('scheduler', 'expected a scheduler from createScheduler()');
+  }
+  // Per handler: a page served by an earlier process (or handler) cannot post to this one.
+  const csrf = newSecret();
+  const setup = { scheduler, options, check, csrf };
+  return (req, res, next) => {
+    const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+    const where = route(req, url, options.basePath);
+    const target = where === null ? null : targetOf(where.path);
+    // Not one of ours: left untouched (no headers set) for the app around the dashboard.
+    if (target === null && next) return next();
+    const api = where !== null && where.path.startsWith('/api/');
+    baseHeaders(res);
+    const done = where === null || target === null ? Promise.reject(new HttpError(404, 'ERR_NOT_FOUND', 'no such page')) : handle(setup, req, res, url, where, target);
+    done.catch((err: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      fail(req, res, toHttpError(err), api);
+    });
+  };
+}
+
+/** What a path under the mount point is: the page, the overview API, an action, or none of ours. */
+type Target = 'page' | 'overview' | Action;
+
+function targetOf(path: string): Target | null {
+  if (path === '/') return 'page';
+  if (path === '/api/overview') return 'overview';
+  const action = /^\/api\/([a-z-]+)$/.exec(path)?.[1];
+  return action !== undefined && (ACTIONS as readonly string[]).includes(action) ? (action as Action) : null;
+}
+
+interface Setup {
+  scheduler: Scheduler;
+  options: ParsedDashboardOptions;
+  check: HostCheck;
+  csrf: string;
+}
+
+const MOUNT = /^(\/[A-Za-z0-9._~-]+)*$/;
+
+type Where = { path: string; base: string } | null;
+
+/**
+ * The path below the mount point, and the mount point links use; null when the request is not
+ * under it. Express and @fastify/middie strip the mount path from req.url and keep the full one
+ * in req.originalUrl: then, without a basePath, the part they stripped is the base.
+ */
+function route(req: IncomingMessage, url: URL, base: string): Where {
+  const original = (req as { originalUrl?: unknown }).originalUrl;
+  if (typeof original === 'string' && original !== req.url) {
+    const full = original.split('?')[0];
+    const mount = full.endsWith(url.pathname) ? full.slice(0, full.length - url.pathname.length) : url.pathname === '/' ? full : '';
+    return { path: url.pathname, base: base || (MOUNT.test(mount) ? mount : '') };
+  }
+  if (base === '') return { path: url.pathname, base };
+  if (url.pathname === base) return { path: '/', base };
+  return url.pathname.startsWith(`${base}/`) ? { path: url.pathname.slice(base.length), base } : null;
+}
+
+async function handle(setup: Setup, req: IncomingMessage, res: ServerResponse, url: URL, where: NonNullable<Where>, target: Target): Promise<void> {
+  if (setup.check.hosts && !hostAllowed(req, setup.check.hosts)) throw new HttpError(403, 'ERR_HOST', 'unexpected Host header');
+  const { token } = setup.options;
+  if (token !== undefined) {
+    const via = credential(req, url.searchParams, token);
+    if (via === null) throw new HttpError(401, 'ERR_UNAUTHORIZED', 'this dashboard needs its access token (Authorization: Bearer, or the ?token= link)');
+    if (via === 'query') {
+      res.setHeader('Set-Cookie', tokenCookie(req, token, where.base));
+      // The token leaves the address bar (and history): the cookie carries it from now on.
+      if (target === 'page' && (req.method === 'GET' || req.method === 'HEAD')) return redirect(res, withoutToken(where.base, url));
+    }
+  }
+  const view = { base: where.base, csrf: setup.csrf, now: 0 };
+  if (target === 'page' || target === 'overview') {
+    allow(req, res, ['GET', 'HEAD']);
+    return target === 'page' ? page(setup, res, url, view) : overviewJson(setup, res, url, view);
+  }
+  allow(req, res, ['POST']);
+  return write(setup, req, res, target, view);
+}
+
+function withoutToken(base: string, url: URL): string {
+  const query = new URLSearchParams(url.searchParams);
+  query.delete('token');
+  const rest = query.toString();
+  return `${base}/${rest ? `?${rest}` : ''}`;
+}
+
+/** GET never writes and POST only writes: any other method on a route is refused. */
+function allow(req: IncomingMessage, res: ServerResponse, methods: string[]): void {
+  if (methods.includes(req.method ?? 'GET')) return;
+  res.setHeader('Allow', methods.join(', '));
+  throw new HttpError(405, 'ERR_METHOD', `use ${methods.join(' or ')}`);
+}
+
+async function page(setup: Setup, res: ServerResponse, url: URL, view: View): Promise<void> {
+  const o = await overview(setup.scheduler, parseQueueParam(url.searchParams.get('queue')), setup.options.limit);
+  const nonce = newNonce();
+  res.setHeader('Content-Security-Policy', policy(nonce));
+  sendHtml(res, 200, renderPage({ ...view, now: o.now ?? Date.now() }, o, nonce));
+}
+
+async function overviewJson(setup: Setup, res: ServerResponse, url: URL, view: View): Promise<void> {
+  const o = await overview(setup.scheduler, parseQueueParam(url.searchParams.get('queue')), setup.options.limit);
+  const withFragments = url.searchParams.get('fragments') === '1';
+  sendJson(res, 200, withFragments ? { ...o, fragments: fragmentStrings({ ...view, now: o.now ?? Date.now() }, o) } : o);
+}
+
+/** Checks run in this order, and each refusal comes before anything is written. */
+async function write(setup: Setup, req: IncomingMessage, res: ServerResponse, action: Action, view: View): Promise<void> {
+  const refusal = crossSite(req);
+  if (refusal !== null) throw new HttpError(403, 'ERR_CROSS_SITE', refusal);
+  const body = await readBody(req);
+  if (!csrfValid(req, body, setup.csrf)) throw new HttpError(403, 'ERR_CSRF', 'missing or wrong CSRF token: reload the dashboard and try again');
+  const result = await act(setup.scheduler, action, body);
+  if (wantsJson(req)) return sendJson(res, 200, result);
+  // A plain form post (script off): back to the page, where the change shows.
+  redirect(res, `${view.base}/?queue=${encodeURIComponent(result.queue)}`);
+}
+
+/** API callers and the page's script get JSON; a person (the page, a plain form post) gets a page. */
+function fail(req: IncomingMessage, res: ServerResponse, err: HttpError, api: boolean): void {
+  if (err.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="docket"');
+  if (api && (req.method !== 'POST' || wantsJson(req))) return sendJson(res, err.status, errorBody(err));
+  const nonce = newNonce();
+  res.setHeader('Content-Security-Policy', policy(nonce));
+  const back = err.status === 401 ? null : api ? '../' : './';
+  sendHtml(res, err.status, messagePage(err.status, heading(err), err.message, nonce, back));
+}
+
+function heading(err: HttpError): string {
+  if (err.status === 401) return 'This dashboard needs its access token';
+  if (err.status === 503) return 'Redis is not answering';
+  if (err.status === 404) return 'Not found';
+  return `Request refused (${err.status})`;
+}

@@ -1,0 +1,90 @@
+/**
+ * Safe HTML for the dashboard. Task payloads and error texts are user data, so every value put
+ * into the `html` template is escaped unless it is itself an `Html` built the same way: an
+ * unescaped string can only come from `trusted()`, which is kept for the page's own constants.
+ * Also the small formatters the page shares: durations, payload previews.
+ */
+
+/** A piece of markup that is safe to insert as it is. */
+export class Html {
+  constructor(readonly text: string) {}
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for use between tags or inside a double- or single-quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}
+
+/** Marks a constant of the page's own (CSS, script, markup without user data) as safe. */
+export function trusted(text: string): Html {
+  return new Html(text);
+}
+
+function piece(value: unknown): string {
+  if (value instanceof Html) return value.text;
+  if (Array.isArray(value)) return value.map(piece).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/** Template tag: interpolated values are escaped; `Html` values and arrays of them are kept. */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += piece(values[i]) + strings[i + 1];
+  return new Html(out);
+}
+
+/**
+ * A JSON text safe inside `<script type="application/json">`: `<` is escaped so that no value
+ * can close the element (`</script>`) or open a comment.
+ */
+export function scriptJson(value: unknown): Html {
+  return new Html(JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029'));
+}
+
+/** The payload as one line of JSON, cut to `max` characters: enough to recognise a task. */
+export function preview(data: unknown, max = 120): string {
+  const text = JSON.stringify(data) ?? 'undefined';
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Cuts a long text (an error with its stack) to `max` characters. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+const UNITS: Array<[number, string]> = [
+  [86_400_000, 'd'],
+  [3_600_000, 'h'],
+  [60_000, 'min'],
+  [1000, 's'],
+];
+
+/** A span as a person reads it: `850 ms`, `12 s`, `4 min 10 s`, `3 h 5 min`, `2 d 4 h`. */
+export function span(ms: number): string {
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${Math.round(abs)} ms`;
+  if (abs < 10_000) return `${(abs / 1000).toFixed(1)} s`;
+  const i = UNITS.findIndex(([size]) => abs >= size);
+  const [size, unit] = UNITS[i];
+  const whole = Math.floor(abs / size);
+  const next = UNITS[i + 1];
+  const rest = next ? Math.floor((abs % size) / next[0]) : 0;
+  return rest > 0 && whole < 10 ? `${whole} ${unit} ${rest} ${next[1]}` : `${whole} ${unit}`;
+}
+
+/** `in 12 s` for a time ahead of `now`, `12 s ago` for one behind it. */
+export function relative(at: number, now: number): string {
+  return at >= now ? `in ${span(at - now)}` : `${span(now - at)} ago`;
+}
+
+/** An epoch-ms instant as ISO-8601 UTC, for `<time datetime>` and tooltips. */
+export function iso(at: number): string {
+  return new Date(at).toISOString();
+}

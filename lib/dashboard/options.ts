@@ -1,0 +1,118 @@
+/**
+ * The dashboard's options, checked and defaulted by zod here and nowhere else (strict, so a
+ * misspelled option is reported), and the checks on what an action request carries.
+ */
+import { z } from 'zod';
+import { ValidationError } from '../errors';
+import { parse, queueName } from '../options';
+
+export interface DashboardOptions {
+  /**
+   * When set, every request must carry it: `Authorization: Bearer <token>`, or `?token=<token>`
+   * once, which sets an HttpOnly SameSite=Strict cookie. 16 to 512 visible ASCII characters.
+   */
+  token?: string;
+  /** Path the handler is mounted under, e.g. '/docket' (default ''), so links and the API work behind a mount point. */
+  basePath?: string;
+  /** Most tasks shown per list (default 20, at most 100). */
+  limit?: number;
+}
+
+export interface ServeOptions extends DashboardOptions {
+  /** Port to listen on; 0 (the default) takes a free one. */
+  port?: number;
+  /** Address to bind. Default '127.0.0.1': the dashboard can change tasks, so it is not exposed unasked. */
+  host?: string;
+}
+
+/** A token short enough to guess makes the constant-time comparison pointless. */
+const token = z
+  .string({ error: 'expected a string' })
+  .min(16, { error: 'must be 16 to 512 characters' })
+  .max(512, { error: 'must be 16 to 512 characters' })
+  .regex(/^[\x21-\x7e]+$/, { error: 'must be visible ASCII characters (no spaces)' });
+
+/** URL path segments of unreserved characters only: the path goes into links and a cookie's Path. */
+const basePath = z
+  .string({ error: 'expected a string' })
+  .max(256, { error: 'must be at most 256 characters' })
+  .regex(/^(\/[A-Za-z0-9._~-]+)*\/?$/, { error: "expected '' or a path such as '/docket' (letters, digits, . _ ~ -)" })
+  .transform((p) => p.replace(/\/$/, ''));
+
+const dashboardShape = {
+  token: token.optional(),
+  basePath: basePath.default(''),
+  limit: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1, { error: 'must be from 1 to 100' }).max(100, { error: 'must be from 1 to 100' }).default(20),
+};
+
+export const dashboardOptions = z.strictObject(dashboardShape);
+
+export const serveOptions = z.strictObject({
+  ...dashboardShape,
+  port: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 65535' }).max(65535, { error: 'must be from 0 to 65535' }).default(0),
+  host: z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }).max(255).default('127.0.0.1'),
+});
+
+export type ParsedDashboardOptions = z.output<typeof dashboardOptions>;
+export type ParsedServeOptions = z.output<typeof serveOptions>;
+
+/** A task's hash as put() returned it: visible ASCII, at most the scheduler's 1024 characters. */
+const hash = z.string({ error: 'expected the hash string that put() returned' }).regex(/^[\x21-\x7e]{1,1024}$/, { error: 'expected the hash string that put() returned' });
+
+/** Latest reschedule the page offers: a year ahead. */
+const MAX_DELAY_MS = 365 * 86_400_000;
+
+/** Form fields arrive as strings, JSON bodies as numbers: a string of digits counts as a number. */
+const digits = (v: unknown) => (typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v);
+
+const DELAY_HINT = `expected whole milliseconds from 0 to ${MAX_DELAY_MS}`;
+const delay = z.preprocess(digits, z.number({ error: DELAY_HINT }).int({ error: DELAY_HINT }).min(0, { error: DELAY_HINT }).max(MAX_DELAY_MS, { error: DELAY_HINT }));
+
+const AT_HINT = "expected epoch ms or an ISO-8601 time with its zone ('2030-01-01T12:00:00Z')";
+/** An instant: epoch ms, or an ISO-8601 date-time with its zone; a zoneless time would be ambiguous. */
+const instant = z.preprocess(
+  (v) => (typeof v === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:?\d\d)$/i.test(v.trim()) ? Date.parse(v) : digits(v)),
+  z.number({ error: AT_HINT }).int({ error: AT_HINT }).min(0, { error: AT_HINT }),
+);
+
+const queueBody = z.strictObject({ queue: queueName, csrf: z.string().optional() }, { error: 'expected an object of fields' });
+const taskBody = queueBody.extend({ hash });
+const rescheduleBody = taskBody
+  .extend({
+    at: instant.optional(),
+    delay: delay.optional(),
+  })
+  .refine((b) => (b.at === undefined) !== (b.delay === undefined), { error: 'give either at or delay', path: ['at'] });
+
+export type QueueBody = z.output<typeof queueBody>;
+export type TaskBody = z.output<typeof taskBody>;
+export type RescheduleBody = z.output<typeof rescheduleBody>;
+
+/**
+ * Parses an action's body, or throws a ValidationError naming the bad field as the request
+ * named it (`hash`, `at`), so a caller can point at the input.
+ */
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (issue.code === 'unrecognized_keys') throw new ValidationError(issue.keys[0], 'is not a known field');
+  throw new ValidationError(issue.path.map(String).join('.') || 'body', issue.message);
+}
+
+export function parseQueueBody(body: unknown): QueueBody {
+  return parseBody(queueBody, body);
+}
+
+export function parseTaskBody(body: unknown): TaskBody {
+  return parseBody(taskBody, body);
+}
+
+export function parseRescheduleBody(body: unknown): RescheduleBody {
+  return parseBody(rescheduleBody, body);
+}
+
+/** The `?queue=` of the page and the overview API, when given. */
+export function parseQueueParam(value: string | null): string | undefined {
+  return value === null || value === '' ? undefined : parse(queueName, value, 'queue');
+}

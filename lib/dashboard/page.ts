@@ -1,0 +1,72 @@
+/**
+ * The whole page: the server renders every section for the first paint, so it is useful with
+ * script off, and the same section renderers answer the client's refreshes (`fragments`).
+ */
+import type { Overview } from './api';
+import { chartSection } from './chart';
+import { CLIENT } from './client';
+import type { View } from './forms';
+import { html, iso, scriptJson, trusted, type Html } from './html';
+import { activeSection, deadSection, queuesSection, summarySection } from './sections';
+import { CSS } from './style';
+import { timelineSection } from './timeline';
+
+/** How often the client asks for fresh data, in ms. */
+export const REFRESH_MS = 2000;
+
+export type FragmentName = 'queues' | 'summary' | 'chart' | 'timeline' | 'active' | 'dead';
+
+/** Each section of the page as HTML, by the name of its container (`data-fragment`). */
+export function fragments(view: View, o: Overview): Partial<Record<FragmentName, Html>> {
+  const queues = queuesSection(view, o);
+  const s = o.selected;
+  if (s === null) return { queues };
+  return {
+    queues,
+    summary: summarySection(view, s),
+    chart: chartSection(s.throughput),
+    timeline: timelineSection(view, s.name, s.delayed),
+    active: activeSection(view, s.name, s.active),
+    dead: deadSection(view, s.name, s.dead),
+  };
+}
+
+/** The fragments as strings, for the overview API's JSON. */
+export function fragmentStrings(view: View, o: Overview): Record<string, string> {
+  return Object.fromEntries(Object.entries(fragments(view, o)).map(([name, h]) => [name, h.text]));
+}
+
+function section(name: FragmentName, part: Html | undefined, kind = 'card'): Html {
+  return part === undefined ? html`` : html`<section class="${kind}" data-fragment="${name}">${part}</section>`;
+}
+
+/** The full page. `nonce` lets its one style and one script past the Content-Security-Policy. */
+export function renderPage(view: View, o: Overview, nonce: string): string {
+  const f = fragments(view, o);
+  const config = { api: `${view.base}/api/overview`, csrf: view.csrf, queue: o.selected?.name ?? null, interval: REFRESH_MS };
+  const title = o.selected ? `${o.selected.name} · docket` : 'docket';
+  const at = o.now === null ? '' : html` at <time datetime="${iso(o.now)}">${iso(o.now).slice(11, 19)} UTC</time>`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${trusted(CSS)}</style></head>
+<body><div id="docket" data-now="${o.now ?? ''}">
+<header class="top"><div class="brand">docket <span>dashboard</span></div>
+<div class="live" id="live" data-state="static"><i class="pulse"></i><span class="text">snapshot${at}; reload for fresh data</span></div></header>
+<main>${section('queues', f.queues)}${section('summary', f.summary, 'plain')}${section('chart', f.chart)}${section('timeline', f.timeline)}${section('active', f.active)}${section('dead', f.dead)}</main>
+</div><div id="toast" role="status" aria-live="polite"></div>
+<script type="application/json" id="docket-config">${scriptJson(config)}</script>
+<script nonce="${nonce}">${trusted(CLIENT)}</script>
+</body></html>`.text;
+}
+
+/**
+ * A short page for refusals (401) and failures, so a person sees why and what to do. `back` is
+ * a link relative to the failed URL (`../` from an action), so it works under any mount path.
+ */
+export function messagePage(status: number, heading: string, detail: string, nonce: string, back: string | null): string {
+  const link = back === null ? '' : html`<p><a href="${back}">Back to the dashboard</a></p>`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status} · docket</title><link rel="icon" href="data:,">
+<style nonce="${nonce}">${trusted(CSS)}</style></head><body><header class="top"><div class="brand">docket <span>dashboard</span></div></header>
+<main><section class="card"><h1>${heading}</h1><p>${detail}</p>${link}</section></main></body></html>`.text;
+}

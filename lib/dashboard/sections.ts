@@ -1,0 +1,109 @@
+/**
+ * The page's sections as HTML: the table of queues, the chosen queue's big counts, and its
+ * active and dead tasks. The server renders them for the first paint and again for each refresh
+ * the client asks for, so there is one renderer and one place where user data is escaped.
+ */
+import type { QueueStats } from '../admin';
+import type { Overview, QueueView, TaskList, TaskView } from './api';
+import { pauseForm, purgeForm, redriveForm, rescheduleForm, cancelForm, type View } from './forms';
+import { html, iso, relative, span, type Html } from './html';
+
+const COUNTS = ['ready', 'delayed', 'active', 'dead', 'expired', 'deduplicated'] as const;
+
+const NOTES: Record<(typeof COUNTS)[number], string> = {
+  ready: 'waiting for a worker',
+  delayed: 'due later',
+  active: 'leased to workers',
+  dead: 'out of attempts',
+  expired: 'dropped unclaimed (total)',
+  deduplicated: 'duplicate puts (total)',
+};
+
+function queueLink(view: View, name: string): string {
+  return `${view.base}/?queue=${encodeURIComponent(name)}`;
+}
+
+function pausedBadge(paused: boolean): Html {
+  return paused ? html`<span class="badge paused">paused</span>` : html`<span class="badge running">running</span>`;
+}
+
+function queueRow(view: View, q: QueueView, selected: string | undefined): Html {
+  const cells = COUNTS.map((c) => html`<td class="num ${c}" data-count="${c}">${q.stats[c].toLocaleString('en')}</td>`);
+  return html`<tr data-queue="${q.name}"${q.name === selected ? html` class="selected" aria-current="true"` : ''}>
+<th scope="row"><a href="${queueLink(view, q.name)}">${q.name}</a></th>${cells}
+<td>${pausedBadge(q.stats.paused)}</td><td class="end">${pauseForm(view, q.name, q.stats.paused)}</td></tr>`;
+}
+
+/** Every queue with its counts: the one place to see them side by side. */
+export function queuesSection(view: View, o: Overview): Html {
+  if (o.queues.length === 0) {
+    return html`<h2>Queues</h2><p class="empty">No queues yet. A queue appears here after its first put.</p>`;
+  }
+  const heads = COUNTS.map((c) => html`<th scope="col" class="num ${c}">${c === 'deduplicated' ? 'dedup' : c}</th>`);
+  const rows = o.queues.map((q) => queueRow(view, q, o.selected?.name));
+  return html`<h2>Queues</h2><div class="scroll"><table class="queues"><thead><tr><th scope="col">queue</th>${heads}<th scope="col">state</th><th></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+}
+
+function card(stats: QueueStats, count: (typeof COUNTS)[number]): Html {
+  return html`<div class="stat ${count}"><div class="label">${count}</div><div class="value" data-stat="${count}">${stats[count].toLocaleString('en')}</div><div class="note">${NOTES[count]}</div></div>`;
+}
+
+/** The chosen queue: its name, whether it runs, and its counts in large type. */
+export function summarySection(view: View, q: QueueView): Html {
+  const banner = q.stats.paused
+    ? html`<p class="banner" data-paused="true">Paused: workers claim nothing from this queue until it is resumed. Puts are still accepted.</p>`
+    : '';
+  return html`<div class="title"><h1><span class="dim">queue</span> ${q.name}</h1>${pausedBadge(q.stats.paused)}${pauseForm(view, q.name, q.stats.paused)}</div>
+${banner}<div class="stats">${COUNTS.map((c) => card(q.stats, c))}</div>`;
+}
+
+function shown(list: TaskList, what: string): Html {
+  return list.total > list.tasks.length ? html`<p class="more">Showing ${list.tasks.length} of ${list.total.toLocaleString('en')} ${what}.</p>` : html``;
+}
+
+/** The payload preview, with the hash (and group or priority, when set) beneath it. */
+export function taskCell(task: TaskView): Html {
+  const tags = [task.level > 0 ? html`<span class="tag">priority ${task.level}</span>` : '', task.group === null ? '' : html`<span class="tag">group ${task.group}</span>`];
+  return html`<td class="task"><code class="data" title="${task.preview}">${task.preview}</code><div class="hash">${task.hash}${tags}</div></td>`;
+}
+
+function leaseCell(task: TaskView, now: number): Html {
+  if (task.leaseUntil === null) return html`<td class="num">–</td>`;
+  const left = task.leaseUntil - now;
+  const tone = left <= 0 ? 'lapsed' : left < 10_000 ? 'short' : 'ok';
+  const text = left <= 0 ? `lapsed ${span(-left)} ago` : span(left);
+  return html`<td class="num lease ${tone}" data-lease-left="${left}"><time datetime="${iso(task.leaseUntil)}">${text}</time></td>`;
+}
+
+/** Tasks leased right now: who holds each, and how long its lease has left. */
+export function activeSection(view: View, queue: string, list: TaskList): Html {
+  const head = html`<h2><span class="dot active"></span>Active <span class="count">${list.total}</span></h2>`;
+  if (list.tasks.length === 0) return html`${head}<p class="empty">No task is leased right now.</p>`;
+  const rows = list.tasks.map(
+    (t) => html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="worker"><code>${t.worker ?? '–'}</code></td>${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
+  );
+  return html`${head}<div class="scroll"><table data-queue="${queue}"><thead><tr><th>task</th><th>held by</th><th class="num">lease left</th><th class="num">attempt</th></tr></thead>
+<tbody>${rows}</tbody></table></div>${shown(list, 'active tasks')}`;
+}
+
+function errorCell(task: TaskView): Html {
+  if (task.lastError === null) return html`<td class="error"><span class="dim">no error recorded</span></td>`;
+  const [first, ...rest] = task.lastError.split('\n');
+  if (rest.length === 0 && first.length <= 140) return html`<td class="error"><code>${first}</code></td>`;
+  return html`<td class="error"><details data-key="${task.hash}"><summary><code>${first.length > 140 ? `${first.slice(0, 139)}…` : first}</code></summary><pre>${task.lastError}</pre></details></td>`;
+}
+
+function deadRow(view: View, queue: string, t: TaskView): Html {
+  const died = t.diedAt === null ? '–' : relative(t.diedAt, view.now);
+  return html`<tr data-hash="${t.hash}">${taskCell(t)}${errorCell(t)}<td class="num">${t.diedAt === null ? died : html`<time datetime="${iso(t.diedAt)}">${died}</time>`}</td><td class="num">${t.attempts} / ${t.maxAttempts}</td>
+<td class="end"><div class="actions">${redriveForm(view, queue, t.hash)}${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
+}
+
+/** Tasks out of attempts, most recent death first, with their last error and what can be done. */
+export function deadSection(view: View, queue: string, list: TaskList): Html {
+  const head = html`<h2><span class="dot dead"></span>Dead <span class="count">${list.total}</span>${list.total > 0 ? purgeForm(view, queue) : ''}</h2>`;
+  if (list.tasks.length === 0) return html`${head}<p class="empty">No dead tasks.</p>`;
+  return html`${head}<div class="scroll"><table class="dead-tasks" data-queue="${queue}"><thead><tr><th>task</th><th>last error</th><th class="num">died</th><th class="num">attempts</th><th></th></tr></thead>
+<tbody>${list.tasks.map((t) => deadRow(view, queue, t))}</tbody></table></div>${shown(list, 'dead tasks')}`;
+}

@@ -163,7 +163,7 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): 
 }
 
 /** The URL without its password, for error messages. */
-function redact(url: string): string {
+export function redact(url: string): string {
   return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 }
 

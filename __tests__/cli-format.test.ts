@@ -1,0 +1,58 @@
+/**
+ * The CLI's text output: aligned tables that cannot be hijacked by escape sequences in task data,
+ * and times relative to the server's clock.
+ */
+import { duration, fields, firstLine, leaseLeft, preview, relative, table } from '../lib/cli/format';
+
+describe('table', () => {
+  it('aligns columns, numbers on the right, and trims trailing space', () => {
+    const text = table([{ title: 'QUEUE' }, { title: 'READY', right: true }, { title: 'NOTE' }], [
+      ['emails', '7', ''],
+      ['a', '1234', 'x'],
+    ]);
+    expect(text).toBe(['QUEUE   READY  NOTE', 'emails      7', 'a        1234  x', ''].join('\n'));
+  });
+
+  it('shows control characters as ? so task data cannot repaint the terminal', () => {
+    const text = table([{ title: 'KEY' }], [['a\u001b[2Jb\nc']]);
+    expect(text).toBe('KEY\na?[2Jb?c\n');
+  });
+});
+
+describe('fields', () => {
+  it('aligns values and keeps a multi-line value under its column', () => {
+    expect(fields([['hash', 'abc'], ['last error', 'boom\n  at x']])).toBe('hash        abc\nlast error  boom\n              at x\n');
+  });
+});
+
+describe('times', () => {
+  it('gives a duration in its two largest units', () => {
+    expect(duration(0)).toBe('0s');
+    expect(duration(999)).toBe('0s');
+    expect(duration(45_000)).toBe('45s');
+    expect(duration(200_000)).toBe('3m 20s');
+    expect(duration(180_000)).toBe('3m');
+    expect(duration(7_500_000)).toBe('2h 5m');
+    expect(duration(3 * 86_400_000 + 4 * 3_600_000 + 59_000)).toBe('3d 4h');
+  });
+
+  it('says when an instant is, seen from the server clock', () => {
+    expect(relative(10_000, 5_000)).toBe('in 5s');
+    expect(relative(0, 180_000)).toBe('3m ago');
+    expect(relative(1_000_400, 1_000_000)).toBe('now');
+  });
+
+  it('gives the lease time left, or how long ago it lapsed', () => {
+    expect(leaseLeft(72_000, 60_000)).toBe('12s');
+    expect(leaseLeft(57_000, 60_000)).toBe('expired 3s ago');
+    expect(leaseLeft(null, 60_000)).toBe('-');
+  });
+});
+
+describe('previews', () => {
+  it('keeps the first line of an error and cuts long text with an ellipsis', () => {
+    expect(firstLine('Error: boom\n    at f (x.js:1:1)')).toBe('Error: boom');
+    expect(firstLine('x'.repeat(100), 10)).toBe(`${'x'.repeat(9)}…`);
+    expect(preview({ to: 'a@b.c', n: 1 })).toBe('{"to":"a@b.c","n":1}');
+  });
+});

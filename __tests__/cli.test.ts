@@ -1,0 +1,499 @@
+/**
+ * The `docket` CLI, run in-process through main() against the test Redis: every command's output
+ * (table and --json), its effect on Redis as the scheduler sees it, and its exit code. One test
+ * spawns the real bin entry.
+ */
+import { execFile } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { main, type Io } from '../lib/cli/main';
+import { eventually, keysUnder, serverNow, testUrl, uniquePrefix, useRedis } from './support/harness';
+
+const redis = useRedis();
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with `args` and an io that captures both streams. */
+async function cli(args: string[], extra: Partial<Io> = {}): Promise<Result> {
+  const result = { code: -1, stdout: '', stderr: '' };
+  const io: Io = {
+    stdout: { write: (s: string) => (result.stdout += s) },
+    stderr: { write: (s: string) => (result.stderr += s) },
+    env: {},
+    ...extra,
+  };
+  result.code = await main(args, io);
+  return result;
+}
+
+/** The CLI on the test Redis under `prefix`; the global flags go after the command. */
+const on = (prefix: string) => (...args: string[]) => cli([...args, '--url', testUrl(), '--prefix', prefix]);
+
+/** A table's data row whose first cell is `first`, split into cells. */
+function row(text: string, first: string): string[] {
+  const line = text.split('\n').find((l) => l.split(/\s{2,}/)[0] === first);
+  if (!line) throw new Error(`no row ${first} in:\n${text}`);
+  return line.split(/\s{2,}/);
+}
+
+/** A dead task on `queue`: one attempt, failed with `error`. */
+async function deadTask(s: Awaited<ReturnType<typeof redis.scheduler>>, queue: string, data: string, error: string): Promise<string> {
+  const { hash } = await s.put(data, { queue, maxAttempts: 1 });
+  const task = await s.claim({ queue });
+  expect(task?.hash).toBe(hash);
+  expect(await s.fail(task!, { error: new Error(error) })).toBe('dead');
+  return hash;
+}
+
+describe('stats', () => {
+  it('shows one row per registered queue, and JSON equal to scheduler.stats()', async () => {
+    const s = await redis.scheduler();
+    await s.putMany([{ data: 1, options: { queue: 'emails' } }, { data: 2, options: { queue: 'emails' } }, { data: 3, options: { queue: 'emails', delay: 60_000 } }]);
+    await s.put('r', { queue: 'reports' });
+    await s.claim({ queue: 'reports' });
+    await s.pause('reports');
+    const docket = on(s.prefix);
+
+    const table = await docket('stats');
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    expect(row(table.stdout, 'QUEUE')).toEqual(['QUEUE', 'READY', 'DELAYED', 'ACTIVE', 'DEAD', 'PAUSED', 'COMPLETED', 'FAILED', 'EXPIRED', 'DEDUPED']);
+    expect(row(table.stdout, 'emails').map((c) => c.trim())).toEqual(['emails', '2', '1', '0', '0', 'no', '0', '0', '0', '0']);
+    expect(row(table.stdout, 'reports').map((c) => c.trim())).toEqual(['reports', '0', '0', '1', '0', 'yes', '0', '0', '0', '0']);
+
+    const json = await docket('stats', '--json');
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      queues: [
+        { queue: 'emails', ...(await s.stats({ queue: 'emails' })) },
+        { queue: 'reports', ...(await s.stats({ queue: 'reports' })) },
+      ],
+    });
+  });
+
+  it('shows one named queue only, and says so when no queue is registered', async () => {
+    const s = await redis.scheduler();
+    await s.put('x', { queue: 'a' });
+    await s.put('y', { queue: 'b' });
+    const one = await on(s.prefix)('stats', 'b', '--json');
+    expect(JSON.parse(one.stdout)).toEqual({ queues: [{ queue: 'b', ...(await s.stats({ queue: 'b' })) }] });
+
+    const empty = on(uniquePrefix());
+    expect(await empty('stats')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^no queues under prefix 't-\w+'/) });
+    expect(JSON.parse((await empty('stats', '--json')).stdout)).toEqual({ queues: [] });
+  });
+});
+
+describe('list', () => {
+  it('lists delayed tasks with relative run-ats, and JSON equal to scheduler.list()', async () => {
+    const s = await redis.scheduler();
+    const late = await s.put({ to: 'a@b.c' }, { queue: 'q', delay: 300_000, key: 'welcome' });
+    const soon = await s.put({ to: 'x@y.z' }, { queue: 'q', delay: 90_000, group: 'tenant-1' });
+    const docket = on(s.prefix);
+
+    const table = await docket('list', 'q', '--state', 'delayed');
+    expect(table.code).toBe(0);
+    expect(row(table.stdout, 'HASH')).toEqual(['HASH', 'RUN AT', 'PRI', 'ATTEMPTS', 'GROUP', 'KEY', 'EXPIRES', 'DATA']);
+    expect(row(table.stdout, soon.hash)).toEqual([soon.hash, expect.stringMatching(/^in 1m [2-3]\ds$/), '0', '0/5', 'tenant-1', '-', '-', '{"to":"x@y.z"}']);
+    expect(row(table.stdout, late.hash)).toEqual([late.hash, expect.stringMatching(/^in (4m 5\ds|5m)$/), '0', '0/5', '-', 'welcome', '-', '{"to":"a@b.c"}']);
+    expect(table.stdout.indexOf(soon.hash)).toBeLessThan(table.stdout.indexOf(late.hash));
+    expect(table.stdout).toMatch(/\n1-2 of 2 delayed tasks in queue 'q'\n$/);
+
+    const json = JSON.parse((await docket('list', 'q', '--state', 'delayed', '--json')).stdout);
+    const page = await s.list('delayed', { queue: 'q' });
+    expect(json).toEqual({ queue: 'q', state: 'delayed', offset: 0, limit: 100, total: 2, now: expect.any(Number), tasks: page.tasks });
+    expect(Math.abs(json.now - page.now)).toBeLessThan(5000);
+  });
+
+  it('shows the holder and lease time left of active tasks, and the last error of dead ones', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('work', { queue: 'q' });
+    await s.claim({ queue: 'q', lease: 60_000 });
+    const worker = (await s.get(hash, { queue: 'q' }))!.worker!;
+    const dead = await deadTask(s, 'q', 'bad', 'SMTP 550 mailbox unavailable');
+    const docket = on(s.prefix);
+
+    const active = await docket('list', 'q', '--state', 'active');
+    expect(row(active.stdout, 'HASH')).toEqual(['HASH', 'HOLDER', 'LEASE LEFT', 'ATTEMPTS', 'GROUP', 'DATA']);
+    expect(row(active.stdout, hash)).toEqual([hash, worker, expect.stringMatching(/^(5\ds|1m)$/), '1/5', '-', '"work"']);
+
+    const died = await docket('list', 'q', '--state', 'dead');
+    expect(row(died.stdout, 'HASH')).toEqual(['HASH', 'DIED', 'ATTEMPTS', 'LAST ERROR', 'DATA']);
+    expect(row(died.stdout, dead)).toEqual([dead, expect.stringMatching(/^(now|\ds ago)$/), '1/1', 'Error: SMTP 550 mailbox unavailable', '"bad"']);
+    expect(died.stdout).not.toContain('    at '); // only the first line of the stack
+  });
+
+  it('pages with --limit and --offset', async () => {
+    const s = await redis.scheduler();
+    const puts = await s.putMany([1, 2, 3].map((n) => ({ data: n, options: { queue: 'q' } })));
+    const docket = on(s.prefix);
+    const first = await docket('list', 'q', '--state', 'ready', '--limit', '2');
+    expect(first.stdout).toContain(puts[0].hash);
+    expect(first.stdout).toContain(puts[1].hash);
+    expect(first.stdout).not.toContain(puts[2].hash);
+    expect(first.stdout).toMatch(/1-2 of 3 ready tasks in queue 'q'; next page: --offset 2\n$/);
+    const rest = JSON.parse((await docket('list', 'q', '--state', 'ready', '--offset=2', '--json')).stdout);
+    expect(rest).toMatchObject({ total: 3, offset: 2, tasks: [{ hash: puts[2].hash, data: 3 }] });
+    expect((await docket('list', 'q', '--state', 'dead')).stdout).toBe("no dead tasks in queue 'q'\n");
+  });
+});
+
+describe('inspect', () => {
+  it('shows every field of a task, its JSON equal to scheduler.get(), and exits 1 for an unknown hash', async () => {
+    const s = await redis.scheduler();
+    const hash = await deadTask(s, 'q', 'payload', 'boom\nsecond line');
+    const docket = on(s.prefix);
+
+    const text = await docket('inspect', 'q', hash);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^hash +${hash}\\nqueue +q\\nstate +dead\\n`));
+    expect(text.stdout).toMatch(/\nrun at +\d{4}-\d\d-\d\dT[\d:.]+Z \((now|\ds ago)\)\n/);
+    expect(text.stdout).toMatch(/\nattempts +1 of 1\n/);
+    expect(text.stdout).toMatch(/\nlast error +Error: boom\n +second line\n/);
+
+    const json = JSON.parse((await docket('inspect', 'q', hash, '--json')).stdout);
+    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }) });
+
+    const missing = await docket('inspect', 'q', 'f'.repeat(32));
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: `docket: no task ${'f'.repeat(32)} in queue 'q'\n` });
+  });
+});
+
+describe('reschedule', () => {
+  it('moves a task to +1h, an ISO date, epoch ms, or now (which makes it ready)', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const { hash } = await s.put('t', { queue: 'q', delay: 60_000 });
+    const docket = on(s.prefix);
+    const runAt = async () => (await s.get(hash, { queue: 'q' }))!.runAt;
+
+    const before = await serverNow(raw);
+    const relative = await docket('reschedule', 'q', hash, '+1h');
+    expect(relative.code).toBe(0);
+    expect(relative.stdout).toMatch(new RegExp(`^rescheduled ${hash} in queue 'q' to \\S+Z \\(in (59m 59s|1h)\\)\\n$`));
+    expect(await runAt()).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(await runAt()).toBeLessThan((await serverNow(raw)) + 3_600_000 + 1);
+
+    expect((await docket('reschedule', 'q', hash, '2031-05-06T07:08:09+02:00')).code).toBe(0);
+    expect(await runAt()).toBe(Date.UTC(2031, 4, 6, 5, 8, 9));
+    const json = await docket('reschedule', 'q', hash, '1956528000000', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({ queue: 'q', hash, runAt: 1956528000000 });
+    expect(await runAt()).toBe(1956528000000);
+
+    expect((await docket('reschedule', 'q', hash, 'now')).code).toBe(0);
+    expect(await s.stats({ queue: 'q' })).toMatchObject({ ready: 1, delayed: 0 });
+  });
+
+  it('exits 1 with the reason for an unknown, active or dead task', async () => {
+    const s = await redis.scheduler();
+    const { hash: active } = await s.put('a', { queue: 'q' });
+    await s.claim({ queue: 'q' });
+    const dead = await deadTask(s, 'q', 'd', 'x');
+    const docket = on(s.prefix);
+    expect(await docket('reschedule', 'q', 'nope', '+5m')).toMatchObject({ code: 1, stdout: '', stderr: "docket: no task nope in queue 'q'\n" });
+    expect(await docket('reschedule', 'q', active, '+5m')).toMatchObject({ code: 1, stderr: expect.stringContaining(': it is active (leased by ') });
+    expect(await docket('reschedule', 'q', dead, '+5m')).toMatchObject({ code: 1, stderr: expect.stringContaining(`it is dead; use 'docket requeue-dead q ${dead}'`) });
+    expect(await s.stats({ queue: 'q' })).toMatchObject({ active: 1, dead: 1, delayed: 0 });
+  });
+});
+
+describe('cancel', () => {
+  it('deletes a task; refuses an active one and an unknown hash with exit 1', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('gone', { queue: 'q', delay: 60_000 });
+    const { hash: active } = await s.put('busy', { queue: 'q' });
+    await s.claim({ queue: 'q' });
+    const docket = on(s.prefix);
+
+    expect(await docket('cancel', 'q', hash)).toEqual({ code: 0, stdout: `cancelled ${hash} in queue 'q'\n`, stderr: '' });
+    expect(await s.get(hash, { queue: 'q' })).toBeNull();
+    expect(await docket('cancel', 'q', hash, '--json')).toMatchObject({ code: 1, stdout: '', stderr: `docket: no task ${hash} in queue 'q'\n` });
+
+    const refused = await docket('cancel', 'q', active);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot cancel task \w+ in queue 'q': it is active/) });
+    expect((await s.get(active, { queue: 'q' }))?.state).toBe('active');
+
+    const { hash: other } = await s.put('json', { queue: 'q' });
+    expect(JSON.parse((await docket('cancel', 'q', other, '--json')).stdout)).toEqual({ queue: 'q', hash: other, cancelled: true });
+  });
+});
+
+describe('requeue-dead', () => {
+  it('requeues one dead task, or all of them with --all', async () => {
+    const s = await redis.scheduler();
+    const [a, b, c] = [await deadTask(s, 'q', 'a', 'x'), await deadTask(s, 'q', 'b', 'x'), await deadTask(s, 'q', 'c', 'x')];
+    const docket = on(s.prefix);
+
+    expect(await docket('requeue-dead', 'q', a)).toMatchObject({ code: 0, stdout: `requeued ${a} in queue 'q': it is ready\n` });
+    expect(await s.get(a, { queue: 'q' })).toMatchObject({ state: 'ready', attempts: 0 });
+    expect(await docket('requeue-dead', 'q', a)).toMatchObject({ code: 1, stderr: `docket: cannot requeue task ${a} in queue 'q': it is ready, not dead\n` });
+
+    const all = await docket('requeue-dead', 'q', '--all', '--json');
+    expect(JSON.parse(all.stdout)).toEqual({ queue: 'q', requeued: 2 });
+    expect(await s.stats({ queue: 'q' })).toMatchObject({ ready: 3, dead: 0 });
+    expect((await s.list('ready', { queue: 'q' })).tasks.map((t) => t.hash).sort()).toEqual([a, b, c].sort());
+    expect((await docket('requeue-dead', 'q', '--all')).stdout).toBe("requeued 0 dead tasks in queue 'q'\n");
+  });
+});
+
+describe('purge-dead', () => {
+  it('deletes every dead task of the queue and leaves the others', async () => {
+    const s = await redis.scheduler();
+    await deadTask(s, 'q', 'a', 'x');
+    await deadTask(s, 'q', 'b', 'x');
+    await s.put('alive', { queue: 'q' });
+    const docket = on(s.prefix);
+    expect(await docket('purge-dead', 'q')).toEqual({ code: 0, stdout: "purged 2 dead tasks from queue 'q'\n", stderr: '' });
+    expect(await s.stats({ queue: 'q' })).toMatchObject({ dead: 0, ready: 1 });
+    expect(JSON.parse((await docket('purge-dead', 'q', '--json')).stdout)).toEqual({ queue: 'q', purged: 0 });
+  });
+});
+
+describe('pause and resume', () => {
+  it('stops and restarts claims, and says when nothing changed', async () => {
+    const s = await redis.scheduler();
+    await s.put('t', { queue: 'q' });
+    const docket = on(s.prefix);
+
+    expect(await docket('pause', 'q')).toEqual({ code: 0, stdout: "paused queue 'q'\n", stderr: '' });
+    expect((await s.stats({ queue: 'q' })).paused).toBe(true);
+    expect(await s.claim({ queue: 'q' })).toBeNull();
+    expect(JSON.parse((await docket('pause', 'q', '--json')).stdout)).toEqual({ queue: 'q', paused: true, changed: false });
+
+    expect(await docket('resume', 'q')).toMatchObject({ code: 0, stdout: "resumed queue 'q'\n" });
+    expect((await s.stats({ queue: 'q' })).paused).toBe(false);
+    expect((await docket('resume', 'q')).stdout).toBe("queue 'q' was already running\n");
+    expect((await s.claim({ queue: 'q' }))?.data).toBe('t');
+  });
+
+  it('notes a queue no task was ever put on (a typo, or the wrong --prefix)', async () => {
+    const s = await redis.scheduler();
+    await s.put('t', { queue: 'emails' });
+    const paused = await on(s.prefix)('pause', 'emials');
+    expect(paused.stdout).toBe(`paused queue 'emials'\nnote: no task has been put on queue 'emials' under prefix '${s.prefix}'\n`);
+    expect((await s.stats({ queue: 'emails' })).paused).toBe(false);
+  });
+});
+
+describe('watch', () => {
+  it('draws the counts until io.signal aborts, then closes and exits 0', async () => {
+    const s = await redis.scheduler();
+    await s.putMany([{ data: 1, options: { queue: 'q' } }, { data: 2, options: { queue: 'q', delay: 60_000 } }]);
+    const stop = new AbortController();
+    let frames = 0;
+    const started = Date.now();
+    const result = { stdout: '', stderr: '' };
+    const io: Io = {
+      // Stop after the second frame, so a redraw (with its rates) is seen too.
+      stdout: { write: (text: string) => ((result.stdout += text), ++frames === 2 && stop.abort()) },
+      stderr: { write: (text: string) => (result.stderr += text) },
+      env: { REDIS_URL: testUrl() },
+      signal: stop.signal,
+    };
+    const listeners = process.listenerCount('SIGINT');
+    const code = await main(['watch', '--interval', '0.2', '--prefix', s.prefix], io);
+    expect({ code, stderr: result.stderr, frames }).toEqual({ code: 0, stderr: '', frames: 2 });
+    expect(process.listenerCount('SIGINT')).toBe(listeners); // its Ctrl-C handler is gone
+    expect(Date.now() - started).toBeLessThan(2000);
+    const [first, second] = result.stdout.split(/\n(?=docket watch)/);
+    expect(first).toMatch(new RegExp(`^docket watch  prefix '${s.prefix}'  \\S+Z  every 0.2s, Ctrl-C to stop\\n`));
+    expect(row(first, 'q').map((c) => c.trim())).toEqual(['q', '1', '1', '0', '0', 'no', '0', '0', '0', '0', '-', '-']);
+    expect(row(second, 'q').slice(-2).map((c) => c.trim())).toEqual(['0.0', '0.0']);
+  });
+
+  it('prints one JSON line per frame under --json', async () => {
+    const s = await redis.scheduler();
+    await s.put(1, { queue: 'q' });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 500);
+    const result = await cli(['watch', 'q', '--json', '--interval', '0.2', '--url', testUrl(), '--prefix', s.prefix], { signal: stop.signal });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.length).toBeLessThanOrEqual(4);
+    for (const line of lines) expect(line).toEqual({ at: expect.any(Number), queues: [{ queue: 'q', ...(await s.stats({ queue: 'q' })) }] });
+  });
+});
+
+describe('dashboard', () => {
+  it('serves the dashboard on 127.0.0.1 with the live counts, asks for the token, and stops on the signal', async () => {
+    const s = await redis.scheduler();
+    await s.putMany([{ data: 1, options: { queue: 'mail' } }, { data: 2, options: { queue: 'mail', delay: 60_000 } }]);
+    const stop = new AbortController();
+    let announced!: (url: string) => void;
+    const url = new Promise<string>((resolve) => (announced = resolve));
+    const io: Io = {
+      stdout: { write: (text: string) => announced(JSON.parse(text).url) },
+      stderr: { write: () => {} },
+      env: { REDIS_URL: testUrl() },
+      signal: stop.signal,
+    };
+    const token = 'a-token-of-twenty-chars';
+    const done = main(['dashboard', '--port', '0', '--token', token, '--json', '--prefix', s.prefix], io);
+    const address = new URL(await url);
+    expect(address.hostname).toBe('127.0.0.1');
+    expect(address.searchParams.get('token')).toBe(token);
+    const page = `${address.origin}/`;
+    expect((await fetch(page)).status).toBe(401);
+    const overview = await fetch(`${address.origin}/api/overview?queue=mail`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await overview.json()) as { queues: Array<{ name: string; stats: unknown }> };
+    expect(body.queues).toEqual([{ name: 'mail', stats: await s.stats({ queue: 'mail' }) }]);
+    stop.abort();
+    expect(await done).toBe(0);
+    await expect(fetch(page)).rejects.toThrow(); // the server is gone
+  });
+
+  it('refuses a short token and stray arguments before connecting', async () => {
+    const bad = await cli(['dashboard', '--token', 'short', '--url', 'redis://127.0.0.1:1']);
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(bad.stderr).toContain('bad --token');
+    expect((await cli(['dashboard', 'extra', '--url', 'redis://127.0.0.1:1'])).code).toBe(2);
+    expect((await cli(['dashboard', '--port', '70000', '--url', 'redis://127.0.0.1:1'])).code).toBe(2);
+  });
+});
+
+describe('usage', () => {
+  const bad: Array<[string, string[], RegExp]> = [
+    ['no command', [], /missing command/],
+    ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+    ['an unknown flag', ['stats', '--verbose'], /Unknown option '--verbose'\.\n/],
+    ['a flag the command does not take', ['stats', '--state', 'dead'], /stats does not take --state/],
+    ['a missing argument', ['inspect', 'q'], /inspect: missing <hash>/],
+    ['an extra argument', ['pause', 'q', 'r'], /pause: unexpected argument 'r'/],
+    ['a missing --state', ['list', 'q'], /list: missing --state/],
+    ['a bad --state', ['list', 'q', '--state', 'done'], /bad --state 'done': expected one of ready, delayed, active, dead/],
+    ['a --limit of 0', ['list', 'q', '--state', 'ready', '--limit', '0'], /bad --limit '0': expected a whole number from 1 to 1000/],
+    ['a --limit over 1000', ['list', 'q', '--state', 'ready', '--limit', '1001'], /bad --limit '1001'/],
+    ['a --limit that is no number', ['list', 'q', '--state', 'ready', '--limit', '5x'], /bad --limit '5x'/],
+    ['a negative --offset', ['list', 'q', '--state', 'ready', '--offset=-1'], /bad --offset '-1'/],
+    ['a flag without its value', ['list', 'q', '--state', '--json'], /Option '--state' argument is ambiguous\. Did you forget to specify the option argument for '--state'\?\n/],
+    ['a bad <when>', ['reschedule', 'q', 'abc', 'tomorrow'], /bad <when> 'tomorrow'/],
+    ['an invalid queue name', ['pause', 'a b'], /invalid queue name 'a b'/],
+    ['a queue name with braces', ['purge-dead', '{q}'], /invalid queue name '\{q\}'/],
+    ['requeue-dead with a hash and --all', ['requeue-dead', 'q', 'abc', '--all'], /give a <hash> or --all, not both/],
+    ['requeue-dead with neither', ['requeue-dead', 'q'], /missing <hash> \(or --all/],
+    ['a bad --timeout', ['stats', '--timeout', '0'], /bad --timeout '0'/],
+    ['a bad --interval', ['watch', '--interval', '0'], /bad --interval '0'/],
+    ['help for an unknown command', ['help', 'nope'], /unknown command 'nope'/],
+  ];
+
+  it.each(bad)('exits 2 on %s, names the problem, and writes nothing to Redis', async (_, args, message) => {
+    const raw = await redis.raw();
+    const prefix = uniquePrefix();
+    const result = await on(prefix)(...args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/^docket: .*\nRun 'docket help' for usage\.\n$/);
+    expect(await keysUnder(raw, prefix)).toEqual([]);
+  });
+
+  it('exits 2 on a --prefix or --url the scheduler refuses, naming the flag', async () => {
+    expect(await cli(['stats', '--url', testUrl(), '--prefix', 'a b'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^docket: invalid --prefix: must have no braces/) });
+    expect(await cli(['stats', '--url', 'http://localhost'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^docket: invalid --url: expected a redis:\/\//) });
+  });
+
+  it('leaves a task alone when its <when> is refused', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('t', { queue: 'q', delay: 60_000 });
+    const runAt = (await s.get(hash, { queue: 'q' }))!.runAt;
+    for (const when of ['30', '2030-01-01T00:00:00', '2030-02-30T00:00:00Z', '+5w']) {
+      expect((await on(s.prefix)('reschedule', 'q', hash, when)).code).toBe(2);
+    }
+    expect((await s.get(hash, { queue: 'q' }))!.runAt).toBe(runAt);
+  });
+
+  it('prints help for help, --help and -h, overall or for one command', async () => {
+    const overview = await cli(['help']);
+    expect(overview).toMatchObject({ code: 0, stderr: '' });
+    for (const name of ['stats', 'list', 'inspect', 'reschedule', 'cancel', 'requeue-dead', 'purge-dead', 'pause', 'resume', 'watch']) {
+      expect(overview.stdout).toMatch(new RegExp(`\\n  ${name} `));
+    }
+    expect((await cli(['--help'])).stdout).toBe(overview.stdout);
+    const list = await cli(['list', '-h']);
+    expect(list).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: docket list <queue> --state <state>\n/) });
+    expect(list.stdout).toContain('--limit <n>');
+    expect((await cli(['help', 'reschedule'])).stdout).toContain('+30s, +5m, +2h or +1d');
+  });
+});
+
+describe('connection', () => {
+  it('takes the URL from REDIS_URL, lets --url win, and accepts global flags before the command', async () => {
+    const s = await redis.scheduler();
+    await s.put('t', { queue: 'q' });
+    const fromEnv = await cli(['--prefix', s.prefix, '--json', 'stats'], { env: { REDIS_URL: testUrl() } });
+    expect(JSON.parse(fromEnv.stdout).queues[0]).toMatchObject({ queue: 'q', ready: 1 });
+    const flagWins = await cli(['--url', testUrl(), 'stats', '--prefix', s.prefix], { env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    expect(flagWins).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('exits 1 with one clear line when Redis is unreachable', async () => {
+    const result = await cli(['stats', '--url', 'redis://127.0.0.1:1']);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'docket: cannot reach Redis at redis://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1\n' });
+  });
+
+  it('gives up on a server that never answers after --timeout, and hides the password', async () => {
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => void sockets.push(socket)); // accepts, then says nothing
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const started = Date.now();
+    try {
+      const result = await cli(['stats', '--url', `redis://user:secret@127.0.0.1:${port}`, '--timeout', '300']);
+      expect(result).toEqual({ code: 1, stdout: '', stderr: `docket: cannot reach Redis at redis://user:***@127.0.0.1:${port}: no answer within 300 ms\n` });
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      // The abandoned client gives up once its socket closes.
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('clean-up', () => {
+  const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+
+  it('closes its Redis connection after success and after failure', async () => {
+    const s = await redis.scheduler();
+    await s.put('t', { queue: 'q' });
+    const before = sockets();
+    let during = 0;
+    const io: Partial<Io> = { stdout: { write: () => (during = sockets()) } };
+    expect((await cli(['stats', '--url', testUrl(), '--prefix', s.prefix], io)).code).toBe(0);
+    expect(during).toBe(before + 1); // the CLI's own connection, open while it printed
+    // The socket handle goes a moment after QUIT is answered.
+    await eventually(() => sockets() === before, 1000);
+    expect((await cli(['inspect', 'q', 'nope', '--url', testUrl(), '--prefix', s.prefix])).code).toBe(1);
+    await eventually(() => sockets() === before, 1000);
+  });
+});
+
+describe('the bin entry', () => {
+  it('runs as a process: exit 2 on bad usage, 1 on a missing task, 0 and JSON for stats', async () => {
+    const s = await redis.scheduler();
+    await s.put('t', { queue: 'q' });
+    const root = join(__dirname, '..');
+    const run = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'lib', 'cli.ts'), ...args], {
+        cwd: root,
+        env: { ...process.env, REDIS_URL: testUrl() },
+      }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+      );
+    // In parallel: each start pays for ts-node.
+    const [usage, missing, stats] = await Promise.all([
+      run('list', 'q', '--state', 'done'),
+      run('inspect', 'q', 'nope', '--prefix', s.prefix),
+      run('stats', '--json', '--prefix', s.prefix),
+    ]);
+    expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^docket: bad --state 'done'/) });
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: "docket: no task nope in queue 'q'\n" });
+    expect(stats).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(stats.stdout)).toEqual({ queues: [{ queue: 'q', ...(await s.stats({ queue: 'q' })) }] });
+  }, 20_000);
+});

@@ -1,0 +1,118 @@
+/**
+ * The command line, read with node:util's parseArgs in strict mode: every flag is declared here
+ * once, global flags may stand before or after the command, and every value is checked before
+ * the CLI connects to Redis.
+ */
+import { parseArgs } from 'node:util';
+import { STATES } from '../admin';
+import { queueName } from '../options';
+import type { TaskState } from '../task';
+import { UsageError, type CommandFlags } from './command';
+
+/** Every flag of every command, as parseArgs declares them. */
+const OPTIONS = {
+  url: { type: 'string' },
+  prefix: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  state: { type: 'string' },
+  limit: { type: 'string' },
+  offset: { type: 'string' },
+  all: { type: 'boolean' },
+  interval: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+} as const;
+
+/** The line help prints for each flag. */
+export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
+  url: '--url <redis-url>     Redis to use (default $REDIS_URL, else redis://127.0.0.1:6379)',
+  prefix: "--prefix <prefix>     key prefix of the scheduler (default 'docket')",
+  timeout: '--timeout <ms>        deadline of connecting and of each Redis call (default 3000)',
+  json: '--json                print JSON instead of a table',
+  help: '-h, --help            show help',
+  state: '--state <state>       ready, delayed, active or dead (required)',
+  limit: '--limit <n>           most tasks to list, 1 to 1000 (default 100)',
+  offset: '--offset <n>          tasks to skip first (default 0)',
+  all: '--all                 every dead task of the queue',
+  interval: '--interval <seconds>  time between frames, 0.1 to 3600 (default 1)',
+  port: '--port <n>            port to listen on, 0 for a free one (default 8650)',
+  host: "--host <address>      address to bind (default 127.0.0.1: this machine only)",
+  token: '--token <token>       require this token (16+ characters) from every request',
+};
+
+/** Flags every command takes. */
+export const GLOBAL_FLAGS = ['url', 'prefix', 'timeout', 'json', 'help'] as const;
+
+/** The command line, split up but not yet checked against a command. */
+export interface Argv {
+  command: string | undefined;
+  input: { args: string[]; flags: CommandFlags };
+  /** Command-specific flags that were given, to refuse those the command does not take. */
+  given: Array<keyof CommandFlags>;
+  url?: string;
+  prefix?: string;
+  timeout?: string;
+  json: boolean;
+  help: boolean;
+}
+
+/** Splits `argv` into command, positionals and flags; unknown flags are a UsageError. */
+export function readArgs(argv: string[]): Argv {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    // parseArgs' messages span lines and end in advice on '--' and '=-' that is noise here.
+    if (isParseError(err)) throw new UsageError(err.message.replace(/\s*To specify .*$/s, '').replace(/\s*\n\s*/g, ' '));
+    throw err;
+  }
+  const { url, prefix, timeout, json, help, ...flags } = parsed.values;
+  const [command, ...args] = parsed.positionals;
+  const given = (Object.keys(flags) as Array<keyof CommandFlags>).filter((k) => flags[k] !== undefined);
+  return { command, input: { args, flags }, given, url, prefix, timeout, json: json === true, help: help === true };
+}
+
+/** By code, not instanceof Error: an error from another realm (a jest sandbox) is no `Error` here. */
+function isParseError(err: unknown): err is { message: string } {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_') && typeof message === 'string';
+}
+
+/** A queue name, checked by the same rule the scheduler applies. */
+export function queueArg(text: string | undefined): string {
+  const result = queueName.safeParse(text);
+  if (!result.success) throw new UsageError(`invalid queue name '${text}': ${result.error.issues[0].message}`);
+  return result.data;
+}
+
+/** A task hash as put() returned it. */
+export function hashArg(text: string | undefined): string {
+  if (!text || text.length > 1024) throw new UsageError(`invalid hash '${text ?? ''}': expected the hash put() returned`);
+  return text;
+}
+
+/** `--state`: required, one of the four states. */
+export function stateArg(text: string | undefined): TaskState {
+  if (text === undefined) throw new UsageError(`list: missing --state (one of ${STATES.join(', ')})`);
+  if (!(STATES as readonly string[]).includes(text)) throw new UsageError(`bad --state '${text}': expected one of ${STATES.join(', ')}`);
+  return text as TaskState;
+}
+
+/** A whole-number flag value from `min` to `max`, or `fallback` when the flag was not given. */
+export function intArg(flag: string, text: string | undefined, min: number, max: number, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`bad --${flag} '${text}': expected a whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** `--interval` in seconds (fractions allowed), as ms: at least 0.1 s, so watch cannot flood Redis. */
+export function intervalArg(text: string | undefined): number {
+  if (text === undefined) return 1000;
+  const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(seconds >= 0.1 && seconds <= 3600)) throw new UsageError(`bad --interval '${text}': expected seconds from 0.1 to 3600`);
+  return Math.round(seconds * 1000);
+}

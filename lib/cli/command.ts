@@ -1,0 +1,100 @@
+/**
+ * What a CLI command is: a name, its usage, the flags it takes, and a `prepare` step that checks
+ * every argument before anything connects, so bad usage never reaches Redis. The command table
+ * (commands.ts) is a list of these.
+ */
+import type { Scheduler } from '../scheduler';
+
+/** Bad usage (unknown command or flag, missing or extra argument, bad value): exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * The task a command names is missing, or in a state the command cannot act on (cancel of an
+ * active task): exit code 1, as for any other failure at run time.
+ */
+export class TargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TargetError';
+  }
+}
+
+/** Where a command's results go: JSON under --json, text for a person otherwise. */
+export interface Output {
+  readonly json: boolean;
+  /** Whether stdout is a terminal: watch then redraws in place. */
+  readonly tty: boolean;
+  /** Prints `doc` as one JSON document under --json, else the text `text()` returns. */
+  emit(doc: unknown, text: () => string): void;
+  /** Writes raw text (watch draws its own frames). */
+  write(text: string): void;
+}
+
+/** What a prepared command gets to run with. */
+export interface RunContext {
+  /** Opens the scheduler on first call (and main closes it); `help` never calls it. */
+  connect(): Promise<Scheduler>;
+  out: Output;
+  /** The key prefix in use, for messages. */
+  prefix: string;
+  /**
+   * A signal aborted by io.signal or by SIGINT, for commands that run until stopped (watch and
+   * dashboard). SIGINT is only caught once this is called, so Ctrl-C still ends the
+   * process at once during every other command.
+   */
+  interrupted(): AbortSignal;
+}
+
+/** A checked command, ready to run; resolves to the exit code. */
+export type Run = (ctx: RunContext) => Promise<number>;
+
+/** The values of the command-specific flags, as parseArgs gives them. */
+export interface CommandFlags {
+  state?: string;
+  limit?: string;
+  offset?: string;
+  all?: boolean;
+  interval?: string;
+  port?: string;
+  host?: string;
+  token?: string;
+}
+
+/** A command's arguments: the positionals after its name, and its own flags. */
+export interface Input {
+  args: string[];
+  flags: CommandFlags;
+}
+
+export interface Command {
+  name: string;
+  /** Its positionals as help shows them: `<queue> [hash]`. */
+  usage: string;
+  summary: string;
+  /** More help, shown by `docket help <command>` under the summary. */
+  details?: string;
+  /** The command-specific flags it accepts; the global ones are always accepted. */
+  flags: ReadonlyArray<keyof CommandFlags>;
+  /** Checks the arguments without I/O and returns what to run; throws UsageError. */
+  prepare(input: Input): Run;
+}
+
+/**
+ * The positionals named in `names`, in order; the last `optional` of them may be left out.
+ * Throws a UsageError naming the first missing one, or the first extra one.
+ */
+export function positionals(command: string, input: Input, names: string[], optional = 0): Array<string | undefined> {
+  const { args } = input;
+  if (args.length < names.length - optional) {
+    throw new UsageError(`${command}: missing <${names[args.length]}>`);
+  }
+  if (args.length > names.length) {
+    throw new UsageError(`${command}: unexpected argument '${args[names.length]}'`);
+  }
+  return names.map((_, i) => args[i]);
+}

@@ -1,0 +1,163 @@
+/**
+ * The CLI's entry point as a function: arguments and streams in, exit code out, so the tests run
+ * it in-process against a real Redis. Every argument is checked before connecting; the scheduler
+ * is closed whatever happens; failures become one line on stderr, never a stack trace.
+ */
+import { redact, withDeadline } from '../connection';
+import { ConnectionError, DocketError, TimeoutError, ValidationError } from '../errors';
+import { createScheduler, type Scheduler } from '../scheduler';
+import { intArg, readArgs } from './args';
+import { TargetError, UsageError, type Output, type Run, type RunContext } from './command';
+import { findCommand } from './commands';
+
+/** The CLI's view of the process, so tests can hand it their own. */
+export interface Io {
+  stdout: { write(s: string): unknown; isTTY?: boolean };
+  stderr: { write(s: string): unknown };
+  env: Record<string, string | undefined>;
+  /** Stops a long-running command (watch) as SIGINT does. */
+  signal?: AbortSignal;
+}
+
+/** What the command line asks for, fully checked. */
+interface Plan {
+  run: Run;
+  json: boolean;
+  url: string;
+  prefix: string;
+  timeout: number;
+}
+
+const DEFAULT_URL = 'redis://127.0.0.1:6379';
+/** Shorter than the scheduler's 5 s: an operator at a prompt wants a fast answer or a clear error. */
+const DEFAULT_TIMEOUT_MS = 3000;
+
+/**
+ * Runs the docket CLI on `argv` (without node and the script) and resolves to the exit code:
+ * 0 success, 1 failure at run time, 2 bad usage.
+ */
+export async function main(argv: string[], io: Io): Promise<number> {
+  let plan: Plan;
+  try {
+    plan = planOf(argv, io.env);
+  } catch (err) {
+    return fail(io, err, DEFAULT_URL);
+  }
+  let opening: Promise<Scheduler> | undefined;
+  const interrupt = interruption(io.signal);
+  const ctx: RunContext = {
+    connect: () => (opening ??= open(plan)),
+    out: output(io, plan.json),
+    prefix: plan.prefix,
+    interrupted: interrupt.signal,
+  };
+  try {
+    return await plan.run(ctx);
+  } catch (err) {
+    return fail(io, err, plan.url);
+  } finally {
+    interrupt.dispose();
+    await opening?.then((s) => s.close()).catch(() => {});
+  }
+}
+
+function planOf(argv: string[], env: Io['env']): Plan {
+  const a = readArgs(argv);
+  if (a.command === undefined && !a.help) throw new UsageError('missing command');
+  const command = a.command === undefined ? undefined : findCommand(a.command);
+  const timeout = intArg('timeout', a.timeout, 1, 600_000, DEFAULT_TIMEOUT_MS);
+  const base = { json: a.json, url: a.url ?? env.REDIS_URL ?? DEFAULT_URL, prefix: a.prefix ?? 'docket', timeout };
+  // --help anywhere is `docket help [command]`, whatever else the line holds.
+  if (a.help || !command) return { ...base, run: findCommand('help').prepare({ args: command ? [command.name] : [], flags: {} }) };
+  const refused = a.given.find((flag) => !command.flags.includes(flag));
+  if (refused) throw new UsageError(`${command.name} does not take --${refused}`);
+  return { ...base, run: command.prepare(a.input) };
+}
+
+/**
+ * Opens the scheduler within --timeout. node-redis bounds only the TCP connect: a server that
+ * accepts but never answers (a stalled Redis, a wrong port) would hang its handshake for ever.
+ */
+async function open(plan: Plan): Promise<Scheduler> {
+  // The url is always passed, so the scheduler never falls back to process.env behind io.env's back;
+  // Redis config warnings (no AOF, eviction) are the app's concern, not news on every CLI call.
+  const opening = createScheduler({ url: plan.url, prefix: plan.prefix, commandTimeout: plan.timeout, onWarning: () => {} });
+  try {
+    return await withDeadline(opening, plan.timeout, 'connect');
+  } catch (err) {
+    // One that opens after all is closed at once; one that never does is left to lib/cli.ts.
+    void opening.then((s) => s.close()).catch(() => {});
+    throw err instanceof TimeoutError ? new ConnectionError(new Error(`no answer within ${plan.timeout} ms`)) : err;
+  }
+}
+
+function output(io: Io, json: boolean): Output {
+  return {
+    json,
+    tty: io.stdout.isTTY === true,
+    emit(doc, text) {
+      io.stdout.write(json ? `${JSON.stringify(doc, null, 2)}\n` : text());
+    },
+    write(text) {
+      io.stdout.write(text);
+    },
+  };
+}
+
+/** io.signal, or SIGINT once a command asks: SIGINT is left alone until then (see RunContext). */
+function interruption(external: AbortSignal | undefined): { signal(): AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  external?.addEventListener('abort', abort, { once: true });
+  if (external?.aborted) abort();
+  let listening = false;
+  return {
+    signal() {
+      if (!listening) process.once('SIGINT', abort);
+      listening = true;
+      return controller.signal;
+    },
+    dispose() {
+      external?.removeEventListener('abort', abort);
+      process.removeListener('SIGINT', abort);
+    },
+  };
+}
+
+/** Writes what went wrong to stderr and returns the exit code for it. */
+function fail(io: Io, err: unknown, url: string): number {
+  if (err instanceof UsageError || err instanceof ValidationError) {
+    io.stderr.write(`docket: ${usageMessage(err)}\nRun 'docket help' for usage.\n`);
+    return 2;
+  }
+  io.stderr.write(`docket: ${describe(err, url)}\n`);
+  return 1;
+}
+
+/**
+ * A ValidationError is an option the scheduler refused before any I/O (`options.prefix`): named
+ * as the flag the operator typed. Its message is `<field>: <why>`.
+ */
+function usageMessage(err: UsageError | ValidationError): string {
+  if (!(err instanceof ValidationError) || !err.field.startsWith('options.')) return err.message;
+  return `invalid --${err.field.slice('options.'.length)}: ${err.message.slice(err.field.length + 2)}`;
+}
+
+function describe(err: unknown, url: string): string {
+  const where = redact(url);
+  if (err instanceof TargetError) return err.message;
+  if (err instanceof ConnectionError) {
+    // The innermost cause says why (ECONNREFUSED, ENOTFOUND); drop its repeat of the URL.
+    return `cannot reach Redis at ${where}: ${rootCause(err).replace(`cannot connect to ${where}: `, '')}`;
+  }
+  if (err instanceof DocketError) return `Redis at ${where}: ${err.message}`;
+  // Not a docket error: a bug in the CLI. Its stack is what will find it.
+  return `unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+}
+
+function rootCause(err: Error): string {
+  let e: Error = err;
+  while (e.cause instanceof Error) e = e.cause;
+  return e.message;
+}
+

@@ -1,0 +1,105 @@
+/**
+ * The commands that act on a whole queue: its counts (stats), pausing and resuming its claims,
+ * and purging its dead tasks.
+ */
+import type { QueueStats } from '../admin';
+import type { Scheduler } from '../scheduler';
+import { queueArg } from './args';
+import { positionals, type Command } from './command';
+import { table, type Column } from './format';
+
+/** One queue's stats, with its name. */
+export interface QueueRow {
+  queue: string;
+  stats: QueueStats;
+}
+
+/** The stats of `queue`, or of every queue in the registry when it is undefined, by name. */
+export async function readStats(s: Scheduler, queue: string | undefined): Promise<QueueRow[]> {
+  const names = queue === undefined ? await s.queues() : [queue];
+  return Promise.all(names.map(async (name) => ({ queue: name, stats: await s.stats({ queue: name }) })));
+}
+
+/** A row as JSON: the name, then exactly what scheduler.stats() returned. */
+export function statsJson(row: QueueRow): Record<string, unknown> {
+  return { queue: row.queue, ...row.stats };
+}
+
+/** The stats table's columns; watch appends its rates. */
+export const STATS_COLUMNS: Column[] = [
+  { title: 'QUEUE' },
+  ...['READY', 'DELAYED', 'ACTIVE', 'DEAD'].map((title) => ({ title, right: true })),
+  { title: 'PAUSED' },
+  ...['COMPLETED', 'FAILED', 'EXPIRED', 'DEDUPED'].map((title) => ({ title, right: true })),
+];
+
+/** A row's cells under STATS_COLUMNS. */
+export function statsCells({ queue, stats: st }: QueueRow): string[] {
+  const counts = [st.ready, st.delayed, st.active, st.dead];
+  const totals = [st.totals.completed, st.totals.failed, st.totals.expired, st.totals.deduplicated];
+  return [queue, ...counts.map(String), st.paused ? 'yes' : 'no', ...totals.map(String)];
+}
+
+/** Said instead of an empty table: most often the prefix is not the one the app uses. */
+export function noQueues(prefix: string): string {
+  return `no queues under prefix '${prefix}' (none has had a task put on it; is --prefix right?)\n`;
+}
+
+export const stats: Command = {
+  name: 'stats',
+  usage: '[queue]',
+  summary: 'counts and lifetime totals of a queue, or of every queue',
+  flags: [],
+  prepare(input) {
+    const [name] = positionals('stats', input, ['queue'], 1);
+    const queue = name === undefined ? undefined : queueArg(name);
+    return async ({ connect, out, prefix }) => {
+      const rows = await readStats(await connect(), queue);
+      const text = () => (rows.length > 0 ? table(STATS_COLUMNS, rows.map(statsCells)) : noQueues(prefix));
+      out.emit({ queues: rows.map(statsJson) }, text);
+      return 0;
+    };
+  },
+};
+
+/** pause or resume: they differ only in the state they set and the words they print. */
+function pausing(paused: boolean): Command {
+  const name = paused ? 'pause' : 'resume';
+  return {
+    name,
+    usage: '<queue>',
+    summary: paused ? "stop every worker leasing a queue's tasks (puts go on)" : "let workers lease a paused queue's tasks again",
+    flags: [],
+    prepare(input) {
+      const queue = queueArg(positionals(name, input, ['queue'])[0]);
+      return async ({ connect, out, prefix }) => {
+        const s = await connect();
+        const changed = paused ? await s.pause(queue) : await s.resume(queue);
+        // Pausing a misspelt queue succeeds silently in Redis; say so when nothing was ever put there.
+        const known = (await s.queues()).includes(queue);
+        const note = known ? '' : `note: no task has been put on queue '${queue}' under prefix '${prefix}'\n`;
+        const said = changed ? `${paused ? 'paused' : 'resumed'} queue '${queue}'` : `queue '${queue}' was already ${paused ? 'paused' : 'running'}`;
+        out.emit({ queue, paused, changed }, () => `${said}\n${note}`);
+        return 0;
+      };
+    },
+  };
+}
+
+export const pause = pausing(true);
+export const resume = pausing(false);
+
+export const purgeDead: Command = {
+  name: 'purge-dead',
+  usage: '<queue>',
+  summary: 'delete every dead task of a queue',
+  flags: [],
+  prepare(input) {
+    const queue = queueArg(positionals('purge-dead', input, ['queue'])[0]);
+    return async ({ connect, out }) => {
+      const purged = await (await connect()).purgeDead({ queue });
+      out.emit({ queue, purged }, () => `purged ${purged} dead task${purged === 1 ? '' : 's'} from queue '${queue}'\n`);
+      return 0;
+    };
+  },
+};

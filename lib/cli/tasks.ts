@@ -1,0 +1,228 @@
+/**
+ * The commands that act on tasks: list a page of them by state, inspect one, and move, cancel or
+ * re-queue one. A command whose task is missing, or in a state it cannot act on, fails with a
+ * TargetError (exit 1) that says which.
+ */
+import type { TaskPage } from '../admin';
+import type { Json } from '../payload';
+import type { Scheduler } from '../scheduler';
+import type { TaskInfo, TaskState } from '../task';
+import { hashArg, intArg, queueArg, stateArg } from './args';
+import { positionals, TargetError, UsageError, type Command, type Run } from './command';
+import { fields, firstLine, instant, leaseLeft, NONE, preview, relative, table, type Column } from './format';
+import { parseWhen, resolveWhen } from './when';
+
+type Listed = TaskPage['tasks'][number];
+
+/**
+ * The Redis server's clock. The scheduler has no call for it, so this reads a one-task page, which
+ * carries it. Relative times are judged by it, not by this machine's clock, which may be off.
+ */
+async function serverNow(s: Scheduler, queue: string): Promise<number> {
+  return (await s.list('delayed', { queue, limit: 1 })).now;
+}
+
+/** A column of the list table and how to fill it from a task. */
+interface Cell {
+  column: Column;
+  cell(task: Listed, now: number): string;
+}
+
+const HASH: Cell = { column: { title: 'HASH' }, cell: (t) => t.hash };
+const ATTEMPTS: Cell = { column: { title: 'ATTEMPTS', right: true }, cell: (t) => `${t.attempts}/${t.maxAttempts}` };
+const GROUP: Cell = { column: { title: 'GROUP' }, cell: (t) => t.group ?? NONE };
+const DATA: Cell = { column: { title: 'DATA' }, cell: (t) => preview(t.data) };
+const PENDING: Cell[] = [
+  HASH,
+  { column: { title: 'RUN AT' }, cell: (t, now) => relative(t.runAt, now) },
+  { column: { title: 'PRI', right: true }, cell: (t) => String(t.level) },
+  ATTEMPTS,
+  GROUP,
+  { column: { title: 'KEY' }, cell: (t) => (t.key === null ? NONE : firstLine(t.key, 24)) },
+  { column: { title: 'EXPIRES' }, cell: (t, now) => (t.expireAt === null ? NONE : relative(t.expireAt, now)) },
+  DATA,
+];
+
+/** What the list table shows for each state: when a task runs, who holds it, or why it died. */
+const CELLS: Record<TaskState, Cell[]> = {
+  ready: PENDING,
+  delayed: PENDING,
+  active: [
+    HASH,
+    { column: { title: 'HOLDER' }, cell: (t) => t.worker ?? NONE },
+    { column: { title: 'LEASE LEFT' }, cell: (t, now) => leaseLeft(t.leaseUntil, now) },
+    ATTEMPTS,
+    GROUP,
+    DATA,
+  ],
+  dead: [
+    HASH,
+    { column: { title: 'DIED' }, cell: (t, now) => (t.diedAt === null ? NONE : relative(t.diedAt, now)) },
+    ATTEMPTS,
+    { column: { title: 'LAST ERROR' }, cell: (t) => (t.lastError === null ? NONE : firstLine(t.lastError)) },
+    DATA,
+  ],
+};
+
+function pageText(queue: string, state: TaskState, offset: number, page: TaskPage): string {
+  if (page.tasks.length === 0) {
+    return page.total === 0 ? `no ${state} tasks in queue '${queue}'\n` : `no ${state} tasks past offset ${offset} (${page.total} in all)\n`;
+  }
+  const cells = CELLS[state];
+  const body = table(cells.map((c) => c.column), page.tasks.map((t) => cells.map((c) => c.cell(t, page.now))));
+  const end = offset + page.tasks.length;
+  const more = end < page.total ? `; next page: --offset ${end}` : '';
+  return `${body}${offset + 1}-${end} of ${page.total} ${state} tasks in queue '${queue}'${more}\n`;
+}
+
+export const list: Command = {
+  name: 'list',
+  usage: '<queue> --state <state>',
+  summary: "a page of a queue's tasks in one state",
+  details: 'Tasks come in the order they leave the state: ready in claim order, delayed by run-at, active by lease end, dead most recent first.',
+  flags: ['state', 'limit', 'offset'],
+  prepare(input) {
+    const queue = queueArg(positionals('list', input, ['queue'])[0]);
+    const state = stateArg(input.flags.state);
+    const limit = intArg('limit', input.flags.limit, 1, 1000, 100);
+    const offset = intArg('offset', input.flags.offset, 0, 1_000_000_000, 0);
+    return async ({ connect, out }) => {
+      const page = await (await connect()).list(state, { queue, limit, offset });
+      out.emit({ queue, state, offset, limit, ...page }, () => pageText(queue, state, offset, page));
+      return 0;
+    };
+  },
+};
+
+function taskText(task: TaskInfo<Json>, now: number): string {
+  const active = task.state === 'active';
+  return fields([
+    ['hash', task.hash],
+    ['queue', task.queue],
+    ['state', task.state],
+    ['run at', instant(task.runAt, now)],
+    ['expires', task.expireAt === null ? 'never' : instant(task.expireAt, now)],
+    ['attempts', `${task.attempts} of ${task.maxAttempts}`],
+    ['priority', String(task.level)],
+    ['group', task.group ?? NONE],
+    ['key', task.key ?? NONE],
+    ['holder', active ? (task.worker ?? NONE) : NONE],
+    ['lease left', active ? leaseLeft(task.leaseUntil, now) : NONE],
+    ['last error', task.lastError ?? NONE],
+    ['data', JSON.stringify(task.data, null, 2)],
+  ]);
+}
+
+/** The `<queue> <hash>` pair most task commands take, checked. */
+function target(args: Array<string | undefined>): { queue: string; hash: string } {
+  return { queue: queueArg(args[0]), hash: hashArg(args[1]) };
+}
+
+export const inspect: Command = {
+  name: 'inspect',
+  usage: '<queue> <hash>',
+  summary: 'everything known about one task',
+  flags: [],
+  prepare(input) {
+    const { queue, hash } = target(positionals('inspect', input, ['queue', 'hash']));
+    return async ({ connect, out }) => {
+      const s = await connect();
+      const task = await s.get(hash, { queue });
+      if (!task) throw new TargetError(missing(queue, hash));
+      const now = await serverNow(s, queue);
+      out.emit({ now, task }, () => taskText(task, now));
+      return 0;
+    };
+  },
+};
+
+function missing(queue: string, hash: string): string {
+  return `no task ${hash} in queue '${queue}'`;
+}
+
+type Action = 'reschedule' | 'cancel' | 'requeue';
+
+/**
+ * Why `action` left a task alone, read after the fact: the scripts answer only yes or no. The
+ * task may have moved on in between; the message then says what it is now.
+ */
+async function refusal(s: Scheduler, queue: string, hash: string, action: Action): Promise<TargetError> {
+  const task = await s.get(hash, { queue });
+  if (!task) return new TargetError(missing(queue, hash));
+  return new TargetError(`cannot ${action} task ${hash} in queue '${queue}': ${reason(task, action)}`);
+}
+
+function reason(task: TaskInfo<Json>, action: Action): string {
+  if (action === 'requeue' && task.state !== 'dead') return `it is ${task.state}, not dead`;
+  if (action !== 'requeue' && task.state === 'active') return `it is active (leased by ${task.worker ?? 'a worker'}); its worker finishes or fails it`;
+  if (action === 'reschedule' && task.state === 'dead') return `it is dead; use 'docket requeue-dead ${task.queue} ${task.hash}'`;
+  return `it changed state meanwhile (it is ${task.state} now); try again`;
+}
+
+export const reschedule: Command = {
+  name: 'reschedule',
+  usage: '<queue> <hash> <when>',
+  summary: 'move a delayed or ready task to a new run-at',
+  details:
+    '<when> is now; +30s, +5m, +2h or +1d from now (by the Redis server\'s clock); epoch milliseconds;\n' +
+    'or an ISO 8601 date-time with Z or an offset, such as 2030-01-31T09:00:00Z.',
+  flags: [],
+  prepare(input) {
+    const args = positionals('reschedule', input, ['queue', 'hash', 'when']);
+    const { queue, hash } = target(args);
+    const when = parseWhen(args[2] ?? '');
+    return async ({ connect, out }) => {
+      const s = await connect();
+      const now = await serverNow(s, queue);
+      const runAt = resolveWhen(when, now);
+      if (!(await s.reschedule(hash, runAt, { queue }))) throw await refusal(s, queue, hash, 'reschedule');
+      out.emit({ queue, hash, runAt }, () => `rescheduled ${hash} in queue '${queue}' to ${instant(runAt, now)}\n`);
+      return 0;
+    };
+  },
+};
+
+export const cancel: Command = {
+  name: 'cancel',
+  usage: '<queue> <hash>',
+  summary: 'delete a delayed, ready or dead task',
+  flags: [],
+  prepare(input) {
+    const { queue, hash } = target(positionals('cancel', input, ['queue', 'hash']));
+    return async ({ connect, out }) => {
+      const s = await connect();
+      if (!(await s.cancel(hash, { queue }))) throw await refusal(s, queue, hash, 'cancel');
+      out.emit({ queue, hash, cancelled: true }, () => `cancelled ${hash} in queue '${queue}'\n`);
+      return 0;
+    };
+  },
+};
+
+export const requeueDead: Command = {
+  name: 'requeue-dead',
+  usage: '<queue> (<hash> | --all)',
+  summary: 'send dead tasks back to ready, attempts reset',
+  flags: ['all'],
+  prepare(input) {
+    const [name, given] = positionals('requeue-dead', input, ['queue', 'hash'], 1);
+    const queue = queueArg(name);
+    if (given !== undefined && input.flags.all) throw new UsageError('requeue-dead: give a <hash> or --all, not both');
+    if (given === undefined && !input.flags.all) throw new UsageError('requeue-dead: missing <hash> (or --all for every dead task)');
+    if (given === undefined) return requeueAll(queue);
+    const hash = hashArg(given);
+    return async ({ connect, out }) => {
+      const s = await connect();
+      if (!(await s.redrive(hash, { queue }))) throw await refusal(s, queue, hash, 'requeue');
+      out.emit({ queue, hash, requeued: 1 }, () => `requeued ${hash} in queue '${queue}': it is ready\n`);
+      return 0;
+    };
+  },
+};
+
+function requeueAll(queue: string): Run {
+  return async ({ connect, out }) => {
+    const requeued = await (await connect()).redriveAll({ queue });
+    out.emit({ queue, requeued }, () => `requeued ${requeued} dead task${requeued === 1 ? '' : 's'} in queue '${queue}'\n`);
+    return 0;
+  };
+}

@@ -26,12 +26,13 @@ export interface Cost {
   inner: Array<[string, number]>;
 }
 
-/** Upper-case words quoted in lua/*.lua: the commands docket's scripts can run. */
+/** Upper-case words quoted in lua/*.lua and lua/include/*.lua: the commands docket's scripts can run. */
 function scriptVocabulary(): Set<string> {
-  const dir = path.join(__dirname, '..', 'lua');
   const words = new Set<string>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.lua'))) {
-    for (const m of readFileSync(path.join(dir, file), 'utf8').matchAll(/['"]([A-Z]+)['"]/g)) words.add(m[1].toLowerCase());
+  for (const dir of [path.join(__dirname, '..', 'lua'), path.join(__dirname, '..', 'lua', 'include')]) {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.lua'))) {
+      for (const m of readFileSync(path.join(dir, file), 'utf8').matchAll(/['"]([A-Z]+)['"]/g)) words.add(m[1].toLowerCase());
+    }
   }
   return words;
 }

@@ -227,7 +227,7 @@ export function report(samples: Sample[], info: RunInfo): { markdown: string; js
     '',
     '## Cost model (docket)',
     '',
-    'Per task, from `INFO commandstats` deltas the parent took just before and after each timed part (its own INFO calls taken off), medians over runs. commandstats also counts the commands scripts run; a command named in `lua/*.lua` counts as inside a script, anything else (EVALSHA, BLPOP, CLIENT, ...) as a top-level call. The drain rows include the few `stats` calls that watch for the queue to empty.',
+    'Per task, from `INFO commandstats` deltas the parent took just before and after each timed part (its own INFO calls taken off), medians over runs. commandstats also counts the commands scripts run; a command named in `lua/*.lua` or `lua/include/*.lua` counts as inside a script, anything else (EVALSHA, BLPOP, CLIENT, ...) as a top-level call. The drain rows include the few `stats` calls that watch for the queue to empty.',
     '',
     ...costTable(samples, info.sizes),
     '',

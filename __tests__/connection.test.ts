@@ -5,6 +5,7 @@
 import { ConnectionError, TimeoutError, BusyError, createScheduler, type Scheduler } from '../lib';
 import { connect, slotOf } from '../lib/connection';
 import { freePort, startRedis } from './support/redis-server';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createClient } from 'redis';
 import { testUrl, useRedis } from './support/harness';
 
@@ -36,6 +37,22 @@ describe('connect', () => {
     expect((err as ConnectionError).message).toContain(`127.0.0.1:${port}`);
     expect((err as ConnectionError).message).not.toContain('secret');
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('rejects with a typed error, not a hang, when the server accepts but never answers', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket)); // reads nothing, writes nothing
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const started = Date.now();
+      const err = await createScheduler({ url: `redis://127.0.0.1:${port}` }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('falls back to REDIS_URL when no url is given', async () => {

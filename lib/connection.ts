@@ -65,7 +65,13 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
   if (own) {
     // Without a listener an 'error' event would crash the process; the client reconnects itself.
     c.on('error', () => {});
-    await c.connect().catch((err: unknown) => {
+    // connectTimeout covers the socket only: a server that accepts but never answers node-redis's
+    // start-up commands (a wrong port, a proxy with no backend) would hang connect() for ever.
+    const opening: Promise<unknown> = c.connect();
+    opening.catch(() => {}); // reported through the deadline below, not as an unhandled rejection
+    await withDeadline(opening, CONNECT_TIMEOUT_MS, 'connect').catch(async (err: unknown) => {
+      first.retire();
+      await c.disconnect().catch(() => {});
       throw new ConnectionError(err);
     });
     first.connected();

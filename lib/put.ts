@@ -7,7 +7,7 @@
 import { register } from './admin';
 import type { Context } from './context';
 import { errorFields } from './log';
-import { channels, encodeCarrier, traced, type Carrier } from './tracing';
+import { channels, encodeCarrier, listened, traced, type Carrier } from './tracing';
 import { PayloadTooLargeError, ValidationError } from './errors';
 import { identityOf } from './hashing';
 import { DEFAULT_MAX_ATTEMPTS, parse, putOptions } from './options';
@@ -76,6 +76,7 @@ export async function putMany(
 /** Puts one task, in the same script call as the other puts of this turn of the event loop. */
 export function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
   const prepared = prepare(ctx, { data, options }, '');
+  if (!listened(channels.put)) return gather(ctx, prepared);
   return withTrace([prepared], async () => [await gather(ctx, prepared)]).then((r) => r[0]);
 }
 
@@ -84,6 +85,7 @@ export function putOne(ctx: Context, data: Json, options: unknown): Promise<PutR
  * task's carrier is stored with the task (see tracing.ts).
  */
 function withTrace(prepared: Prepared[], send: () => Promise<PutResult[]>): Promise<PutResult[]> {
+  if (!listened(channels.put)) return send();
   const items = prepared.map((p) => ({ queue: p.queue, carrier: {} as Carrier }));
   return traced(channels.put, () => ({ items }), () => {
     items.forEach((item, i) => {

@@ -130,6 +130,16 @@ describe('list', () => {
   });
 });
 
+describe('time', () => {
+  it("reads the Redis server's clock, not this process's", async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const [before, t, after] = [await serverNow(raw), await s.time(), await serverNow(raw)];
+    expect(t).toBeGreaterThanOrEqual(before);
+    expect(t).toBeLessThanOrEqual(after);
+  });
+});
+
 describe('queue registry and totals', () => {
   it('registers each queue a put reaches, and no other', async () => {
     const s = await redis.scheduler();

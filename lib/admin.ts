@@ -107,6 +107,16 @@ export async function list<T>(ctx: Context, state: unknown, options?: ListOption
   return { now: Number(reply[0]), total: Number(reply[1]), tasks };
 }
 
+/**
+ * The Redis server's clock (epoch ms), which every run-at, lease and event time is on: operators
+ * judge "in 5 s" and "+5m" by it, not by a local clock that may be off.
+ */
+export async function serverTime(ctx: Context): Promise<number> {
+  const key = ctx.keys(ctx.options.queue).counts;
+  const [seconds, micros] = (await ctx.conn.send(key, ['TIME'], { ms: ctx.options.commandTimeout, what: 'time' })) as [string, string];
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
 /** Pauses (`paused` true) or resumes a queue; true when this call changed its state. */
 export async function setPaused(ctx: Context, queue: string, paused: boolean): Promise<boolean> {
   return Number(await ctx.scripts.run('pause', ctx.keys(queue), [paused ? 1 : 0])) === 1;

@@ -90,6 +90,8 @@ export interface Scheduler {
   list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>>;
   /** The queues this prefix has seen a put on (a registry kept in Redis), by name. */
   queues(): Promise<string[]>;
+  /** The Redis server's clock, epoch ms: the clock of every run-at, lease and event. */
+  time(): Promise<number>;
   /**
    * The outcomes of a queue's tasks (completed, failed, dead, expired, deduplicated) as they
    * happen, from any process, read from the queue's capped events stream.
@@ -247,6 +249,10 @@ class DocketScheduler implements Scheduler {
 
   queues(): Promise<string[]> {
     return this.open(() => admin.queues(this.ctx));
+  }
+
+  time(): Promise<number> {
+    return this.open(() => admin.serverTime(this.ctx));
   }
 
   events(queue?: string, options?: EventsOptions): AsyncIterableIterator<QueueEvent> {

@@ -14,13 +14,6 @@ import { parseWhen, resolveWhen } from './when';
 
 type Listed = TaskPage['tasks'][number];
 
-/**
- * The Redis server's clock. The scheduler has no call for it, so this reads a one-task page, which
- * carries it. Relative times are judged by it, not by this machine's clock, which may be off.
- */
-async function serverNow(s: Scheduler, queue: string): Promise<number> {
-  return (await s.list('delayed', { queue, limit: 1 })).now;
-}
 
 /** A column of the list table and how to fill it from a task. */
 interface Cell {
@@ -129,7 +122,7 @@ export const inspect: Command = {
       const s = await connect();
       const task = await s.get(hash, { queue });
       if (!task) throw new TargetError(missing(queue, hash));
-      const now = await serverNow(s, queue);
+      const now = await s.time();
       out.emit({ now, task }, () => taskText(task, now));
       return 0;
     };
@@ -173,7 +166,7 @@ export const reschedule: Command = {
     const when = parseWhen(args[2] ?? '');
     return async ({ connect, out }) => {
       const s = await connect();
-      const now = await serverNow(s, queue);
+      const now = await s.time();
       const runAt = resolveWhen(when, now);
       if (!(await s.reschedule(hash, runAt, { queue }))) throw await refusal(s, queue, hash, 'reschedule');
       out.emit({ queue, hash, runAt }, () => `rescheduled ${hash} in queue '${queue}' to ${instant(runAt, now)}\n`);

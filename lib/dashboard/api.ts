@@ -173,7 +173,7 @@ async function reschedule(scheduler: Scheduler, body: unknown): Promise<ActionRe
   const { queue, hash, at, delay } = parseRescheduleBody(body);
   const task = await pending(scheduler, queue, hash);
   // A delay counts from the Redis clock, which every run-at is on, not from this process's clock.
-  const runAt = at ?? (await scheduler.list('delayed', { queue, limit: 1 })).now + (delay ?? 0);
+  const runAt = at ?? (await scheduler.time()) + (delay ?? 0);
   if (task.state === 'dead' && !(await scheduler.redrive(hash, { queue }))) throw conflict(hash, 'left the dead set meanwhile');
   if (!(await scheduler.reschedule(hash, runAt, { queue }))) throw conflict(hash, 'was claimed or removed meanwhile');
   return { ok: true, queue, hash, runAt };

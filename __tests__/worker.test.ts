@@ -248,3 +248,38 @@ describe('errors in the loop', () => {
   });
 });
 
+
+describe('work, with handlers that throw odd values', () => {
+  const unprintable = {
+    'Object.create(null)': () => Object.create(null),
+    'an object whose toString throws': () => ({ toString: () => { throw new Error('no'); } }),
+    'an Error whose stack getter throws': () => Object.defineProperty(new Error('x'), 'stack', { get: () => { throw new Error('no'); } }),
+  };
+
+  it.each(Object.entries(unprintable))('records %s as a failure and retries the task', async (_, make) => {
+    const s = await redis.scheduler();
+    const errors: unknown[] = [];
+    let runs = 0;
+    const worker = s.work(
+      async () => {
+        if (++runs === 1) throw make();
+      },
+      { backoff: () => 0, onError: (e) => errors.push(e) },
+    );
+    const { hash } = await s.put('throws once');
+    await eventually(() => runs === 2, 5000);
+    await worker.close();
+    expect(errors).toEqual([]);
+    const info = await s.get(hash);
+    expect(info).toBeNull(); // acked on its second run
+    expect((await s.stats()).totals).toMatchObject({ failed: 1, completed: 1 });
+  });
+
+  it('fail() records such a value too', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('failed by hand');
+    const task = (await s.claim())!;
+    expect(await s.fail(task, { error: Object.create(null), retryIn: 10_000 })).toBe('retry');
+    expect((await s.get(hash))!.lastError).toEqual(expect.any(String));
+  });
+});

@@ -31,7 +31,7 @@ export class ClusterLink {
   private current: Opened;
   private refreshing: Promise<void> | null = null;
   private lastRefresh = 0;
-  /** Clients docket opened (the first one too, when docket opened it): close() quits them. */
+  /** Clients docket opened (the first one too, when docket opened it): close() ends them. */
   private readonly opened = new Set<Opened>();
 
   constructor(
@@ -94,12 +94,12 @@ export class ClusterLink {
     }
   }
 
-  async close(quit: (client: Cluster) => Promise<void>): Promise<void> {
+  async close(end: (client: Cluster) => Promise<void>): Promise<void> {
     await this.refreshing;
     await Promise.all(
       [...this.opened].map(async (o) => {
         o.retire();
-        if (o.client.isOpen) await quit(o.client);
+        if (o.client.isOpen) await end(o.client);
       }),
     );
     this.opened.clear();

@@ -9,6 +9,8 @@ import { ConnectionError, fromRedisError, TimeoutError } from './errors';
 
 const CONNECT_TIMEOUT_MS = 5000;
 const RECONNECT_MAX_MS = 2000;
+/** How long close() waits for calls still in flight before it drops the connection. */
+const CLOSE_WAIT_MS = 5000;
 
 /** A node-redis v4 client or cluster. */
 export type RedisLike = RedisClientType<any, any, any> | RedisClusterType<any, any, any>;
@@ -38,7 +40,7 @@ function isCluster(client: RedisLike): client is Cluster {
 
 /**
  * Wraps `client`, or opens a client to `url` (a cluster client when given a list of root nodes)
- * that close() will quit.
+ * that close() will close.
  */
 export async function connect(url: string | string[], client?: RedisLike): Promise<Connection> {
   const own = client === undefined;
@@ -85,9 +87,16 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
       })
     : null;
   const send = link ? (key: string, args: string[]) => link.send(key, args) : (_key: string, args: string[]) => (c as Standalone).sendCommand(args);
+  // Calls not yet settled: close() lets them finish (within a deadline) before the socket goes.
+  const inflight = new Set<Promise<unknown>>();
   return {
     async send(firstKey, args, deadline) {
       const pending = send(firstKey, args);
+      inflight.add(pending);
+      void pending.then(
+        () => inflight.delete(pending),
+        () => inflight.delete(pending),
+      );
       try {
         // node-redis has no command timeout: race the reply against our own deadline, so every
         // call settles.
@@ -112,14 +121,24 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
       return dup;
     },
     async close() {
-      // QUIT waits for Redis like any command; a Redis that does not answer must not hang close().
-      const quit = async (client: RedisLike) => {
-        await withDeadline<unknown>(client.quit(), CONNECT_TIMEOUT_MS, 'quit').catch(() => client.disconnect().catch(() => {}));
-      };
-      if (link) return link.close(quit);
-      if (own && c.isOpen) await quit(c);
+      // Calls in flight get their replies first, unless Redis does not answer within the deadline.
+      await withDeadline(Promise.allSettled([...inflight]), CLOSE_WAIT_MS, 'close').catch(() => {});
+      // A cluster link also holds the clients its refreshes opened, even around a caller's cluster.
+      if (link) return link.close(shut);
+      if (own && c.isOpen) await shut(c);
     },
   };
+}
+
+/**
+ * Ends a client docket opened: its socket is destroyed at once. Not quit(): node-redis 4 marks the
+ * socket closed on QUIT, so a disconnect() after a QUIT that Redis did not answer (a frozen
+ * server) throws before it destroys the socket; the late replies then find an empty reply queue
+ * and node-redis throws an uncaught TypeError that takes the process down. Nothing docket sends
+ * needs QUIT: close() has already waited for the calls in flight.
+ */
+async function shut(client: RedisLike): Promise<void> {
+  await client.disconnect().catch(() => {});
 }
 
 /** createCluster, with its synchronous throws turned into DocketErrors. */

@@ -14,6 +14,8 @@ export class Context {
   private readonly keyCache = new Map<string, QueueKeys>();
   /** Queues this process has added to the registry of queue names (admin.ts). */
   readonly registered = new Set<string>();
+  /** Whether the Redis user may run CLIENT UNBLOCK (access.ts); without it idle waits time out on their own. */
+  unblock = true;
 
   constructor(
     readonly conn: Connection,

@@ -169,11 +169,16 @@ export class ReadOnlyError extends DocketError {
 /**
  * The Redis user may not run a command or touch a key (ACL). Refused up front, nothing was
  * written; refused inside a script, its earlier writes stay (Redis has no rollback), which is why
- * the ACL must allow every command docket's scripts use (docs/design.md lists them).
+ * createScheduler checks up front that the user may run every command docket needs, and refuses
+ * to start (this error, with `commands`) when one is missing (docs/guarantees.md lists them).
  */
 export class PermissionError extends DocketError {
-  constructor(cause: unknown) {
+  /** The commands the user may not run, when createScheduler's start-up check found them; else empty. */
+  readonly commands: readonly string[];
+
+  constructor(cause: unknown, commands: readonly string[] = []) {
     super('ERR_NOPERM', `Redis refused the call for lack of permission: ${messageOf(cause)}`, { cause });
+    this.commands = commands;
   }
 }
 

@@ -20,6 +20,8 @@ export class IdleWait {
   /** The blocker's CLIENT ID while it waits in BLPOP, so a timer or close() can unblock it. */
   private blockedId: Promise<number> | null = null;
   private stopped = false;
+  /** Ends the current wait at once, without a word to Redis (close() must not wait on a frozen one). */
+  private cancel: (() => void) | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -34,25 +36,32 @@ export class IdleWait {
     const limit = this.ctx.options.commandTimeout;
     if (!this.blocker) this.blocker = await this.ctx.conn.duplicate(this.keys.wake, limit);
     if (this.stopped) return;
+    // Without CLIENT UNBLOCK (an ACL that refuses it) no timer can end the wait: BLPOP's own
+    // timeout must, at the due time, late by up to 1/hz s. With it, the timeout is a backstop.
+    const backstop = this.ctx.unblock ? Math.ceil(ms / 1000) + 1 : ms / 1000;
     // Pipelined: one round trip.
-    const backstop = Math.ceil(ms / 1000) + 1;
-    this.blockedId = this.blocker.sendCommand<number>(['CLIENT', 'ID']);
-    const popped = this.blocker.sendCommand(['BLPOP', this.keys.wake, String(backstop)]);
-    const timer = setTimeout(() => void this.unblock(), ms);
+    this.blockedId = this.ctx.unblock ? this.blocker.sendCommand<number>(['CLIENT', 'ID']) : null;
+    const popped = this.blocker.sendCommand(['BLPOP', this.keys.wake, backstop.toFixed(3)]);
+    const timer = this.ctx.unblock ? setTimeout(() => void this.unblock(), ms) : undefined;
+    const cancelled = new Promise<void>((resolve) => (this.cancel = resolve));
     try {
       // A connection that hangs (a network black hole) would leave BLPOP pending for ever: the
       // watchdog gives up after the backstop plus a command deadline, and the loop starts over.
-      await withDeadline(Promise.all([this.blockedId, popped]), backstop * 1000 + limit, 'idle wait');
+      await Promise.race([withDeadline(Promise.all([this.blockedId, popped]), backstop * 1000 + limit, 'idle wait'), cancelled]);
     } finally {
       clearTimeout(timer);
       this.blockedId = null;
+      this.cancel = null;
     }
   }
 
-  /** Ends the current wait now, and any later one at once (the worker is closing). */
+  /**
+   * Ends the current wait now, and any later one at once (the worker is closing). The BLPOP is
+   * left to reset(), which drops its connection: an unblock would wait on Redis, which may be frozen.
+   */
   interrupt(): void {
     this.stopped = true;
-    void this.unblock();
+    this.cancel?.();
   }
 
   /** Drops the blocking connection; the next wait opens a new one (it may be what broke). */

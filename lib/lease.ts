@@ -5,6 +5,7 @@
 import { newToken, type Context } from './context';
 import { defaultBackoff } from './backoff';
 import { ValidationError } from './errors';
+import { thrownText } from './log';
 import { channels, decodeCarrier, traced } from './tracing';
 import { claimOptions, countArg, failOptions, parse, spanArg } from './options';
 import type { Span } from './time';
@@ -151,6 +152,6 @@ function checkTask(ctx: Context, task: Task<unknown>): void {
 /** A readable, bounded record of a failure. */
 function describe(error: unknown): string {
   if (error === undefined) return 'failed';
-  const text = error instanceof Error ? error.stack ?? `${error.name}: ${error.message}` : String(error);
+  const text = thrownText(error);
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
 }

@@ -34,6 +34,35 @@ export function checkLogger(logger: unknown, field: string): Logger {
 
 /** What a log record says of an error: its name, code and message, not the whole object. */
 export function errorFields(err: unknown): Record<string, unknown> {
-  if (!(err instanceof Error)) return { err: String(err) };
-  return { err: { name: err.name, message: err.message, code: (err as { code?: unknown }).code } };
+  try {
+    if (err instanceof Error) return { err: { name: String(err.name), message: String(err.message), code: (err as { code?: unknown }).code } };
+  } catch {
+    // A getter that throws: fall through to the text form.
+  }
+  return { err: thrownText(err) };
+}
+
+/**
+ * Any thrown value as text, without throwing itself: a handler may throw anything, such as
+ * `Object.create(null)` (no toString) or an object whose toString throws, and its failure must
+ * still be recorded.
+ */
+export function thrownText(value: unknown): string {
+  try {
+    if (value instanceof Error) return String(value.stack ?? `${value.name}: ${value.message}`);
+    return String(value);
+  } catch {
+    // Not convertible by String(): try JSON, then the bare type.
+  }
+  try {
+    const json = JSON.stringify(value);
+    if (typeof json === 'string') return json;
+  } catch {
+    // A cycle, a throwing toJSON or getter.
+  }
+  try {
+    return Object.prototype.toString.call(value);
+  } catch {
+    return '[a thrown value that cannot be shown]';
+  }
 }

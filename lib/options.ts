@@ -65,7 +65,7 @@ const redisUrl = z.string({ error: 'expected a string' }).regex(/^rediss?:\/\/\S
 export const schedulerOptions = z.strictObject({
   url: redisUrl.optional(),
   client: clientLike.optional(),
-  /** Root nodes of a Redis Cluster, which docket then opens (and close() quits) itself. */
+  /** Root nodes of a Redis Cluster, which docket then opens (and close() closes) itself. */
   cluster: z.array(redisUrl, { error: 'expected an array of redis:// URLs' }).min(1, { error: 'expected at least one node' }).max(100).optional(),
   prefix: prefixName.default('docket'),
   queue: queueName.default('default'),

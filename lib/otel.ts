@@ -12,6 +12,7 @@
  */
 import type * as Otel from '@opentelemetry/api';
 import { MissingPeerError } from './errors';
+import { thrownText } from './log';
 import type { Task } from './task';
 import { channels, subscribers, type AckMessage, type Carrier, type ClaimMessage, type FailMessage, type PutMessage } from './tracing';
 
@@ -48,7 +49,7 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
   const fail = (span: Otel.Span | undefined, error: unknown) => {
     if (!span) return;
     if (error instanceof Error) span.recordException(error);
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : thrownText(error) });
   };
 
   const put = subscribers<PutMessage>({

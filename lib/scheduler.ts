@@ -2,6 +2,7 @@
  * The scheduler: the one object callers hold. It puts tasks, moves and inspects them, leases them
  * to workers, and starts worker loops. Each method checks its arguments fully before any I/O.
  */
+import { checkAccess } from './access';
 import * as admin from './admin';
 import type { ListOptions, QueueStats, TaskPage } from './admin';
 import { checkServer } from './checks';
@@ -34,7 +35,7 @@ export interface SchedulerOptions {
   client?: RedisLike;
   /**
    * URLs of some nodes of a Redis Cluster (`['redis://10.0.0.1:7000', ...]`): docket opens a
-   * node-redis cluster client from them, and close() quits it. Not together with url or client.
+   * node-redis cluster client from them, and close() closes it. Not together with url or client.
    */
   cluster?: string[];
   /** Key prefix. Default `'docket'`. */
@@ -151,9 +152,16 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const url = parsed.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const conn = await connect(parsed.cluster ?? url, parsed.client as RedisLike | undefined);
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
-  await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
-  const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()), log);
-  return new DocketScheduler(ctx);
+  try {
+    await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
+    const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()), log);
+    ctx.unblock = (await checkAccess(ctx, warn)).unblock;
+    return new DocketScheduler(ctx);
+  } catch (err) {
+    // A scheduler that cannot start leaves no connection behind.
+    await conn.close();
+    throw err;
+  }
 }
 
 class DocketScheduler implements Scheduler {

@@ -20,7 +20,7 @@ import { READY_LEVELS, type QueueKeys, type Suffix } from './keys';
  * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
  * purge, and limit, which can let parked tasks go) are allow-oom, as is pause, so an operator can
  * stop a queue whatever the memory: workers can still drain a full
- * Redis, which frees memory. Those that only read (get, stats, list) are no-writes.
+ * Redis, which frees memory. Those that only read (get, stats, list, access) are no-writes.
  */
 export type ScriptFlags = '' | 'allow-oom' | 'no-writes';
 
@@ -68,6 +68,7 @@ export const SCRIPTS = {
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS, 'paused'], args: [] },
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
   pause: { flags: 'allow-oom', keys: ['paused', 'wake'], args: ['paused'] },
+  access: { flags: 'no-writes', keys: ['meta'], args: [], each: ['line'] },
   limit: { flags: 'allow-oom', keys: ['ready', 'wake', ...LEVEL_KEYS], args: ['group', 'limit', 'from', 'batch'] },
 } as const satisfies Record<string, ScriptSpec>;
 

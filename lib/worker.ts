@@ -11,7 +11,7 @@ import type { QueueKeys } from './keys';
 import { claimBatch, extend, fail, release } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
-import { errorFields } from './log';
+import { errorFields, thrownText } from './log';
 import { closeOptions, parse, workOptions, type ParsedWorkOptions } from './options';
 import { closeOnSignals } from './signals';
 import type { Task } from './task';
@@ -46,6 +46,8 @@ interface Running {
   done: boolean;
   /** Set when close() handed the task back: its handler's outcome no longer counts. */
   released: boolean;
+  /** Stops the lease extension; close() calls it for a handler it gives up on. */
+  stopLease: () => void;
 }
 
 /** A finished task whose ack waits for the next call to Redis. */
@@ -81,11 +83,16 @@ export class Worker {
   private executing = 0;
   private readonly acks: PendingAck[] = [];
   private state: LoopState = 'waiting';
-  private flushing = false;
+  /** The flush of acks under way, if any, so close() can wait for it. */
+  private flushing: Promise<void> | null = null;
+  /** Set once close() gave up on in-flight work: acks whose reply was lost are not sent again. */
+  private abandoned = false;
   private readonly heartbeat: Heartbeat;
   /** How long close() waits for in-flight handlers before handing their tasks back. */
   private shutdownMs: number;
   private closing = false;
+  /** When close() was first called (performance.now()): the shutdown timeout runs from here. */
+  private closeStarted = 0;
   private wakeLoop: (() => void) | null = null;
   private readonly idle: IdleWait;
   private finish!: () => void;
@@ -122,6 +129,7 @@ export class Worker {
     this.shutdownMs = parse(closeOptions, options ?? {}, 'options').timeout ?? this.shutdownMs;
     if (!this.closing) {
       this.closing = true;
+      this.closeStarted = performance.now();
       this.wake();
       this.idle.interrupt();
     }
@@ -167,30 +175,48 @@ export class Worker {
     }
     this.enter('waiting');
     await this.drain();
-    await this.heartbeat.stop();
     await this.idle.reset();
     this.ctx.log.info({ queue: this.queue, worker: this.id }, 'docket: worker closed');
     this.finish();
   }
 
-  /** Waits for in-flight handlers up to the shutdown timeout, then hands back what is left. */
+  /**
+   * Waits for in-flight handlers until the shutdown timeout (counted from close()), then hands
+   * back what is left, and leaves the heartbeat set. What follows the timeout is one round of calls
+   * in parallel, each within commandTimeout, so close() settles within shutdownTimeout (or, if
+   * longer, the claim call close() came in on) plus one commandTimeout, whatever Redis does.
+   */
   private async drain(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.shutdownMs)));
+    const left = Math.max(0, this.closeStarted + this.shutdownMs - performance.now());
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), left)));
     const outcome = await Promise.race([Promise.all(this.running.keys()), late]);
     clearTimeout(timer);
-    if (outcome !== 'late') return;
-    await Promise.all(
-      [...this.running.values()].filter((entry) => !entry.done).map(async (entry) => {
-        entry.released = true;
-        entry.controller.abort(new ClosedError('worker'));
-        await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
-      }),
-    );
+    const giveUp = outcome === 'late' ? this.abandon() : [];
+    await Promise.all([...giveUp, this.heartbeat.stop()]);
+  }
+
+  /**
+   * Hands back the tasks of handlers still running (their signal aborted, their lease extension
+   * stopped), and stops retrying acks: a task whose ack is lost is delivered again once its lease
+   * lapses. Returns the calls still under way.
+   */
+  private abandon(): Array<Promise<unknown>> {
+    this.abandoned = true;
+    for (const a of this.acks.splice(0)) a.settle({ error: new ClosedError('worker') });
+    const releases = [...this.running.values()].filter((entry) => !entry.done).map(async (entry) => {
+      entry.released = true;
+      entry.stopLease();
+      entry.controller.abort(new ClosedError('worker'));
+      await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
+    });
+    // Handlers that did finish have their ack or fail call under way: one call each, at most.
+    const finishing = [...this.running].filter(([, entry]) => entry.done).map(([run]) => run);
+    return [...releases, ...finishing, this.flushing ?? Promise.resolve()];
   }
 
   private start(task: Task<unknown>, serverNow: number): void {
-    const entry: Running = { task, controller: new AbortController(), done: false, released: false };
+    const entry: Running = { task, controller: new AbortController(), done: false, released: false, stopLease: () => {} };
     this.executing++;
     const run = this.execute(entry, serverNow).finally(() => this.running.delete(run));
     this.running.set(run, entry);
@@ -198,7 +224,7 @@ export class Worker {
 
   private async execute(entry: Running, serverNow: number): Promise<void> {
     const { task, controller } = entry;
-    const stop = this.keepLease(task, controller, task.leaseUntil - serverNow);
+    const stop = (entry.stopLease = this.keepLease(task, controller, task.leaseUntil - serverNow));
     let failure: { error: unknown } | null = null;
     try {
       await this.handler(task, controller.signal);
@@ -239,7 +265,7 @@ export class Worker {
       if (Number.isFinite(ms)) return Math.max(0, ms);
       this.report(new ValidationError('options.backoff', `returned ${ms} for attempt ${attempt}, not a finite number`));
     } catch (err) {
-      this.report(new ValidationError('options.backoff', `threw for attempt ${attempt}: ${(err as Error)?.message ?? err}`));
+      this.report(new ValidationError('options.backoff', `threw for attempt ${attempt}: ${thrownText(err).split('\n')[0]}`));
     }
     return defaultBackoff(attempt);
   }
@@ -264,30 +290,29 @@ export class Worker {
   }
 
   /** Sends queued acks on their own while no claim call is coming to take them along. */
-  private async flushAcks(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
-      while (this.acks.length > 0 && this.state === 'waiting') {
-        const tries = Math.max(...this.acks.map((a) => a.tries));
-        if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50 * tries));
-        const acks = this.acks.splice(0);
-        try {
-          const batch = await claimBatch(this.ctx, this.queue, 0, this.opts.lease, this.id, acks.map((a) => a.task));
-          acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
-        } catch (err) {
-          // Acks that failed for good are reported by their task's own outcome.
-          if (this.retryAcks(acks, err) > 0) this.report(err);
-        }
+  private flushAcks(): Promise<void> {
+    this.flushing ??= this.sendAcks().finally(() => (this.flushing = null));
+    return this.flushing;
+  }
+
+  private async sendAcks(): Promise<void> {
+    while (this.acks.length > 0 && this.state === 'waiting') {
+      const tries = Math.max(...this.acks.map((a) => a.tries));
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+      const acks = this.acks.splice(0);
+      try {
+        const batch = await claimBatch(this.ctx, this.queue, 0, this.opts.lease, this.id, acks.map((a) => a.task));
+        acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
+      } catch (err) {
+        // Acks that failed for good are reported by their task's own outcome.
+        if (this.retryAcks(acks, err) > 0) this.report(err);
       }
-    } finally {
-      this.flushing = false;
     }
   }
 
   /** After a failed call: acks whose outcome is unknown go again; the rest fail (their leases lapse). */
   private retryAcks(acks: PendingAck[], err: unknown): number {
-    const again = acks.filter((a) => err instanceof IndeterminateError && ++a.tries < ACK_TRIES);
+    const again = acks.filter((a) => err instanceof IndeterminateError && !this.abandoned && ++a.tries < ACK_TRIES);
     for (const a of acks) if (!again.includes(a)) a.settle({ error: err });
     this.acks.unshift(...again);
     return again.length;

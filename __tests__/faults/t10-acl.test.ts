@@ -3,7 +3,9 @@
  * uses, on `<prefix>:*` keys only, with no INFO or CONFIG rights. Must hold: 1,000 tasks (half of
  * them in fair groups with a limit, issue 5) with
  * worker processes SIGKILLed and respawned lose nothing (T1 at small scale); a put under another
- * prefix is refused with a typed PermissionError; docket starts without INFO/CONFIG rights.
+ * prefix is refused at start-up with a typed PermissionError; docket starts without INFO/CONFIG
+ * rights. A user without a command docket's scripts need (XADD) is refused at start-up, naming it
+ * (issue 21: a script refused half-way stranded a task).
  */
 import { createScheduler, PermissionError, type Scheduler } from '../../lib';
 import { eventually } from '../support/harness';
@@ -15,10 +17,13 @@ import type { ChildWorker, WorkConfig } from './support/workers';
 const TASKS = 1000;
 const KILLS = 3;
 const WORK: WorkConfig = { concurrency: 4, leaseMs: 2000, workMs: [1, 5] };
-/** What docket runs: scripts, the idle wait, and every command its scripts call. */
+/**
+ * What docket runs: scripts, the idle wait, and every command its scripts call (docs/guarantees.md
+ * lists the same), written out here so that a command docket starts to need fails this test.
+ */
 const COMMANDS = [
-  'evalsha', 'eval', 'blpop', 'client|id', 'client|unblock', 'ping', 'quit',
-  'exists', 'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
+  'evalsha', 'eval', 'blpop', 'client|id', 'client|unblock',
+  'del', 'exists', 'set', 'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
   'rpush', 'time', 'zadd', 'zcard', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrem', 'zremrangebyscore',
   'zrevrange', 'zscore', 'zmscore', 'zpopmin', 'xadd', 'sadd',
 ];
@@ -32,10 +37,8 @@ it('works under an ACL user limited to its commands and its prefix', async () =>
   const warnings: string[] = [];
   const producer: Scheduler = await createScheduler({ url, prefix: lab.prefix, queue: lab.queue, onWarning: (m) => warnings.push(m) });
   try {
-    // Another prefix is outside the user's keys: refused, typed.
-    const other = await createScheduler({ url, prefix: 'elsewhere', onWarning: () => {} });
-    await expect(other.put('not mine')).rejects.toBeInstanceOf(PermissionError);
-    await other.close();
+    // Another prefix is outside the user's keys: refused at start-up, typed.
+    await expect(createScheduler({ url, prefix: 'elsewhere', onWarning: () => {} })).rejects.toBeInstanceOf(PermissionError);
     expect(warnings).toEqual([]); // the checks could not read CONFIG, and said nothing
 
     const workers: ChildWorker[] = await Promise.all([1, 2, 3].map(() => lab.pool.spawn({ url, work: WORK })));
@@ -61,5 +64,27 @@ it('works under an ACL user limited to its commands and its prefix', async () =>
     expect(violations).toEqual([]);
   } finally {
     await producer.close();
+  }
+});
+
+it('refuses to start a user without XADD, naming it, so no script can stop half-way', async () => {
+  const without = COMMANDS.filter((c) => c !== 'xadd');
+  await lab.raw.sendCommand(['ACL', 'SETUSER', 'noxadd', 'on', '>secret', 'resetkeys', `~${lab.prefix}:*`, '-@all', ...without.map((c) => `+${c}`)]);
+  const url = lab.redis.url.replace('redis://', 'redis://noxadd:secret@');
+  const before = await lab.raw.dbSize();
+  const err = await createScheduler({ url, prefix: lab.prefix, queue: 'noxadd', onWarning: () => {} }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(PermissionError);
+  expect((err as PermissionError).commands).toEqual(['XADD']);
+  expect(await lab.raw.dbSize()).toBe(before);
+  // With events off the same user needs no XADD, and a failed task goes back to be retried.
+  const s = await createScheduler({ url, prefix: lab.prefix, queue: 'noxadd', eventsMaxLength: 0, onWarning: () => {} });
+  try {
+    const { hash } = await s.put('fails once');
+    expect(await s.fail((await s.claim())!, { error: new Error('boom'), retryIn: 0 })).toBe('retry');
+    const again = (await s.claim())!;
+    expect(again.hash).toBe(hash);
+    expect(await s.ack(again)).toBe(true);
+  } finally {
+    await s.close();
   }
 });

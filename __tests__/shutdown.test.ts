@@ -1,0 +1,72 @@
+/**
+ * close() leaves nothing behind: no timer, socket or listener that keeps the process alive or
+ * throws later, even when Redis is frozen while it closes; and it settles within a stated bound.
+ */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { eventually, sleep, useRedis } from './support/harness';
+import { startRedis } from './support/redis-server';
+
+const redis = useRedis();
+
+/** Resources of this (jest) process that docket could leave behind. */
+function held(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of process.getActiveResourcesInfo()) if (r === 'Timeout' || r === 'TCPSocketWrap') counts[r] = (counts[r] ?? 0) + 1;
+  return counts;
+}
+
+describe('close', () => {
+  it('leaves no timer or socket behind after handing back a task whose handler never settles', async () => {
+    const before = held();
+    const s = await redis.scheduler();
+    const errors: unknown[] = [];
+    const worker = s.work(() => new Promise<void>(() => {}), { lease: 300, onError: (err) => errors.push(err) });
+    const { hash } = await s.put('never settles');
+    await eventually(async () => (await s.get(hash))?.state === 'active');
+    await sleep(250); // the lease has been extended at least once
+    await worker.close({ timeout: 50 });
+    expect(await s.get(hash)).toMatchObject({ state: 'ready' });
+    await s.close();
+    const reported = errors.length;
+    await sleep(500); // more than a lease: a forgotten extension timer would have fired by now
+    expect(errors).toHaveLength(reported);
+    const after = held();
+    // Jest's own timers come and go; docket's would only add.
+    for (const kind of Object.keys(after)) expect(after[kind]).toBeLessThanOrEqual(before[kind] ?? 0);
+  });
+
+  it('survives a Redis that freezes while it closes and answers afterwards, within its bound', async () => {
+    const server = await startRedis();
+    const child = fork(path.join(__dirname, 'support', 'freeze-child.ts'), [server.url, 'freeze', '1000', '500'], {
+      execArgv: ['-r', 'ts-node/register/transpile-only'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const messages: any[] = [];
+    child.on('message', (m) => messages.push(m));
+    const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+    try {
+      await eventually(() => messages.includes('ready'), 15_000);
+      await sleep(200); // the handler holds its task
+      server.signal('SIGSTOP');
+      child.send('close');
+      await eventually(() => messages.some((m) => m.closed), 10_000);
+      const { closed } = messages.find((m) => m.closed);
+      // shutdownTimeout (500) + one commandTimeout (1000) for the worker; one more for the connection.
+      expect(closed.workerMs).toBeLessThan(500 + 1000 + 700);
+      expect(closed.totalMs).toBeLessThan(500 + 2 * 1000 + 5000 + 700);
+      server.signal('SIGCONT');
+      await sleep(5000); // the late replies arrive now: nothing may throw
+      expect(child.exitCode).toBeNull();
+      child.send('finish');
+      await eventually(() => messages.some((m) => m.held), 5000);
+      expect(messages.find((m) => m.held)).toEqual({ held: [], lateErrors: 0 });
+      // Nothing left: without its IPC channel the process ends by itself, cleanly.
+      expect(await Promise.race([exited, sleep(3000).then(() => 'still running')])).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      server.signal('SIGCONT');
+      await server.stop();
+    }
+  }, 40_000);
+});

@@ -5,7 +5,10 @@
  */
 import { createClient, createCluster, type RedisClientType, type RedisClusterType } from 'redis';
 import { ClusterLink } from './cluster';
-import { ConnectionError, fromRedisError, TimeoutError } from './errors';
+import { ConnectionError, fromRedisError, TimeoutError, ValidationError } from './errors';
+import { redact } from './redis-url';
+
+export { redact };
 
 const CONNECT_TIMEOUT_MS = 5000;
 const RECONNECT_MAX_MS = 2000;
@@ -141,21 +144,25 @@ async function shut(client: RedisLike): Promise<void> {
   await client.disconnect().catch(() => {});
 }
 
-/** createCluster, with its synchronous throws turned into DocketErrors. */
+/** createCluster, with its synchronous throws turned into DocketErrors (see openClient). */
 function openCluster(options: Parameters<typeof createCluster>[0]): Cluster {
   try {
     return createCluster(options) as Cluster;
-  } catch (err) {
-    throw fromRedisError(err);
+  } catch {
+    throw new ValidationError('options.cluster', 'node-redis cannot read these URLs');
   }
 }
 
-/** createClient, with its synchronous throws (a malformed URL) turned into DocketErrors. */
+/**
+ * createClient, with its synchronous throws turned into DocketErrors. The URL was checked before
+ * (options.ts), so a throw here is a URL node-redis reads otherwise: its error quotes the URL,
+ * password and all, so it is not kept as the cause.
+ */
 function openClient(options: Parameters<typeof createClient>[0]): Standalone {
   try {
     return createClient(options) as Standalone;
-  } catch (err) {
-    throw fromRedisError(err);
+  } catch {
+    throw new ValidationError('options.url', 'node-redis cannot read this URL');
   }
 }
 
@@ -187,10 +194,6 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): 
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
-/** The URL without its password, for error messages. */
-export function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-}
 
 /** A flat HGETALL reply, or node-redis's object form, as a map. */
 export function hashReply(reply: unknown): Map<string, string> {

@@ -3,6 +3,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { inspect } from 'node:util';
 import type { Connection } from './connection';
 import type { HashFunction } from './hashing';
 import { SILENT, type Logger } from './log';
@@ -24,6 +25,14 @@ export class Context {
     readonly hash: HashFunction,
     readonly log: Logger = SILENT,
   ) {}
+
+  /**
+   * What inspect() (and so a logger, or a REPL) shows of a scheduler or worker: never the options,
+   * whose URL or client holds the Redis password.
+   */
+  [inspect.custom](): string {
+    return `Context { prefix: ${JSON.stringify(this.options.prefix)}, queue: ${JSON.stringify(this.options.queue)} }`;
+  }
 
   /** The keys of `queue`, or of the default queue. */
   keys(queue: string): QueueKeys {

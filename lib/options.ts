@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from './errors';
+import { urlProblem } from './redis-url';
 import { spanToMs, instantToMs } from './time';
 
 const NAME_RULE = /^[^\s{}*?[\]\\\u0000-\u001f\u007f]+$/;
@@ -60,7 +61,11 @@ const clientLike = z.custom<object>(
   { error: 'expected a node-redis v4 client or cluster' },
 );
 
-const redisUrl = z.string({ error: 'expected a string' }).regex(/^rediss?:\/\/\S*$/, { error: 'expected a redis:// or rediss:// URL' });
+/** Checked here, not by node-redis, whose errors quote the URL with its password (redis-url.ts). */
+const redisUrl = z.string({ error: 'expected a string' }).superRefine((url, ctx) => {
+  const problem = urlProblem(url);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 export const schedulerOptions = z.strictObject({
   url: redisUrl.optional(),

@@ -22,6 +22,7 @@ import { instantArg, parse, schedulerOptions } from './options';
 import type { Json } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
 import { listSchedules, Recurring, unschedule, type EveryOptions, type Schedule, type ScheduleInfo } from './recurring';
+import { urlProblem } from './redis-url';
 import { Scripts } from './scripts';
 import { sharded, type Sharded } from './shards';
 import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
@@ -149,7 +150,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   if (parsed.cluster && (parsed.url !== undefined || parsed.client !== undefined)) {
     throw new ValidationError('options.cluster', 'give cluster, or url or client, not both');
   }
-  const url = parsed.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const url = parsed.url ?? envUrl() ?? 'redis://127.0.0.1:6379';
   const conn = await connect(parsed.cluster ?? url, parsed.client as RedisLike | undefined);
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   try {
@@ -162,6 +163,15 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     await conn.close();
     throw err;
   }
+}
+
+/** REDIS_URL, checked as options.url is. */
+function envUrl(): string | undefined {
+  const url = process.env.REDIS_URL;
+  if (url === undefined || url === '') return undefined;
+  const problem = urlProblem(url);
+  if (problem) throw new ValidationError('REDIS_URL', problem);
+  return url;
 }
 
 class DocketScheduler implements Scheduler {

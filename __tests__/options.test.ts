@@ -69,7 +69,32 @@ describe('bad input to put', () => {
     ['a function in data', { f() {} }, {}, 'data.f'],
     ['a symbol in data', { s: Symbol('x') }, {}, 'data.s'],
     ['top-level undefined', undefined, {}, 'data'],
+    // issue 21: a run-at no Date can show took the dashboard and the CLI down.
+    ['a run-at of 1e300', 'x', { at: 1e300 }, 'options.at'],
+    ['a run-at after the year 9999', 'x', { at: Date.UTC(10000, 0, 1) }, 'options.at'],
+    ['a delay of 1e300 ms', 'x', { delay: 1e300 }, 'options.delay'],
+    ['a delay of a thousand years', 'x', { delay: { years: 1000 } }, 'options.delay'],
+    ['an expire of 1e300 ms', 'x', { expire: 1e300 }, 'options.expire'],
+    // issue 21: lone surrogates become U+FFFD in Redis, so 'k\ud800' and 'k\udfff' were one task.
+    ['a key with a lone high surrogate', 'x', { key: 'k\ud800' }, 'options.key'],
+    ['a key with a lone low surrogate', 'x', { key: 'k\udfff' }, 'options.key'],
+    ['a queue name with a lone surrogate', 'x', { queue: 'q\ud800' }, 'options.queue'],
+    ['a group name with a lone surrogate', 'x', { group: 'g\udc00' }, 'options.group'],
   ];
+
+  it('accepts well-formed keys outside the BMP, and keeps keys that differ apart', async () => {
+    const s = await redis.scheduler();
+    const a = await s.put('x', { key: 'k\ud83d\ude00' });
+    const b = await s.put('x', { key: 'k\ud83d\ude01' });
+    expect(a.added && b.added && a.hash !== b.hash).toBe(true);
+  });
+
+  it('accepts a run-at at the end of the year 9999, and reschedule refuses one past it', async () => {
+    const s = await redis.scheduler();
+    const { hash, runAt } = await s.put('far', { at: Date.UTC(9999, 11, 31) });
+    expect(runAt).toBe(Date.UTC(9999, 11, 31));
+    await refused(() => s.reschedule(hash, 1e300), 'at');
+  });
 
   it.each(cases)('refuses %s, naming the field, and writes nothing', async (_what, data, options, field) => {
     const s = await redis.scheduler();

@@ -8,6 +8,13 @@ import { urlProblem } from './redis-url';
 import { spanToMs, instantToMs } from './time';
 
 const NAME_RULE = /^[^\s{}*?[\]\\\u0000-\u001f\u007f]+$/;
+/**
+ * A lone surrogate (half of a UTF-16 pair): Redis stores names and keys as UTF-8, where every lone
+ * surrogate becomes U+FFFD, so 'k\ud800' and 'k\udfff' would name one task. Such strings are refused.
+ */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const wellFormed = { error: 'must be well-formed Unicode (it has a lone surrogate)' };
+const isWellFormed = (s: string) => !LONE_SURROGATE.test(s);
 const NAME_HINT = 'no braces, glob characters (* ? [ ]), backslashes or white space';
 
 /** Queue names become a Redis Cluster hash tag, so braces would break the slot; globs break SCAN. */
@@ -15,13 +22,15 @@ export const queueName = z
   .string({ error: 'expected a string' })
   .min(1, { error: 'must be 1 to 128 characters' })
   .max(128, { error: 'must be 1 to 128 characters' })
-  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` });
+  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` })
+  .refine(isWellFormed, wellFormed);
 
 const prefixName = z
   .string({ error: 'expected a string' })
   .min(1, { error: 'must be 1 to 64 characters' })
   .max(64, { error: 'must be 1 to 64 characters' })
-  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` });
+  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` })
+  .refine(isWellFormed, wellFormed);
 
 const unit = z.number().finite().nonnegative().optional();
 /** date-fns' Duration, with every unit it knows. */
@@ -36,10 +45,18 @@ const durationObject = z.strictObject({
 });
 const SPAN_HINT = 'expected milliseconds (a finite number >= 0) or a Duration such as { minutes: 5 }';
 
+/**
+ * The latest instant docket accepts (the end of year 9999, UTC), and the longest span (100 years).
+ * A run-at beyond what a Date can show (1e300 was accepted once) broke every view that printed it.
+ */
+export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const MAX_SPAN_MS = 100 * 365.25 * 24 * 3600 * 1000;
+
 /** A relative span: ms or a date-fns Duration, turned into whole milliseconds. */
 const span = z
   .union([z.number().finite().nonnegative(), durationObject], { error: SPAN_HINT })
-  .transform((value) => spanToMs(value));
+  .transform((value) => spanToMs(value))
+  .refine((ms) => ms <= MAX_SPAN_MS, { error: `must be at most 100 years (${MAX_SPAN_MS} ms)` });
 
 const positiveSpan = span.refine((ms) => ms > 0, { error: 'must be longer than 0 ms' });
 
@@ -47,7 +64,8 @@ const instant = z
   .union([z.number().finite().nonnegative(), z.date().refine((d) => !Number.isNaN(d.getTime()))], {
     error: 'expected a valid Date or epoch milliseconds',
   })
-  .transform((value) => instantToMs(value));
+  .transform((value) => instantToMs(value))
+  .refine((ms) => ms <= MAX_INSTANT_MS, { error: 'must be no later than the year 9999' });
 
 const count = (max: number) =>
   z
@@ -101,7 +119,8 @@ const groupName = z
   .string({ error: 'expected a string' })
   .min(1, { error: 'must be 1 to 128 characters' })
   .max(128, { error: 'must be 1 to 128 characters' })
-  .regex(/^[^|\s\u0000-\u001f\u007f]+$/, { error: 'must have no | , white space or control characters' });
+  .regex(/^[^|\s\u0000-\u001f\u007f]+$/, { error: 'must have no | , white space or control characters' })
+  .refine(isWellFormed, wellFormed);
 
 export const putOptions = z
   .strictObject({
@@ -111,7 +130,7 @@ export const putOptions = z
     delay: span.optional(),
     at: instant.optional(),
     expire: positiveSpan.optional(),
-    key: z.string({ error: 'expected a string' }).min(1).max(1024).optional(),
+    key: z.string({ error: 'expected a string' }).min(1).max(1024).refine(isWellFormed, wellFormed).optional(),
     maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
   })
   .refine((o) => o.delay === undefined || o.at === undefined, {
@@ -164,7 +183,8 @@ export const scheduleName = z
   .string({ error: 'expected a string' })
   .min(1, { error: 'must be 1 to 200 characters' })
   .max(200, { error: 'must be 1 to 200 characters' })
-  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` });
+  .regex(NAME_RULE, { error: `must have ${NAME_HINT}` })
+  .refine(isWellFormed, wellFormed);
 
 const cronText = z.string({ error: 'expected a string' }).min(1).max(256);
 /**

@@ -12,7 +12,7 @@ import { claimBatch, extend, fail, release } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
 import { errorFields, thrownText } from './log';
-import { closeOptions, parse, workOptions, type ParsedWorkOptions } from './options';
+import { closeOptions, MAX_SPAN_MS, parse, workOptions, type ParsedWorkOptions } from './options';
 import { closeOnSignals } from './signals';
 import type { Task } from './task';
 import type { Span } from './time';
@@ -262,7 +262,8 @@ export class Worker {
     if (!this.opts.backoff) return defaultBackoff(attempt);
     try {
       const ms = this.opts.backoff(attempt);
-      if (Number.isFinite(ms)) return Math.max(0, ms);
+      // Capped as fail()'s retryIn is, so a huge value delays the retry instead of failing the fail.
+      if (Number.isFinite(ms)) return Math.min(MAX_SPAN_MS, Math.max(0, ms));
       this.report(new ValidationError('options.backoff', `returned ${ms} for attempt ${attempt}, not a finite number`));
     } catch (err) {
       this.report(new ValidationError('options.backoff', `threw for attempt ${attempt}: ${thrownText(err).split('\n')[0]}`));

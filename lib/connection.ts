@@ -94,20 +94,18 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
   const inflight = new Set<Promise<unknown>>();
   return {
     async send(firstKey, args, deadline) {
-      const pending = send(firstKey, args);
-      inflight.add(pending);
-      void pending.then(
-        () => inflight.delete(pending),
-        () => inflight.delete(pending),
-      );
+      // node-redis has no command timeout: race the reply against our own deadline, so every
+      // call settles. A call whose deadline passed is no longer waited for, by its caller or by close().
+      const settled = deadline ? withDeadline(send(firstKey, args), deadline.ms, deadline.what) : send(firstKey, args);
+      inflight.add(settled);
       try {
-        // node-redis has no command timeout: race the reply against our own deadline, so every
-        // call settles.
-        return await (deadline ? withDeadline(pending, deadline.ms, deadline.what) : pending);
+        return await settled;
       } catch (err) {
         const error = fromRedisError(err, deadline?.what);
         link?.failed(error);
         throw error;
+      } finally {
+        inflight.delete(settled);
       }
     },
     async duplicate(firstKey, timeoutMs) {
@@ -124,7 +122,7 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
       return dup;
     },
     async close() {
-      // Calls in flight get their replies first, unless Redis does not answer within the deadline.
+      // Calls whose callers still wait get their replies first, each within its own deadline.
       await withDeadline(Promise.allSettled([...inflight]), CLOSE_WAIT_MS, 'close').catch(() => {});
       // A cluster link also holds the clients its refreshes opened, even around a caller's cluster.
       if (link) return link.close(shut);

@@ -57,6 +57,12 @@ const CHILD = path.join(__dirname, 'worker-child.ts');
 /** ts-node needs a second or two per process on a busy 2-core machine. */
 const START_TIMEOUT_MS = 30_000;
 
+/** An error as plain data for IPC; `docket` says whether it was a DocketError (the child knows its own lib). */
+export function wireError(err: unknown, docket: boolean): WireError {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown };
+  return { docket, code: typeof e?.code === 'string' ? e.code : undefined, name: String(e?.name ?? 'Error'), message: String(e?.message ?? err) };
+}
+
 /** An error rebuilt from a WireError, so callers can read `code` as on a local one. */
 export class ChildError extends Error {
   readonly code?: string;
@@ -176,7 +182,8 @@ export class WorkerPool {
   }
 }
 
-function ready(proc: ChildProcess): Promise<void> {
+/** Waits for a forked child's `ready` message; kills it if it exits or takes too long first. */
+export function ready(proc: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let stderr = '';
     proc.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));

@@ -16,7 +16,7 @@
  */
 import { createClient, type RedisClientType } from 'redis';
 import { oracleKeys, type Execution, type WorkerEvent } from './oracle';
-import type { ChildConfig, ChildReply, ChildRequest, WireError } from './workers';
+import { wireError, type ChildConfig, type ChildReply, type ChildRequest, type WireError } from './workers';
 
 type Lib = typeof import('../../../lib');
 type Scheduler = Awaited<ReturnType<Lib['createScheduler']>>;
@@ -103,13 +103,7 @@ async function answer(msg: ChildRequest, scheduler: Scheduler, lib: Lib, close: 
 
 /** An error as plain data for IPC, saying whether it is one of docket's typed errors. */
 function describe(lib: Lib, err: unknown): WireError {
-  const e = err as { code?: unknown; name?: unknown; message?: unknown };
-  return {
-    docket: err instanceof lib.DocketError,
-    code: typeof e?.code === 'string' ? e.code : undefined,
-    name: String(e?.name ?? 'Error'),
-    message: String(e?.message ?? err),
-  };
+  return wireError(err, err instanceof lib.DocketError);
 }
 
 async function redisTime(client: RedisClientType): Promise<number> {

@@ -3,6 +3,7 @@
  * throws later, even when Redis is frozen while it closes; and it settles within a stated bound.
  */
 import { fork } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import path from 'node:path';
 import { eventually, sleep, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
@@ -17,6 +18,27 @@ function held(): Record<string, number> {
 }
 
 describe('close', () => {
+  it('leaves no timer, socket or listener behind from workers, signals, events and schedules', async () => {
+    const before = held();
+    const sigterms = process.listenerCount('SIGTERM');
+    const controller = new AbortController();
+    const s = await redis.scheduler();
+    const worker = s.work(async () => {}, { handleSignals: true, signal: controller.signal });
+    await s.every('tick', 200, { tick: true });
+    const events = s.events();
+    const next = events.next();
+    await s.put('one');
+    await next;
+    await sleep(100); // the events reader is blocked in XREAD again
+    await worker.close();
+    await s.close();
+    await sleep(100);
+    expect(process.listenerCount('SIGTERM')).toBe(sigterms);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const after = held();
+    for (const kind of Object.keys(after)) expect(after[kind]).toBeLessThanOrEqual(before[kind] ?? 0);
+  });
+
   it('leaves no timer or socket behind after handing back a task whose handler never settles', async () => {
     const before = held();
     const s = await redis.scheduler();

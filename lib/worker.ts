@@ -110,7 +110,10 @@ export class Worker {
     this.closed = new Promise((resolve) => (this.finish = resolve));
     this.heartbeat = new Heartbeat(ctx, this.keys, this.id, (err) => this.report(err));
     this.idle = new IdleWait(ctx, this.keys, (err) => this.report(err));
-    this.opts.signal?.addEventListener('abort', () => void this.close(), { once: true });
+    const onAbort = () => void this.close();
+    this.opts.signal?.addEventListener('abort', onAbort, { once: true });
+    // The caller's signal may outlive the worker: it keeps no listener (nor the worker) once closed.
+    void this.closed.then(() => this.opts.signal?.removeEventListener('abort', onAbort));
     if (this.opts.handleSignals) closeOnSignals(this);
     // The loop always starts, so that `closed` settles even for a signal that was already aborted.
     if (this.opts.signal?.aborted) this.closing = true;

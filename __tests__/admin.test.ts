@@ -2,10 +2,21 @@
  * The operator API: pause and resume, pages of tasks by state, the queue registry and the
  * lifetime totals. All against the real test Redis.
  */
-import { ValidationError } from '../lib';
+import { ValidationError, type Scheduler } from '../lib';
+import type { PreviewListOptions, PreviewPage } from '../lib/admin';
+import type { TaskState } from '../lib/task';
 import { eventually, serverNow, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();
+
+/**
+ * list() with `preview`. The cast only stands in for Scheduler.list's preview overload, which
+ * types the same call once declared.
+ */
+async function previews(s: Scheduler, state: TaskState, preview: number): Promise<PreviewPage> {
+  const options: PreviewListOptions = { preview };
+  return s.list(state, options);
+}
 
 describe('pause and resume', () => {
   it('stops claims for every worker, keeps accepting puts, and restarts every idle worker on resume', async () => {
@@ -127,6 +138,27 @@ describe('list', () => {
     await expect(s.list('gone' as never)).rejects.toThrow("state: expected one of ready, delayed, active, dead");
     await expect(s.list('ready', { limit: 0 })).rejects.toBeInstanceOf(ValidationError);
     await expect(s.list('ready', { queue: 'a*' })).rejects.toThrow(/^options\.queue: /);
+    for (const preview of [0, -1, 1.5, 65_537, '10']) {
+      await expect(s.list('ready', { preview } as never)).rejects.toThrow(/^options\.preview: must be a whole number of bytes from 1 to 65536/);
+    }
+  });
+
+  it('returns the first bytes of each payload and its size with `preview`, and the whole payload without', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put({ text: 'a'.repeat(100_000) });
+    await s.put('é'.repeat(10), { delay: 60_000 }); // 2 bytes each in UTF-8
+    const whole = await s.list('ready');
+    expect(whole.tasks[0]).toMatchObject({ hash, data: { text: 'a'.repeat(100_000) } });
+    expect(whole.tasks[0]).not.toHaveProperty('preview');
+
+    const { preview, bytes, ...rest } = (await previews(s, 'ready', 20)).tasks[0];
+    expect({ preview, bytes }).toEqual({ preview: '{"text":"aaaaaaaaaaa', bytes: 100_000 + '{"text":""}'.length });
+    const { data: _, ...info } = whole.tasks[0];
+    expect(rest).toEqual(info); // everything but the data, as without preview
+
+    // 6 bytes of '"éééé…' would end inside the third é: the cut comes before it.
+    expect((await previews(s, 'delayed', 6)).tasks[0]).toMatchObject({ preview: '"éé', bytes: 22 });
+    expect((await previews(s, 'delayed', 22)).tasks[0]).toMatchObject({ preview: `"${'é'.repeat(10)}"`, bytes: 22 });
   });
 });
 

@@ -4,10 +4,14 @@
  * spawns the real bin entry.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { RedisClientType } from 'redis';
 import { main, type Io } from '../lib/cli/main';
+import { queueKeys } from '../lib/keys';
 import { eventually, keysUnder, serverNow, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
@@ -49,6 +53,20 @@ async function deadTask(s: Awaited<ReturnType<typeof redis.scheduler>>, queue: s
   expect(await s.fail(task!, { error: new Error(error) })).toBe('dead');
   return hash;
 }
+
+/**
+ * Gives a stored task an impossible time, as a record written by an older or buggy writer may
+ * hold: the meta's run-at, and the score of the sorted set the task sits in.
+ */
+async function setTime(raw: RedisClientType, prefix: string, queue: string, hash: string, set: 'delayed' | 'dead', at: number): Promise<void> {
+  const keys = queueKeys(prefix, queue);
+  const meta = JSON.parse((await raw.hGet(keys.meta, hash))!) as Record<string, unknown>;
+  if (set === 'delayed') await raw.hSet(keys.meta, hash, JSON.stringify({ ...meta, r: at }));
+  await raw.zAdd(keys[set], { score: at, value: hash });
+}
+
+/** A line on stderr that is one line, with no stack frame and no 'unexpected error'. */
+const ONE_LINE = /^docket: (?!unexpected error)[^\n]+\n$/;
 
 describe('stats', () => {
   it('shows one row per registered queue, and JSON equal to scheduler.stats()', async () => {
@@ -353,6 +371,185 @@ describe('dashboard', () => {
     expect(bad.stderr).toContain('bad --token');
     expect((await cli(['dashboard', 'extra', '--url', 'redis://127.0.0.1:1'])).code).toBe(2);
     expect((await cli(['dashboard', '--port', '70000', '--url', 'redis://127.0.0.1:1'])).code).toBe(2);
+  });
+});
+
+describe('dashboard token', () => {
+  const token = 'a-token-of-twenty-chars';
+  const dir = mkdtempSync(join(tmpdir(), 'docket-token-'));
+  let files = 0;
+  /** A file holding `text`, as a secret mounted into a container would be. */
+  const tokenFile = (text: string) => {
+    const file = join(dir, `token-${++files}`);
+    writeFileSync(file, text, { mode: 0o600 });
+    return file;
+  };
+
+  /** Runs `docket dashboard` with `args` and `env`, checks that it wants `token` and takes it, then stops it. */
+  async function servesWithToken(args: string[], env: Io['env']): Promise<void> {
+    const s = await redis.scheduler();
+    await s.put(1, { queue: 'mail' });
+    const stop = new AbortController();
+    let stderr = '';
+    let announced!: (url: string) => void;
+    const url = new Promise<string>((resolve) => (announced = resolve));
+    const io: Io = {
+      stdout: { write: (text: string) => announced(JSON.parse(text).url) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { REDIS_URL: testUrl(), ...env },
+      signal: stop.signal,
+    };
+    const done = main(['dashboard', '--port', '0', '--json', '--prefix', s.prefix, ...args], io);
+    const exited = done.then((code) => Promise.reject(new Error(`exited ${code}: ${stderr}`)));
+    const address = new URL(await Promise.race([url, exited]));
+    expect((await fetch(`${address.origin}/api/overview`)).status).toBe(401);
+    expect((await fetch(`${address.origin}/api/overview`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    stop.abort();
+    expect(await done).toBe(0);
+  }
+
+  it('takes the token from --token', () => servesWithToken(['--token', token], {}));
+
+  it('takes the token from $DOCKET_DASHBOARD_TOKEN, out of the process list', () => servesWithToken([], { DOCKET_DASHBOARD_TOKEN: token }));
+
+  it('takes the token from --token-file, trimmed, before $DOCKET_DASHBOARD_TOKEN', () =>
+    servesWithToken(['--token-file', tokenFile(`  ${token}\n`)], { DOCKET_DASHBOARD_TOKEN: 'another-token-of-20-chars' }));
+
+  it('refuses both flags, an unreadable file and a short token from any source, before connecting', async () => {
+    const cases: Array<[string[], Io['env'], RegExp]> = [
+      [['--token', token, '--token-file', tokenFile(token)], {}, /give --token or --token-file, not both/],
+      [['--token-file', join(dir, 'missing')], {}, /cannot read --token-file '.*missing': ENOENT/],
+      [['--token-file', tokenFile('short\n')], {}, /bad token in --token-file '.*': expected 16 to 512 visible ASCII characters/],
+      [['--token-file', tokenFile(`${token} ${token}`)], {}, /bad token in --token-file/],
+      [[], { DOCKET_DASHBOARD_TOKEN: 'short' }, /bad \$DOCKET_DASHBOARD_TOKEN: expected 16 to 512 visible ASCII characters/],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = await cli(['dashboard', ...args, '--url', 'redis://127.0.0.1:1'], { env });
+      expect(result).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(message) });
+      expect(result.stderr).not.toContain(token); // a refused token is not echoed
+    }
+  });
+
+  it('names the three ways in its help', async () => {
+    const help = (await cli(['help', 'dashboard'])).stdout;
+    expect(help).toContain('--token-file <path>');
+    expect(help).toContain('$DOCKET_DASHBOARD_TOKEN');
+    expect(help).toMatch(/--token <token> [^]*process list/);
+  });
+});
+
+describe('a bad record', () => {
+  it('is listed and inspected with its impossible time marked, and the rest shown', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const { hash } = await s.put('odd', { queue: 'q', delay: 60_000 });
+    const fine = await s.put('fine', { queue: 'q', delay: 120_000 });
+    await setTime(raw, s.prefix, 'q', hash, 'delayed', 1e300);
+    const dead = await deadTask(s, 'q', 'gone', 'x');
+    await setTime(raw, s.prefix, 'q', dead, 'dead', 1e300);
+    const docket = on(s.prefix);
+
+    const delayed = await docket('list', 'q', '--state', 'delayed');
+    expect(delayed).toMatchObject({ code: 0, stderr: '' });
+    expect(row(delayed.stdout, hash)).toEqual([hash, 'invalid time (1e+300)', '0', '0/5', '-', '-', '-', '"odd"']);
+    expect(row(delayed.stdout, fine.hash)[1]).toMatch(/^in (1m 5\ds|2m)$/);
+    const died = await docket('list', 'q', '--state', 'dead');
+    expect(row(died.stdout, dead)[1]).toBe('invalid time (1e+300)');
+
+    const inspect = await docket('inspect', 'q', hash);
+    expect(inspect).toMatchObject({ code: 0, stderr: '' });
+    expect(inspect.stdout).toMatch(/\nrun at +invalid time \(1e\+300\)\nexpires +never\n/);
+    expect(inspect.stdout).toMatch(/\ndata +"odd"\n$/);
+    expect(JSON.parse((await docket('inspect', 'q', hash, '--json')).stdout).task.runAt).toBe(1e300);
+    expect(await docket('stats', 'q')).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('that is not JSON fails inspect and --json in one line, without a stack; the list table marks it', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const { hash } = await s.put('t', { queue: 'q' });
+    await s.put('fine', { queue: 'q' });
+    await raw.hSet(queueKeys(s.prefix, 'q').meta, hash, '{"r":\u202e');
+    for (const args of [['inspect', 'q', hash], ['list', 'q', '--state', 'ready', '--json']]) {
+      const result = await on(s.prefix)(...args);
+      expect(result).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(ONE_LINE) });
+      expect(result.stderr).toMatch(/^docket: a record in Redis is unreadable: /);
+      expect(result.stderr).not.toContain('\u202e');
+    }
+    const table = await on(s.prefix)('list', 'q', '--state', 'ready');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('"fine"');
+    expect(table.stdout).toContain('invalid');
+    expect(table.stdout).toContain('1-2 of 2 ready tasks');
+  });
+});
+
+describe('failures at run time', () => {
+  it('says in one line that the dashboard port is taken, or that its host cannot be bound', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    const dashboard = (...args: string[]) => cli(['dashboard', ...args, '--url', testUrl(), '--prefix', uniquePrefix()]);
+    try {
+      expect(await dashboard('--port', String(port))).toEqual({ code: 1, stdout: '', stderr: `docket: cannot listen on 127.0.0.1:${port}: the port is in use\n` });
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+    // 192.0.2.1 is TEST-NET-1: no machine has it.
+    expect(await dashboard('--host', '192.0.2.1', '--port', '0')).toEqual({ code: 1, stdout: '', stderr: 'docket: cannot listen on 192.0.2.1:0: this machine has no such address\n' });
+    const nowhere = await dashboard('--host', 'no-such-host.invalid', '--port', '0');
+    expect(nowhere).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(ONE_LINE) });
+    expect(nowhere.stderr).toMatch(/^docket: cannot listen on no-such-host\.invalid:0: /);
+  });
+
+  it('refuses a --host that is no host name or address before connecting', async () => {
+    for (const host of ['a b', '', 'x/y', '-h']) {
+      const bad = await cli(['dashboard', `--host=${host}`, '--url', 'redis://127.0.0.1:1']);
+      expect(bad).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^docket: invalid --host '.*': expected a host name or an IP address\n/) });
+    }
+  });
+
+  it('answers a --url it cannot use in one line, without a stack', async () => {
+    for (const url of ['redis://127.0.0.1:99999', 'redis://[::1', 'redis://no-such-host.invalid:6379']) {
+      const result = await cli(['stats', '--url', url, '--timeout', '2000']);
+      expect(result.code).toBeGreaterThan(0);
+      expect(result.stderr).toMatch(/^docket: (?!unexpected error)[^\n]+\n(Run 'docket help' for usage\.\n)?$/);
+    }
+  });
+});
+
+describe('names', () => {
+  it('shows bidi, zero-width and control characters of queue and group names and errors escaped', async () => {
+    const s = await redis.scheduler();
+    const queue = 'invoices\u202Efdp.exe';
+    const shown = 'invoices\\u202Efdp.exe';
+    const { hash } = await s.put({ n: 1 }, { queue, group: 'tenant\u200B1', delay: 60_000 });
+    const dead = await deadTask(s, queue, 'x', 'boom \u2066here\u2069');
+    const docket = on(s.prefix);
+    const hidden = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u061c\u2060\ufeff]/;
+
+    const stats = await docket('stats');
+    expect(row(stats.stdout, shown)[0]).toBe(shown);
+    const ready = await docket('list', queue, '--state', 'delayed');
+    expect(row(ready.stdout, hash)[4]).toBe('tenant\\u200B1');
+    expect(ready.stdout).toContain(`in queue '${shown}'`);
+    const died = await docket('list', queue, '--state', 'dead');
+    expect(row(died.stdout, dead)[3]).toBe('Error: boom \\u2066here\\u2069');
+    const inspect = await docket('inspect', queue, dead);
+    expect(inspect.stdout).toContain(`\nqueue       ${shown}\n`);
+    const paused = await docket('pause', queue);
+    expect(paused.stdout).toBe(`paused queue '${shown}'\n`);
+    const missing = await docket('inspect', queue, 'nope');
+    expect(missing.stderr).toBe(`docket: no task nope in queue '${shown}'\n`);
+    // JSON escapes them too: the same document, with \u escapes.
+    const json = await docket('stats', '--json');
+    expect(JSON.parse(json.stdout).queues[0].queue).toBe(queue);
+    const stop = new AbortController();
+    let drawn = '';
+    const watched = await cli(['watch', '--url', testUrl(), '--prefix', s.prefix], { signal: stop.signal, stdout: { write: (text: string) => ((drawn += text), stop.abort()) } });
+    expect(watched.code).toBe(0);
+    expect(row(drawn, shown)[0]).toBe(shown);
+    for (const out of [stats, ready, died, inspect, paused, missing, json, { stdout: drawn, stderr: '' }]) expect(out.stdout + out.stderr).not.toMatch(hidden);
   });
 });
 

@@ -4,10 +4,11 @@
  * token and its cookie, mounting under a path, escaping of task data, and the stand-alone server.
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { ValidationError, type Scheduler } from '../lib';
 import { createDashboard, serveDashboard, type DashboardOptions, type Overview } from '../lib/dashboard';
-import { useRedis } from './support/harness';
+import { queueKeys } from '../lib/keys';
+import { sleep, testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();
 const servers: Server[] = [];
@@ -61,6 +62,34 @@ function csrfOf(body: string): string {
   const token = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
   if (!token) throw new Error('no CSRF token on the page');
   return token;
+}
+
+/**
+ * What a person is shown of a page: its text, and the tooltips and labels in title and
+ * aria-label attributes; not the config script, nor the attributes that only carry values.
+ */
+function visibleText(body: string): string {
+  const labels = [...body.matchAll(/ (?:title|aria-label)="([^"]*)"/g)].map((m) => m[1]);
+  return [body.replace(/<script[\s\S]*?<\/script>/g, '').replace(/<[^>]*>/g, ' '), ...labels].join('\n');
+}
+
+/** A TCP relay to the test Redis that counts the bytes Redis sends back through it. */
+async function countingRelay(): Promise<{ url: string; received(): number }> {
+  const target = new URL(testUrl());
+  let bytes = 0;
+  const relay = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    upstream.on('data', (chunk: Buffer) => void (bytes += chunk.length));
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const end = () => (client.destroy(), upstream.destroy());
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  relay.unref();
+  servers.push(relay as unknown as Server);
+  return { url: `redis://127.0.0.1:${(relay.address() as AddressInfo).port}`, received: () => bytes };
 }
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
@@ -367,6 +396,130 @@ describe('mounting', () => {
   });
 });
 
+describe('a bad record', () => {
+  it('leaves the page and the overview up, with the impossible times marked', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const { queue, held, dead, delayed } = await seed(s, 'odd');
+    const keys = queueKeys(s.prefix, queue);
+    const meta = async (hash: string) => JSON.parse((await raw.hGet(keys.meta, hash))!) as Record<string, unknown>;
+    await raw.hSet(keys.meta, delayed[0], JSON.stringify({ ...(await meta(delayed[0])), r: 1e300 }));
+    await raw.zAdd(keys.delayed, { score: 1e300, value: delayed[0] });
+    await raw.hSet(keys.meta, held.hash, JSON.stringify({ ...(await meta(held.hash)), l: 1e300 }));
+    await raw.zAdd(keys.active, { score: 1e300, value: held.hash });
+    await raw.zAdd(keys.dead, { score: -1e300, value: dead[0] });
+    const base = await serve(s);
+
+    for (const path of ['/', `/?queue=${queue}`]) {
+      const { status, body } = await getPage(`${base}${path}`);
+      expect([path, status]).toEqual([path, 200]);
+      expect(body).toContain('invalid time (1e+300)');
+      expect(body).toContain('invalid time (-1e+300)');
+      expect(shownCounts(body)).toMatchObject({ delayed: 2, active: 1, dead: 2 });
+      // The good tasks are shown as before.
+      expect(body).toContain('{&quot;job&quot;:&quot;later&quot;}');
+      expect(body).toContain('Error: boom 2');
+    }
+    const res = await fetch(`${base}/api/overview?queue=${queue}&fragments=1`);
+    expect(res.status).toBe(200);
+    const o = (await res.json()) as Overview & { fragments: Record<string, string> };
+    expect(o.selected?.delayed.tasks.map((t) => t.runAt)).toEqual([expect.any(Number), 1e300]);
+    expect(o.fragments.timeline).toContain('invalid time (1e+300)');
+    expect(o.fragments.active).toContain('invalid time (1e+300)');
+  });
+});
+
+describe('a record that is not JSON', () => {
+  it('leaves the page up, shows the other tasks, and marks the unreadable one', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const { queue, delayed } = await seed(s, 'damaged');
+    await raw.hSet(queueKeys(s.prefix, queue).meta, delayed[0], '{"r":');
+    const base = await serve(s);
+    const { status, body } = await getPage(`${base}/?queue=${queue}`);
+    expect(status).toBe(200);
+    expect(body).toContain('invalid time (NaN)');
+    expect(body).toContain('{&quot;job&quot;:&quot;later&quot;}');
+    // Where errors show (dead tasks), it says why.
+    for (const job of ['wrecked', 'whole']) {
+      await s.put({ job }, { queue: 'wrecked', maxAttempts: 1 });
+      await s.fail((await s.claim({ queue: 'wrecked' }))!, { error: `no ${job}` });
+    }
+    const [wrecked] = (await s.listDead({ queue: 'wrecked' })).filter((t) => (t.data as { job: string }).job === 'wrecked');
+    await raw.hSet(queueKeys(s.prefix, 'wrecked').meta, wrecked.hash, 'not json');
+    const dead = await getPage(`${base}/?queue=wrecked`);
+    expect(dead.status).toBe(200);
+    expect(dead.body).toContain('record is unreadable');
+    expect(dead.body).toContain('no whole');
+  });
+});
+
+describe('payload previews', () => {
+  it('reads only the start of each payload from Redis, and says how large the payload is', async () => {
+    const s = await redis.scheduler();
+    const big = 'x'.repeat(400 * 1024);
+    for (let i = 0; i < 4; i++) await s.put({ big, i }, { queue: 'big', delay: 60_000 + i });
+    for (let i = 0; i < 2; i++) await s.put({ big, dead: i }, { queue: 'big', maxAttempts: 1 });
+    for (let i = 0; i < 2; i++) await s.fail((await s.claim({ queue: 'big' }))!, { error: 'no' });
+    await s.put({ big, active: 1 }, { queue: 'big' });
+    await s.claim({ queue: 'big', lease: 60_000 });
+    const relay = await countingRelay();
+    const base = await serve(await redis.scheduler({ prefix: s.prefix, url: relay.url }));
+
+    const before = relay.received();
+    const res = await fetch(`${base}/api/overview?queue=big&fragments=1`);
+    const body = await res.text();
+    // 7 payloads of 400 KiB stay in Redis: a refresh reads a few KiB of each.
+    expect(relay.received() - before).toBeLessThan(64 * 1024);
+    expect(body.length).toBeLessThan(64 * 1024);
+    const o = JSON.parse(body) as Overview & { fragments: Record<string, string> };
+    const first = o.selected!.delayed.tasks[0];
+    expect(first).toMatchObject({ preview: expect.stringMatching(/^\{"big":"x{100,}…$/), bytes: 400 * 1024 + '{"big":"","i":0}'.length });
+    expect(o.selected!.dead.tasks).toHaveLength(2);
+    expect(o.selected!.active.tasks).toHaveLength(1);
+    expect(o.fragments.timeline).toContain('(400 KiB)');
+    expect(o.fragments.dead).toContain('(400 KiB)');
+
+    // A small payload is shown whole, without a size.
+    await s.put({ small: true }, { queue: 'big', delay: 1000 });
+    const page = await getPage(`${base}/?queue=big`);
+    expect(page.body).toContain('<code class="data" title="{&quot;small&quot;:true}">{&quot;small&quot;:true}</code>');
+  });
+});
+
+describe('names', () => {
+  it('shows bidi, zero-width and control characters of names and errors escaped, and still acts on the queue', async () => {
+    const s = await redis.scheduler();
+    const queue = 'invoices\u202Efdp.exe';
+    await s.put({ n: 1 }, { queue, group: 'tenant\u200B1', delay: 60_000 });
+    await s.put({ n: 2, note: 'a\u2066b' }, { queue, maxAttempts: 1 });
+    await s.fail((await s.claim({ queue }))!, { error: new Error('boom \u2067here\u2069\u0085') });
+    await s.put({ n: 3 }, { queue });
+    await s.claim({ queue, lease: 60_000 });
+    const base = await serve(s);
+    const { status, body } = await getPage(`${base}/?queue=${encodeURIComponent(queue)}`);
+    expect(status).toBe(200);
+    const text = visibleText(body);
+    expect(text).toContain('invoices\\u202Efdp.exe');
+    expect(text).toContain('group tenant\\u200B1');
+    expect(text).toContain('Error: boom \\u2067here\\u2069\\u0085');
+    expect(text).toContain('a\\u2066b');
+    expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u061c\u2060\ufeff\u0080-\u009f]/);
+    expect(body).toMatch(/<title>invoices\\u202Efdp\.exe · docket<\/title>/);
+    // The forms and links carry the real name, so the buttons act on the queue.
+    expect(body).toContain(`href="/?queue=${encodeURIComponent(queue)}"`);
+    const csrf = csrfOf(body);
+    const paused = await post(`${base}/api/pause`, { queue }, { 'x-csrf-token': csrf });
+    expect(await paused.json()).toEqual({ ok: true, queue, changed: true });
+    // An error message quoting a name (shown in the page's toast) escapes it too.
+    const missing = await post(`${base}/api/pause`, { queue: 'gone\u202Eq' }, { 'x-csrf-token': csrf });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toBe('no queue named gone\\u202Eq');
+    const fragments = ((await (await fetch(`${base}/api/overview?queue=${encodeURIComponent(queue)}&fragments=1`)).json()) as { fragments: Record<string, string> }).fragments;
+    expect(visibleText(Object.values(fragments).join(''))).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b-\u200f]/);
+  });
+});
+
 describe('serveDashboard', () => {
   it('binds 127.0.0.1 on a free port by default, and closes', async () => {
     const s = await redis.scheduler();
@@ -396,6 +549,66 @@ describe('serveDashboard', () => {
       });
       expect(status).toBe(403);
     } finally {
+      await served.close();
+    }
+  });
+
+  it('cuts off a request whose headers or body come too slowly, after 10 s', async () => {
+    const s = await redis.scheduler();
+    const served = await serveDashboard(s);
+    const { port } = new URL(served.url);
+    /** Opens a connection, sends `head`, then one more byte every 500 ms; resolves to what came back once the server closes it. */
+    const drip = async (head: string) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => void (answer += chunk.toString()));
+      socket.write(head);
+      const timer = setInterval(() => socket.write(' '), 500);
+      const started = Date.now();
+      const closed = new Promise<boolean>((resolve) => socket.on('close', () => resolve(true)));
+      const cut = await Promise.race([closed, sleep(15_000).then(() => false)]);
+      clearInterval(timer);
+      socket.destroy();
+      return { cut, answer, after: Date.now() - started };
+    };
+    try {
+      const host = `Host: 127.0.0.1:${port}\r\n`;
+      const [body, headers] = await Promise.all([
+        drip(`POST /api/pause HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`),
+        drip(`GET / HTTP/1.1\r\n${host}X-Slow: `),
+      ]);
+      for (const slow of [body, headers]) {
+        expect(slow).toMatchObject({ cut: true, answer: expect.stringMatching(/^HTTP\/1\.1 408 /) });
+        expect(slow.after).toBeGreaterThan(9_000);
+        expect(slow.after).toBeLessThan(13_000);
+      }
+      expect((await s.stats({ queue: 'default' })).paused).toBe(false);
+    } finally {
+      await served.close();
+    }
+  }, 30_000);
+
+  it('takes at most 100 connections at once', async () => {
+    const s = await redis.scheduler();
+    const served = await serveDashboard(s);
+    const port = Number(new URL(served.url).port);
+    const sockets: net.Socket[] = [];
+    try {
+      for (let i = 0; i < 100; i++) {
+        const socket = net.connect(port, '127.0.0.1');
+        sockets.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve));
+      }
+      await sleep(50);
+      const extra = net.connect(port, '127.0.0.1');
+      sockets.push(extra);
+      const closed = await Promise.race([new Promise((resolve) => extra.once('close', () => resolve(true))), sleep(2000).then(() => false)]);
+      expect(closed).toBe(true);
+      sockets.splice(0, 100).forEach((socket) => socket.destroy());
+      await sleep(50);
+      expect((await fetch(served.url)).status).toBe(200);
+    } finally {
+      sockets.forEach((socket) => socket.destroy());
       await served.close();
     }
   });

@@ -49,22 +49,53 @@ export interface ListOptions {
   offset?: number;
 }
 
+/** ListOptions asking for previews: each task's first `preview` bytes of payload, not its data. */
+export interface PreviewListOptions extends ListOptions {
+  /**
+   * Most payload bytes to read per task, 1 to 65,536. The tasks then carry `preview` and `bytes`
+   * instead of `data`, so a page of large payloads stays small (what a dashboard shows).
+   */
+  preview: number;
+}
+
 /** A page of tasks in one state, with the server's time to judge run-ats and leases by. */
-export interface TaskPage<T = Json> {
+interface Page<Item> {
   /** The Redis server's clock (epoch ms) when the page was read. */
   now: number;
   /** Tasks in this state in all (not only on this page). */
   total: number;
-  tasks: Array<TaskInfo<T> & { diedAt: number | null }>;
+  tasks: Item[];
 }
+
+/** A listed task: what get() reports, and when it died (dead tasks only, else null). */
+export type ListedTask<T = Json> = TaskInfo<T> & { diedAt: number | null };
+
+/** A listed task read with `preview`: everything but `data`, and the start of the payload instead. */
+export type PreviewTask = Omit<ListedTask, 'data'> & {
+  /** The first bytes of the payload's canonical JSON (cut between characters): not always valid JSON. */
+  preview: string;
+  /** The whole payload's size in bytes (UTF-8); more than `preview` holds when it was cut. */
+  bytes: number;
+};
+
+/** A page of tasks with their data. */
+export type TaskPage<T = Json> = Page<ListedTask<T>>;
+
+/** A page of tasks with previews of their payloads (list() with `preview`). */
+export type PreviewPage = Page<PreviewTask>;
 
 export const STATES: readonly TaskState[] = ['ready', 'delayed', 'active', 'dead'];
 
 const stateArg = z.enum(STATES as [TaskState, ...TaskState[]], { error: `expected one of ${STATES.join(', ')}` });
+/** Past this, a preview is no preview: a whole payload is what list() without it returns. */
+const MAX_PREVIEW_BYTES = 65_536;
+const PREVIEW_HINT = `must be a whole number of bytes from 1 to ${MAX_PREVIEW_BYTES}`;
+
 export const listOptions = z.strictObject({
   queue: queueName.optional(),
   limit: z.number().int().min(1, { error: 'must be from 1 to 1000' }).max(1000, { error: 'must be from 1 to 1000' }).default(100),
   offset: z.number().int().min(0, { error: 'must be 0 or more' }).default(0),
+  preview: z.number({ error: PREVIEW_HINT }).int({ error: PREVIEW_HINT }).min(1, { error: PREVIEW_HINT }).max(MAX_PREVIEW_BYTES, { error: PREVIEW_HINT }).optional(),
 });
 
 const COUNTERS: Record<keyof QueueTotals, string> = {
@@ -94,18 +125,52 @@ export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
   };
 }
 
-export async function list<T>(ctx: Context, state: unknown, options?: ListOptions): Promise<TaskPage<T>> {
+/**
+ * A page of tasks in one state. With `preview`, the script returns only the first bytes of each
+ * payload (and its size), and the tasks carry those instead of parsed data.
+ */
+export function list(ctx: Context, state: unknown, options: PreviewListOptions): Promise<PreviewPage>;
+export function list<T>(ctx: Context, state: unknown, options?: ListOptions): Promise<TaskPage<T>>;
+export async function list<T>(ctx: Context, state: unknown, options?: ListOptions): Promise<TaskPage<T> | PreviewPage> {
   const s = parse(stateArg, state, 'state');
   const o = parse(listOptions, options ?? {}, 'options');
   const queue = o.queue ?? ctx.options.queue;
-  const reply = (await ctx.scripts.run('list', ctx.keys(queue), [s, o.offset, o.limit])) as string[];
-  const tasks: TaskPage<T>['tasks'] = [];
-  for (let i = 2; i < reply.length; i += 4) {
-    const info = toTaskInfo<T>(queue, reply[i], [reply[i + 1], reply[i + 2], s]);
-    tasks.push({ ...info, diedAt: s === 'dead' ? Number(reply[i + 3]) : null });
-  }
-  return { now: Number(reply[0]), total: Number(reply[1]), tasks };
+  // ARGV preview 0 reads whole payloads: list() without the option keeps its data.
+  const reply = (await ctx.scripts.run('list', ctx.keys(queue), [s, o.offset, o.limit, o.preview ?? 0])) as Array<string | number | null>;
+  const records: ListReplyTask[] = [];
+  for (let i = 2; i < reply.length; i += 5) records.push(reply.slice(i, i + 5) as ListReplyTask);
+  const page = { now: Number(reply[0]), total: Number(reply[1]) };
+  if (o.preview === undefined) return { ...page, tasks: records.map((r) => toListed<T>(queue, s, r)) };
+  return { ...page, tasks: records.map((r) => toPreview(queue, s, r)) };
 }
+
+/** One task of the list script's reply: id, payload (or its head; null when missing), payload bytes, meta, score. */
+type ListReplyTask = [id: string, payload: string | null, bytes: number, meta: string, score: string];
+
+function toListed<T>(queue: string, state: TaskState, [id, payload, , meta, score]: ListReplyTask): ListedTask<T> {
+  // A missing payload (a damaged record) reads as null, as it always has.
+  const info = toTaskInfo<T>(queue, id, [payload ?? 'null', meta, state]);
+  return { ...info, diedAt: state === 'dead' ? Number(score) : null };
+}
+
+function toPreview(queue: string, state: TaskState, [id, payload, bytes, meta, score]: ListReplyTask): PreviewTask {
+  const shown = { preview: payload ?? '', bytes: Number(bytes) };
+  try {
+    // The head of a payload is no JSON to parse: the task's fields come from its meta alone.
+    const { data: _, ...fields } = toListed<null>(queue, state, [id, 'null', bytes, meta, score]);
+    return { ...fields, ...shown };
+  } catch (err) {
+    // A record that is not docket's (written by hand, or damaged): a view shows what it can of it,
+    // its times as invalid, and says why in its last error, instead of failing the whole page.
+    return { ...UNREADABLE, hash: id, queue, state, lastError: `docket: this task's record is unreadable (${(err as Error).message})`, ...shown };
+  }
+}
+
+/** The fields of a task whose record cannot be read: nothing but NaN and null. */
+const UNREADABLE = {
+  runAt: NaN, expireAt: null, attempts: NaN, maxAttempts: NaN, priority: false, level: 0,
+  group: null, key: null, leaseUntil: null, worker: null, diedAt: null,
+} as const;
 
 /**
  * The Redis server's clock (epoch ms), which every run-at, lease and event time is on: operators

@@ -4,7 +4,7 @@
  */
 export { createScheduler } from './scheduler';
 export type { Scheduler, SchedulerOptions, QueueOption } from './scheduler';
-export type { QueueStats, QueueTotals, ListOptions, TaskPage } from './admin';
+export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './admin';
 export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './events';
 export type { Logger, LogFn } from './log';
 export type { MetricsRegistry, MetricsOptions } from './metrics';

@@ -4,7 +4,7 @@
  */
 import { checkAccess } from './access';
 import * as admin from './admin';
-import type { ListOptions, QueueStats, TaskPage } from './admin';
+import type { ListOptions, PreviewListOptions, PreviewPage, QueueStats, TaskPage } from './admin';
 import { checkServer } from './checks';
 import { connect, type RedisLike } from './connection';
 import { Context, newWorkerId } from './context';
@@ -88,7 +88,11 @@ export interface Scheduler {
   pause(queue?: string): Promise<boolean>;
   /** Lets workers claim from a paused queue again; false if it was not paused. */
   resume(queue?: string): Promise<boolean>;
-  /** A page of a queue's tasks in one state, in the order they will leave it. */
+  /**
+   * A page of a queue's tasks in one state, in the order they will leave it. With `preview`, each
+   * task carries the first `preview` bytes of its payload and its size instead of its data.
+   */
+  list(state: TaskState, options: PreviewListOptions): Promise<PreviewPage>;
   list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>>;
   /** The queues this prefix has seen a put on (a registry kept in Redis), by name. */
   queues(): Promise<string[]>;
@@ -261,7 +265,9 @@ class DocketScheduler implements Scheduler {
     return this.open(() => admin.setPaused(this.ctx, this.queueArg(queue), false));
   }
 
-  list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>> {
+  list(state: TaskState, options: PreviewListOptions): Promise<PreviewPage>;
+  list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>>;
+  list<T = Json>(state: TaskState, options?: ListOptions | PreviewListOptions): Promise<TaskPage<T> | PreviewPage> {
     return this.open(() => admin.list<T>(this.ctx, state, options));
   }
 

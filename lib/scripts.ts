@@ -62,7 +62,7 @@ export const SCRIPTS = {
   reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake', ...LEVEL_KEYS], args: ['id', 'at'] },
   cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS], args: ['id'] },
   get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead'], args: ['id'] },
-  list: { flags: 'no-writes', keys: ['delayed', 'ready', 'active', 'dead', 'data', 'meta', ...LEVEL_KEYS], args: ['state', 'offset', 'limit'] },
+  list: { flags: 'no-writes', keys: ['delayed', 'ready', 'active', 'dead', 'data', 'meta', ...LEVEL_KEYS], args: ['state', 'offset', 'limit', 'preview'] },
   redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake', ...LEVEL_KEYS], args: ['id', 'limit'] },
   purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta'], args: ['limit'] },
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS, 'paused'], args: [] },

@@ -27,11 +27,14 @@
   ARGV[1] state   delayed, ready, active or dead
   ARGV[2] offset  how many to skip
   ARGV[3] limit   most tasks to return
-  Returns: { now, total in that state, then id, payload, meta JSON, score or '' for each task }:
-    score is the run-at (delayed), lease end (active) or died-at (dead) ]]
+  ARGV[4] preview most payload bytes to return per task, cut at a UTF-8 character boundary; 0 = all
+  Returns: { now, total in that state, then id, payload (or its first bytes), payload bytes,
+    meta JSON, score or '' for each task }: score is the run-at (delayed), lease end (active) or
+    died-at (dead). A task whose payload is missing (a damaged record) has false and 0. ]]
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local state, skip, want = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local most = tonumber(ARGV[4])
 local picked, total = {}, 0
 
 -- Takes up to `want` entries from one source of `size` entries after skipping `skip` in all;
@@ -54,6 +57,15 @@ local function zset(key, reverse) return function(from, to)
 end end
 -- A parked member ends with '|<id>'; task ids hold no '|'.
 local function parkedId(member) return string.match(member, '([^|]*)$') end
+-- The first `most` bytes of a payload, so a page of 500 KB payloads costs a few KB (the
+-- dashboard refreshes every 2 s). The cut backs up past continuation bytes (0x80-0xBF), so it
+-- never splits a character and the client decodes clean UTF-8.
+local function head(payload)
+  if most == 0 or #payload <= most then return payload end
+  local cut = most
+  while cut > 0 and string.byte(payload, cut + 1) >= 0x80 and string.byte(payload, cut + 1) < 0xC0 do cut = cut - 1 end
+  return string.sub(payload, 1, cut)
+end
 
 if state == 'delayed' then take(redis.call('ZCARD', KEYS[1]), zset(KEYS[1]))
 elseif state == 'active' then take(redis.call('ZCARD', KEYS[3]), zset(KEYS[3]))
@@ -70,7 +82,9 @@ for i = 1, #picked, 2 do
   local id = picked[i]
   local meta = redis.call('HGET', KEYS[6], id)
   if meta then
-    table.insert(out, id); table.insert(out, redis.call('HGET', KEYS[5], id))
+    local payload = redis.call('HGET', KEYS[5], id)
+    table.insert(out, id); table.insert(out, payload and head(payload))
+    table.insert(out, payload and #payload or 0)
     table.insert(out, meta); table.insert(out, picked[i + 1])
   end
 end

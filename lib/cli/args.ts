@@ -24,6 +24,7 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   token: { type: 'string' },
+  'token-file': { type: 'string' },
 } as const;
 
 /** The line help prints for each flag. */
@@ -40,7 +41,10 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   interval: '--interval <seconds>  time between frames, 0.1 to 3600 (default 1)',
   port: '--port <n>            port to listen on, 0 for a free one (default 8650)',
   host: "--host <address>      address to bind (default 127.0.0.1: this machine only)",
-  token: '--token <token>       require this token (16+ characters) from every request',
+  token:
+    '--token <token>       require this token (16+ characters) from every request; every user of the machine\n' +
+    '                        sees it in the process list: prefer --token-file or $DOCKET_DASHBOARD_TOKEN',
+  'token-file': '--token-file <path>   read the token from this file (surrounding white space trimmed)',
 };
 
 /** Flags every command takes. */

@@ -14,10 +14,21 @@ export class UsageError extends Error {
 }
 
 /**
+ * A failure at run time that the command has put in words for the operator (the dashboard's port
+ * is taken): exit code 1, and its message is the whole line printed.
+ */
+export class RunError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunError';
+  }
+}
+
+/**
  * The task a command names is missing, or in a state the command cannot act on (cancel of an
  * active task): exit code 1, as for any other failure at run time.
  */
-export class TargetError extends Error {
+export class TargetError extends RunError {
   constructor(message: string) {
     super(message);
     this.name = 'TargetError';
@@ -63,12 +74,15 @@ export interface CommandFlags {
   port?: string;
   host?: string;
   token?: string;
+  'token-file'?: string;
 }
 
-/** A command's arguments: the positionals after its name, and its own flags. */
+/** A command's arguments: the positionals after its name, its own flags, and the environment. */
 export interface Input {
   args: string[];
   flags: CommandFlags;
+  /** io.env: for what should not be on the command line, which every user can read (a token). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Command {
@@ -80,7 +94,10 @@ export interface Command {
   details?: string;
   /** The command-specific flags it accepts; the global ones are always accepted. */
   flags: ReadonlyArray<keyof CommandFlags>;
-  /** Checks the arguments without I/O and returns what to run; throws UsageError. */
+  /**
+   * Checks the arguments before anything connects and returns what to run; throws UsageError.
+   * No I/O but one small local read: the dashboard's --token-file.
+   */
   prepare(input: Input): Run;
 }
 

@@ -1,31 +1,43 @@
 /**
  * `docket dashboard`: the web dashboard (lib/dashboard) on a local HTTP server, until Ctrl-C (or
  * io.signal) stops it. It binds 127.0.0.1 unless --host says otherwise: the dashboard can change
- * tasks, so it is not put on a network unasked. --token makes it ask for a token; the URL printed
- * carries it once, and the browser keeps it in a cookie.
+ * tasks, so it is not put on a network unasked. A token makes it ask for that token; the URL
+ * printed carries it once, and the browser keeps it in a cookie.
+ *
+ * The token comes from --token, --token-file or $DOCKET_DASHBOARD_TOKEN, in that order. A flag's
+ * value is in the process list (ps, /proc/<pid>/cmdline) for every user of the machine to read;
+ * a file's or the environment's is not.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { serveDashboard } from '../dashboard';
+import { hostName } from '../dashboard/options';
 import { intArg } from './args';
-import { positionals, UsageError, type Command } from './command';
+import { positionals, RunError, UsageError, type Command, type Input } from './command';
 
 /** Tokens the dashboard accepts (lib/dashboard/options.ts): long enough not to be guessed. */
 const TOKEN = /^[\x21-\x7e]{16,512}$/;
+const TOKEN_HINT = 'expected 16 to 512 visible ASCII characters';
+export const TOKEN_ENV = 'DOCKET_DASHBOARD_TOKEN';
+
+/** More than any token file holds: reading stops there, so a wrong path (/dev/zero) cannot fill memory. */
+const MAX_TOKEN_FILE_BYTES = 4096;
 
 export const dashboard: Command = {
   name: 'dashboard',
   usage: '',
   summary: 'serve the web dashboard on http://127.0.0.1 until Ctrl-C',
-  details: 'Opens no browser: open the URL it prints. With --host 0.0.0.0 it listens on every address; set --token then.',
-  flags: ['port', 'host', 'token'],
+  details:
+    'Opens no browser: open the URL it prints. With --host 0.0.0.0 it listens on every address; set a token then.\n' +
+    `The token may also come from $${TOKEN_ENV}, which --token and --token-file override.`,
+  flags: ['port', 'host', 'token', 'token-file'],
   prepare(input) {
     positionals('dashboard', input, []);
     const port = intArg('port', input.flags.port, 0, 65535, 8650);
-    const host = input.flags.host ?? '127.0.0.1';
-    const token = input.flags.token;
-    if (token !== undefined && !TOKEN.test(token)) throw new UsageError('bad --token: expected 16 to 512 visible ASCII characters');
+    const host = hostArg(input.flags.host);
+    const token = tokenOf(input);
     return async (ctx) => {
       const scheduler = await ctx.connect();
-      const server = await serveDashboard(scheduler, { port, host, token });
+      const server = await serveDashboard(scheduler, { port, host, token }).catch((err: unknown) => Promise.reject(listenError(err, host, port)));
       const stopped = ctx.interrupted();
       ctx.out.emit({ url: server.url, host, port: Number(new URL(server.url).port) }, () => `docket dashboard: ${server.url}\nPress Ctrl-C to stop.\n`);
       await new Promise<void>((resolve) => (stopped.aborted ? resolve() : stopped.addEventListener('abort', () => resolve(), { once: true })));
@@ -34,3 +46,68 @@ export const dashboard: Command = {
     };
   },
 };
+
+function hostArg(text: string | undefined): string {
+  if (text === undefined) return '127.0.0.1';
+  const result = hostName.safeParse(text);
+  if (!result.success) throw new UsageError(`invalid --host '${text}': ${result.error.issues[0].message}`);
+  return text;
+}
+
+function tokenOf(input: Input): string | undefined {
+  const { token, 'token-file': file } = input.flags;
+  if (token !== undefined && file !== undefined) throw new UsageError('dashboard: give --token or --token-file, not both');
+  if (token !== undefined) return checked(token, 'bad --token');
+  if (file !== undefined) return checked(readTokenFile(file), `bad token in --token-file '${file}'`);
+  // Empty counts as unset, as `DOCKET_DASHBOARD_TOKEN= docket dashboard` means.
+  const fromEnv = input.env[TOKEN_ENV];
+  return fromEnv === undefined || fromEnv === '' ? undefined : checked(fromEnv, `bad $${TOKEN_ENV}`);
+}
+
+/** The token if it is one; the message never repeats a refused value, which may be a near-miss secret. */
+function checked(token: string, what: string): string {
+  if (!TOKEN.test(token)) throw new UsageError(`${what}: ${TOKEN_HINT}`);
+  return token;
+}
+
+/** The file's text, trimmed: an editor's final newline is no part of the token. */
+function readTokenFile(path: string): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
+    let size = 0;
+    for (let n = -1; n !== 0 && size < buffer.length; size += n) n = readSync(fd, buffer, size, buffer.length - size, null);
+    return buffer.subarray(0, size).toString('utf8').trim();
+  } catch (err) {
+    throw new UsageError(`cannot read --token-file '${path}': ${codeOf(err) ?? String(err)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** A Node system error's code (ENOENT, EADDRINUSE), by duck type: it may come from another realm. */
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** What the listen errors an operator can cause mean, in the words of a fix. */
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the port is in use',
+  EACCES: 'permission denied (a port below 1024 needs privileges)',
+  EADDRNOTAVAIL: 'this machine has no such address',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved (DNS did not answer)',
+};
+
+/**
+ * A failure to listen (a Node system error, which names its syscall: listen, getaddrinfo) as one
+ * line naming the address; anything else (a docket error) as it is.
+ */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const code = codeOf(err);
+  if (code === undefined || typeof (err as { syscall?: unknown }).syscall !== 'string') return err;
+  const why = LISTEN_ERRORS[code] ?? (err as Error).message;
+  return new RunError(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${why}`);
+}

@@ -1,8 +1,10 @@
 /**
  * How the CLI shows things to a person: aligned tables, times relative to the Redis server's
  * clock, and one-line previews of payloads and errors. Everything here is pure text; --json
- * output bypasses it.
+ * output bypasses it. What comes from Redis goes through lib/printable.ts, as in the dashboard:
+ * hidden characters are escaped and impossible times marked, never thrown on.
  */
+import { invalidTime, isoTime, printable, printableLines, validTime } from '../printable';
 
 /** A table column: its heading, and whether its cells line up on the right (numbers). */
 export interface Column {
@@ -15,8 +17,8 @@ export const NONE = '-';
 
 /**
  * Rows under their headings, each column as wide as its widest cell, two spaces apart. Cells are
- * made printable first: a task's key or error may hold escape sequences that would repaint the
- * operator's terminal.
+ * made printable first: a name, key or error may hold an escape sequence that would repaint the
+ * operator's terminal, or a bidi control that would reorder the row.
  */
 export function table(columns: Column[], rows: string[][]): string {
   const cells = rows.map((row) => row.map((cell) => printable(cell)));
@@ -34,13 +36,8 @@ export function fields(pairs: Array<[string, string]>): string {
   const width = Math.max(...pairs.map(([label]) => label.length));
   const indent = ' '.repeat(width + 2);
   // A multi-line value (a stack trace, pretty JSON) keeps its lines under the value column.
-  const value = (text: string) => printable(text, true).split('\n').join(`\n${indent}`);
+  const value = (text: string) => printableLines(text).split('\n').join(`\n${indent}`);
   return pairs.map(([label, text]) => `${label.padEnd(width)}  ${value(text)}`).join('\n') + '\n';
-}
-
-/** Control characters shown as `?`, newlines too unless `keepNewlines`. */
-export function printable(text: string, keepNewlines = false): string {
-  return text.replace(keepNewlines ? /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g : /[\u0000-\u001f\u007f-\u009f]/g, '?');
 }
 
 /** The first line of `text`, cut to `max` characters with an ellipsis. */
@@ -49,10 +46,6 @@ export function firstLine(text: string, max = 60): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** A payload as compact one-line JSON, cut to `max` characters. */
-export function preview(data: unknown, max = 40): string {
-  return firstLine(JSON.stringify(data) ?? 'undefined', max);
-}
 
 const UNITS: Array<[string, number]> = [
   ['d', 86_400_000],
@@ -75,9 +68,11 @@ export function duration(ms: number): string {
 
 /**
  * `at` as seen from `now` (both epoch ms on the Redis clock): `in 5s`, `3m ago`, or `now` within
- * a second. Judged against the server's clock, not this machine's, which may be off.
+ * a second. Judged against the server's clock, not this machine's, which may be off. A time no
+ * Date can hold (a bad record's run-at of 1e300) is marked: `invalid time (1e+300)`.
  */
 export function relative(at: number, now: number): string {
+  if (!validTime(at)) return invalidTime(at);
   const diff = at - now;
   if (Math.abs(diff) < 1000) return 'now';
   return diff > 0 ? `in ${duration(diff)}` : `${duration(diff)} ago`;
@@ -85,11 +80,12 @@ export function relative(at: number, now: number): string {
 
 /** An instant as ISO 8601 UTC followed by its relative form: `2030-01-01T00:00:00.000Z (in 5s)`. */
 export function instant(at: number, now: number): string {
-  return `${new Date(at).toISOString()} (${relative(at, now)})`;
+  return validTime(at) ? `${isoTime(at)} (${relative(at, now)})` : invalidTime(at);
 }
 
 /** How long an active task's lease has left: `12s`, or `expired 3s ago` for a lapsed one. */
 export function leaseLeft(until: number | null, now: number): string {
   if (until === null) return NONE;
+  if (!validTime(until)) return invalidTime(until);
   return until >= now ? duration(until - now) : `expired ${duration(now - until)} ago`;
 }

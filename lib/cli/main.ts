@@ -1,14 +1,18 @@
 /**
  * The CLI's entry point as a function: arguments and streams in, exit code out, so the tests run
  * it in-process against a real Redis. Every argument is checked before connecting; the scheduler
- * is closed whatever happens; failures become one line on stderr, never a stack trace.
+ * is closed whatever happens; failures become one line on stderr, never a stack trace (unless
+ * DOCKET_DEBUG=1 asks for the stack of an unexpected one). Everything printed goes through
+ * lib/printable.ts: names from Redis cannot hide or reorder what the operator reads.
  */
 import { redact, withDeadline } from '../connection';
 import { ConnectionError, DocketError, TimeoutError, ValidationError } from '../errors';
+import { printable, printableJson, printableLines } from '../printable';
 import { createScheduler, type Scheduler } from '../scheduler';
 import { intArg, readArgs } from './args';
-import { TargetError, UsageError, type Output, type Run, type RunContext } from './command';
+import { RunError, UsageError, type Output, type Run, type RunContext } from './command';
 import { findCommand } from './commands';
+import { firstLine } from './format';
 
 /** The CLI's view of the process, so tests can hand it their own. */
 export interface Io {
@@ -68,10 +72,10 @@ function planOf(argv: string[], env: Io['env']): Plan {
   const timeout = intArg('timeout', a.timeout, 1, 600_000, DEFAULT_TIMEOUT_MS);
   const base = { json: a.json, url: a.url ?? env.REDIS_URL ?? DEFAULT_URL, prefix: a.prefix ?? 'docket', timeout };
   // --help anywhere is `docket help [command]`, whatever else the line holds.
-  if (a.help || !command) return { ...base, run: findCommand('help').prepare({ args: command ? [command.name] : [], flags: {} }) };
+  if (a.help || !command) return { ...base, run: findCommand('help').prepare({ args: command ? [command.name] : [], flags: {}, env }) };
   const refused = a.given.find((flag) => !command.flags.includes(flag));
   if (refused) throw new UsageError(`${command.name} does not take --${refused}`);
-  return { ...base, run: command.prepare(a.input) };
+  return { ...base, run: command.prepare({ ...a.input, env }) };
 }
 
 /**
@@ -95,8 +99,9 @@ function output(io: Io, json: boolean): Output {
   return {
     json,
     tty: io.stdout.isTTY === true,
+    // JSON keeps its meaning with hidden characters as \u escapes; text gets them escaped visibly.
     emit(doc, text) {
-      io.stdout.write(json ? `${JSON.stringify(doc, null, 2)}\n` : text());
+      io.stdout.write(json ? `${printableJson(doc, 2)}\n` : printableLines(text()));
     },
     write(text) {
       io.stdout.write(text);
@@ -127,10 +132,11 @@ function interruption(external: AbortSignal | undefined): { signal(): AbortSigna
 /** Writes what went wrong to stderr and returns the exit code for it. */
 function fail(io: Io, err: unknown, url: string): number {
   if (err instanceof UsageError || err instanceof ValidationError) {
-    io.stderr.write(`docket: ${usageMessage(err)}\nRun 'docket help' for usage.\n`);
+    io.stderr.write(`docket: ${printable(usageMessage(err))}\nRun 'docket help' for usage.\n`);
     return 2;
   }
-  io.stderr.write(`docket: ${describe(err, url)}\n`);
+  io.stderr.write(`docket: ${printable(describe(err, url))}\n`);
+  if (io.env.DOCKET_DEBUG === '1' && isError(err) && err.stack) io.stderr.write(`${printableLines(err.stack)}\n`);
   return 1;
 }
 
@@ -145,14 +151,26 @@ function usageMessage(err: UsageError | ValidationError): string {
 
 function describe(err: unknown, url: string): string {
   const where = redact(url);
-  if (err instanceof TargetError) return err.message;
+  if (err instanceof RunError) return err.message;
   if (err instanceof ConnectionError) {
     // The innermost cause says why (ECONNREFUSED, ENOTFOUND); drop its repeat of the URL.
     return `cannot reach Redis at ${where}: ${rootCause(err).replace(`cannot connect to ${where}: `, '')}`;
   }
   if (err instanceof DocketError) return `Redis at ${where}: ${err.message}`;
-  // Not a docket error: a bug in the CLI. Its stack is what will find it.
-  return `unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+  if (!isError(err)) return `unexpected error: ${String(err)}`;
+  // The CLI parses nothing but what Redis holds: a record that is not JSON (written by hand, or
+  // by another program) fails the read of that record, and the operator should know it is data.
+  if (err.name === 'SyntaxError') return `a record in Redis is unreadable: ${firstLine(err.message, 200)}`;
+  // A Node system error (EPIPE, EMFILE) says what happened in its message.
+  if (typeof (err as { syscall?: unknown }).syscall === 'string') return err.message;
+  // Not a docket error: a bug in the CLI. DOCKET_DEBUG=1 prints the stack that will find it.
+  return `unexpected error: ${err.name}: ${err.message.split('\n', 1)[0]} (DOCKET_DEBUG=1 prints its stack)`;
+}
+
+/** By shape, not instanceof: an error from another realm (node internals under jest) is no `Error` here. */
+function isError(err: unknown): err is Error {
+  const e = err as { name?: unknown; message?: unknown } | null;
+  return typeof e === 'object' && e !== null && typeof e.name === 'string' && typeof e.message === 'string';
 }
 
 function rootCause(err: Error): string {

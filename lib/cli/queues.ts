@@ -3,6 +3,7 @@
  * and purging its dead tasks.
  */
 import type { QueueStats } from '../admin';
+import { printable } from '../printable';
 import type { Scheduler } from '../scheduler';
 import { queueArg } from './args';
 import { positionals, type Command } from './command';
@@ -42,7 +43,7 @@ export function statsCells({ queue, stats: st }: QueueRow): string[] {
 
 /** Said instead of an empty table: most often the prefix is not the one the app uses. */
 export function noQueues(prefix: string): string {
-  return `no queues under prefix '${prefix}' (none has had a task put on it; is --prefix right?)\n`;
+  return `no queues under prefix '${printable(prefix)}' (none has had a task put on it; is --prefix right?)\n`;
 }
 
 export const stats: Command = {

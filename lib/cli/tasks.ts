@@ -3,16 +3,16 @@
  * re-queue one. A command whose task is missing, or in a state it cannot act on, fails with a
  * TargetError (exit 1) that says which.
  */
-import type { TaskPage } from '../admin';
+import type { PreviewPage, PreviewTask } from '../admin';
 import type { Json } from '../payload';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo, TaskState } from '../task';
 import { hashArg, intArg, queueArg, stateArg } from './args';
 import { positionals, TargetError, UsageError, type Command, type Run } from './command';
-import { fields, firstLine, instant, leaseLeft, NONE, preview, relative, table, type Column } from './format';
+import { fields, firstLine, instant, leaseLeft, NONE, relative, table, type Column } from './format';
 import { parseWhen, resolveWhen } from './when';
 
-type Listed = TaskPage['tasks'][number];
+type Listed = PreviewTask;
 
 
 /** A column of the list table and how to fill it from a task. */
@@ -24,7 +24,9 @@ interface Cell {
 const HASH: Cell = { column: { title: 'HASH' }, cell: (t) => t.hash };
 const ATTEMPTS: Cell = { column: { title: 'ATTEMPTS', right: true }, cell: (t) => `${t.attempts}/${t.maxAttempts}` };
 const GROUP: Cell = { column: { title: 'GROUP' }, cell: (t) => t.group ?? NONE };
-const DATA: Cell = { column: { title: 'DATA' }, cell: (t) => preview(t.data) };
+/** The table shows 40 characters of a payload: reading the first few hundred bytes is enough. */
+const TABLE_PREVIEW_BYTES = 256;
+const DATA: Cell = { column: { title: 'DATA' }, cell: (t) => firstLine(t.preview, 40) };
 const PENDING: Cell[] = [
   HASH,
   { column: { title: 'RUN AT' }, cell: (t, now) => relative(t.runAt, now) },
@@ -57,7 +59,7 @@ const CELLS: Record<TaskState, Cell[]> = {
   ],
 };
 
-function pageText(queue: string, state: TaskState, offset: number, page: TaskPage): string {
+function pageText(queue: string, state: TaskState, offset: number, page: PreviewPage): string {
   if (page.tasks.length === 0) {
     return page.total === 0 ? `no ${state} tasks in queue '${queue}'\n` : `no ${state} tasks past offset ${offset} (${page.total} in all)\n`;
   }
@@ -80,8 +82,15 @@ export const list: Command = {
     const limit = intArg('limit', input.flags.limit, 1, 1000, 100);
     const offset = intArg('offset', input.flags.offset, 0, 1_000_000_000, 0);
     return async ({ connect, out }) => {
-      const page = await (await connect()).list(state, { queue, limit, offset });
-      out.emit({ queue, state, offset, limit, ...page }, () => pageText(queue, state, offset, page));
+      const scheduler = await connect();
+      // --json prints whole tasks; a table needs only the head of each payload, not up to 1,000 whole ones.
+      if (out.json) {
+        const page = await scheduler.list(state, { queue, limit, offset });
+        out.emit({ queue, state, offset, limit, ...page }, () => '');
+      } else {
+        const page = await scheduler.list(state, { queue, limit, offset, preview: TABLE_PREVIEW_BYTES });
+        out.emit(null, () => pageText(queue, state, offset, page));
+      }
       return 0;
     };
   },

@@ -4,6 +4,7 @@
  * --json each frame is one line of JSON, so the output can be piped into a line reader.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isoTime, printable, printableJson } from '../printable';
 import type { Scheduler } from '../scheduler';
 import { intervalArg, queueArg } from './args';
 import { positionals, type Command, type RunContext } from './command';
@@ -64,16 +65,17 @@ async function read(s: Scheduler, queue: string | undefined): Promise<Frame> {
 function draw({ out, prefix }: RunContext, frame: Frame, previous: Frame | undefined, interval: number): void {
   if (out.json) {
     const doc = frame.error ? { at: frame.at, error: frame.error } : { at: frame.at, queues: frame.rows.map(statsJson) };
-    out.write(`${JSON.stringify(doc)}\n`);
+    out.write(`${printableJson(doc)}\n`);
     return;
   }
-  const head = `docket watch  prefix '${prefix}'  ${new Date(frame.at).toISOString()}  every ${interval / 1000}s, Ctrl-C to stop\n\n`;
-  // A terminal gets each frame in place; a pipe or file gets them one after another.
+  const head = `docket watch  prefix '${printable(prefix)}'  ${isoTime(frame.at)}  every ${interval / 1000}s, Ctrl-C to stop\n\n`;
+  // A terminal gets each frame in place; a pipe or file gets them one after another. Frames are
+  // written raw (the clear-screen sequence is ours): what comes from Redis is made printable here.
   out.write(`${out.tty ? CLEAR : previous ? '\n' : ''}${head}${body(frame, previous, prefix)}`);
 }
 
 function body(frame: Frame, previous: Frame | undefined, prefix: string): string {
-  if (frame.error) return `cannot read stats: ${frame.error} (retrying)\n`;
+  if (frame.error) return `cannot read stats: ${printable(frame.error)} (retrying)\n`;
   if (frame.rows.length === 0) return noQueues(prefix);
   const columns = [...STATS_COLUMNS, { title: 'DONE/S', right: true }, { title: 'FAILED/S', right: true }];
   const before = new Map(previous?.rows.map((row) => [row.queue, row.stats.totals]));

@@ -3,11 +3,11 @@
  * and the chosen queue's chart, timeline and lists), and the actions its buttons post. Every
  * action checks its input and that the task or queue exists before it writes anything.
  */
-import type { QueueStats } from '../admin';
+import type { PreviewListOptions, PreviewTask, QueueStats } from '../admin';
 import type { Throughput } from '../events';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo, TaskState } from '../task';
-import { clip, preview } from './html';
+import { clip } from './html';
 import { HttpError } from './http';
 import { parseQueueBody, parseRescheduleBody, parseTaskBody } from './options';
 
@@ -15,8 +15,10 @@ import { parseQueueBody, parseRescheduleBody, parseTaskBody } from './options';
 export interface TaskView {
   hash: string;
   state: TaskState;
-  /** The payload as one line of JSON, cut to 120 characters. */
+  /** The start of the payload's JSON, cut to 120 characters; it ends in `…` when cut. */
   preview: string;
+  /** The whole payload's size in bytes. */
+  bytes: number;
   runAt: number;
   expireAt: number | null;
   attempts: number;
@@ -55,12 +57,20 @@ export interface Overview {
 export const CHART_WINDOW_MS = 600_000;
 export const CHART_BUCKET_MS = 10_000;
 const MAX_ERROR_CHARS = 2000;
+const MAX_PREVIEW_CHARS = 120;
+/**
+ * Payload bytes read per task: 120 characters of JSON take at most 480 bytes of UTF-8. A refresh
+ * then reads about 40 × 512 bytes of payload, whatever the payloads weigh.
+ */
+const PREVIEW_BYTES = 512;
 
-function toView(task: TaskInfo<unknown> & { diedAt: number | null }): TaskView {
+function toView(task: PreviewTask): TaskView {
+  const whole = Buffer.byteLength(task.preview) >= task.bytes;
   return {
     hash: task.hash,
     state: task.state,
-    preview: preview(task.data),
+    preview: clip(task.preview, MAX_PREVIEW_CHARS, !whole || task.preview.length > MAX_PREVIEW_CHARS),
+    bytes: task.bytes,
     runAt: task.runAt,
     expireAt: task.expireAt,
     attempts: task.attempts,
@@ -75,7 +85,8 @@ function toView(task: TaskInfo<unknown> & { diedAt: number | null }): TaskView {
 }
 
 async function page(scheduler: Scheduler, state: TaskState, queue: string, limit: number): Promise<TaskList & { now: number }> {
-  const p = await scheduler.list<unknown>(state, { queue, limit });
+  const options: PreviewListOptions = { queue, limit, preview: PREVIEW_BYTES };
+  const p = await scheduler.list(state, options);
   return { now: p.now, total: p.total, tasks: p.tasks.map(toView) };
 }
 

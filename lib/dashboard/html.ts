@@ -2,8 +2,10 @@
  * Safe HTML for the dashboard. Task payloads and error texts are user data, so every value put
  * into the `html` template is escaped unless it is itself an `Html` built the same way: an
  * unescaped string can only come from `trusted()`, which is kept for the page's own constants.
- * Also the small formatters the page shares: durations, payload previews.
+ * Also the small formatters the page shares: durations, sizes, clipped texts, and times, which go
+ * through lib/printable.ts as in the CLI, so a time no Date can hold is marked, not thrown on.
  */
+import { invalidTime, isoTime, validTime } from '../printable';
 
 /** A piece of markup that is safe to insert as it is. */
 export class Html {
@@ -48,15 +50,23 @@ export function scriptJson(value: unknown): Html {
   return new Html(JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029'));
 }
 
-/** The payload as one line of JSON, cut to `max` characters: enough to recognise a task. */
-export function preview(data: unknown, max = 120): string {
-  const text = JSON.stringify(data) ?? 'undefined';
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/**
+ * Cuts a long text (a payload, an error with its stack) to `max` characters with an ellipsis,
+ * never between the halves of an emoji. `cut` adds the ellipsis to a text already cut short
+ * elsewhere (a payload preview read from Redis).
+ */
+export function clip(text: string, max: number, cut = text.length > max): string {
+  if (!cut) return text;
+  let end = Math.min(text.length, max - 1);
+  if (end > 0 && end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  return `${text.slice(0, end)}…`;
 }
 
-/** Cuts a long text (an error with its stack) to `max` characters. */
-export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/** A payload size as a person reads it: `900 B`, `400 KiB`, `1.5 MiB`. */
+export function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 const UNITS: Array<[number, string]> = [
@@ -79,12 +89,18 @@ export function span(ms: number): string {
   return rest > 0 && whole < 10 ? `${whole} ${unit} ${rest} ${next[1]}` : `${whole} ${unit}`;
 }
 
-/** `in 12 s` for a time ahead of `now`, `12 s ago` for one behind it. */
+/** `in 12 s` for a time ahead of `now`, `12 s ago` for one behind it; `invalid time (1e+300)` for none. */
 export function relative(at: number, now: number): string {
+  if (!validTime(at)) return invalidTime(at);
   return at >= now ? `in ${span(at - now)}` : `${span(now - at)} ago`;
 }
 
-/** An epoch-ms instant as ISO-8601 UTC, for `<time datetime>` and tooltips. */
+/** An epoch-ms instant as ISO-8601 UTC, for tooltips; its invalid-time mark when no Date holds it. */
 export function iso(at: number): string {
-  return new Date(at).toISOString();
+  return isoTime(at);
+}
+
+/** `text` about the instant `at` in a `<time datetime>`, or the invalid-time mark, set apart, when `at` is none. */
+export function timeTag(at: number, text: string): Html {
+  return validTime(at) ? html`<time datetime="${isoTime(at)}">${text}</time>` : html`<span class="invalid">${invalidTime(at)}</span>`;
 }

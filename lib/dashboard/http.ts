@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DocketError, ValidationError } from '../errors';
+import { printable } from '../printable';
 
 /** A request the handler answers with an error status, and what it tells the caller. */
 export class HttpError extends Error {
@@ -92,7 +93,10 @@ export function toHttpError(err: unknown): HttpError {
   return new HttpError(500, 'ERR_INTERNAL', 'internal error');
 }
 
-/** The JSON body of an error response. */
+/**
+ * The JSON body of an error response. Its message is for a person (the page shows it in a toast)
+ * and may quote a queue name: hidden characters in it are escaped (lib/printable.ts).
+ */
 export function errorBody(err: HttpError): { error: { code: string; message: string; field?: string } } {
-  return { error: { code: err.code, message: err.message, ...(err.field === undefined ? {} : { field: err.field }) } };
+  return { error: { code: err.code, message: printable(err.message), ...(err.field === undefined ? {} : { field: err.field }) } };
 }

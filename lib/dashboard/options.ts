@@ -2,6 +2,7 @@
  * The dashboard's options, checked and defaulted by zod here and nowhere else (strict, so a
  * misspelled option is reported), and the checks on what an action request carries.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ValidationError } from '../errors';
 import { parse, queueName } from '../options';
@@ -39,6 +40,17 @@ const basePath = z
   .regex(/^(\/[A-Za-z0-9._~-]+)*\/?$/, { error: "expected '' or a path such as '/docket' (letters, digits, . _ ~ -)" })
   .transform((p) => p.replace(/\/$/, ''));
 
+/** A DNS name: dot-separated labels of letters, digits and inner hyphens. */
+const DNS_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/**
+ * The address to bind: an IP address or a host name, checked here so that a typo ('a b', '-h')
+ * is a ValidationError naming the option, not a DNS failure at listen time.
+ */
+export const hostName = z
+  .string({ error: 'expected a string' })
+  .refine((h) => isIP(h) !== 0 || DNS_NAME.test(h), { error: 'expected a host name or an IP address' });
+
 const dashboardShape = {
   token: token.optional(),
   basePath: basePath.default(''),
@@ -50,7 +62,7 @@ export const dashboardOptions = z.strictObject(dashboardShape);
 export const serveOptions = z.strictObject({
   ...dashboardShape,
   port: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 65535' }).max(65535, { error: 'must be from 0 to 65535' }).default(0),
-  host: z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }).max(255).default('127.0.0.1'),
+  host: hostName.default('127.0.0.1'),
 });
 
 export type ParsedDashboardOptions = z.output<typeof dashboardOptions>;

@@ -2,6 +2,7 @@
  * The whole page: the server renders every section for the first paint, so it is useful with
  * script off, and the same section renderers answer the client's refreshes (`fragments`).
  */
+import { printable } from '../printable';
 import type { Overview } from './api';
 import { chartSection } from './chart';
 import { CLIENT } from './client';
@@ -44,7 +45,7 @@ function section(name: FragmentName, part: Html | undefined, kind = 'card'): Htm
 export function renderPage(view: View, o: Overview, nonce: string): string {
   const f = fragments(view, o);
   const config = { api: `${view.base}/api/overview`, csrf: view.csrf, queue: o.selected?.name ?? null, interval: REFRESH_MS };
-  const title = o.selected ? `${o.selected.name} · docket` : 'docket';
+  const title = o.selected ? `${printable(o.selected.name)} · docket` : 'docket';
   const at = o.now === null ? '' : html` at <time datetime="${iso(o.now)}">${iso(o.now).slice(11, 19)} UTC</time>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -68,5 +69,5 @@ export function messagePage(status: number, heading: string, detail: string, non
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status} · docket</title><link rel="icon" href="data:,">
 <style nonce="${nonce}">${trusted(CSS)}</style></head><body><header class="top"><div class="brand">docket <span>dashboard</span></div></header>
-<main><section class="card"><h1>${heading}</h1><p>${detail}</p>${link}</section></main></body></html>`.text;
+<main><section class="card"><h1>${heading}</h1><p>${printable(detail)}</p>${link}</section></main></body></html>`.text;
 }

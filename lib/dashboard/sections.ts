@@ -2,11 +2,16 @@
  * The page's sections as HTML: the table of queues, the chosen queue's big counts, and its
  * active and dead tasks. The server renders them for the first paint and again for each refresh
  * the client asks for, so there is one renderer and one place where user data is escaped.
+ *
+ * Names, payloads and errors are shown through printable() (lib/printable.ts) before they are
+ * HTML-escaped: a bidi control in a queue name would reorder the row, a zero-width space make two
+ * queues look alike. Attributes that carry a value back (links, form fields, data-*) keep it raw.
  */
 import type { QueueStats } from '../admin';
+import { printable, printableLines } from '../printable';
 import type { Overview, QueueView, TaskList, TaskView } from './api';
 import { pauseForm, purgeForm, redriveForm, rescheduleForm, cancelForm, type View } from './forms';
-import { html, iso, relative, span, type Html } from './html';
+import { clip, html, relative, size, span, timeTag, type Html } from './html';
 
 const COUNTS = ['ready', 'delayed', 'active', 'dead', 'expired', 'deduplicated'] as const;
 
@@ -30,7 +35,7 @@ function pausedBadge(paused: boolean): Html {
 function queueRow(view: View, q: QueueView, selected: string | undefined): Html {
   const cells = COUNTS.map((c) => html`<td class="num ${c}" data-count="${c}">${q.stats[c].toLocaleString('en')}</td>`);
   return html`<tr data-queue="${q.name}"${q.name === selected ? html` class="selected" aria-current="true"` : ''}>
-<th scope="row"><a href="${queueLink(view, q.name)}">${q.name}</a></th>${cells}
+<th scope="row"><a href="${queueLink(view, q.name)}">${printable(q.name)}</a></th>${cells}
 <td>${pausedBadge(q.stats.paused)}</td><td class="end">${pauseForm(view, q.name, q.stats.paused)}</td></tr>`;
 }
 
@@ -54,7 +59,7 @@ export function summarySection(view: View, q: QueueView): Html {
   const banner = q.stats.paused
     ? html`<p class="banner" data-paused="true">Paused: workers claim nothing from this queue until it is resumed. Puts are still accepted.</p>`
     : '';
-  return html`<div class="title"><h1><span class="dim">queue</span> ${q.name}</h1>${pausedBadge(q.stats.paused)}${pauseForm(view, q.name, q.stats.paused)}</div>
+  return html`<div class="title"><h1><span class="dim">queue</span> ${printable(q.name)}</h1>${pausedBadge(q.stats.paused)}${pauseForm(view, q.name, q.stats.paused)}</div>
 ${banner}<div class="stats">${COUNTS.map((c) => card(q.stats, c))}</div>`;
 }
 
@@ -62,10 +67,18 @@ function shown(list: TaskList, what: string): Html {
   return list.total > list.tasks.length ? html`<p class="more">Showing ${list.tasks.length} of ${list.total.toLocaleString('en')} ${what}.</p>` : html``;
 }
 
-/** The payload preview, with the hash (and group or priority, when set) beneath it. */
+/** The payload preview, with the hash (and group, priority or size, when worth saying) beneath it. */
 export function taskCell(task: TaskView): Html {
-  const tags = [task.level > 0 ? html`<span class="tag">priority ${task.level}</span>` : '', task.group === null ? '' : html`<span class="tag">group ${task.group}</span>`];
-  return html`<td class="task"><code class="data" title="${task.preview}">${task.preview}</code><div class="hash">${task.hash}${tags}</div></td>`;
+  const preview = printable(task.preview);
+  // JSON never ends in '…': a preview that does was cut (api.ts), and its size is worth showing.
+  const cut = preview.endsWith('…');
+  const tags = [
+    task.level > 0 ? html`<span class="tag">priority ${task.level}</span>` : '',
+    task.group === null ? '' : html`<span class="tag">group ${printable(task.group)}</span>`,
+    cut ? html`<span class="tag">${size(task.bytes)}</span>` : '',
+  ];
+  const title = cut ? `${preview} (${size(task.bytes)})` : preview;
+  return html`<td class="task"><code class="data" title="${title}">${preview}</code><div class="hash">${task.hash}${tags}</div></td>`;
 }
 
 function leaseCell(task: TaskView, now: number): Html {
@@ -73,7 +86,7 @@ function leaseCell(task: TaskView, now: number): Html {
   const left = task.leaseUntil - now;
   const tone = left <= 0 ? 'lapsed' : left < 10_000 ? 'short' : 'ok';
   const text = left <= 0 ? `lapsed ${span(-left)} ago` : span(left);
-  return html`<td class="num lease ${tone}" data-lease-left="${left}"><time datetime="${iso(task.leaseUntil)}">${text}</time></td>`;
+  return html`<td class="num lease ${tone}" data-lease-left="${left}">${timeTag(task.leaseUntil, text)}</td>`;
 }
 
 /** Tasks leased right now: who holds each, and how long its lease has left. */
@@ -81,7 +94,7 @@ export function activeSection(view: View, queue: string, list: TaskList): Html {
   const head = html`<h2><span class="dot active"></span>Active <span class="count">${list.total}</span></h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No task is leased right now.</p>`;
   const rows = list.tasks.map(
-    (t) => html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="worker"><code>${t.worker ?? '–'}</code></td>${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
+    (t) => html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="worker"><code>${t.worker === null ? '–' : printable(t.worker)}</code></td>${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
   );
   return html`${head}<div class="scroll"><table data-queue="${queue}"><thead><tr><th>task</th><th>held by</th><th class="num">lease left</th><th class="num">attempt</th></tr></thead>
 <tbody>${rows}</tbody></table></div>${shown(list, 'active tasks')}`;
@@ -89,14 +102,14 @@ export function activeSection(view: View, queue: string, list: TaskList): Html {
 
 function errorCell(task: TaskView): Html {
   if (task.lastError === null) return html`<td class="error"><span class="dim">no error recorded</span></td>`;
-  const [first, ...rest] = task.lastError.split('\n');
+  const [first, ...rest] = task.lastError.split('\n').map(printable);
   if (rest.length === 0 && first.length <= 140) return html`<td class="error"><code>${first}</code></td>`;
-  return html`<td class="error"><details data-key="${task.hash}"><summary><code>${first.length > 140 ? `${first.slice(0, 139)}…` : first}</code></summary><pre>${task.lastError}</pre></details></td>`;
+  return html`<td class="error"><details data-key="${task.hash}"><summary><code>${clip(first, 140)}</code></summary><pre>${printableLines(task.lastError)}</pre></details></td>`;
 }
 
 function deadRow(view: View, queue: string, t: TaskView): Html {
-  const died = t.diedAt === null ? '–' : relative(t.diedAt, view.now);
-  return html`<tr data-hash="${t.hash}">${taskCell(t)}${errorCell(t)}<td class="num">${t.diedAt === null ? died : html`<time datetime="${iso(t.diedAt)}">${died}</time>`}</td><td class="num">${t.attempts} / ${t.maxAttempts}</td>
+  const died = t.diedAt === null ? '–' : timeTag(t.diedAt, relative(t.diedAt, view.now));
+  return html`<tr data-hash="${t.hash}">${taskCell(t)}${errorCell(t)}<td class="num">${died}</td><td class="num">${t.attempts} / ${t.maxAttempts}</td>
 <td class="end"><div class="actions">${redriveForm(view, queue, t.hash)}${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
 }
 

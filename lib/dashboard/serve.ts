@@ -1,7 +1,8 @@
 /**
  * The dashboard on a server of its own, for `docket dashboard` and for a quick look from a script.
  * It binds to 127.0.0.1 unless told otherwise: the dashboard can change tasks, so exposing it to
- * the network is a choice to make explicitly (with a token).
+ * the network is a choice to make explicitly (with a token). Its connections are bounded
+ * (LIMITS), so slow or idle clients cannot hold it: Node's defaults let a request take 300 s.
  */
 import { createServer, type Server } from 'node:http';
 import { parse } from '../options';
@@ -9,6 +10,20 @@ import type { Scheduler } from '../scheduler';
 import { dashboardHandler } from './handler';
 import { serveOptions, type ServeOptions } from './options';
 import { isLoopback, LOOPBACK_NAMES } from './security';
+
+/**
+ * The server's bounds. A page or an action is a few KB each way, sent at once, so 10 s for a
+ * request's headers and its whole body is generous; a client slower than that (or one that
+ * trickles bytes to hold a connection) is answered 408 and cut off. Node checks these deadlines
+ * every `connectionsCheckingInterval`, 30 s by default: 1 s keeps the cut near 10 s. A few tabs
+ * use a few connections each; past 100 at once, new ones are closed as they come.
+ */
+export const LIMITS = {
+  headersTimeout: 10_000,
+  requestTimeout: 10_000,
+  connectionsCheckingInterval: 1000,
+  maxConnections: 100,
+} as const;
 
 /** A running dashboard server. */
 export interface DashboardServer {
@@ -27,7 +42,9 @@ export async function serveDashboard(scheduler: Scheduler, options?: ServeOption
   // Bound to loopback, only this machine's names are valid Hosts: that defeats DNS rebinding.
   const hosts = isLoopback(host) ? new Set([...LOOPBACK_NAMES, host.includes(':') ? `[${host}]` : host]) : undefined;
   const handler = dashboardHandler(scheduler, rest, { hosts });
-  const server = createServer((req, res) => handler(req, res));
+  const { maxConnections, ...timeouts } = LIMITS;
+  const server = createServer(timeouts, (req, res) => handler(req, res));
+  server.maxConnections = maxConnections;
   await listen(server, port, host);
   const address = server.address();
   const bound = typeof address === 'object' && address !== null ? address.port : port;

@@ -16,6 +16,7 @@ code, pre, .hash, .worker { font-family: ui-monospace, SFMono-Regular, Menlo, Co
 a { color: var(--ready); text-decoration: none; }
 a:hover { text-decoration: underline; }
 .dim { color: var(--dim); font-weight: 400; }
+.invalid { color: var(--dead); font-style: italic; white-space: nowrap; }
 
 header.top { display: flex; align-items: center; gap: 16px; padding: 14px 28px; background: #111827; color: #f3f4f6; }
 header.top .brand { font-weight: 700; font-size: 20px; letter-spacing: .02em; }

@@ -3,9 +3,10 @@
  * placed by its run-at, and the table below lists the same numbers with what can be done. The
  * axis spans the smallest round horizon that holds every dot shown, so near tasks spread out.
  */
+import { printable, validTime } from '../printable';
 import type { TaskList, TaskView } from './api';
 import { cancelForm, rescheduleForm, type View } from './forms';
-import { html, iso, relative, span, type Html } from './html';
+import { html, relative, span, timeTag, type Html } from './html';
 import { taskCell } from './sections';
 
 const W = 960;
@@ -40,8 +41,18 @@ export function horizonFor(ms: number): [number, number] {
   return HORIZONS.find(([h]) => h >= ms) ?? HORIZONS[HORIZONS.length - 1];
 }
 
+/** How far ahead a task is due; a run-at no Date can hold (a bad record) counts as beyond every horizon. */
+function ahead(runAt: number, now: number): number {
+  return validTime(runAt) ? runAt - now : Infinity;
+}
+
+/** `due now`, `in 5 min`, or the invalid-time mark of a bad record's run-at. */
+function due(runAt: number, now: number): string {
+  return validTime(runAt) && runAt <= now ? 'due now' : relative(runAt, now);
+}
+
 function xOf(runAt: number, now: number, horizon: number): number {
-  const f = Math.min(1, Math.max(0, (runAt - now) / horizon));
+  const f = Math.min(1, Math.max(0, ahead(runAt, now) / horizon));
   return LEFT + f * (RIGHT - LEFT);
 }
 
@@ -60,8 +71,8 @@ function dots(view: View, tasks: TaskView[], xs: number[], lane: number[], axisY
   return tasks.map((t, i) => {
     const x = xs[i].toFixed(1);
     const y = axisY - DOT_R - 8 - lane[i] * GAP;
-    const when = t.runAt <= view.now ? 'due now' : relative(t.runAt, view.now);
-    return html`<g class="dot-task" data-hash="${t.hash}"><title>#${i + 1} ${when}: ${t.preview}</title><line class="stem" x1="${x}" x2="${x}" y1="${y + DOT_R}" y2="${axisY}"></line><circle cx="${x}" cy="${y}" r="${DOT_R}"></circle><text x="${x}" y="${y}" dy="4" text-anchor="middle">${i + 1}</text></g>`;
+    const when = due(t.runAt, view.now);
+    return html`<g class="dot-task" data-hash="${t.hash}"><title>#${i + 1} ${when}: ${printable(t.preview)}</title><line class="stem" x1="${x}" x2="${x}" y1="${y + DOT_R}" y2="${axisY}"></line><circle cx="${x}" cy="${y}" r="${DOT_R}"></circle><text x="${x}" y="${y}" dy="4" text-anchor="middle">${i + 1}</text></g>`;
   });
 }
 
@@ -77,7 +88,7 @@ function axis(horizon: number, step: number, axisY: number): Html {
 
 /** The drawing: as tall as the lanes its dots need, so a sparse timeline stays slim. */
 function drawing(view: View, tasks: TaskView[]): Html {
-  const [horizon, step] = horizonFor(Math.max(...tasks.map((t) => t.runAt - view.now)));
+  const [horizon, step] = horizonFor(Math.max(0, ...tasks.map((t) => ahead(t.runAt, view.now)).filter(Number.isFinite)));
   const xs = tasks.map((t) => xOf(t.runAt, view.now, horizon));
   const lane = lanes(xs);
   const axisY = ABOVE + (Math.max(...lane) + 1) * GAP + 8;
@@ -86,8 +97,8 @@ function drawing(view: View, tasks: TaskView[]): Html {
 }
 
 function row(view: View, queue: string, t: TaskView, n: number): Html {
-  const when = t.runAt <= view.now ? 'due now' : relative(t.runAt, view.now);
-  return html`<tr data-hash="${t.hash}"><td class="rank"><span class="pin">${n}</span></td><td class="num due"><time datetime="${iso(t.runAt)}">${when}</time></td>${taskCell(t)}<td class="num">${t.attempts} / ${t.maxAttempts}</td>
+  const when = due(t.runAt, view.now);
+  return html`<tr data-hash="${t.hash}"><td class="rank"><span class="pin">${n}</span></td><td class="num due">${timeTag(t.runAt, when)}</td>${taskCell(t)}<td class="num">${t.attempts} / ${t.maxAttempts}</td>
 <td class="end"><div class="actions">${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
 }
 

@@ -13,8 +13,8 @@ describe('de-duplication', () => {
     const s = await redis.scheduler();
     const first = await s.put({ user: 7, action: { kind: 'mail', to: ['a', 'b'] } });
     const second = await s.put({ action: { to: ['a', 'b'], kind: 'mail' }, user: 7 });
-    expect(first.added).toBe(true);
-    expect(second).toEqual({ ...first, added: false });
+    expect(first).toMatchObject({ added: true, status: 'added' });
+    expect(second).toEqual({ ...first, added: false, status: 'duplicate' });
     expect(await s.stats()).toMatchObject({ ready: 1, deduplicated: 1 });
   });
 
@@ -63,7 +63,8 @@ describe('de-duplication', () => {
     const { hash } = await s.put('doomed', { maxAttempts: 1 });
     expect(await s.fail((await s.claim())!, { retryIn: 0 })).toBe('dead');
     expect((await s.get(hash))!.state).toBe('dead');
-    expect(await s.put('doomed')).toMatchObject({ hash, added: true });
+    expect(await s.put('doomed')).toMatchObject({ hash, added: true, status: 'revived' });
+    expect(await s.put('doomed')).toMatchObject({ hash, added: false, status: 'duplicate' });
     expect(await s.get(hash)).toMatchObject({ state: 'ready', attempts: 0, lastError: null });
     expect(await s.stats()).toMatchObject({ ready: 1, dead: 0 });
   });
@@ -173,11 +174,11 @@ describe('putMany', () => {
   it('puts many tasks, in order, de-duplicating within the call as well', async () => {
     const s = await redis.scheduler();
     const results = await s.putMany([{ data: 'a' }, { data: 'b', options: { priority: true } }, { data: 'a' }, { data: 'c', options: { queue: 'other' } }]);
-    expect(results.map((r) => [r.added, r.queue])).toEqual([
-      [true, 'default'],
-      [true, 'default'],
-      [false, 'default'],
-      [true, 'other'],
+    expect(results.map((r) => [r.added, r.status, r.queue])).toEqual([
+      [true, 'added', 'default'],
+      [true, 'added', 'default'],
+      [false, 'duplicate', 'default'],
+      [true, 'added', 'other'],
     ]);
     expect(results[2].hash).toBe(results[0].hash);
     expect((await s.claimMany(10)).map((t) => t.data)).toEqual(['b', 'a']);

@@ -65,7 +65,7 @@ describe('every', () => {
     // A process whose look came late puts an occurrence that already ran (and left no task behind).
     const ctx = (s as unknown as { ctx: Context }).ctx;
     const late = await putOccurrences(ctx, 'default', 'job', [{ data: 'x', options: { queue: 'default', at: ran[0], key: `every:job:${ran[0]}` } }]);
-    expect(late).toEqual({ gone: false, results: [{ hash: '', added: false, queue: 'default', runAt: ran[0] }] });
+    expect(late).toEqual({ gone: false, results: [{ hash: '', added: false, status: 'duplicate', queue: 'default', runAt: ran[0] }] });
     // Without the schedule's record, the same call would have put it again.
     const plain = await putOccurrences(ctx, 'default', '', [{ data: 'x', options: { queue: 'default', at: ran[0], key: `every:job:${ran[0]}` } }]);
     expect(plain.results[0].added).toBe(true);

@@ -14,7 +14,7 @@ export { channels as tracingChannels } from './tracing';
 export { createDashboard, serveDashboard } from './dashboard';
 export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer } from './dashboard';
 export type { Carrier, PutMessage, ClaimMessage, AckMessage, FailMessage } from './tracing';
-export type { PutOptions, PutResult } from './put';
+export type { PutOptions, PutResult, PutStatus } from './put';
 export type { ClaimOptions, FailOptions } from './lease';
 export type { Worker, WorkOptions } from './worker';
 export type { Task, TaskInfo, TaskState } from './task';

@@ -40,11 +40,20 @@ export interface PutOptions {
   maxAttempts?: number;
 }
 
+/**
+ * What a put did: `added` a new task; `duplicate`, an identical live task was there (a result, not
+ * an error); `revived`, an identical task was dead, and this put sent it back to be run, its
+ * attempts reset. (`replaced` is reserved for the replace and debounce modes of issue 14.)
+ */
+export type PutStatus = 'added' | 'duplicate' | 'replaced' | 'revived';
+
 export interface PutResult {
   /** The task's id, the same for every put of the same data (or key) while the task lives. */
   hash: string;
   /** false when an identical task was already there: a duplicate is a result, not an error. */
   added: boolean;
+  /** What this put did; `added` is true for `added` and `revived`. */
+  status: PutStatus;
   queue: string;
   /** Run-at on the Redis clock (epoch ms); for a duplicate, the existing task's. */
   runAt: number;
@@ -224,7 +233,9 @@ async function send(ctx: Context, queue: string, chunk: Prepared[]): Promise<Put
   return (await call(ctx, queue, chunk, '')).map((r) => r.result);
 }
 
-/** One put.lua call; `code` is 1 (added), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
+const STATUS: Record<number, PutStatus> = { 1: 'added', 2: 'revived', 0: 'duplicate' };
+
+/** One put.lua call; `code` is 1 (added), 2 (revived), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
 async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: number; result: PutResult }>> {
   const args: Array<string | number> = [chunk.length, DEFAULT_MAX_ATTEMPTS, schedule, ctx.options.eventsMaxLength];
   for (const p of chunk) args.push(p.args[0], p.args[1], p.args[2]);
@@ -235,7 +246,7 @@ async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: st
   const results: Array<{ code: number; result: PutResult }> = [];
   for (let i = 0; i < chunk.length * 3; i += 3) {
     const code = Number(reply[i + 1]);
-    results.push({ code, result: { hash: String(reply[i]), added: code === 1, queue, runAt: Number(reply[i + 2]) } });
+    results.push({ code, result: { hash: String(reply[i]), added: code >= 1, status: STATUS[code] ?? 'duplicate', queue, runAt: Number(reply[i + 2]) } });
   }
   return results;
 }

@@ -40,8 +40,9 @@
                         priority the level 0-9; group '' for none; expire in ms after run-at, or '';
                         trace the producer's encoded trace context, kept for claim, or '';
                         key '' to de-dup on the payload
-  Returns: { id, added (1|0), run-at, ... } three entries per task, in call order; a skipped
-    occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
+  Returns: { id, code, run-at, ... } three entries per task, in call order; code 1 added, 2 a dead
+    task revived by this put, 0 a duplicate of a live task; a skipped occurrence answers
+    { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
 local READY, LEVELS, EVENTS = 4, 10, 25
 -- include: levels
 -- include: events
@@ -142,7 +143,7 @@ for i = 1, count do
         table.insert(delayed, runAt); table.insert(delayed, id)
         if not earliest or runAt < earliest then earliest, wake = runAt, true end
       end
-      table.insert(out, id); table.insert(out, 1); table.insert(out, runAt)
+      table.insert(out, id); table.insert(out, dead and 2 or 1); table.insert(out, runAt)
     end
   end
 end

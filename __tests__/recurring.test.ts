@@ -121,10 +121,12 @@ describe('unschedule', () => {
     const b = await redis.scheduler({ prefix: a.prefix });
     await a.every('job', 200, 'x');
     await b.every('job', 200, 'x');
-    expect((await a.stats()).delayed).toBe(1);
+    // The next occurrence is pending: delayed, or ready already if this machine is slow.
+    const pending = async () => ((st) => st.delayed + st.ready)(await a.stats());
+    expect(await pending()).toBe(1);
     expect(await a.unschedule('job')).toBe(true);
     expect(await a.listSchedules()).toEqual([]);
-    expect((await a.stats()).delayed).toBe(0);
+    expect(await pending()).toBe(0);
     // b's loop finds the schedule gone at its next look and puts nothing.
     await sleep(600);
     expect(await a.stats()).toMatchObject({ ready: 0, delayed: 0, active: 0 });

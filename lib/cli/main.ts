@@ -7,6 +7,7 @@
  */
 import { redact, withDeadline } from '../connection';
 import { ConnectionError, DocketError, TimeoutError, ValidationError } from '../errors';
+import { thrownText } from '../log';
 import { printable, printableJson, printableLines } from '../printable';
 import { createScheduler, type Scheduler } from '../scheduler';
 import { intArg, readArgs } from './args';
@@ -157,7 +158,8 @@ function describe(err: unknown, url: string): string {
     return `cannot reach Redis at ${where}: ${rootCause(err).replace(`cannot connect to ${where}: `, '')}`;
   }
   if (err instanceof DocketError) return `Redis at ${where}: ${err.message}`;
-  if (!isError(err)) return `unexpected error: ${String(err)}`;
+  // thrownText, not String(): a thrown Object.create(null) has no toString.
+  if (!isError(err)) return `unexpected error: ${thrownText(err)}`;
   // The CLI parses nothing but what Redis holds: a record that is not JSON (written by hand, or
   // by another program) fails the read of that record, and the operator should know it is data.
   if (err.name === 'SyntaxError') return `a record in Redis is unreadable: ${firstLine(err.message, 200)}`;

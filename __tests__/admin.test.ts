@@ -151,8 +151,8 @@ describe('list', () => {
     expect(whole.tasks[0]).toMatchObject({ hash, data: { text: 'a'.repeat(100_000) } });
     expect(whole.tasks[0]).not.toHaveProperty('preview');
 
-    const { preview, bytes, ...rest } = (await previews(s, 'ready', 20)).tasks[0];
-    expect({ preview, bytes }).toEqual({ preview: '{"text":"aaaaaaaaaaa', bytes: 100_000 + '{"text":""}'.length });
+    const { preview, bytes, progressPreview, ...rest } = (await previews(s, 'ready', 20)).tasks[0];
+    expect({ preview, bytes, progressPreview }).toEqual({ preview: '{"text":"aaaaaaaaaaa', bytes: 100_000 + '{"text":""}'.length, progressPreview: null });
     const { data: _, ...info } = whole.tasks[0];
     expect(rest).toEqual(info); // everything but the data, as without preview
 

@@ -192,6 +192,8 @@ describe('get and stats', () => {
       lastError: null,
       leaseUntil: null,
       worker: null,
+      progress: null,
+      keepResult: null,
     });
     const task = (await s.claim())!;
     expect(await s.get(a.hash)).toMatchObject({ state: 'active', attempts: 1, leaseUntil: task.leaseUntil });

@@ -2,7 +2,7 @@ import { toTaskInfo } from '../lib/task';
 
 describe('toTaskInfo', () => {
   it('reports null for fields a task does not have', () => {
-    const info = toTaskInfo('q', 'abc', ['"x"', JSON.stringify({ r: 10, m: 5, n: 0, c: 1 }), 'delayed']);
+    const info = toTaskInfo('q', 'abc', ['"x"', JSON.stringify({ r: 10, m: 5, n: 0, c: 1 }), 'delayed', null]);
     expect(info).toEqual({
       hash: 'abc',
       queue: 'q',
@@ -19,12 +19,16 @@ describe('toTaskInfo', () => {
       lastError: null,
       leaseUntil: null,
       worker: null,
+      progress: null,
+      keepResult: null,
     });
   });
 
   it('reads priority, key, last error and the holder', () => {
-    const meta = { r: 1, m: 3, n: 1, c: 1, p: 1, k: 'order-1', err: 'boom', l: 9, w: 'h:1:ab' };
-    expect(toTaskInfo('q', 'h', ['1', JSON.stringify(meta), 'active'])).toMatchObject({
+    const meta = { r: 1, m: 3, n: 1, c: 1, p: 1, k: 'order-1', err: 'boom', l: 9, w: 'h:1:ab', kr: 60000, pg: 1 };
+    expect(toTaskInfo('q', 'h', ['1', JSON.stringify(meta), 'active', '{"done":3}'])).toMatchObject({
+      progress: { done: 3 },
+      keepResult: 60000,
       priority: true,
       key: 'order-1',
       lastError: 'boom',

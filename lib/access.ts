@@ -30,6 +30,7 @@ export const REQUIRED: Readonly<Record<string, Line>> = {
   EXISTS: (k) => ['EXISTS', k.paused],
   SET: (k) => ['SET', k.paused, '1', 'NX'],
   PEXPIRE: (k) => ['PEXPIRE', k.acked, '1'],
+  PTTL: (k) => ['PTTL', k.results],
   TIME: () => ['TIME'],
   HDEL: (k) => ['HDEL', k.meta, 'f'],
   HEXISTS: (k) => ['HEXISTS', k.schedules, 'f'],
@@ -54,6 +55,7 @@ export const REQUIRED: Readonly<Record<string, Line>> = {
   ZREMRANGEBYSCORE: (k) => ['ZREMRANGEBYSCORE', k.acked, '0', '1'],
   ZREVRANGE: (k) => ['ZREVRANGE', k.levels, '0', '0'],
   ZSCORE: (k) => ['ZSCORE', k.delayed, 'm'],
+  XREVRANGE: (k) => ['XREVRANGE', k.events, '+', '-', 'COUNT', '1'],
 };
 
 /** Needed only while events are on (eventsMaxLength > 0): the outcome each script appends. */

@@ -76,6 +76,8 @@ export type PreviewTask = Omit<ListedTask, 'data'> & {
   preview: string;
   /** The whole payload's size in bytes (UTF-8); more than `preview` holds when it was cut. */
   bytes: number;
+  /** The first bytes of its progress's JSON, as `preview` is cut (`progress` is that JSON when whole), else null. */
+  progressPreview: string | null;
 };
 
 /** A page of tasks with their data. */
@@ -138,26 +140,28 @@ export async function list<T>(ctx: Context, state: unknown, options?: ListOption
   // ARGV preview 0 reads whole payloads: list() without the option keeps its data.
   const reply = (await ctx.scripts.run('list', ctx.keys(queue), [s, o.offset, o.limit, o.preview ?? 0])) as Array<string | number | null>;
   const records: ListReplyTask[] = [];
-  for (let i = 2; i < reply.length; i += 5) records.push(reply.slice(i, i + 5) as ListReplyTask);
+  for (let i = 2; i < reply.length; i += 6) records.push(reply.slice(i, i + 6) as ListReplyTask);
   const page = { now: Number(reply[0]), total: Number(reply[1]) };
   if (o.preview === undefined) return { ...page, tasks: records.map((r) => toListed<T>(queue, s, r)) };
   return { ...page, tasks: records.map((r) => toPreview(queue, s, r)) };
 }
 
 /** One task of the list script's reply: id, payload (or its head; null when missing), payload bytes, meta, score. */
-type ListReplyTask = [id: string, payload: string | null, bytes: number, meta: string, score: string];
+type ListReplyTask = [id: string, payload: string | null, bytes: number, meta: string, score: string, progress: string | null];
 
-function toListed<T>(queue: string, state: TaskState, [id, payload, , meta, score]: ListReplyTask): ListedTask<T> {
+function toListed<T>(queue: string, state: TaskState, [id, payload, , meta, score, progress]: ListReplyTask): ListedTask<T> {
   // A missing payload (a damaged record) reads as null, as it always has.
-  const info = toTaskInfo<T>(queue, id, [payload ?? 'null', meta, state]);
+  const info = toTaskInfo<T>(queue, id, [payload ?? 'null', meta, state, progress]);
   return { ...info, diedAt: state === 'dead' ? Number(score) : null };
 }
 
-function toPreview(queue: string, state: TaskState, [id, payload, bytes, meta, score]: ListReplyTask): PreviewTask {
-  const shown = { preview: payload ?? '', bytes: Number(bytes) };
+function toPreview(queue: string, state: TaskState, [id, payload, bytes, meta, score, progress]: ListReplyTask): PreviewTask {
+  const shown = { preview: payload ?? '', bytes: Number(bytes), progressPreview: progress || null };
   try {
-    // The head of a payload is no JSON to parse: the task's fields come from its meta alone.
-    const { data: _, ...fields } = toListed<null>(queue, state, [id, 'null', bytes, meta, score]);
+    // The head of a payload is no JSON to parse: the task's fields come from its meta alone (and
+    // the progress, when it came whole).
+    const { data: _, ...fields } = toListed<null>(queue, state, [id, 'null', bytes, meta, score, null]);
+    if (progress) fields.progress = wholeJson(progress);
     return { ...fields, ...shown };
   } catch (err) {
     // A record that is not docket's (written by hand, or damaged): a view shows what it can of it,
@@ -166,10 +170,19 @@ function toPreview(queue: string, state: TaskState, [id, payload, bytes, meta, s
   }
 }
 
+/** `text` parsed, or null when it is not whole JSON (a cut head). */
+function wholeJson(text: string): Json | null {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return null;
+  }
+}
+
 /** The fields of a task whose record cannot be read: nothing but NaN and null. */
 const UNREADABLE = {
   runAt: NaN, expireAt: null, attempts: NaN, maxAttempts: NaN, priority: false, level: 0,
-  group: null, key: null, leaseUntil: null, worker: null, diedAt: null,
+  group: null, key: null, leaseUntil: null, worker: null, diedAt: null, progress: null, keepResult: null,
 } as const;
 
 /**

@@ -60,13 +60,14 @@ export class MissingPeerError extends DocketError {
   }
 }
 
-/** The canonical payload is larger than `maxPayloadBytes`. Thrown before any I/O. */
+/** The canonical payload is larger than `maxPayloadBytes`, or a result or progress value larger than `maxResultBytes`. Thrown before any I/O. */
 export class PayloadTooLargeError extends ValidationError {
   readonly bytes: number;
   readonly limit: number;
 
-  constructor(field: string, bytes: number, limit: number) {
-    super(field, `payload is ${bytes} bytes, over the limit of ${limit} bytes`, 'ERR_PAYLOAD_TOO_LARGE');
+  /** `what` names the value in the message: a payload, a result, a progress value. */
+  constructor(field: string, bytes: number, limit: number, what = 'payload') {
+    super(field, `${what} is ${bytes} bytes, over the limit of ${limit} bytes`, 'ERR_PAYLOAD_TOO_LARGE');
     this.bytes = bytes;
     this.limit = limit;
   }

@@ -1,6 +1,6 @@
 /**
  * Queue events: the scripts append each task outcome (completed, failed, dead, expired,
- * deduplicated) to a per-queue Redis stream, capped by length (lua/include/events.lua). events()
+ * deduplicated, cancelled) and each progress report to a per-queue Redis stream, capped by length (lua/include/events.lua). events()
  * reads it as an async iterator, on a connection of its own, so any process can follow a queue,
  * and a producer can wait for its own task's outcome.
  */
@@ -10,8 +10,9 @@ import type { Context } from './context';
 import { type DocketError, fromRedisError } from './errors';
 import { errorFields } from './log';
 import { parse } from './options';
+import type { Json } from './payload';
 
-export type EventType = 'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated';
+export type EventType = 'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'cancelled' | 'progress';
 
 export interface QueueEvent {
   /** The stream entry id: events are ordered by it, and `from` resumes after it. */
@@ -26,6 +27,8 @@ export interface QueueEvent {
   readonly attempt: number | null;
   /** The failure, cut to its first 500 characters (failed, dead), else null; get() has it whole. */
   readonly error: string | null;
+  /** The progress reported (progress events of up to 1 KiB of JSON), else null; get() has a larger one. */
+  readonly progress: Json | null;
 }
 
 export interface EventsOptions {
@@ -122,6 +125,7 @@ function toEvent(queue: string, id: string, fields: string[]): QueueEvent {
     at: Number(id.slice(0, id.indexOf('-'))),
     attempt: attempt === undefined ? null : Number(attempt),
     error: f.get('error') ?? null,
+    progress: f.has('progress') ? (JSON.parse(f.get('progress')!) as Json) : null,
   };
 }
 
@@ -152,7 +156,7 @@ const throughputOptions = z
   })
   .refine((o) => o.window / o.bucket <= 1000, { error: 'window / bucket must be at most 1000 buckets', path: ['bucket'] });
 
-const TYPES: readonly EventType[] = ['completed', 'failed', 'dead', 'expired', 'deduplicated'];
+const TYPES: readonly EventType[] = ['completed', 'failed', 'dead', 'expired', 'deduplicated', 'cancelled', 'progress'];
 
 /** Outcomes per time bucket, counted from the events stream (what a throughput chart plots). */
 export async function throughput(ctx: Context, queue: string, options?: ThroughputOptions): Promise<Throughput> {

@@ -3,7 +3,8 @@
  * fenced leases. These are the public exports; everything else is internal.
  */
 export { createScheduler } from './scheduler';
-export type { Scheduler, SchedulerOptions, QueueOption } from './scheduler';
+export type { Scheduler, SchedulerOptions, QueueOption, ResultOptions } from './scheduler';
+export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome } from './outcome';
 export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './admin';
 export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './events';
 export type { Logger, LogFn } from './log';
@@ -16,7 +17,7 @@ export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer 
 export type { Carrier, PutMessage, ClaimMessage, AckMessage, FailMessage } from './tracing';
 export type { PutOptions, PutResult, PutStatus } from './put';
 export type { ClaimOptions, FailOptions } from './lease';
-export type { Worker, WorkOptions } from './worker';
+export type { Worker, WorkOptions, Handler } from './worker';
 export type { Task, TaskInfo, TaskState } from './task';
 export type { DeadTask, ListDeadOptions } from './dead';
 export type { GroupLimitOptions, GroupLimits } from './groups';

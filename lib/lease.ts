@@ -11,6 +11,13 @@ import { claimOptions, countArg, failOptions, parse, spanArg } from './options';
 import type { Span } from './time';
 import type { Task } from './task';
 import type { Json } from './payload';
+import { outcomeJson, progressOf } from './progress';
+
+/** A finished task to ack, with its result as JSON ('' for none) when its outcome is kept. */
+export interface Ack {
+  task: Task<unknown>;
+  result: string;
+}
 
 export interface ClaimOptions {
   queue?: string;
@@ -56,13 +63,14 @@ export async function claimBatch<T = Json>(
   count: number,
   leaseMs: number,
   worker: string,
-  acks: readonly Task<unknown>[] = [],
+  acks: readonly Ack[] = [],
+  keep = 0,
 ): Promise<ClaimBatch<T>> {
-  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks);
+  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks, keep);
   const claim = count === 0 ? call : () => traced(channels.claim, () => ({ queue, count }), call);
   if (acks.length === 0) return claim();
   let batch!: ClaimBatch<T>;
-  await traced(channels.ack, () => ({ queue, tasks: [...acks] }), async () => (batch = await claim()).acked);
+  await traced(channels.ack, () => ({ queue, tasks: acks.map((a) => a.task) }), async () => (batch = await claim()).acked);
   return batch;
 }
 
@@ -72,20 +80,22 @@ async function claimCall<T>(
   count: number,
   leaseMs: number,
   worker: string,
-  acks: readonly Task<unknown>[],
+  acks: readonly Ack[],
+  keep: number,
 ): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
   const token = newToken();
-  const args: Array<string | number> = [count, leaseMs, token, worker, deadMaxCount, deadMaxAge, ackMemory(ctx), ctx.options.eventsMaxLength, acks.length];
-  for (const task of acks) args.push(task.hash, task.token);
+  const args: Array<string | number> = [count, leaseMs, token, worker, deadMaxCount, deadMaxAge, ackMemory(ctx), ctx.options.eventsMaxLength, keep, acks.length];
+  for (const { task, result } of acks) args.push(task.hash, task.token, result);
   const what = count === 0 ? 'ack' : 'claim';
   const reply = (await ctx.scripts.run('claim', ctx.keys(queue), args, what)) as Array<string | number | null>;
   const now = Number(reply[0]);
   const acked = reply.slice(2, 2 + acks.length).map((ok) => ok === 1);
   const tasks: Task<T>[] = [];
-  for (let i = 2 + acks.length; i < reply.length; i += 6) {
+  for (let i = 2 + acks.length; i < reply.length; i += 7) {
     const expireAt = reply[i + 4];
-    tasks.push({
+    const keepResult = reply[i + 6];
+    const task: Task<T> = {
       hash: String(reply[i]),
       queue,
       data: JSON.parse(String(reply[i + 1])) as T,
@@ -95,7 +105,10 @@ async function claimCall<T>(
       leaseUntil: now + leaseMs,
       token: `${token}:${tasks.length + 1}`,
       trace: decodeCarrier(String(reply[i + 5])),
-    });
+      keepResult: keepResult === '' ? null : Number(keepResult),
+      progress: (value: Json) => progressOf(ctx, task).report(value),
+    };
+    tasks.push(task);
   }
   return { tasks, now, nextDue: reply[1] === '' ? null : Number(reply[1]), acked };
 }
@@ -111,10 +124,23 @@ export function parseClaim(ctx: Context, options: ClaimOptions | undefined, coun
   return { queue: parsed.queue ?? ctx.options.queue, lease: parsed.lease };
 }
 
-/** Acks one task: a claim call that leases nothing. */
-export async function ack(ctx: Context, task: Task<unknown>): Promise<boolean> {
+/**
+ * Acks one task: a claim call that leases nothing. `result` (any JSON) is kept as the task's
+ * outcome when the task keeps one (keepResult), and checked either way.
+ */
+export async function ack(ctx: Context, task: Task<unknown>, result?: unknown): Promise<boolean> {
   checkTask(ctx, task);
-  return (await claimBatch(ctx, task.queue, 0, 0, '', [task])).acked[0];
+  return (await claimBatch(ctx, task.queue, 0, 0, '', [{ task, result: resultJson(ctx, task, result) }])).acked[0];
+}
+
+/**
+ * A handler's result as ack sends it: checked whenever given (not JSON, or over maxResultBytes,
+ * is a typed error), sent only when the task keeps its outcome ('' otherwise, and for none).
+ */
+export function resultJson(ctx: Context, task: Task<unknown>, result: unknown): string {
+  if (result === undefined) return '';
+  const json = outcomeJson(ctx, result, 'result');
+  return task.keepResult ? json : '';
 }
 
 export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'> {
@@ -142,7 +168,7 @@ export async function extend(ctx: Context, task: Task<unknown>, by: Span): Promi
   return true;
 }
 
-function checkTask(ctx: Context, task: Task<unknown>): void {
+export function checkTask(ctx: Context, task: Task<unknown>): void {
   const ok =
     typeof task === 'object' && task !== null && typeof task.hash === 'string' && typeof task.token === 'string';
   if (!ok) throw new ValidationError('task', 'expected a task returned by claim()');

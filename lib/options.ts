@@ -60,6 +60,10 @@ const span = z
 
 const positiveSpan = span.refine((ms) => ms > 0, { error: 'must be longer than 0 ms' });
 
+/** The longest a finished task's outcome is kept (keepResult): 30 days. */
+export const MAX_KEEP_RESULT_MS = 30 * 24 * 3600 * 1000;
+const keepResult = positiveSpan.refine((ms) => ms <= MAX_KEEP_RESULT_MS, { error: `must be at most 30 days (${MAX_KEEP_RESULT_MS} ms)` });
+
 const instant = z
   .union([z.number().finite().nonnegative(), z.date().refine((d) => !Number.isNaN(d.getTime()))], {
     error: 'expected a valid Date or epoch milliseconds',
@@ -102,6 +106,8 @@ export const schedulerOptions = z.strictObject({
   commandTimeout: positiveSpan.default(5000),
   /** Entries kept in each queue's events stream (about: trimming is approximate); 0 for none. */
   eventsMaxLength: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 10000000' }).max(10_000_000, { error: 'must be from 0 to 10000000' }).default(10_000),
+  /** Largest result (or progress value) a handler may report, in bytes of JSON. */
+  maxResultBytes: count(512 * 1024 * 1024).default(64 * 1024),
 });
 
 /** Deliveries before a task goes dead, unless put says otherwise. */
@@ -132,6 +138,7 @@ export const putOptions = z
     expire: positiveSpan.optional(),
     key: z.string({ error: 'expected a string' }).min(1).max(1024).refine(isWellFormed, wellFormed).optional(),
     maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
+    keepResult: keepResult.optional(),
   })
   .refine((o) => o.delay === undefined || o.at === undefined, {
     error: 'give either delay or at, not both',
@@ -171,6 +178,17 @@ export const workOptions = z.strictObject({
   onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
   shutdownTimeout: span.default(30_000),
   handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
+  /** How long a task's outcome is kept once it finishes, for tasks whose put gave none. */
+  keepResult: keepResult.optional(),
+});
+
+/** The longest result() waits: what one timer can count (setTimeout fires at once beyond it). */
+export const MAX_WAIT_MS = 2 ** 31 - 1;
+
+export const resultOptions = z.strictObject({
+  queue: queueName.optional(),
+  /** How long to wait for the task to finish; 0 (default) answers at once. */
+  wait: span.refine((ms) => ms <= MAX_WAIT_MS, { error: `must be at most 24 days (${MAX_WAIT_MS} ms)` }).default(0),
 });
 
 export const closeOptions = z.strictObject({ timeout: span.optional() });

@@ -38,6 +38,12 @@ export interface PutOptions {
   key?: string;
   /** Deliveries before the task goes dead. Default 5. */
   maxAttempts?: number;
+  /**
+   * Keep the task's outcome this long once it finishes (done with its result, dead with its last
+   * error, expired or cancelled), for `result()` to read; at most 30 days. Default: the worker's
+   * `keepResult`, else nothing is kept.
+   */
+  keepResult?: Span;
 }
 
 /**
@@ -207,10 +213,10 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
  * costs on both sides (encoding here, a Lua string in Redis). `trace` is an encoded carrier.
  */
 function optionsString(o: ParsedPut, trace: string): string {
-  const defaults = o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && trace === '';
+  const defaults = o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && o.keepResult === undefined && trace === '';
   if (defaults) return '';
   // The key goes last: it is the one field that may hold '|'.
-  return `${o.at === undefined ? (o.delay ?? 0) : ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.key ?? ''}`;
+  return `${o.at === undefined ? (o.delay ?? 0) : ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${o.key ?? ''}`;
 }
 
 /**

@@ -254,7 +254,7 @@ export async function unschedule(ctx: Context, queue: string, name: unknown): Pr
   if (latest !== null) {
     // The latest occurrence is an ordinary task, identified by its key: cancel it unless it has
     // run or is running (cancel leaves an active task to its worker).
-    await ctx.scripts.run('cancel', keys, [ctx.hash(identityOf('', occurrenceKey(checked, Number(latest))))]);
+    await ctx.scripts.run('cancel', keys, [ctx.hash(identityOf('', occurrenceKey(checked, Number(latest)))), ctx.options.eventsMaxLength]);
   }
   return existed === 1;
 }

@@ -18,7 +18,9 @@ import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
 import { checkLogger, type Logger } from './log';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
-import { instantArg, parse, schedulerOptions } from './options';
+import { instantArg, parse, resultOptions, schedulerOptions } from './options';
+import { result, type TaskOutcome } from './outcome';
+import { progressOf } from './progress';
 import type { Json } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
 import { listSchedules, Recurring, unschedule, type EveryOptions, type Schedule, type ScheduleInfo } from './recurring';
@@ -27,7 +29,7 @@ import { Scripts } from './scripts';
 import { sharded, type Sharded } from './shards';
 import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
 import type { Span } from './time';
-import { Worker, type WorkOptions } from './worker';
+import { Worker, type Handler, type WorkOptions } from './worker';
 
 export interface SchedulerOptions {
   /** Redis URL. Default `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`. */
@@ -45,6 +47,8 @@ export interface SchedulerOptions {
   queue?: string;
   /** Largest canonical payload accepted, in bytes. Default 512 KiB. */
   maxPayloadBytes?: number;
+  /** Largest result or progress value a handler may report, in bytes of JSON. Default 64 KiB. */
+  maxResultBytes?: number;
   /** Dead tasks kept per queue; the oldest beyond this are purged. Default 10,000. */
   deadMaxCount?: number;
   /** How long a dead task is kept. Default 7 days. */
@@ -71,6 +75,12 @@ export interface QueueOption {
   queue?: string;
 }
 
+export interface ResultOptions {
+  queue?: string;
+  /** Wait this long for the task to finish (ms or a Duration; at most 24 days). Default 0: answer now. */
+  wait?: Span;
+}
+
 export interface Scheduler {
   put(data: Json, options?: PutOptions): Promise<PutResult>;
   putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
@@ -79,10 +89,26 @@ export interface Scheduler {
   get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null>;
   claim<T = Json>(options?: ClaimOptions): Promise<Task<T> | null>;
   claimMany<T = Json>(count: number, options?: ClaimOptions): Promise<Task<T>[]>;
-  ack(task: Task<unknown>): Promise<boolean>;
+  /**
+   * Acks a claimed task: done. `result` (any JSON) is kept as its outcome when the task keeps one
+   * (keepResult); a result that is not JSON or is over maxResultBytes is a typed error.
+   */
+  ack(task: Task<unknown>, result?: Json): Promise<boolean>;
+  /**
+   * Stores a claimed task's latest progress, fenced like ack (false once the lease is lost);
+   * throttled to one write per task per 100 ms, the last value always written.
+   */
+  progress(task: Task<unknown>, value: Json): Promise<boolean>;
+  /**
+   * What docket knows of a task: `pending` or `active` while it lives; once finished, its kept
+   * outcome (`done` with the result, `dead` with the last error, `expired`, `cancelled`) for the
+   * task's keepResult span; null when docket knows nothing of it. With `wait`, resolves as soon as
+   * the task finishes, or with its live state when `wait` runs out.
+   */
+  result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null>;
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'>;
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
-  work<T = Json>(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>, options?: WorkOptions): Worker;
+  work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
   stats(options?: QueueOption): Promise<QueueStats>;
   /** Stops claims on a queue for every worker (puts are still accepted); false if it was paused. */
   pause(queue?: string): Promise<boolean>;
@@ -209,7 +235,7 @@ class DocketScheduler implements Scheduler {
   cancel(hash: string, options?: QueueOption): Promise<boolean> {
     return this.open(async () => {
       const { queue, id } = this.target(hash, options);
-      return (await this.ctx.scripts.run('cancel', this.ctx.keys(queue), [id])) === 1;
+      return (await this.ctx.scripts.run('cancel', this.ctx.keys(queue), [id, this.ctx.options.eventsMaxLength])) === 1;
     });
   }
 
@@ -217,7 +243,7 @@ class DocketScheduler implements Scheduler {
     return this.open(async () => {
       const { queue, id } = this.target(hash, options);
       const reply = await this.ctx.scripts.run('get', this.ctx.keys(queue), [id]);
-      return reply ? toTaskInfo<T>(queue, id, reply as [string, string, TaskState]) : null;
+      return reply ? toTaskInfo<T>(queue, id, reply as [string, string, TaskState, string | null]) : null;
     });
   }
 
@@ -233,8 +259,24 @@ class DocketScheduler implements Scheduler {
     });
   }
 
-  ack(task: Task<unknown>): Promise<boolean> {
-    return this.open(() => lease.ack(this.ctx, task));
+  ack(task: Task<unknown>, result?: Json): Promise<boolean> {
+    return this.open(() => lease.ack(this.ctx, task, result));
+  }
+
+  progress(task: Task<unknown>, value: Json): Promise<boolean> {
+    return this.open(() => {
+      lease.checkTask(this.ctx, task);
+      return progressOf(this.ctx, task).report(value);
+    });
+  }
+
+  result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null> {
+    return this.open(async () => {
+      const { id } = this.target(hash, undefined);
+      const o = parse(resultOptions, options ?? {}, 'options');
+      const queue = o.queue ?? this.ctx.options.queue;
+      return (await result(this.ctx, queue, id, o.wait, this.closing.signal)) as TaskOutcome<R> | null;
+    });
   }
 
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'> {
@@ -245,9 +287,9 @@ class DocketScheduler implements Scheduler {
     return this.open(() => lease.extend(this.ctx, task, by));
   }
 
-  work<T = Json>(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>, options?: WorkOptions): Worker {
+  work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker {
     if (this.closed) throw new ClosedError('scheduler');
-    const worker = new Worker(this.ctx, handler as (task: Task<unknown>, signal: AbortSignal) => Promise<void>, options);
+    const worker = new Worker(this.ctx, handler as Handler<unknown>, options);
     this.workers.add(worker);
     worker.closed.then(() => this.workers.delete(worker));
     return worker;

@@ -18,9 +18,9 @@ import { READY_LEVELS, type QueueKeys, type Suffix } from './keys';
  * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add tasks (put, reschedule,
  * redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
  * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
- * purge, and limit, which can let parked tasks go) are allow-oom, as is pause, so an operator can
+ * purge, progress, and limit, which can let parked tasks go) are allow-oom, as is pause, so an operator can
  * stop a queue whatever the memory: workers can still drain a full
- * Redis, which frees memory. Those that only read (get, stats, list, access) are no-writes.
+ * Redis, which frees memory. Those that only read (get, result, stats, list, access) are no-writes.
  */
 export type ScriptFlags = '' | 'allow-oom' | 'no-writes';
 
@@ -41,30 +41,32 @@ const LEVEL_KEYS = ['levels', ...READY_LEVELS, 'grouped', 'gtags', 'parked', 'ga
 export const SCRIPTS = {
   put: {
     flags: '',
-    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events'],
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events', 'progress'],
     args: ['count', 'maxAttempts', 'schedule', 'events'],
     each: ['id', 'payload', 'options'],
   },
   claim: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events'],
-    args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'acks'],
-    each: ['id', 'ackToken'],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress'],
+    args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'acks'],
+    each: ['id', 'ackToken', 'result'],
   },
   extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
     flags: 'allow-oom',
-    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events'],
+    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept'],
     args: ['id', 'token', 'retryIn', 'error', 'maxAttempts', 'events'],
   },
   release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake', ...LEVEL_KEYS], args: ['id', 'token'] },
   beat: { flags: 'allow-oom', keys: ['workers', 'held', 'active', 'wake'], args: ['worker', 'ttl'] },
   reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake', ...LEVEL_KEYS], args: ['id', 'at'] },
-  cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS], args: ['id'] },
-  get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead'], args: ['id'] },
-  list: { flags: 'no-writes', keys: ['delayed', 'ready', 'active', 'dead', 'data', 'meta', ...LEVEL_KEYS], args: ['state', 'offset', 'limit', 'preview'] },
+  cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress'], args: ['id', 'events'] },
+  get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead', 'progress'], args: ['id'] },
+  result: { flags: 'no-writes', keys: ['meta', 'delayed', 'active', 'dead', 'results', 'progress', 'events'], args: ['id', 'stream'] },
+  progress: { flags: 'allow-oom', keys: ['active', 'meta', 'progress', 'events'], args: ['id', 'token', 'value', 'events'] },
+  list: { flags: 'no-writes', keys: ['delayed', 'ready', 'active', 'dead', 'data', 'meta', ...LEVEL_KEYS, 'progress'], args: ['state', 'offset', 'limit', 'preview'] },
   redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake', ...LEVEL_KEYS], args: ['id', 'limit'] },
-  purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta'], args: ['limit'] },
+  purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta', 'progress'], args: ['limit'] },
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS, 'paused'], args: [] },
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
   pause: { flags: 'allow-oom', keys: ['paused', 'wake'], args: ['paused'] },

@@ -11,10 +11,10 @@ import { parse, queueName } from './options';
 import { canonicalJson, type Json } from './payload';
 import type { PutOptions, PutResult } from './put';
 import { sumStats, type QueueStats } from './admin';
-import type { Scheduler } from './scheduler';
-import type { Task } from './task';
+import type { TaskOutcome } from './outcome';
+import type { ResultOptions, Scheduler } from './scheduler';
 import type { Span } from './time';
-import type { Worker, WorkOptions } from './worker';
+import type { Handler, Worker, WorkOptions } from './worker';
 
 /** Most shards of one queue. */
 export const MAX_SHARDS = 1024;
@@ -29,7 +29,9 @@ export interface Sharded {
   /** The queue a task with this data (and key) goes to. */
   shardOf(data: Json, key?: string): string;
   /** Starts one worker per shard, each with the options given (so `concurrency` is per shard). */
-  work<T = Json>(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>, options?: Omit<WorkOptions, 'queue'>): ShardedWorker;
+  work<T = Json>(handler: Handler<T>, options?: Omit<WorkOptions, 'queue'>): ShardedWorker;
+  /** A task's outcome (see Scheduler.result), read from the shard its hash names. */
+  result<R = Json>(hash: string, options?: Omit<ResultOptions, 'queue'>): Promise<TaskOutcome<R> | null>;
   /** The shards' counts, added up. */
   stats(): Promise<QueueStats>;
 }
@@ -86,6 +88,13 @@ export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count
         workers,
         close: async (closeOptions) => void (await Promise.all(workers.map((w) => w.close(closeOptions)))),
       };
+    },
+    async result(hash, options) {
+      rejectQueue(options, 'options');
+      // The shard is the one the id's first 8 hex digits pick, as in shardOf.
+      const n = typeof hash === 'string' ? parseInt(hash.slice(0, 8), 16) : NaN;
+      if (!Number.isFinite(n)) throw new ValidationError('hash', 'expected the hash string that put() returned');
+      return scheduler.result(hash, { ...options, queue: queues[n % count] });
     },
     async stats() {
       return sumStats(await Promise.all(queues.map((queue) => scheduler.stats({ queue }))));

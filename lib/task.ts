@@ -26,6 +26,15 @@ export interface Task<T = Json> {
    * (see tracing.ts), else null.
    */
   readonly trace: Carrier | null;
+  /** How long (ms) the task's outcome is kept once it finishes, or null when it is not kept. */
+  readonly keepResult: number | null;
+  /**
+   * Stores the task's latest progress (any JSON), fenced like ack: resolves true once stored,
+   * false when the lease is lost. Writes are throttled to one per task per 100 ms; the last value
+   * is always written (before the task's ack). Throws a ValidationError at once for a value that
+   * is not JSON or is over `maxResultBytes`.
+   */
+  progress(value: Json): Promise<boolean>;
 }
 
 export type TaskState = 'delayed' | 'ready' | 'active' | 'dead';
@@ -54,6 +63,10 @@ export interface TaskInfo<T = Json> {
   readonly leaseUntil: number | null;
   /** Which worker holds the lease (host:pid:random) while active, else null. */
   readonly worker: string | null;
+  /** The latest progress its handler reported (kept until the task finishes), else null. */
+  readonly progress: Json | null;
+  /** How long its outcome is kept once it finishes (ms), else null. */
+  readonly keepResult: number | null;
 }
 
 /** The stored metadata; single letters keep each of a million records small. */
@@ -73,10 +86,12 @@ export interface Meta {
   w?: string; // worker holding the lease
   tp?: string; // the producer's trace context, encoded (tracing.ts)
   err?: string; // last error
+  kr?: number; // keep the outcome this long once finished (ms)
+  pg?: 1; // has reported progress (in the queue's `progress` hash)
 }
 
-export function toTaskInfo<T>(queue: string, hash: string, reply: [string, string, TaskState]): TaskInfo<T> {
-  const [payload, metaJson, state] = reply;
+export function toTaskInfo<T>(queue: string, hash: string, reply: [string, string, TaskState, string | null]): TaskInfo<T> {
+  const [payload, metaJson, state, progress] = reply;
   const meta = JSON.parse(metaJson) as Meta;
   return {
     hash,
@@ -94,5 +109,7 @@ export function toTaskInfo<T>(queue: string, hash: string, reply: [string, strin
     lastError: meta.err ?? null,
     leaseUntil: meta.l ?? null,
     worker: meta.w ?? null,
+    progress: progress ? (JSON.parse(progress) as Json) : null,
+    keepResult: meta.kr ?? null,
   };
 }

@@ -8,12 +8,14 @@ import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
 import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
-import { claimBatch, extend, fail, release } from './lease';
+import { claimBatch, extend, fail, release, resultJson } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
 import { errorFields, thrownText } from './log';
 import { closeOptions, MAX_SPAN_MS, parse, workOptions, type ParsedWorkOptions } from './options';
 import { closeOnSignals } from './signals';
+import type { Json } from './payload';
+import { flushProgress, progressOf, stopProgress } from './progress';
 import type { Task } from './task';
 import type { Span } from './time';
 
@@ -35,9 +37,15 @@ export interface WorkOptions {
   shutdownTimeout?: Span;
   /** Close gracefully on SIGTERM and SIGINT (then the signal takes its usual course). Default false. */
   handleSignals?: boolean;
+  /**
+   * Keep the outcome of the tasks this worker finishes (its handler's result, or the last error)
+   * this long, for tasks whose put gave no keepResult; at most 30 days. Default: not kept.
+   */
+  keepResult?: Span;
 }
 
-type Handler = (task: Task<unknown>, signal: AbortSignal) => Promise<void>;
+/** A handler: its resolved value (any JSON, or nothing) is the task's result. */
+export type Handler<T = Json> = (task: Task<T>, signal: AbortSignal) => Promise<Json | void | undefined>;
 
 interface Running {
   task: Task<unknown>;
@@ -53,6 +61,8 @@ interface Running {
 /** A finished task whose ack waits for the next call to Redis. */
 interface PendingAck {
   task: Task<unknown>;
+  /** The handler's result as JSON, '' when none or not kept. */
+  result: string;
   /** Calls that carried this ack and whose outcome is unknown. */
   tries: number;
   settle: (outcome: { acked: boolean } | { error: unknown }) => void;
@@ -99,7 +109,7 @@ export class Worker {
 
   constructor(
     private readonly ctx: Context,
-    private readonly handler: Handler,
+    private readonly handler: Handler<unknown>,
     options?: WorkOptions,
   ) {
     if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
@@ -152,7 +162,7 @@ export class Worker {
       // The acks of tasks finished since the last call ride along with this claim.
       const acks = this.acks.splice(0);
       try {
-        const batch = await claimBatch(this.ctx, this.queue, Math.max(0, free), this.opts.lease, this.id, acks.map((a) => a.task));
+        const batch = await claimBatch(this.ctx, this.queue, Math.max(0, free), this.opts.lease, this.id, acks, this.opts.keepResult ?? 0);
         failures = 0;
         acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
         for (const task of batch.tasks) this.start(task, batch.now);
@@ -210,6 +220,7 @@ export class Worker {
     const releases = [...this.running.values()].filter((entry) => !entry.done).map(async (entry) => {
       entry.released = true;
       entry.stopLease();
+      stopProgress(entry.task);
       entry.controller.abort(new ClosedError('worker'));
       await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
     });
@@ -228,9 +239,14 @@ export class Worker {
   private async execute(entry: Running, serverNow: number): Promise<void> {
     const { task, controller } = entry;
     const stop = (entry.stopLease = this.keepLease(task, controller, task.leaseUntil - serverNow));
+    // A refused progress write is reported as a refused ack is.
+    progressOf(this.ctx, task).onProblem = (err) => this.report(err);
     let failure: { error: unknown } | null = null;
+    let result = '';
     try {
-      await this.handler(task, controller.signal);
+      const value = await this.handler(task, controller.signal);
+      // A result that is not JSON, or too large, fails the attempt as a bad payload would.
+      result = resultJson(this.ctx, task, value);
     } catch (error) {
       failure = { error };
     } finally {
@@ -241,9 +257,11 @@ export class Worker {
     }
     // Handed back by close(): the task belongs to the queue again.
     if (entry.released) return;
+    // The last progress goes before the ack or fail: after either, it would be refused as stale.
+    await flushProgress(task);
     try {
       if (!failure) {
-        if (!(await this.ackSoon(task))) this.report(new LeaseLostError(task.hash));
+        if (!(await this.ackSoon(task, result))) this.report(new LeaseLostError(task.hash));
       } else {
         const options = { error: failure.error, retryIn: this.retryIn(task.attempt), maxAttempts: this.opts.maxAttempts };
         const outcome = await fail(this.ctx, task, options);
@@ -279,11 +297,11 @@ export class Worker {
    * outcome is unknown (a lost reply) is sent again, up to ACK_TRIES calls: a retried ack with the
    * same token is answered as the first was, so the handler's work is not repeated for a lost reply.
    */
-  private ackSoon(task: Task<unknown>): Promise<boolean> {
+  private ackSoon(task: Task<unknown>, result: string): Promise<boolean> {
     return new Promise((resolve, reject) => {
       const settle = (outcome: { acked: boolean } | { error: unknown }) =>
         'acked' in outcome ? resolve(outcome.acked) : reject(outcome.error);
-      this.acks.push({ task, tries: 0, settle });
+      this.acks.push({ task, result, tries: 0, settle });
       if (this.state === 'waiting') void this.flushAcks();
     });
   }
@@ -305,7 +323,7 @@ export class Worker {
       if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50 * tries));
       const acks = this.acks.splice(0);
       try {
-        const batch = await claimBatch(this.ctx, this.queue, 0, this.opts.lease, this.id, acks.map((a) => a.task));
+        const batch = await claimBatch(this.ctx, this.queue, 0, this.opts.lease, this.id, acks);
         acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
       } catch (err) {
         // Acks that failed for good are reported by their task's own outcome.

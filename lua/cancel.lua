@@ -21,16 +21,30 @@
   KEYS[19] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
   KEYS[20] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[21] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
-  ARGV[1] id  task id
+  KEYS[22] <prefix>:{<queue>}:events   STREAM outcomes (here: cancelled), capped by length
+  KEYS[23] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
+  KEYS[24] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
+  KEYS[25] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
+  ARGV[1] id      task id
+  ARGV[2] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when deleted, 0 for an active or unknown task ]]
-local READY, LEVELS = 2, 7
+local READY, LEVELS, EVENTS, RESULTS, KEPT, PROGRESS = 2, 7, 22, 23, 24, 25
 -- include: levels
+-- include: events
+-- include: outcomes
 local id = ARGV[1]
 local raw = redis.call('HGET', KEYS[5], id)
 if not raw or redis.call('ZSCORE', KEYS[3], id) then return 0 end
-if redis.call('ZREM', KEYS[1], id) == 0 and redis.call('ZREM', KEYS[6], id) == 0 then
-  unqueue(id, cjson.decode(raw))
+local meta = cjson.decode(raw)
+if redis.call('ZREM', KEYS[6], id) == 0 then
+  -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
+  if redis.call('ZREM', KEYS[1], id) == 0 then unqueue(id, meta) end
+  local t = redis.call('TIME')
+  local now = t[1] * 1000 + math.floor(t[2] / 1000)
+  if meta.n > 0 then emit(tonumber(ARGV[2]), 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emit(tonumber(ARGV[2]), 'type', 'cancelled', 'id', id) end
+  keepOutcome(id, meta, now, 'cancelled')
 end
 redis.call('HDEL', KEYS[4], id)
 redis.call('HDEL', KEYS[5], id)
+if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
 return 1

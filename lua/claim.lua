@@ -29,6 +29,9 @@
   KEYS[25] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   KEYS[26] <prefix>:{<queue>}:paused   STRING present while the queue is paused: claims lease nothing
   KEYS[27] <prefix>:{<queue>}:events   STREAM outcomes (completed, failed, dead, expired), capped by length
+  KEYS[28] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
+  KEYS[29] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
+  KEYS[30] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -37,14 +40,18 @@
   ARGV[6] deadMaxAge    ms a dead task is kept
   ARGV[7] remember      ms an ack's token is kept, so a retried ack is answered the same
   ARGV[8] events        most entries kept in the events stream; 0 for no events
-  ARGV[9] acks          number of acks in this call; then 2 slots per ack, starting at ARGV[10]:
+  ARGV[9] keep          the worker's keepResult (ms), given to each task it leases that has none; 0 for none
+  ARGV[10] acks         number of acks in this call; then 3 slots per ack, starting at ARGV[11]:
   ARGV[+1] id           id of a finished task
   ARGV[+2] ackToken     the lease token claim handed out for it
+  ARGV[+3] result       the handler's result as JSON, kept when the task keeps its outcome; '' for none
   Returns: { now, next-due (ms) or '', then 1 (acked) or 0 (lease lost) for each ack, then
-    id, payload, attempt, run-at, expire-at or '', trace or '' for each leased task } ]]
-local READY, LEVELS, PAUSED, EVENTS = 2, 11, 26, 27
+    id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '' for each
+    leased task } ]]
+local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
 -- include: levels
 -- include: events
+-- include: outcomes
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
@@ -61,10 +68,10 @@ end
 
 ---------------------------------------------------------------------------- ack (fencing)
 local cap = tonumber(ARGV[8])
-local acks = tonumber(ARGV[9])
+local acks = tonumber(ARGV[10])
 if acks > 0 then
   local ids, tokens = {}, {}
-  for j = 1, acks do ids[j], tokens[j] = ARGV[8 + 2 * j], ARGV[9 + 2 * j] end
+  for j = 1, acks do ids[j], tokens[j] = ARGV[8 + 3 * j], ARGV[9 + 3 * j] end
   local deadlines = redis.call('ZMSCORE', KEYS[3], unpack(ids))
   local metas = redis.call('HMGET', KEYS[5], unpack(ids))
   local gone, held, seen, remembered = {}, {}, {}, {}
@@ -81,6 +88,8 @@ if acks > 0 then
           seen[ids[j]] = true
           refilled = refilled + finished(meta)
           emit(cap, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
+          keepOutcome(ids[j], meta, now, 'done', ARGV[10 + 3 * j])
+          if meta.pg then redis.call('HDEL', KEYS[PROGRESS], ids[j]) end
           table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
           table.insert(remembered, now); table.insert(remembered, tokens[j])
         end
@@ -113,7 +122,11 @@ end
 
 ---------------------------------------------------------------------------- housekeeping
 local function load(id) return cjson.decode(redis.call('HGET', KEYS[5], id)) end
-local function purge(id) redis.call('HDEL', KEYS[4], id); redis.call('HDEL', KEYS[5], id) end
+-- Deletes a task's records; its progress too, unless its metadata says it has none.
+local function purge(id, meta)
+  redis.call('HDEL', KEYS[4], id); redis.call('HDEL', KEYS[5], id)
+  if not meta or meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+end
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
 -- Each check looks at the earliest member first, so an idle queue costs one call per structure.
@@ -141,6 +154,7 @@ if a and a <= now then
       redis.call('ZADD', KEYS[6], now, id)
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
       emit(cap, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
+      keepOutcome(id, meta, now, 'dead', meta.err)
     else
       push(id, meta)
       emit(cap, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
@@ -167,6 +181,7 @@ if redis.call('EXISTS', KEYS[PAUSED]) == 1 then
   return out
 end
 local until_ = now + tonumber(ARGV[2])
+local keep = tonumber(ARGV[9])
 local taken, dropped, skipped, parked = {}, 0, 0, 0
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
 local function full(g)
@@ -229,8 +244,10 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       skipped = skipped + 1
     elseif meta.e and meta.e <= now then
       -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
-      purge(id); dropped = dropped + 1
-      emit(cap, 'type', 'expired', 'id', id)
+      purge(id, meta); dropped = dropped + 1
+      -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
+      if meta.n > 0 then emit(cap, 'type', 'expired', 'id', id, 'attempt', meta.n) else emit(cap, 'type', 'expired', 'id', id) end
+      keepOutcome(id, meta, now, 'expired')
       if tags[id] then refilled = refilled + refill(meta.g) end
     elseif tags[id] and full(meta.g) then
       park(id, meta, tags[id]); parked = parked + 1
@@ -241,12 +258,14 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
         meta.q = nil
       end
       meta.n, meta.t, meta.l, meta.w = meta.n + 1, ARGV[3] .. ':' .. i, until_, ARGV[4]
+      if keep > 0 and not meta.kr then meta.kr = keep end
       taken[i] = id
       table.insert(leased, id); table.insert(leased, cjson.encode(meta))
       table.insert(scored, until_); table.insert(scored, id)
       table.insert(holders, 0); table.insert(holders, ARGV[4] .. '|' .. id)
       table.insert(out, id); table.insert(out, false); table.insert(out, meta.n)
       table.insert(out, meta.r); table.insert(out, meta.e or ''); table.insert(out, meta.tp or '')
+      table.insert(out, meta.kr or '')
     end
   end
 end
@@ -259,8 +278,8 @@ if #taken > 0 then
   many('ZADD', KEYS[9], holders)
   -- Payloads go back as stored: the client parses them once.
   local payloads = redis.call('HMGET', KEYS[4], unpack(taken))
-  local base = #out - 6 * #taken
-  for i = 1, #taken do out[base + 6 * (i - 1) + 2] = payloads[i] end
+  local base = #out - 7 * #taken
+  for i = 1, #taken do out[base + 7 * (i - 1) + 2] = payloads[i] end
   a = math.min(a or until_, until_)
 end
 

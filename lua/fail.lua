@@ -25,6 +25,8 @@
   KEYS[22] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[23] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   KEYS[24] <prefix>:{<queue>}:events   STREAM outcomes (here: failed, dead), capped by length
+  KEYS[25] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
+  KEYS[26] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
@@ -32,9 +34,10 @@
   ARGV[5] maxAttempts  overrides the task's own limit, or '' to keep it
   ARGV[6] events       most entries kept in the events stream; 0 for no events
   Returns: 'retry', 'dead' or 'lost' ]]
-local READY, LEVELS, EVENTS = 3, 9, 24
+local READY, LEVELS, EVENTS, RESULTS, KEPT = 3, 9, 24, 25, 26
 -- include: levels
 -- include: events
+-- include: outcomes
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local id = ARGV[1]
@@ -57,6 +60,7 @@ if meta.n >= limit then
   redis.call('HINCRBY', KEYS[6], 'dead', 1)
   result = 'dead'
   emit(tonumber(ARGV[6]), 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
+  keepOutcome(id, meta, now, 'dead', meta.err)
 else
   emit(tonumber(ARGV[6]), 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
   meta.r = now + tonumber(ARGV[3])

@@ -5,8 +5,9 @@
   KEYS[3] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
   KEYS[4] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
   KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
+  KEYS[6] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   ARGV[1] id  task id
-  Returns: { payload, meta JSON, state } or false for an unknown task ]]
+  Returns: { payload, meta JSON, state, progress JSON or false } or false for an unknown task ]]
 local id = ARGV[1]
 local meta = redis.call('HGET', KEYS[2], id)
 if not meta then return false end
@@ -15,4 +16,4 @@ local state = 'ready'
 if redis.call('ZSCORE', KEYS[3], id) then state = 'delayed'
 elseif redis.call('ZSCORE', KEYS[4], id) then state = 'active'
 elseif redis.call('ZSCORE', KEYS[5], id) then state = 'dead' end
-return { redis.call('HGET', KEYS[1], id), meta, state }
+return { redis.call('HGET', KEYS[1], id), meta, state, redis.call('HGET', KEYS[6], id) }

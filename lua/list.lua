@@ -24,13 +24,15 @@
   KEYS[19] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
   KEYS[20] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[21] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
+  KEYS[22] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   ARGV[1] state   delayed, ready, active or dead
   ARGV[2] offset  how many to skip
   ARGV[3] limit   most tasks to return
   ARGV[4] preview most payload bytes to return per task, cut at a UTF-8 character boundary; 0 = all
   Returns: { now, total in that state, then id, payload (or its first bytes), payload bytes,
-    meta JSON, score or '' for each task }: score is the run-at (delayed), lease end (active) or
-    died-at (dead). A task whose payload is missing (a damaged record) has false and 0. ]]
+    meta JSON, score or '', progress JSON (or its first bytes) or false for each task }: score is
+    the run-at (delayed), lease end (active) or died-at (dead). A task whose payload is missing (a
+    damaged record) has false and 0. ]]
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local state, skip, want = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -86,6 +88,8 @@ for i = 1, #picked, 2 do
     table.insert(out, id); table.insert(out, payload and head(payload))
     table.insert(out, payload and #payload or 0)
     table.insert(out, meta); table.insert(out, picked[i + 1])
+    local progress = string.find(meta, '"pg":', 1, true) and redis.call('HGET', KEYS[22], id)
+    table.insert(out, progress and head(progress) or false)
   end
 end
 return out

@@ -3,6 +3,7 @@
   KEYS[1] <prefix>:{<queue>}:dead  ZSET  member = task id, score = died-at (ms)
   KEYS[2] <prefix>:{<queue>}:data  HASH  task id -> canonical JSON payload
   KEYS[3] <prefix>:{<queue>}:meta  HASH  task id -> JSON task metadata
+  KEYS[4] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   ARGV[1] limit  most tasks to delete in this call
   Returns: how many were deleted ]]
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
@@ -10,5 +11,6 @@ for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
   redis.call('HDEL', KEYS[2], id)
   redis.call('HDEL', KEYS[3], id)
+  redis.call('HDEL', KEYS[4], id)
 end
 return #ids

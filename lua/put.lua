@@ -25,6 +25,7 @@
   KEYS[23] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[24] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   KEYS[25] <prefix>:{<queue>}:events   STREAM outcomes (here: deduplicated puts), capped by length
+  KEYS[26] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -35,15 +36,16 @@
   ARGV[+1] id           identity hash (hex); a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
-                        payload), else 'delay|at|priority|expire|maxAttempts|group|trace|key':
+                        payload), else 'delay|at|priority|expire|maxAttempts|group|trace|keep|key':
                         delay in ms after the server's now or '' when at (epoch ms) is given;
                         priority the level 0-9; group '' for none; expire in ms after run-at, or '';
                         trace the producer's encoded trace context, kept for claim, or '';
+                        keep how long (ms) the outcome is kept once the task finishes, or '';
                         key '' to de-dup on the payload
   Returns: { id, code, run-at, ... } three entries per task, in call order; code 1 added, 2 a dead
     task revived by this put, 0 a duplicate of a live task; a skipped occurrence answers
     { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
-local READY, LEVELS, EVENTS = 4, 10, 25
+local READY, LEVELS, EVENTS, PROGRESS = 4, 10, 25, 26
 -- include: levels
 -- include: events
 local t = redis.call('TIME')
@@ -99,10 +101,10 @@ local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
 
 for i = 1, count do
   local payload, options = ARGV[3 * i + 3], ARGV[3 * i + 4]
-  local delay, at, level, expire, attempts, group, trace, key = 0, nil, 0, nil, tonumber(ARGV[2]), '', '', ''
+  local delay, at, level, expire, attempts, group, trace, keep, key = 0, nil, 0, nil, tonumber(ARGV[2]), '', '', nil, ''
   if options ~= '' then
-    local d, a, p, x, m, g, tr, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-    delay, at, level, expire, attempts, group, trace, key = tonumber(d), tonumber(a), tonumber(p), tonumber(x), tonumber(m), g, tr, k
+    local d, a, p, x, m, g, tr, kr, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+    delay, at, level, expire, attempts, group, trace, keep, key = tonumber(d), tonumber(a), tonumber(p), tonumber(x), tonumber(m), g, tr, tonumber(kr), k
   end
   -- Every process that declares a schedule puts its occurrences; the first put of each wins.
   local skip = schedule ~= '' and latest and at <= latest
@@ -126,6 +128,9 @@ for i = 1, count do
       if group ~= '' then meta.g = group end
       if key ~= '' then meta.k = key end
       if trace ~= '' then meta.tp = trace end
+      if keep then meta.kr = keep end
+      -- A revived task starts afresh: the progress of its earlier life goes.
+      if dead and old.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
       if expire then meta.x = expire; meta.e = runAt + expire end
       added = added + 1
       pending[id] = { meta = meta, payload = key == '' and payload or nil }

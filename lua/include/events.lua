@@ -2,8 +2,9 @@
   itself). Each such outcome is appended to the queue's `events` STREAM, which the including script
   passes as KEYS[EVENTS], capped at about `cap` entries (MAXLEN ~, so trimming is cheap); cap 0
   turns events off. The entry id is the server's clock, so consumers order and time events by it.
-  Fields: type (completed | failed | dead | expired | deduplicated), id (the task), and where they
-  apply attempt (the delivery it was) and error (the last failure). ]]
+  Fields: type (completed | failed | dead | expired | deduplicated | cancelled | progress), id (the
+  task), and where they apply attempt (the delivery it was), error (the last failure) and progress
+  (the value reported, as JSON). ]]
 local function emit(cap, ...)
   if cap > 0 then redis.call('XADD', KEYS[EVENTS], 'MAXLEN', '~', cap, '*', ...) end
 end

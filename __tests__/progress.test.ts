@@ -51,7 +51,8 @@ describe('progress', () => {
     expect(progress.map((e) => e.progress)).toContain(500);
     // The last value was written before the ack: nothing was refused as stale.
     expect(progress[progress.length - 1].progress).toBe(600);
-    for (let i = 1; i < progress.length; i++) expect(progress[i].at - progress[i - 1].at).toBeGreaterThanOrEqual(90);
+    // (The 100 ms spacing is the client's: on the server's clock two writes can land closer, when
+    // the first one was held up on the way.)
   });
 
   it('is fenced: a holder whose lease lapsed is refused, and its worker hears of it', async () => {
@@ -80,9 +81,9 @@ describe('progress', () => {
   it('stays when a worker dies mid-task, and the retry goes on from it', async () => {
     const s = await redis.scheduler();
     const { hash } = await s.put('crashy');
-    const first = (await s.claim({ lease: 50 }))!;
+    const first = (await s.claim({ lease: 400 }))!;
     expect(await s.progress(first, { done: 40 })).toBe(true);
-    await sleep(80); // the holder is gone: its lease lapses
+    await sleep(450); // the holder is gone: its lease lapses
     const retry = (await s.claim())!;
     expect(retry.attempt).toBe(2);
     expect(await s.get(hash)).toMatchObject({ progress: { done: 40 }, state: 'active' });

@@ -13,8 +13,12 @@ import { toTaskInfo, type TaskInfo, type TaskState } from './task';
 export interface QueueTotals {
   /** Puts that stored a new task (a dead task put again counts too). */
   added: number;
-  /** Puts that found a live duplicate. */
+  /** Puts that found a live duplicate (or one put within its dedupWindow). */
   deduplicated: number;
+  /** Puts that replaced a pending task (onDuplicate 'replace' or 'debounce'). */
+  replaced: number;
+  /** Failed until-start tasks not retried because a task of their identity already waited. */
+  merged: number;
   /** Acks that finished a task. */
   completed: number;
   /** Failed attempts: fail() calls and lapsed leases. */
@@ -36,6 +40,8 @@ export interface QueueStats {
   expired: number;
   /** Puts that found a live duplicate, since the queue began (= totals.deduplicated). */
   deduplicated: number;
+  /** Puts that replaced a pending task (onDuplicate replace or debounce), since the queue began (= totals.replaced). */
+  replaced: number;
   /** Whether claims are paused (pause()): workers lease nothing until resume(). */
   paused: boolean;
   totals: QueueTotals;
@@ -103,6 +109,8 @@ export const listOptions = z.strictObject({
 const COUNTERS: Record<keyof QueueTotals, string> = {
   added: 'added',
   deduplicated: 'deduplicated',
+  replaced: 'replaced',
+  merged: 'merged',
   completed: 'completed',
   failed: 'failed',
   dead: 'dead',
@@ -122,6 +130,7 @@ export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
     dead: Number(reply[3]),
     expired: totals.expired,
     deduplicated: totals.deduplicated,
+    replaced: totals.replaced,
     paused: Number(reply[4]) === 1,
     totals,
   };
@@ -229,7 +238,7 @@ export async function register(ctx: Context, queue: string): Promise<void> {
 export function sumStats(all: QueueStats[]): QueueStats {
   const add = <K extends string>(keys: readonly K[], pick: (s: QueueStats) => Record<K, number>) =>
     Object.fromEntries(keys.map((k) => [k, all.reduce((n, s) => n + pick(s)[k], 0)])) as Record<K, number>;
-  const counts = add(['ready', 'delayed', 'active', 'dead', 'expired', 'deduplicated'] as const, (s) => s);
+  const counts = add(['ready', 'delayed', 'active', 'dead', 'expired', 'deduplicated', 'replaced'] as const, (s) => s);
   const totals = add(Object.keys(COUNTERS) as Array<keyof QueueTotals>, (s) => s.totals);
   return { ...counts, paused: all.length > 0 && all.every((s) => s.paused), totals };
 }

@@ -12,7 +12,7 @@ import { errorFields } from './log';
 import { parse } from './options';
 import type { Json } from './payload';
 
-export type EventType = 'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'cancelled' | 'progress';
+export type EventType = 'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'replaced' | 'merged' | 'cancelled' | 'progress';
 
 export interface QueueEvent {
   /** The stream entry id: events are ordered by it, and `from` resumes after it. */
@@ -29,6 +29,8 @@ export interface QueueEvent {
   readonly error: string | null;
   /** The progress reported (progress events of up to 1 KiB of JSON), else null; get() has a larger one. */
   readonly progress: Json | null;
+  /** For `merged`: the hash of the waiting task the failed until-start task was merged into; else null. */
+  readonly into: string | null;
 }
 
 export interface EventsOptions {
@@ -125,6 +127,7 @@ function toEvent(queue: string, id: string, fields: string[]): QueueEvent {
     at: Number(id.slice(0, id.indexOf('-'))),
     attempt: attempt === undefined ? null : Number(attempt),
     error: f.get('error') ?? null,
+    into: f.get('into') ?? null,
     progress: f.has('progress') ? (JSON.parse(f.get('progress')!) as Json) : null,
   };
 }
@@ -156,7 +159,7 @@ const throughputOptions = z
   })
   .refine((o) => o.window / o.bucket <= 1000, { error: 'window / bucket must be at most 1000 buckets', path: ['bucket'] });
 
-const TYPES: readonly EventType[] = ['completed', 'failed', 'dead', 'expired', 'deduplicated', 'cancelled', 'progress'];
+const TYPES: readonly EventType[] = ['completed', 'failed', 'dead', 'expired', 'deduplicated', 'replaced', 'merged', 'cancelled', 'progress'];
 
 /** Outcomes per time bucket, counted from the events stream (what a throughput chart plots). */
 export async function throughput(ctx: Context, queue: string, options?: ThroughputOptions): Promise<Throughput> {

@@ -143,12 +143,12 @@ export function resultJson(ctx: Context, task: Task<unknown>, result: unknown): 
   return task.keepResult ? json : '';
 }
 
-export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'> {
+export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'> {
   checkTask(ctx, task);
   const o = parse(failOptions, options ?? {}, 'options');
   const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
   const args = [task.hash, task.token, retryIn, describe(o.error), o.maxAttempts ?? '', ctx.options.eventsMaxLength];
-  const call = async () => (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'lost';
+  const call = async () => (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'merged' | 'lost';
   return traced(channels.fail, () => ({ queue: task.queue, task, failure: o.error }), call);
 }
 

@@ -29,9 +29,11 @@ type Snapshot = Array<{ queue: string; stats: QueueStats }>;
 
 /** Lifetime totals exported as counters: metric name (after the prefix) and QueueTotals field. */
 const COUNTERS = [
-  ['put_total', 'Calls of put that reached Redis (added + deduplicated)', (s: QueueStats) => s.totals.added + s.totals.deduplicated],
+  ['put_total', 'Calls of put that reached Redis (added + deduplicated + replaced)', (s: QueueStats) => s.totals.added + s.totals.deduplicated + s.totals.replaced],
   ['added_total', 'Puts that stored a new task', (s: QueueStats) => s.totals.added],
   ['deduplicated_total', 'Puts that found a live duplicate', (s: QueueStats) => s.totals.deduplicated],
+  ['replaced_total', 'Puts that replaced a pending task (replace, debounce)', (s: QueueStats) => s.totals.replaced],
+  ['merged_total', 'Failed until-start tasks merged into a waiting one instead of retried', (s: QueueStats) => s.totals.merged],
   ['completed_total', 'Tasks acked', (s: QueueStats) => s.totals.completed],
   ['failed_total', 'Failed attempts (fail() and lapsed leases)', (s: QueueStats) => s.totals.failed],
   ['dead_total', 'Tasks that used up their attempts', (s: QueueStats) => s.totals.dead],

@@ -62,6 +62,8 @@ const positiveSpan = span.refine((ms) => ms > 0, { error: 'must be longer than 0
 
 /** The longest a finished task's outcome is kept (keepResult): 30 days. */
 export const MAX_KEEP_RESULT_MS = 30 * 24 * 3600 * 1000;
+/** The longest de-dup window: 30 days. */
+export const MAX_DEDUP_WINDOW_MS = 30 * 24 * 3600 * 1000;
 const keepResult = positiveSpan.refine((ms) => ms <= MAX_KEEP_RESULT_MS, { error: `must be at most 30 days (${MAX_KEEP_RESULT_MS} ms)` });
 
 const instant = z
@@ -139,6 +141,9 @@ export const putOptions = z
     key: z.string({ error: 'expected a string' }).min(1).max(1024).refine(isWellFormed, wellFormed).optional(),
     maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
     keepResult: keepResult.optional(),
+    unique: z.enum(['until-done', 'until-start'], { error: "expected 'until-done' or 'until-start'" }).default('until-done'),
+    dedupWindow: positiveSpan.refine((ms) => ms <= MAX_DEDUP_WINDOW_MS, { error: `must be at most 30 days (${MAX_DEDUP_WINDOW_MS} ms)` }).optional(),
+    onDuplicate: z.enum(['keep', 'replace', 'debounce'], { error: "expected 'keep', 'replace' or 'debounce'" }).default('keep'),
   })
   .refine((o) => o.delay === undefined || o.at === undefined, {
     error: 'give either delay or at, not both',

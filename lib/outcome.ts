@@ -52,10 +52,21 @@ export interface EndedOutcome extends OutcomeBase {
   readonly finishedAt: number;
 }
 
-export type TaskOutcome<R = Json> = LiveOutcome | DoneOutcome<R> | DeadOutcome | EndedOutcome;
+/**
+ * An until-start task that failed while a task of its identity already waited (put while it ran):
+ * it was not retried, since that task does the same work.
+ */
+export interface MergedOutcome extends OutcomeBase {
+  readonly state: 'merged';
+  /** The hash of the waiting task it was merged into. */
+  readonly into: string;
+  readonly finishedAt: number;
+}
+
+export type TaskOutcome<R = Json> = LiveOutcome | DoneOutcome<R> | DeadOutcome | EndedOutcome | MergedOutcome;
 
 /** The event types that end a task, as the scripts emit them, and the outcome state each means. */
-const FINISHES: Record<string, 'done' | 'dead' | 'expired' | 'cancelled'> = { completed: 'done', dead: 'dead', expired: 'expired', cancelled: 'cancelled' };
+const FINISHES: Record<string, 'done' | 'dead' | 'expired' | 'cancelled' | 'merged'> = { completed: 'done', dead: 'dead', expired: 'expired', cancelled: 'cancelled', merged: 'merged' };
 
 /** result.lua's reply: kind, then its fields, then the events stream's latest id (or ''). */
 type Reply = [kind: 'live' | 'kept' | 'none', a: string, b: string, c: string, d: string, stream: string];
@@ -83,6 +94,7 @@ function parseKept(queue: string, hash: string, text: string): TaskOutcome {
   const state = parts[0];
   if (state === 'done') return { ...base, state, result: body === '' ? null : (JSON.parse(body) as Json) };
   if (state === 'dead') return { ...base, state, error: body };
+  if (state === 'merged') return { ...base, state, into: body };
   return { ...base, state: state as 'expired' | 'cancelled' };
 }
 
@@ -122,6 +134,7 @@ interface Finish {
   at: number;
   attempt: number;
   error: string | null;
+  into: string | null;
 }
 
 function fromEvent(queue: string, hash: string, e: Finish): TaskOutcome {
@@ -129,6 +142,7 @@ function fromEvent(queue: string, hash: string, e: Finish): TaskOutcome {
   const state = FINISHES[e.type];
   if (state === 'done') return { ...base, state, result: null };
   if (state === 'dead') return { ...base, state, error: e.error };
+  if (state === 'merged') return { ...base, state, into: e.into ?? '' };
   return { ...base, state };
 }
 
@@ -256,7 +270,7 @@ class Reader {
     const type = f.get('type') ?? '';
     const waiters = FINISHES[type] ? this.waiting.get(f.get('id') ?? '') : undefined;
     if (!waiters) return;
-    const finish = { entry, type, at: Number(entry.split('-')[0]), attempt: Number(f.get('attempt') ?? 0), error: f.get('error') ?? null };
+    const finish = { entry, type, at: Number(entry.split('-')[0]), attempt: Number(f.get('attempt') ?? 0), error: f.get('error') ?? null, into: f.get('into') ?? null };
     for (const w of waiters) if (after(entry, w.from)) w.notify(finish);
   }
 }

@@ -44,12 +44,30 @@ export interface PutOptions {
    * `keepResult`, else nothing is kept.
    */
   keepResult?: Span;
+  /**
+   * How long the identity is taken: 'until-done' (default) while the task lives; 'until-start'
+   * until a worker leases it, so a put of the same data while it runs adds a new task.
+   */
+  unique?: 'until-done' | 'until-start';
+  /**
+   * Keep the identity taken this long after this put, whatever becomes of the task (done,
+   * cancelled, expired, dead): a put within it is a duplicate. At most 30 days. Default none.
+   */
+  dedupWindow?: Span;
+  /**
+   * What a duplicate put of a still-pending task does: 'keep' (default) changes nothing;
+   * 'replace' gives it this put's options (and data, for a `key` identity), moving its run-at
+   * only when this put gives delay or at; 'debounce' as replace, and its run-at moves to this
+   * put's now + delay.
+   */
+  onDuplicate?: 'keep' | 'replace' | 'debounce';
 }
 
 /**
  * What a put did: `added` a new task; `duplicate`, an identical live task was there (a result, not
  * an error); `revived`, an identical task was dead, and this put sent it back to be run, its
- * attempts reset. (`replaced` is reserved for the replace and debounce modes of issue 14.)
+ * attempts reset; `replaced`, an identical task was still pending and this put replaced its
+ * options (onDuplicate 'replace' or 'debounce').
  */
 export type PutStatus = 'added' | 'duplicate' | 'replaced' | 'revived';
 
@@ -213,10 +231,12 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
  * costs on both sides (encoding here, a Lua string in Redis). `trace` is an encoded carrier.
  */
 function optionsString(o: ParsedPut, trace: string): string {
-  const defaults = o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && o.keepResult === undefined && trace === '';
+  const modes = o.unique === 'until-done' && o.onDuplicate === 'keep' && o.dedupWindow === undefined;
+  const defaults = modes && o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && o.keepResult === undefined && trace === '';
   if (defaults) return '';
+  const mode = `${o.unique === 'until-start' ? 's' : ''}${o.onDuplicate === 'replace' ? 'r' : o.onDuplicate === 'debounce' ? 'd' : ''}`;
   // The key goes last: it is the one field that may hold '|'.
-  return `${o.at === undefined ? (o.delay ?? 0) : ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${o.key ?? ''}`;
+  return `${o.delay ?? ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${mode}|${o.dedupWindow ?? ''}|${o.key ?? ''}`;
 }
 
 /**
@@ -239,7 +259,7 @@ async function send(ctx: Context, queue: string, chunk: Prepared[]): Promise<Put
   return (await call(ctx, queue, chunk, '')).map((r) => r.result);
 }
 
-const STATUS: Record<number, PutStatus> = { 1: 'added', 2: 'revived', 0: 'duplicate' };
+const STATUS: Record<number, PutStatus> = { 1: 'added', 2: 'revived', 3: 'replaced', 0: 'duplicate' };
 
 /** One put.lua call; `code` is 1 (added), 2 (revived), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
 async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: number; result: PutResult }>> {
@@ -252,7 +272,7 @@ async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: st
   const results: Array<{ code: number; result: PutResult }> = [];
   for (let i = 0; i < chunk.length * 3; i += 3) {
     const code = Number(reply[i + 1]);
-    results.push({ code, result: { hash: String(reply[i]), added: code >= 1, status: STATUS[code] ?? 'duplicate', queue, runAt: Number(reply[i + 2]) } });
+    results.push({ code, result: { hash: String(reply[i]), added: code === 1 || code === 2, status: STATUS[code] ?? 'duplicate', queue, runAt: Number(reply[i + 2]) } });
   }
   return results;
 }

@@ -106,7 +106,7 @@ export interface Scheduler {
    * the task finishes, or with its live state when `wait` runs out.
    */
   result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null>;
-  fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'>;
+  fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'>;
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
   work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
   stats(options?: QueueOption): Promise<QueueStats>;
@@ -279,7 +279,7 @@ class DocketScheduler implements Scheduler {
     });
   }
 
-  fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'lost'> {
+  fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'> {
     return this.open(() => lease.fail(this.ctx, task, options));
   }
 

@@ -270,6 +270,7 @@ export class Worker {
         const fields = { queue: this.queue, worker: this.id, hash: task.hash, attempt: task.attempt, outcome, ...errorFields(failure.error) };
         if (outcome === 'dead') this.ctx.log.warn(fields, 'docket: task failed for the last time; it is dead');
         else if (outcome === 'retry') this.ctx.log.info(fields, 'docket: task failed; it will be retried');
+        else if (outcome === 'merged') this.ctx.log.info(fields, 'docket: until-start task failed; a task of its identity already waits, so it is not retried');
         if (outcome === 'lost') this.report(new LeaseLostError(task.hash));
       }
     } catch (err) {

@@ -25,13 +25,16 @@
   KEYS[23] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
   KEYS[24] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
   KEYS[25] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
+  KEYS[26] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
   ARGV[1] id      task id
   ARGV[2] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when deleted, 0 for an active or unknown task ]]
 local READY, LEVELS, EVENTS, RESULTS, KEPT, PROGRESS = 2, 7, 22, 23, 24, 25
+local DATA, META, DEAD, WAITING = 4, 5, 6, 26
 -- include: levels
 -- include: events
 -- include: outcomes
+-- include: identity
 local id = ARGV[1]
 local raw = redis.call('HGET', KEYS[5], id)
 if not raw or redis.call('ZSCORE', KEYS[3], id) then return 0 end
@@ -39,6 +42,7 @@ local meta = cjson.decode(raw)
 if redis.call('ZREM', KEYS[6], id) == 0 then
   -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
   if redis.call('ZREM', KEYS[1], id) == 0 then unqueue(id, meta) end
+  unpoint(id, meta)
   local t = redis.call('TIME')
   local now = t[1] * 1000 + math.floor(t[2] / 1000)
   if meta.n > 0 then emit(tonumber(ARGV[2]), 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emit(tonumber(ARGV[2]), 'type', 'cancelled', 'id', id) end

@@ -32,6 +32,7 @@
   KEYS[28] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
   KEYS[29] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
   KEYS[30] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
+  KEYS[31] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -49,9 +50,11 @@
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '' for each
     leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
+local DATA, META, DEAD, WAITING = 4, 5, 6, 31
 -- include: levels
 -- include: events
 -- include: outcomes
+-- include: identity
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
@@ -150,16 +153,24 @@ if a and a <= now then
     -- Counted as a failed attempt too: the attempt ended without an ack.
     redis.call('HINCRBY', KEYS[7], 'lease-lost', 1)
     redis.call('HINCRBY', KEYS[7], 'failed', 1)
-    if meta.n >= meta.m then
+    local into = meta.n < meta.m and waitingCopy(id, meta)
+    if into then
+      -- An until-start task whose identity already has a task waiting: that one does the work.
+      purge(id, meta)
+      redis.call('HINCRBY', KEYS[7], 'merged', 1)
+      emit(cap, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)
+      keepOutcome(id, meta, now, 'merged', into)
+    elseif meta.n >= meta.m then
       redis.call('ZADD', KEYS[6], now, id)
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
       emit(cap, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
       keepOutcome(id, meta, now, 'dead', meta.err)
     else
       push(id, meta)
+      repoint(id, meta)
       emit(cap, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
     end
-    redis.call('HSET', KEYS[5], id, cjson.encode(meta))
+    if not into then redis.call('HSET', KEYS[5], id, cjson.encode(meta)) end
   end
   a = earliest(KEYS[3])
 end
@@ -245,6 +256,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
     elseif meta.e and meta.e <= now then
       -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
       purge(id, meta); dropped = dropped + 1
+      unpoint(id, meta)
       -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
       if meta.n > 0 then emit(cap, 'type', 'expired', 'id', id, 'attempt', meta.n) else emit(cap, 'type', 'expired', 'id', id) end
       keepOutcome(id, meta, now, 'expired')
@@ -259,6 +271,8 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       end
       meta.n, meta.t, meta.l, meta.w = meta.n + 1, ARGV[3] .. ':' .. i, until_, ARGV[4]
       if keep > 0 and not meta.kr then meta.kr = keep end
+      -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
+      if meta.b then unpoint(id, meta) end
       taken[i] = id
       table.insert(leased, id); table.insert(leased, cjson.encode(meta))
       table.insert(scored, until_); table.insert(scored, id)

@@ -27,17 +27,23 @@
   KEYS[24] <prefix>:{<queue>}:events   STREAM outcomes (here: failed, dead), capped by length
   KEYS[25] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
   KEYS[26] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
+  KEYS[27] <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
+  KEYS[28] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
+  KEYS[29] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
   ARGV[4] error        last error, kept for inspection
   ARGV[5] maxAttempts  overrides the task's own limit, or '' to keep it
   ARGV[6] events       most entries kept in the events stream; 0 for no events
-  Returns: 'retry', 'dead' or 'lost' ]]
+  Returns: 'retry', 'dead', 'merged' (an until-start task whose identity already has a task
+    waiting: deleted instead of retried) or 'lost' ]]
 local READY, LEVELS, EVENTS, RESULTS, KEPT = 3, 9, 24, 25, 26
+local DATA, META, DEAD, PROGRESS, WAITING = 27, 4, 5, 28, 29
 -- include: levels
 -- include: events
 -- include: outcomes
+-- include: identity
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local id = ARGV[1]
@@ -54,6 +60,18 @@ local wake = finished(meta) > 0
 local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
 local result = 'retry'
 redis.call('HINCRBY', KEYS[6], 'failed', 1)
+local into = meta.n < limit and waitingCopy(id, meta)
+if into then
+  -- Its identity already has a task waiting, put while this one ran: that one does the work.
+  redis.call('HDEL', KEYS[DATA], id)
+  redis.call('HDEL', KEYS[META], id)
+  if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+  redis.call('HINCRBY', KEYS[6], 'merged', 1)
+  emit(tonumber(ARGV[6]), 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)
+  keepOutcome(id, meta, now, 'merged', into)
+  if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
+  return 'merged'
+end
 if meta.n >= limit then
   -- Kept for inspection and re-drive; claim trims the dead set by count and age.
   redis.call('ZADD', KEYS[5], now, id)
@@ -63,6 +81,7 @@ if meta.n >= limit then
   keepOutcome(id, meta, now, 'dead', meta.err)
 else
   emit(tonumber(ARGV[6]), 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
+  repoint(id, meta)
   meta.r = now + tonumber(ARGV[3])
   if meta.r <= now then
     push(id, meta)

@@ -1,5 +1,6 @@
 #!lua
---[[ put: add tasks to a queue unless an identical live task is already there (de-dup).
+--[[ put: add tasks to a queue unless an identical live task is already there (de-dup), in the
+  mode each put asks for: an until-start identity, a de-dup window, replace or debounce.
   KEYS[1] <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
   KEYS[2] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
   KEYS[3] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
@@ -24,8 +25,10 @@
   KEYS[22] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
   KEYS[23] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[24] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
-  KEYS[25] <prefix>:{<queue>}:events   STREAM outcomes (here: deduplicated puts), capped by length
+  KEYS[25] <prefix>:{<queue>}:events   STREAM outcomes (here: deduplicated and replaced puts), capped by length
   KEYS[26] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
+  KEYS[27] <prefix>:{<queue>}:windows  ZSET  member = identity's base id, score = when its de-dup window ends (ms)
+  KEYS[28] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
   ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -33,57 +36,114 @@
                         the schedule's latest one put is skipped, so each is put once, ever; and
                         none is put once the schedule is gone (unschedule)
   ARGV[4] events        most entries kept in the events stream; 0 for no events
-  ARGV[+1] id           identity hash (hex); a collision probes id-1, id-2, ...
+  ARGV[+1] id           identity hash (hex), the base id; a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
-                        payload), else 'delay|at|priority|expire|maxAttempts|group|trace|keep|key':
-                        delay in ms after the server's now or '' when at (epoch ms) is given;
-                        priority the level 0-9; group '' for none; expire in ms after run-at, or '';
-                        trace the producer's encoded trace context, kept for claim, or '';
+                        payload, until done, keep), else
+                        'delay|at|priority|expire|maxAttempts|group|trace|keep|mode|window|key':
+                        delay in ms after the server's now, at (epoch ms), '' for either when not
+                        given; priority the level 0-9; group '' for none; expire in ms after
+                        run-at, or ''; trace the producer's encoded trace context, or '';
                         keep how long (ms) the outcome is kept once the task finishes, or '';
-                        key '' to de-dup on the payload
+                        mode letters: s unique until-start, r onDuplicate replace, d debounce;
+                        window the de-dup window (ms) or ''; key '' to de-dup on the payload
   Returns: { id, code, run-at, ... } three entries per task, in call order; code 1 added, 2 a dead
-    task revived by this put, 0 a duplicate of a live task; a skipped occurrence answers
-    { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
-local READY, LEVELS, EVENTS, PROGRESS = 4, 10, 25, 26
+    task revived by this put, 3 a pending task replaced (replace, debounce), 0 a duplicate (of a
+    live task, or of one put within its window: then run-at is when the window ends); a skipped
+    occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
+local DATA, META, DEAD, READY, LEVELS, EVENTS, PROGRESS, WINDOWS, WAITING = 1, 2, 5, 4, 10, 25, 26, 27, 28
 -- include: levels
 -- include: events
+-- include: identity
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local count = tonumber(ARGV[1])
-local out, wake, dups, added = {}, false, 0, 0
+local out, wake, dups, added, replaced = {}, false, 0, 0, 0
 local cap = tonumber(ARGV[4])
--- Writes are gathered and made at the end, a few variadic calls per chunk instead of several per
--- task. `pending` holds what this call is about to write, so a duplicate within the call is found.
-local data, metas, delayed, pending = {}, {}, {}, {}
+-- Writes are gathered and made at the end (flush), a few variadic calls per chunk instead of
+-- several per task. `pending` (include: identity) holds what this call is about to write, so a
+-- duplicate within the call is found.
+local data, metas, delayed = {}, {}, {}
 -- Ready ids by priority level (0-9), each pushed at its list's tail: FIFO within a level.
 local queued = {}
 for level = 0, 9 do queued[level] = {} end
 -- Grouped ready tasks (tag, id pairs) and the lanes whose latest tag they moved.
 local grouped, lanes = {}, {}
+-- Set once a flush has written part of the call: the base records read up front are then stale.
+-- `batch` counts flushes, so a task added since the last one is known as not yet written.
+local stale, batch = false, 0
 
 -- Slices hold 1000 values, an even number, so field-value and score-member pairs stay whole.
 local function many(cmd, key, list)
   for i = 1, #list, 1000 do redis.call(cmd, key, unpack(list, i, math.min(i + 999, #list))) end
 end
 
--- The record holding this identity and its metadata (nil when none); `raw` is the stored meta of
--- the first candidate, already fetched.
-local function find(base, payload, key, raw)
-  local n = 0
-  while true do
-    local id = n == 0 and base or (base .. '-' .. n)
-    local p = pending[id]
-    if n > 0 then raw = redis.call('HGET', KEYS[2], id) end
-    if not p and not raw then return id, nil end
-    local meta = p and p.meta or cjson.decode(raw)
-    local stored = p and p.payload or (meta.k == nil and redis.call('HGET', KEYS[1], id))
-    -- Same hash is not same task: compare the identity itself, so a collision is stored apart.
-    if (key ~= '' and meta.k == key) or (key == '' and meta.k == nil and stored == payload) then return id, meta end
-    n = n + 1
+-- Makes the gathered writes.
+local function flush()
+  many('HSET', KEYS[1], data)
+  many('HSET', KEYS[2], metas)
+  many('RPUSH', KEYS[READY], queued[0])
+  if #grouped > 0 then
+    many('ZADD', KEYS[GROUPED], grouped)
+    local latest = {}
+    for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, tagged.lanes[lane]) end
+    many('HSET', KEYS[GTAGS], latest)
+    redis.call('ZADD', KEYS[LEVELS], 0.5, 'g')
+  end
+  for level = 1, 9 do
+    if #queued[level] > 0 then
+      many('RPUSH', KEYS[LEVELS + level], queued[level])
+      redis.call('ZADD', KEYS[LEVELS], level, level)
+    end
+  end
+  many('ZADD', KEYS[3], delayed)
+  data, metas, delayed, grouped, lanes = {}, {}, {}, {}, {}
+  for level = 0, 9 do queued[level] = {} end
+  stale, batch = true, batch + 1
+end
+
+-- Gathers the writes of a task record and of its place: ready now, or delayed until its run-at.
+local earliest
+local function store(id, meta, payload)
+  if payload then table.insert(data, id); table.insert(data, payload) end
+  table.insert(metas, id); table.insert(metas, cjson.encode(meta))
+  if meta.r <= now then
+    if meta.g then
+      table.insert(grouped, tagOf(meta)); table.insert(grouped, id)
+      lanes[laneOf(meta)] = true
+    else
+      table.insert(queued[meta.p or 0], id)
+    end
+    wake = true
+  else
+    table.insert(delayed, meta.r); table.insert(delayed, id)
+    if not earliest or meta.r < earliest then earliest, wake = meta.r, true end
   end
 end
 
+-- The options of one task.
+local function parse(options)
+  if options == '' then return { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '' } end
+  local d, a, p, x, m, g, tr, kr, md, w, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  return { delay = tonumber(d), at = tonumber(a), level = tonumber(p), expire = tonumber(x), attempts = tonumber(m), group = g,
+    trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), key = k }
+end
+
+-- A task's metadata as these options make it; `old` (a replaced task) keeps its history.
+local function metaOf(o, runAt, old)
+  local meta = { r = runAt, m = o.attempts, n = old and old.n or 0, c = old and old.c or now, err = old and old.err }
+  if o.level > 0 then meta.p = o.level end
+  if o.group ~= '' then meta.g = o.group end
+  if o.key ~= '' then meta.k = o.key end
+  meta.tp = o.trace ~= '' and o.trace or (old and old.tp)
+  meta.kr = o.keep or (old and old.kr)
+  if o.expire then meta.x = o.expire; meta.e = runAt + o.expire end
+  if string.find(o.mode, 's', 1, true) then meta.us = 1 end
+  return meta
+end
+
+-- include: replace
+-- include: windows
 local schedule = ARGV[3]
 if schedule ~= '' and redis.call('HEXISTS', KEYS[9], schedule) == 0 then
   for i = 1, count do
@@ -96,81 +156,75 @@ local latest = schedule ~= '' and tonumber(redis.call('HGET', KEYS[8], schedule)
 local bases = {}
 for i = 1, count do bases[i] = ARGV[3 * i + 2] end
 local stored = redis.call('HMGET', KEYS[2], unpack(bases))
+waitingKnown = redis.call('EXISTS', KEYS[WAITING]) == 1
 -- A new earliest run-at means an idle worker must re-arm its timer.
-local earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
+earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
+
+local function answer(id, code, runAt) table.insert(out, id); table.insert(out, code); table.insert(out, runAt) end
+-- A duplicate: a result, not an error.
+local function duplicate(id, runAt)
+  dups = dups + 1
+  emit(cap, 'type', 'deduplicated', 'id', id)
+  answer(id, 0, runAt)
+end
 
 for i = 1, count do
-  local payload, options = ARGV[3 * i + 3], ARGV[3 * i + 4]
-  local delay, at, level, expire, attempts, group, trace, keep, key = 0, nil, 0, nil, tonumber(ARGV[2]), '', '', nil, ''
-  if options ~= '' then
-    local d, a, p, x, m, g, tr, kr, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-    delay, at, level, expire, attempts, group, trace, keep, key = tonumber(d), tonumber(a), tonumber(p), tonumber(x), tonumber(m), g, tr, tonumber(kr), k
-  end
+  local payload, o = ARGV[3 * i + 3], parse(ARGV[3 * i + 4])
   -- Every process that declares a schedule puts its occurrences; the first put of each wins.
-  local skip = schedule ~= '' and latest and at <= latest
-  if schedule ~= '' and not skip then latest = at end
-  local id, old = bases[i], nil
+  local skip = schedule ~= '' and latest and o.at <= latest
+  if schedule ~= '' and not skip then latest = o.at end
+  local base = bases[i]
   if skip then
-    table.insert(out, ''); table.insert(out, 0); table.insert(out, at)
+    answer('', 0, o.at)
   else
-    if stored[i] or pending[id] then id, old = find(id, payload, key, stored[i]) end
-    local dead = old and not pending[id] and redis.call('ZREM', KEYS[5], id) == 1
-    if old and not dead then
-      -- A live duplicate: a result, not an error.
-      dups = dups + 1
-      emit(cap, 'type', 'deduplicated', 'id', id)
-      table.insert(out, id); table.insert(out, 0); table.insert(out, old.r)
-    else
-      -- New, or a dead task revived by putting it again.
-      local runAt = at or now + delay
-      local meta = { r = runAt, m = attempts, n = 0, c = now }
-      if level > 0 then meta.p = level end
-      if group ~= '' then meta.g = group end
-      if key ~= '' then meta.k = key end
-      if trace ~= '' then meta.tp = trace end
-      if keep then meta.kr = keep end
-      -- A revived task starts afresh: the progress of its earlier life goes.
-      if dead and old.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
-      if expire then meta.x = expire; meta.e = runAt + expire end
-      added = added + 1
-      pending[id] = { meta = meta, payload = key == '' and payload or nil }
-      table.insert(data, id); table.insert(data, payload)
-      table.insert(metas, id); table.insert(metas, cjson.encode(meta))
-      if runAt <= now then
-        if meta.g then
-          table.insert(grouped, tagOf(meta)); table.insert(grouped, id)
-          lanes[laneOf(meta)] = true
-        else
-          table.insert(queued[level], id)
-        end
-        wake = true
+    local id, old = base, nil
+    if stored[i] or pending[base] or waitingKnown or stale then
+      local raw = nil
+      if not stale then raw = stored[i] end
+      id, old = find(base, payload, o.key, raw)
+    end
+    local state = old and (pending[id] and 'pending' or (old.t and 'active') or (redis.call('ZSCORE', KEYS[DEAD], id) and 'dead') or 'pending')
+    local closes = nil
+    if not old or state == 'dead' then closes = windowEnd(base) end
+    if old and state ~= 'dead' then
+      if state == 'pending' and string.find(o.mode, '[rd]') then
+        -- replace, debounce: a task not yet leased takes this put's data and options.
+        local runAt = replace(id, old, payload, o)
+        replaced = replaced + 1
+        emit(cap, 'type', 'replaced', 'id', id)
+        answer(id, 3, runAt)
       else
-        table.insert(delayed, runAt); table.insert(delayed, id)
-        if not earliest or runAt < earliest then earliest, wake = runAt, true end
+        duplicate(id, old.r)
       end
-      table.insert(out, id); table.insert(out, dead and 2 or 1); table.insert(out, runAt)
+    elseif closes then
+      -- Within its window the identity stays taken, whatever became of its task.
+      duplicate(old and id or base, closes)
+    else
+      -- New, or a dead task revived by putting it again (it starts afresh: its progress goes).
+      if old then
+        redis.call('ZREM', KEYS[DEAD], id)
+        if old.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+      end
+      local meta = metaOf(o, o.at or now + (o.delay or 0))
+      if id ~= base then
+        -- Not at its base (an until-start identity whose task there runs, or a collision): a
+        -- pointer lets later lookups find it even once the base's record is gone.
+        meta.b = base
+        redis.call('HSET', KEYS[WAITING], base, id)
+        waitingKnown = true
+      end
+      added = added + 1
+      pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }
+      store(id, meta, payload)
+      if o.window then openWindow(base, o.window) end
+      answer(id, old and 2 or 1, meta.r)
     end
   end
 end
 if schedule ~= '' and latest then redis.call('HSET', KEYS[8], schedule, latest) end
-many('HSET', KEYS[1], data)
-many('HSET', KEYS[2], metas)
-many('RPUSH', KEYS[READY], queued[0])
-if #grouped > 0 then
-  many('ZADD', KEYS[GROUPED], grouped)
-  local latest = {}
-  for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, tagged.lanes[lane]) end
-  many('HSET', KEYS[GTAGS], latest)
-  redis.call('ZADD', KEYS[LEVELS], 0.5, 'g')
-end
-for level = 1, 9 do
-  if #queued[level] > 0 then
-    many('RPUSH', KEYS[LEVELS + level], queued[level])
-    redis.call('ZADD', KEYS[LEVELS], level, level)
-  end
-end
-many('ZADD', KEYS[3], delayed)
+flush()
 if dups > 0 then redis.call('HINCRBY', KEYS[6], 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', KEYS[6], 'added', added) end
+if replaced > 0 then redis.call('HINCRBY', KEYS[6], 'replaced', replaced) end
 if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
 return out

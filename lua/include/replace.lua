@@ -1,0 +1,27 @@
+--[[ replace: included by put (not a script itself). onDuplicate 'replace' and 'debounce': a put
+  that finds its identity's task still pending (delayed or ready, never leased now) gives it this
+  put's options (priority, group, expire, maxAttempts, unique) and, for a `key` identity, its
+  data. The run-at moves when this put gives `delay` or `at` (replace), or always, to this put's
+  now + delay or its `at` (debounce: the task runs once puts have stopped for `delay`). The task
+  keeps its deliveries, creation time and last error; a ready task that stays ready at the same
+  level in the same group keeps its place in line, any other is queued anew. ]]
+local function replace(id, old, payload, o)
+  -- Added earlier in this same call: its writes go out first, so it is moved like any other.
+  if pending[id] and pending[id].batch == batch then flush() end
+  local runAt = old.r
+  if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or now + (o.delay or 0) end
+  local meta = metaOf(o, runAt, old)
+  meta.b = old.b
+  local wasDelayed = redis.call('ZSCORE', KEYS[3], id)
+  local newData = o.key ~= '' and payload or nil
+  if not wasDelayed and runAt <= now and (meta.p or 0) == (old.p or 0) and meta.g == old.g then
+    meta.q = old.q
+    redis.call('HSET', KEYS[META], id, cjson.encode(meta))
+    if newData then redis.call('HSET', KEYS[DATA], id, newData) end
+  else
+    if wasDelayed then redis.call('ZREM', KEYS[3], id) else unqueue(id, old) end
+    store(id, meta, newData)
+  end
+  pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }
+  return runAt
+end

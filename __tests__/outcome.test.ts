@@ -230,3 +230,20 @@ async function xreads(raw: Awaited<ReturnType<typeof redis.raw>>): Promise<numbe
   const list = String(await raw.sendCommand(['CLIENT', 'LIST']));
   return list.split('\n').filter((line) => / cmd=xread /.test(line)).length;
 }
+
+describe('every() with keepResult', () => {
+  it("keeps each occurrence's outcome", async () => {
+    const s = await redis.scheduler();
+    const seen: string[] = [];
+    const w = s.work(async (task) => {
+      seen.push(task.hash);
+      return 'tick';
+    });
+    await s.every('ticker', 100, { job: 'tick' }, { keepResult: 60_000 });
+    await eventually(() => seen.length >= 1, 3000);
+    await eventually(async () => (await s.result(seen[0]))?.state === 'done', 3000);
+    expect(await s.result(seen[0])).toMatchObject({ state: 'done', result: 'tick' });
+    await s.unschedule('ticker');
+    await w.close();
+  });
+});

@@ -233,6 +233,8 @@ export const everyOptions = z.strictObject({
   /** Occurrences missed while no process declared the schedule: none, the latest, or the latest `catchUpLimit`. */
   missed: z.enum(['skip', 'once', 'catch-up'], { error: "expected 'skip', 'once' or 'catch-up'" }).default('skip'),
   catchUpLimit: count(100).default(10),
+  /** Keep each occurrence's outcome this long once it finishes (see put's keepResult). */
+  keepResult: keepResult.optional(),
   /** Called with the errors of the background loop that puts occurrences; it retries on its own. */
   onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
 });

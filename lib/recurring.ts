@@ -28,6 +28,11 @@ export interface EveryOptions {
   /** Deliveries of one occurrence before it goes dead. Default 5. */
   maxAttempts?: number;
   /**
+   * Keep each occurrence's outcome this long once it finishes, for result() (see put's
+   * keepResult). The de-dup modes do not apply: each occurrence is an identity of its own, put once.
+   */
+  keepResult?: Span;
+  /**
    * Occurrences that fell due while no process declared the schedule (downtime): `'skip'` them
    * (default), run the latest `'once'`, or `'catch-up'` on the latest `catchUpLimit` of them.
    */
@@ -192,8 +197,12 @@ export class Recurring {
   }
 
   private taskOptions(at: number): PutOptions {
-    const { priority, expire, maxAttempts } = this.opts;
-    return { queue: this.queue, at, key: occurrenceKey(this.name, at), priority, maxAttempts, ...(expire === undefined ? {} : { expire }) };
+    const { priority, expire, maxAttempts, keepResult } = this.opts;
+    return {
+      queue: this.queue, at, key: occurrenceKey(this.name, at), priority, maxAttempts,
+      ...(expire === undefined ? {} : { expire }),
+      ...(keepResult === undefined ? {} : { keepResult }),
+    };
   }
 
   private sleep(ms: number): void {

@@ -247,3 +247,41 @@ describe('every() with keepResult', () => {
     await w.close();
   });
 });
+
+describe('result({ wait }) leaves nothing behind', () => {
+  it('many waiters add no listener per caller, and a finished reader leaves none', async () => {
+    const s = await redis.scheduler();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const puts = await s.putMany(Array.from({ length: 30 }, (_, i) => ({ data: `l${i}`, options: { keepResult: 60_000 } })));
+      const waits = puts.map((p) => s.result(p.hash, { wait: 10_000 }));
+      await sleep(50);
+      const w = s.work(async (task) => task.data, { concurrency: 10 });
+      const outs = await Promise.all(waits);
+      await w.close();
+      expect(outs.every((o) => o?.state === 'done')).toBe(true);
+      // A waiter whose task had already finished never starts a reader, and keeps nothing either.
+      expect(await s.result(puts[0].hash, { wait: 1000 })).toMatchObject({ state: 'done', result: 'l0' });
+      await sleep(50);
+      expect(warnings.filter((x) => x.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('a completed event carries a small kept result', async () => {
+    const s = await redis.scheduler();
+    const it = s.events();
+    const { hash } = await s.put('e', { keepResult: 60_000 });
+    await s.ack((await s.claim())!, { small: true });
+    for (;;) {
+      const e = (await it.next()).value as Awaited<ReturnType<typeof it.next>>['value'];
+      if (e && e.type === 'completed') {
+        expect(e).toMatchObject({ hash, result: { small: true } });
+        break;
+      }
+    }
+  });
+});

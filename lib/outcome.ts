@@ -114,9 +114,12 @@ export async function result(ctx: Context, queue: string, id: string, waitMs: nu
     const first = await read(ctx, queue, id, true);
     if (finished(first.outcome)) return first.outcome;
     waiter.from = first.stream;
+    if (closing.aborted) throw new ClosedError('scheduler');
     reader.start(first.stream);
-    const ended = await waiter.until(waitMs, closing);
+    const ended = await waiter.until(waitMs);
     if (ended === 'closed') throw new ClosedError('scheduler');
+    // A kept result small enough came with the finish event: nothing more to read.
+    if (ended !== 'timeout' && ended.result !== undefined) return fromEvent(queue, id, ended);
     const now = await read(ctx, queue, id, false);
     // Finished, but nothing kept (no keepResult): the finish event itself tells what became of it.
     if (ended !== 'timeout' && !finished(now.outcome)) return fromEvent(queue, id, ended);
@@ -135,12 +138,14 @@ interface Finish {
   attempt: number;
   error: string | null;
   into: string | null;
+  /** A completed event's kept result as JSON ('' for none), when it carried one. */
+  result?: string;
 }
 
 function fromEvent(queue: string, hash: string, e: Finish): TaskOutcome {
   const base = { hash, queue, attempts: e.attempt, finishedAt: e.at };
   const state = FINISHES[e.type];
-  if (state === 'done') return { ...base, state, result: null };
+  if (state === 'done') return { ...base, state, result: e.result ? (JSON.parse(e.result) as Json) : null };
   if (state === 'dead') return { ...base, state, error: e.error };
   if (state === 'merged') return { ...base, state, into: e.into ?? '' };
   return { ...base, state };
@@ -161,20 +166,21 @@ class Waiter {
     else this.early ??= finish;
   }
 
-  until(ms: number, closing: AbortSignal): Promise<Finish | 'timeout' | 'closed'> {
+  /** Wakes the wait: the scheduler is closing. */
+  close(): void {
+    this.wake?.('closed');
+  }
+
+  until(ms: number): Promise<Finish | 'timeout' | 'closed'> {
     // A finish read before the first read answered may be of an earlier life of the same id.
     if (this.early && after(this.early.entry, this.from)) return Promise.resolve(this.early);
-    if (closing.aborted) return Promise.resolve('closed');
     return new Promise((resolve) => {
-      const onClose = () => done('closed');
       const timer = setTimeout(() => done('timeout'), ms);
       const done = (ended: Finish | 'timeout' | 'closed') => {
         clearTimeout(timer);
-        closing.removeEventListener('abort', onClose);
         this.wake = null;
         resolve(ended);
       };
-      closing.addEventListener('abort', onClose, { once: true });
       this.wake = done;
     });
   }
@@ -191,13 +197,25 @@ class Reader {
   private readonly waiting = new Map<string, Set<Waiter>>();
   private running = false;
   private conn: Standalone | null = null;
+  /** One listener on the scheduler's closing signal for all of this reader's callers. */
+  private readonly onClose = () => {
+    for (const set of this.waiting.values()) for (const w of set) w.close();
+  };
 
   constructor(
     private readonly ctx: Context,
     private readonly queue: string,
     private readonly closing: AbortSignal,
-    private readonly gone: () => void,
-  ) {}
+    private readonly forget: () => void,
+  ) {
+    closing.addEventListener('abort', this.onClose, { once: true });
+  }
+
+  /** Nobody waits and nothing reads: the reader goes (a later caller makes a new one). */
+  private gone(): void {
+    this.closing.removeEventListener('abort', this.onClose);
+    this.forget();
+  }
 
   add(id: string): Waiter {
     const waiter = new Waiter(id);
@@ -211,8 +229,12 @@ class Reader {
     const set = this.waiting.get(waiter.id);
     set?.delete(waiter);
     if (set?.size === 0) this.waiting.delete(waiter.id);
-    // Nobody waits: the blocked read is cut short, and the connection goes.
-    if (this.waiting.size === 0) this.drop();
+    // Nobody waits: the blocked read is cut short, and the connection goes (and the reader, once
+    // its loop has ended, or at once when it never started).
+    if (this.waiting.size === 0) {
+      this.drop();
+      if (!this.running) this.gone();
+    }
   }
 
   /** Starts reading after stream id `from`, unless already reading (from an earlier point). */
@@ -270,7 +292,7 @@ class Reader {
     const type = f.get('type') ?? '';
     const waiters = FINISHES[type] ? this.waiting.get(f.get('id') ?? '') : undefined;
     if (!waiters) return;
-    const finish = { entry, type, at: Number(entry.split('-')[0]), attempt: Number(f.get('attempt') ?? 0), error: f.get('error') ?? null, into: f.get('into') ?? null };
+    const finish = { entry, type, at: Number(entry.split('-')[0]), attempt: Number(f.get('attempt') ?? 0), error: f.get('error') ?? null, into: f.get('into') ?? null, result: f.get('result') };
     for (const w of waiters) if (after(entry, w.from)) w.notify(finish);
   }
 }

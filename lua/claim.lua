@@ -90,8 +90,14 @@ if acks > 0 then
         if not seen[ids[j]] then
           seen[ids[j]] = true
           refilled = refilled + finished(meta)
-          emit(cap, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
-          keepOutcome(ids[j], meta, now, 'done', ARGV[10 + 3 * j])
+          local result = ARGV[10 + 3 * j]
+          -- A kept result of up to 1 KiB rides in the event: a caller waiting for it needs no read.
+          if meta.kr and #result <= 1024 then
+            emit(cap, 'type', 'completed', 'id', ids[j], 'attempt', meta.n, 'result', result)
+          else
+            emit(cap, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
+          end
+          keepOutcome(ids[j], meta, now, 'done', result)
           if meta.pg then redis.call('HDEL', KEYS[PROGRESS], ids[j]) end
           table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
           table.insert(remembered, now); table.insert(remembered, tokens[j])

@@ -165,7 +165,7 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * `<prefix>:queues`, the registry of queue names.
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
-const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events'] as const;
+const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events', 'results', 'kept', 'progress', 'windows', 'waiting'] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
   return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
@@ -206,6 +206,10 @@ interface Snapshot {
   parked: string[];
   /** Active tasks per group, as `gactive` counts them. */
   gactive: Record<string, string>;
+  /** Tasks with a stored progress. */
+  progress: string[];
+  /** until-start pointers: base id -> id of its waiting task. */
+  waiting: Record<string, string>;
 }
 
 /** All of a queue's state at one instant: one MULTI, so it is consistent even while workers run. */
@@ -233,7 +237,11 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .zRange(k.grouped, 0, -1)
     .zRange(k.parked, 0, -1)
     .hGetAll(k.gactive)
+    .hKeys(k.progress)
+    .hGetAll(k.waiting)
     .exec()) as unknown[];
+  const waiting = replies.pop() as Record<string, string>;
+  const progress = replies.pop() as string[];
   const gactive = replies.pop() as Record<string, string>;
   const [data, meta, delayed, ready, active, dead, held, levels, ...rest] = replies as [string[], Record<string, string>, ...string[][]];
   const parked = rest.pop()!;
@@ -242,7 +250,7 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
   const places = new Map<string, number>();
   const parkedIds = parked.map((m) => m.slice(m.lastIndexOf('|') + 1));
   for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...parkedIds, ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
-  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped, parked, gactive };
+  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped, parked, gactive, progress, waiting };
 }
 
 /** Each ready task waits in the list of its own level (or, with a group, in `grouped`), and every non-empty level is indexed. */
@@ -273,6 +281,8 @@ function checkRecords(s: Snapshot, report: Report): void {
   report('state member without a payload', [...s.places.keys()].filter((id) => !s.data.has(id)));
   report('meta record without a payload (identity without a task)', ids.filter((id) => !s.data.has(id)));
   report('payload without a meta record', [...s.data].filter((id) => !s.meta.has(id)));
+  report('progress without its task', s.progress.filter((id) => !s.meta.has(id)));
+  report('until-start pointer to no task', Object.values(s.waiting).filter((id) => !s.meta.has(id)));
 }
 
 /** The `held` index (worker|task) lists exactly the active leases, under their holders. */

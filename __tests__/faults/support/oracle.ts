@@ -32,6 +32,19 @@ export interface WorkerEvent {
   message: string;
 }
 
+/** A progress write of `attempt` that Redis stored (task.progress resolved true). */
+export interface Progressed {
+  hash: string;
+  attempt: number;
+}
+
+/** A re-delivered task's handler, as it started: the progress get() showed then. */
+export interface Retried {
+  hash: string;
+  attempt: number;
+  progress: { attempt: number; step: number } | null;
+}
+
 /** The oracle keys of one scenario run. */
 export function oracleKeys(run: string) {
   return {
@@ -43,6 +56,10 @@ export function oracleKeys(run: string) {
     count: `oracle:${run}:count`,
     /** LIST of WorkerEvent JSON. */
     events: `oracle:${run}:events`,
+    /** LIST of Progressed JSON: progress writes that Redis acknowledged (outcome workers). */
+    progressed: `oracle:${run}:progressed`,
+    /** LIST of Retried JSON: what a re-delivered task's handler saw of its progress (outcome workers). */
+    retried: `oracle:${run}:retried`,
   };
 }
 

@@ -15,7 +15,7 @@
  * With `clockShiftMs`, Date.now is shifted before lib is loaded: the clock-skew scenario.
  */
 import { createClient, type RedisClientType } from 'redis';
-import { oracleKeys, type Execution, type WorkerEvent } from './oracle';
+import { oracleKeys, type Execution, type Progressed, type Retried, type WorkerEvent } from './oracle';
 import { wireError, type ChildConfig, type ChildReply, type ChildRequest, type WireError } from './workers';
 
 type Lib = typeof import('../../../lib');
@@ -68,11 +68,16 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
     const record: Execution = { hash: task.hash, label: labelOf(task.data), pid: process.pid, attempt: task.attempt, runAt: task.runAt, serverNow };
     signal.addEventListener('abort', () => event({ kind: 'abort', hash: task.hash, ...describe(lib, signal.reason) }), { once: true });
     if (work.recordStarts) await oracle.rPush(keys.starts, JSON.stringify(record));
+    if (work.outcomes) await reportStart(scheduler, oracle, task);
     // The work ignores the signal on purpose: a late finisher is what fencing must cope with.
-    await new Promise((resolve) => setTimeout(resolve, workTime(task.data, work.workMs)));
+    const ms = workTime(task.data, work.workMs);
+    const steps = work.outcomes ? setInterval(() => void task.progress({ attempt: task.attempt, step: 1 }), 3) : null;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (steps) clearInterval(steps);
     await oracle.multi().rPush(keys.execs, JSON.stringify(record)).incr(keys.count).exec();
     // A payload may ask to fail once its lease is lost, so that the late call is a fail, not an ack.
     if (signal.aborted && (task.data as { onAbort?: string } | null)?.onAbort === 'throw') throw signal.reason;
+    return work.outcomes ? { label: record.label } : undefined;
   };
   return scheduler.work(handler, {
     queue: config.queue,
@@ -80,6 +85,21 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
     lease: work.leaseMs,
     onError: (err) => event({ kind: 'error', hash: (err as { hash?: string }).hash, ...describe(lib, err) }),
   });
+}
+
+/**
+ * A re-delivery first notes what it sees of the earlier attempts' progress; then every attempt
+ * stores its own, and notes it once Redis has it (a kill between the two only loses the note).
+ */
+async function reportStart(scheduler: Scheduler, oracle: RedisClientType, task: Task): Promise<void> {
+  if (task.attempt > 1) {
+    const info = await scheduler.get(task.hash);
+    const retried: Retried = { hash: task.hash, attempt: task.attempt, progress: (info?.progress ?? null) as Retried['progress'] };
+    await oracle.rPush(keys.retried, JSON.stringify(retried));
+  }
+  if (await task.progress({ attempt: task.attempt, step: 0 })) {
+    await oracle.rPush(keys.progressed, JSON.stringify({ hash: task.hash, attempt: task.attempt } satisfies Progressed));
+  }
 }
 
 async function answer(msg: ChildRequest, scheduler: Scheduler, lib: Lib, close: () => Promise<void>): Promise<void> {

@@ -34,6 +34,11 @@ export interface WorkConfig {
   recordStarts?: boolean;
   /** Read the queue Redis's TIME as each handler starts. */
   readServerTime?: boolean;
+  /**
+   * Outcomes: the handler reports progress (at its start, awaited, then every few ms), records
+   * what a re-delivery sees of an earlier attempt's progress, and returns `{ label }` as its result.
+   */
+  outcomes?: boolean;
 }
 
 export type ChildRequest =

@@ -74,6 +74,9 @@ function valueCell(samples: Sample[], row: Row, lib: string, sizes: Sizes): { te
   if (!main) return { text: failed || '—' };
   const parts = [fmt(main.median, row.metric) + (main.n > 1 ? ` (${fmt(main.min, row.metric)}–${fmt(main.max, row.metric)})` : '')];
   if (row.metric === 'p99') parts.push(`p50 ${fmt(p.of((m) => m.p50)!.median, 'p99')}, max ${fmt(p.of((m) => m.max)!.median, 'p99')}`);
+  // A latency row that also measured a rate (reqres: requests/s) shows it.
+  const rate = row.metric === 'rate' ? undefined : p.of((m) => m.rate);
+  if (rate) parts.push(`${fmt(rate.median, 'rate')}/s`);
   const distinct = p.of((m) => m.distinct);
   if (distinct) {
     const want = sizes.tasks / 2;
@@ -198,7 +201,7 @@ function header(info: RunInfo): string[] {
     `- Node ${process.version}; Redis ${info.redisVersion} (\`--save '' --appendonly no\`, default \`hz 10\`)`,
     `- Versions: docket ${version('docket')} (lib/ as in the working tree), BullMQ ${version('bullmq')} (ioredis ${version('ioredis')}), bee-queue ${version('bee-queue')}, node-redis ${version('redis')} (docket, minimal)`,
     `- Pinning: ${info.pinned ? 'yes: redis-server on core 0, each benchmark process on core 1 (`taskset`)' : 'no (no taskset or fewer than 2 cores): expect bimodal figures'}`,
-    '- Concurrency: drains and scale at the concurrency named; pickup and delayed use one worker at concurrency 1 for every library (all four keep up with 500 tasks/s that way).',
+    '- Concurrency: drains and scale at the concurrency named; pickup and delayed use one worker at concurrency 1 for every library (all four keep up with 500 tasks/s that way); request/response keeps 32 requests in flight against a worker at concurrency 32 in the same process.',
     '- Each library and scenario runs in a process of its own, through `bench/adapters/`. BullMQ with `removeOnComplete`, bee-queue with `removeOnSuccess` (docket deletes finished tasks), bee-queue with events off and `activateDelayedJobs` on its worker.',
   ];
 }
@@ -212,7 +215,7 @@ export function report(samples: Sample[], info: RunInfo): { markdown: string; js
     '',
     ...resultsTable(rows),
     '',
-    '"docket / best peer" divides docket by the better of BullMQ and bee-queue: the higher rate, or the lower latency or memory (lower is better there). "minimal" (bench/adapters/minimal.ts, one script call per put, claim and ack, polling when idle) is a floor reference, not a peer. Scale runs are docket and minimal only (—: not run). Rates are jobs per second; drains are timed until the library reports no task left, the scale runs until the last measured handler; latencies are p99 with p50 and max (medians over runs).',
+    '"docket / best peer" divides docket by the better of BullMQ and bee-queue: the higher rate, or the lower latency or memory (lower is better there). "minimal" (bench/adapters/minimal.ts, one script call per put, claim and ack, polling when idle) is a floor reference, not a peer. Scale runs are docket and minimal only, request/response leaves bee-queue out (—: not run). Rates are jobs per second; drains are timed until the library reports no task left, the scale runs until the last measured handler; latencies are p99 with p50 and max (medians over runs).',
     '',
     '### Targets missed',
     '',
@@ -223,6 +226,7 @@ export function report(samples: Sample[], info: RunInfo): { markdown: string; js
     '- bee-queue raises due delayed jobs in batches: its worker arms one timer for the last job within `delayedDebounce` (default 1,000 ms) of the earliest one, so its delayed jobs run up to about a second late by design. The defaults are kept, as for every library.',
     '- BullMQ waits for a delayed job in a blocking `BZPOPMIN` whose timeout is the job\'s run-at; Redis checks blocking timeouts only `hz` (10) times a second, which fits its lateness of up to about 100 ms.',
     '- docket and minimal take a delayed task\'s run-at from the Redis clock when the put arrives, BullMQ and bee-queue from the client\'s clock when `add`/`save` is called. The delayed scenario therefore puts one task at a time, so no put waits in a client queue.',
+    '- Request/response: docket puts with `keepResult` and waits with `result(hash, { wait })`; BullMQ adds with `removeOnComplete: { age: 60 }` (with `true` the job can be gone before `waitUntilFinished` checks it) and waits with `waitUntilFinished` on one `QueueEvents`; minimal publishes the result from its ack script. The cell gives requests per second after the latencies. bee-queue is left out (—): a job\'s `succeeded` event can arrive before its `save()` resolves, and bee-queue then drops it (bee-queue#78, #189), so some requests never hear back (see bench/README.md).',
     '- The p99 of a few thousand samples is the 20th-worst one: a single garbage collection or a busy neighbour on the shared machine shows up in it. The spread over runs says how far to trust it.',
     '',
     '## Cost model (docket)',

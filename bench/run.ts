@@ -19,7 +19,7 @@ import { killCurrentChild, runChild } from './spawn';
 import { canPin, startBenchRedis, type BenchRedis } from './redis';
 import { report, type Sample } from './report';
 import { FULL, QUICK } from './scenarios';
-import { OWN_ONLY, SCENARIO_ORDER } from './targets';
+import { LEFT_OUT, OWN_ONLY, SCENARIO_ORDER } from './targets';
 
 function options() {
   const { values } = parseArgs({
@@ -44,7 +44,7 @@ async function runAll(redis: BenchRedis, opts: ReturnType<typeof options>, pin: 
   const sizes = opts.quick ? QUICK : FULL;
   const samples: Sample[] = [];
   for (const scenario of opts.scenarios) {
-    const libs = OWN_ONLY.has(scenario) ? opts.libraries.filter((l) => !PEERS.includes(l)) : opts.libraries;
+    const libs = opts.libraries.filter((l) => !(OWN_ONLY.has(scenario) && PEERS.includes(l)) && !LEFT_OUT[scenario]?.includes(l));
     for (let round = 1; round <= opts.runs; round++) {
       for (const library of libs) {
         await redis.flush();
@@ -66,7 +66,8 @@ const RESULTS_JSON = path.join(__dirname, 'results.json');
 /** `--report`: the last run's samples and settings, rendered again (after a change to the report). */
 function rerender(): void {
   const saved = JSON.parse(readFileSync(RESULTS_JSON, 'utf8'));
-  const { markdown } = report(saved.samples, { ...saved, date: new Date(saved.date) });
+  // A results.json from before a scenario existed lacks its size: its row (all —) takes the default.
+  const { markdown } = report(saved.samples, { ...saved, sizes: { ...FULL, ...saved.sizes }, date: new Date(saved.date) });
   writeFileSync(RESULTS_MD, markdown);
   console.log(markdown);
 }

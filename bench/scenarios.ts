@@ -1,10 +1,11 @@
 /**
- * The nine scenarios of issue 4, each run inside one child process against a flushed Redis. Each
- * brackets its timed part with mark('start') and mark('end'), where the parent takes its INFO
- * snapshots; loading that a scenario needs first is outside the marks and not timed.
+ * The nine scenarios of issue 4 and request/response (issue 14), each run inside one child process
+ * against a flushed Redis. Each brackets its timed part with mark('start') and mark('end'), where
+ * the parent takes its INFO snapshots; loading that a scenario needs first is outside the marks
+ * and not timed.
  */
 import { performance } from 'node:perf_hooks';
-import type { Adapter, Payload } from './adapters/adapter';
+import type { Adapter, Payload, Reply } from './adapters/adapter';
 import type { Measure } from './protocol';
 import { percentiles } from './stats';
 
@@ -14,12 +15,14 @@ export interface Sizes {
   pickup: number;
   delayed: number;
   memory: number;
+  /** Round trips in the reqres scenario. */
+  requests: number;
   /** Pending tasks in the two scale runs. */
   scaleSmall: number;
   scaleLarge: number;
 }
 
-export const FULL: Sizes = { tasks: 20_000, pickup: 2_000, delayed: 1_000, memory: 100_000, scaleSmall: 1_000, scaleLarge: 1_000_000 };
+export const FULL: Sizes = { tasks: 20_000, pickup: 2_000, delayed: 1_000, memory: 100_000, requests: 2_000, scaleSmall: 1_000, scaleLarge: 1_000_000 };
 /** --quick: a tenth of every size, for smoke tests. */
 export const QUICK: Sizes = Object.fromEntries(Object.entries(FULL).map(([k, v]) => [k, v / 10])) as unknown as Sizes;
 
@@ -32,6 +35,8 @@ const SETTLE_MS = 300;
 const FAR_AHEAD_MS = 24 * 3600 * 1000;
 /** How long the latency scenarios wait for stragglers before reporting what ran. */
 const STRAGGLER_MS = 30_000;
+/** Requests in flight in the reqres scenario, and its worker's concurrency. */
+const REQUESTS_IN_FLIGHT = 32;
 
 export interface Bench {
   adapter: Adapter;
@@ -116,6 +121,9 @@ async function idleWorker(b: Bench, count: number, onTask: (n: number) => void) 
   return { worker, ran: () => ran, all: Promise.race([all.promise, sleep(STRAGGLER_MS)]) };
 }
 
+/** A debounce delay longer than any run, so debounced tasks wait while they are measured. */
+const DEBOUNCE_MS = 600_000;
+
 export const SCENARIOS: Record<string, (b: Bench) => Promise<Measure>> = {
   put: (b) => timed(b, b.sizes.tasks, () => inFlight(b.sizes.tasks, IN_FLIGHT, (i) => b.adapter.put(payload(i)))),
 
@@ -176,6 +184,21 @@ export const SCENARIOS: Record<string, (b: Bench) => Promise<Measure>> = {
     return putMs < 1000 ? m : { ...m, note: [m.note, `puts took ${putMs.toFixed(0)} ms`].filter(Boolean).join('; ') };
   },
 
+  async reqres(b) {
+    const count = b.sizes.requests;
+    const worker = await b.adapter.work(REQUESTS_IN_FLIGHT, (data): Reply => ({ n: data.n, sent: true }));
+    const request = await b.adapter.requests(STRAGGLER_MS);
+    worker.start();
+    // One window of requests before the clock, for every library alike: lazily opened connections,
+    // script loading and the JIT. Their payloads (count..) differ from the measured ones (docket
+    // would take an identical one for the same task).
+    await inFlight(REQUESTS_IN_FLIGHT, REQUESTS_IN_FLIGHT, (i) => request(payload(count + i)).then(() => undefined));
+    const trips = roundTrips(count);
+    const m = await timed(b, count, () => inFlight(count, REQUESTS_IN_FLIGHT, (i) => trips.time(i, () => request(payload(i)))));
+    await worker.close();
+    return { ...m, ...trips.measure() };
+  },
+
   scaleSmall: (b) => scale(b, b.sizes.scaleSmall),
   scaleLarge: (b) => scale(b, b.sizes.scaleLarge),
 
@@ -191,7 +214,43 @@ export const SCENARIOS: Record<string, (b: Bench) => Promise<Measure>> = {
     const m = await timed(b, order.length, () => inFlight(order.length, IN_FLIGHT, (i) => b.adapter.putUnique(payload(order[i]))));
     return { ...m, distinct: await b.adapter.count() };
   },
+
+  // Issue 14: debounced puts, each key put twice (pairs shuffled as in dedup), the second put
+  // replacing the first's data and pushing its run-at on. The delay outlasts the run: nothing runs.
+  async debounce(b) {
+    const put = b.adapter.putDebounced!.bind(b.adapter);
+    const order = pairsShuffled(b.sizes.tasks / 2, 100);
+    const m = await timed(b, order.length, () => inFlight(order.length, IN_FLIGHT, (i) => put({ ...payload(order[i]), n: i }, `k${order[i]}`, DEBOUNCE_MS)));
+    return { ...m, distinct: await b.adapter.count() };
+  },
 };
+
+/**
+ * Round-trip latencies of `count` requests: each from just before its put until its result is in
+ * hand. A request that fails, or answers with another task's result, counts in a note instead.
+ */
+function roundTrips(count: number) {
+  const latency = new Float64Array(count).fill(NaN);
+  let wrong = 0;
+  const errors: string[] = [];
+  return {
+    async time(i: number, request: () => Promise<unknown>): Promise<void> {
+      const sent = performance.now();
+      try {
+        const result = (await request()) as Reply | null;
+        if (result?.n === i && result.sent) latency[i] = performance.now() - sent;
+        else wrong++;
+      } catch (err) {
+        errors.push(String((err as Error)?.message ?? err));
+      }
+    },
+    measure(): Omit<Measure, 'tasks'> {
+      const answered = count - wrong - errors.length;
+      const notes = [answered < count && `only ${answered} of ${count} answered`, wrong > 0 && `${wrong} with another task's result`, errors.length > 0 && `first error: ${errors[0]}`];
+      return { ...percentiles(latency.filter((v) => !Number.isNaN(v))), note: notes.filter(Boolean).join('; ') || undefined };
+    },
+  };
+}
 
 /** Each of 0..distinct-1 twice, the pairs shuffled within windows of `window` payloads. */
 function pairsShuffled(distinct: number, window: number): number[] {

@@ -53,6 +53,10 @@ export const ROWS: Row[] = [
   { scenario: 'scaleLarge', metric: 'rate', label: (s) => `claim+ack c=32, ${k(s.scaleLarge)} pending (jobs/s)` },
   { scenario: 'memory', metric: 'bytes', label: (s) => `memory per pending task, ${k(s.memory)} loaded (bytes)`, target: '≤ 0.5× BullMQ', met: (m) => (known(m.docket, m.bullmq) ? m.docket! <= 0.5 * m.bullmq! : undefined), versus: (m) => times(m, 'bullmq'), gap: 'memory' },
   { scenario: 'dedup', metric: 'rate', label: (s) => `put with 50% duplicates, ${k(s.tasks)} (jobs/s)`, target: 'none (report)' },
+  // Issue 14: put, then wait for the handler's result (docket result(wait), BullMQ waitUntilFinished).
+  // Issue 14: onDuplicate 'debounce' (BullMQ: deduplication with extend and replace); bee-queue has no such mode.
+  { scenario: 'debounce', metric: 'rate', label: (s) => `debounced put, ${k(s.tasks)} (each key twice) (jobs/s)`, target: 'none (report)' },
+  { scenario: 'reqres', metric: 'p99', label: (s) => `request/response round trip p99, ${k(s.requests)}, 32 in flight, c=32 (ms)`, target: 'none (report)' },
 ];
 
 /** The scale target: how many times slower claim+ack gets with the large queue. */
@@ -60,6 +64,9 @@ export const SCALE_TARGET = { label: (s: Sizes) => `${k(s.scaleLarge)} vs ${k(s.
 
 /** Scenarios only docket (and the minimal reference) run: the peers would spend minutes loading. */
 export const OWN_ONLY = new Set(['scaleSmall', 'scaleLarge']);
+
+/** Libraries a scenario leaves out: bee-queue loses some jobs' 'succeeded' events, and neither it nor minimal has a debounce mode (bench/README.md). */
+export const LEFT_OUT: Record<string, string[]> = { reqres: ['bee-queue'], debounce: ['bee-queue', 'minimal'] };
 
 export const SCENARIO_ORDER = ROWS.map((r) => r.scenario);
 

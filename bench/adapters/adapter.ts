@@ -3,6 +3,10 @@
  * and the libraries differ only in how they map these calls onto their own API.
  */
 export type Payload = { to: string; template: string; n: number };
+/** What a handler may resolve with: the task's result, which request() hands back to its caller. */
+export type Reply = { n: number; sent: boolean };
+/** One request: a put, then waiting until a worker's handler has finished that task; resolves with its result. */
+export type Requester = (data: Payload) => Promise<unknown>;
 
 /** A worker that has opened its connections but not yet taken a task. */
 export interface PreparedWorker {
@@ -21,10 +25,22 @@ export interface Adapter {
   putUnique(data: Payload): Promise<void>;
   putDelayed(data: Payload, delayMs: number): Promise<void>;
   /**
-   * Readies a worker at `concurrency`; `handler` is called at the start of the library's async
-   * handler, which resolves (acks) as soon as it returns.
+   * A debounced put: the task of `key` runs once puts of that key have stopped for `delayMs`, with
+   * the latest data (docket onDuplicate 'debounce'; BullMQ deduplication with extend and replace).
+   * Absent where the library has no such mode.
    */
-  work(concurrency: number, handler: (data: Payload) => void): Promise<PreparedWorker>;
+  putDebounced?(data: Payload, key: string, delayMs: number): Promise<void>;
+  /**
+   * Readies a worker at `concurrency`; `handler` is called at the start of the library's async
+   * handler, which resolves (acks) with what it returns as soon as it returns.
+   */
+  work(concurrency: number, handler: (data: Payload) => Reply | void): Promise<PreparedWorker>;
+  /**
+   * Readies what waiting for results needs (BullMQ's QueueEvents, minimal's subscriber) before the
+   * clock starts, and returns the request function; a request not answered within `timeoutMs`
+   * rejects. A library without a reliable way to wait rejects here (bee-queue).
+   */
+  requests(timeoutMs: number): Promise<Requester>;
   /** Tasks stored and not finished: ready, delayed and active, as the library counts them. */
   count(): Promise<number>;
   close(): Promise<void>;

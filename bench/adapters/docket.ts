@@ -2,6 +2,9 @@
 import { createScheduler } from '../../lib';
 import type { Adapter, OpenAdapter, Payload } from './adapter';
 
+/** How long a finished request's result is kept (BullMQ's adapter keeps its completed jobs as long). */
+const KEEP_RESULT_MS = 60_000;
+
 export const open: OpenAdapter = async (url, queue) => {
   // The start-up check warns about appendonly no, which the benchmark's Redis uses on purpose.
   const s = await createScheduler({ url, queue, onWarning: () => {} });
@@ -11,6 +14,7 @@ export const open: OpenAdapter = async (url, queue) => {
     // docket de-duplicates on the payload itself: a plain put is already unique.
     putUnique: async (data) => void (await s.put(data)),
     putDelayed: async (data, delay) => void (await s.put(data, { delay })),
+    putDebounced: async (data, key, delay) => void (await s.put(data, { key, delay, onDuplicate: 'debounce' })),
     async work(concurrency, handler) {
       // work() starts at once and opens its blocking connection only when it first goes idle.
       let worker: ReturnType<typeof s.work> | undefined;
@@ -18,6 +22,13 @@ export const open: OpenAdapter = async (url, queue) => {
         start: () => void (worker = s.work<Payload>(async (task) => handler(task.data), { concurrency })),
         close: async () => worker?.close(),
       };
+    },
+    // Nothing to ready: result() opens its one reader connection when a first caller waits.
+    requests: async (timeoutMs) => async (data) => {
+      const { hash } = await s.put(data, { keepResult: KEEP_RESULT_MS });
+      const out = await s.result(hash, { wait: timeoutMs });
+      if (out?.state !== 'done') throw new Error(`request ${hash}: ${out?.state ?? 'unknown'} after ${timeoutMs} ms`);
+      return out.result;
     },
     async count() {
       const st = await s.stats();

@@ -9,7 +9,9 @@
  *   delayed  ZSET  id, score = run-at (ms, Redis clock); promoted to ready by claim
  *   leases   ZSET  id, score = lease end (ms)
  * One script call per put (HSET + RPUSH), per claim (LPOP + ZADD) and per ack (ZREM + HDEL). An
- * idle worker polls every millisecond: the simplest wait that still picks tasks up quickly.
+ * idle worker polls every millisecond: the simplest wait that still picks tasks up quickly. A
+ * handler's result, when it returns one, is published by the ack (channel `replies`) to the
+ * requesters, who subscribe once per process and match replies by task id.
  */
 import { randomBytes } from 'node:crypto';
 import { createClient, defineScript } from 'redis';
@@ -61,11 +63,13 @@ const claim = defineScript({
 
 const ack = defineScript({
   NUMBER_OF_KEYS: 2,
-  // KEYS: leases, jobs. ARGV: id. A lease that was lost (removed) refuses the ack.
+  // KEYS: leases, jobs. ARGV: id, result ('' for none), replies channel. A lease that was lost
+  // (removed) refuses the ack; a result goes to the channel as "<id>\n<result>".
   SCRIPT: `
     if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+    if ARGV[2] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[1] .. '\\n' .. ARGV[2]) end
     return redis.call('HDEL', KEYS[2], ARGV[1])`,
-  transformArguments: (keys: string[], id: string) => [...keys, id],
+  transformArguments: (keys: string[], id: string, result: string, channel: string) => [...keys, id, result, channel],
   transformReply: (reply: number) => reply,
 });
 
@@ -76,17 +80,18 @@ export const open: OpenAdapter = async (url, queue) => {
   client.on('error', (err) => process.stderr.write(`minimal: ${err}\n`));
   await client.connect();
   const key = (name: string) => `min:{${queue}}:${name}`;
-  const [jobs, ready, delayed, leases] = ['jobs', 'ready', 'delayed', 'leases'].map(key);
+  const [jobs, ready, delayed, leases, replies] = ['jobs', 'ready', 'delayed', 'leases', 'replies'].map(key);
   // Ids need only be unique: a per-process prefix and a counter, no INCR round trip.
   const prefix = randomBytes(4).toString('hex');
   let seq = 0;
-  const store = (data: Payload, delay: number, unique: boolean) =>
-    client.put([jobs, ready, delayed], unique ? payloadId(data) : `${prefix}${seq++}`, JSON.stringify(data), delay, unique);
+  const store = (data: Payload, delay: number, unique: boolean, id = unique ? payloadId(data) : `${prefix}${seq++}`) =>
+    client.put([jobs, ready, delayed], id, JSON.stringify(data), delay, unique);
   const loops: Array<Promise<void>> = [];
+  let subscriber: ReturnType<typeof client.duplicate> | undefined;
   let running = false;
 
   /** One slot: claim, run, then ack and claim the next in the same round trip. */
-  async function loop(handler: (data: Payload) => void): Promise<void> {
+  async function loop(handler: (data: Payload) => unknown): Promise<void> {
     let acking: Promise<unknown> = Promise.resolve();
     while (running) {
       const [task] = await Promise.all([client.claim([jobs, ready, delayed, leases], LEASE_MS), acking]);
@@ -95,8 +100,8 @@ export const open: OpenAdapter = async (url, queue) => {
         acking = Promise.resolve();
         continue;
       }
-      await (async () => handler(JSON.parse(task[1])))();
-      acking = client.ack([leases, jobs], task[0]);
+      const result = await (async () => handler(JSON.parse(task[1])))();
+      acking = client.ack([leases, jobs], task[0], result === undefined ? '' : JSON.stringify(result), replies);
     }
     await acking;
   }
@@ -119,10 +124,33 @@ export const open: OpenAdapter = async (url, queue) => {
         },
       };
     },
+    async requests(timeoutMs) {
+      const waiting = new Map<string, (result: unknown) => void>();
+      subscriber = client.duplicate();
+      subscriber.on('error', (err) => process.stderr.write(`minimal: ${err}\n`));
+      await subscriber.connect();
+      await subscriber.subscribe(replies, (message) => {
+        const cut = message.indexOf('\n');
+        waiting.get(message.slice(0, cut))?.(JSON.parse(message.slice(cut + 1)));
+      });
+      return (data) => {
+        const id = `${prefix}${seq++}`;
+        // Waiting from before the put, so a reply cannot come first.
+        const answered = new Promise<unknown>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`request ${id}: no result within ${timeoutMs} ms`)), timeoutMs);
+          waiting.set(id, (result) => {
+            clearTimeout(timer);
+            resolve(result);
+          });
+        }).finally(() => waiting.delete(id));
+        return Promise.all([answered, store(data, 0, false, id)]).then(([result]) => result);
+      };
+    },
     count: () => client.hLen(jobs),
     async close() {
       running = false;
       await Promise.all(loops.splice(0));
+      await subscriber?.quit();
       await client.quit();
     },
   };

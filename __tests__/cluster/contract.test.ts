@@ -151,6 +151,41 @@ describe('on a Redis Cluster', () => {
     }
   });
 
+  it('runs the de-dup modes, kept results, result(wait) and progress on every master, with no redirect', async () => {
+    const s = await open();
+    try {
+      const before = await cluster.redirects();
+      for (const { queue } of queues) {
+        const first = await s.put('refresh', { queue, unique: 'until-start' });
+        const running = (await s.claim({ queue }))!;
+        const next = await s.put('refresh', { queue, unique: 'until-start' });
+        expect(next.status).toBe('added');
+        expect(await s.fail(running, { error: 'x', retryIn: 0 })).toBe('merged');
+        expect(await s.get(first.hash, { queue })).toBeNull();
+        const waitingOne = (await s.claim({ queue }))!;
+        expect(waitingOne.hash).toBe(next.hash);
+        expect(await s.progress(waitingOne, { step: 1 })).toBe(true);
+        expect((await s.get(next.hash, { queue }))!.progress).toEqual({ step: 1 });
+        expect(await s.ack(waitingOne)).toBe(true);
+
+        const win = await s.put('win', { queue, dedupWindow: 60_000 });
+        await s.cancel(win.hash, { queue });
+        expect(await s.put('win', { queue, dedupWindow: 60_000 })).toMatchObject({ hash: win.hash, status: 'duplicate' });
+        const deb = await s.put({ v: 1 }, { queue, key: 'typing', onDuplicate: 'debounce', delay: 60_000 });
+        expect(await s.put({ v: 2 }, { queue, key: 'typing', onDuplicate: 'debounce', delay: 60_000 })).toMatchObject({ hash: deb.hash, status: 'replaced' });
+
+        const { hash } = await s.put('answer me', { queue, keepResult: 60_000 });
+        const waiting = s.result(hash, { queue, wait: 10_000 });
+        await sleep(50);
+        await s.ack((await s.claim({ queue }))!, { answer: queue });
+        expect(await waiting).toMatchObject({ state: 'done', result: { answer: queue } });
+      }
+      expect((await cluster.redirects()) - before).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('works over a cluster client the caller opened, and leaves it open', async () => {
     const client = createCluster({ rootNodes: [{ url: cluster.urls[0] }] });
     client.on('error', () => {});

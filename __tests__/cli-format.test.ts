@@ -2,7 +2,7 @@
  * The CLI's text output: aligned tables that cannot be hijacked by escape sequences in task data,
  * and times relative to the server's clock.
  */
-import { duration, fields, firstLine, instant, leaseLeft, relative, table } from '../lib/cli/format';
+import { cut, duration, fields, firstLine, instant, jsonValue, leaseLeft, relative, table } from '../lib/cli/format';
 
 describe('table', () => {
   it('aligns columns, numbers on the right, and trims trailing space', () => {
@@ -64,5 +64,18 @@ describe('previews', () => {
   it('keeps the first line of an error and cuts long text with an ellipsis', () => {
     expect(firstLine('Error: boom\n    at f (x.js:1:1)')).toBe('Error: boom');
     expect(firstLine('x'.repeat(100), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+});
+
+describe('cut values', () => {
+  it('cuts a text with an ellipsis, never between the halves of an emoji', () => {
+    expect(cut('abcdef', 6)).toBe('abcdef');
+    expect(cut('abcdefg', 6)).toBe('abcde…');
+    expect(cut('abcd\u{1F600}xyz', 6)).toBe('abcd…');
+  });
+
+  it('shows a JSON value on one line, hidden characters escaped, and says how long a cut one is', () => {
+    expect(jsonValue({ a: 'x\u202Ey\nz' }, 100)).toBe('{"a":"x\\u202ey\\nz"}');
+    expect(jsonValue('q'.repeat(1000), 10)).toBe('"qqqqqqqq… (1,002 characters in all; --json prints it whole)');
   });
 });

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { RedisClientType } from 'redis';
 import { main, type Io } from '../lib/cli/main';
 import { queueKeys } from '../lib/keys';
-import { eventually, keysUnder, serverNow, testUrl, uniquePrefix, useRedis } from './support/harness';
+import { eventually, keysUnder, serverNow, sleep, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
 
@@ -178,6 +178,159 @@ describe('inspect', () => {
 
     const missing = await docket('inspect', 'q', 'f'.repeat(32));
     expect(missing).toEqual({ code: 1, stdout: '', stderr: `docket: no task ${'f'.repeat(32)} in queue 'q'\n` });
+  });
+});
+
+describe('inspect: progress and kept outcomes', () => {
+  /** Characters that hide or reorder text: none may reach the terminal raw. */
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b-\u200f]/;
+
+  it('shows the progress of an active task and its keepResult, its JSON equal to scheduler.get()', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('convert', { queue: 'q', keepResult: 90_000 });
+    expect(await s.progress((await s.claim({ queue: 'q', lease: 60_000 }))!, { done: 3, of: 10 })).toBe(true);
+    const docket = on(s.prefix);
+
+    const text = await docket('inspect', 'q', hash);
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    expect(text.stdout).toMatch(/\nstate +active\n/);
+    expect(text.stdout).toMatch(/\nprogress +\{"done":3,"of":10\}\n/);
+    expect(text.stdout).toMatch(/\nkeep result +1m 30s once finished\n/);
+    const json = JSON.parse((await docket('inspect', 'q', hash, '--json')).stdout);
+    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }) });
+    expect(json.task.progress).toEqual({ done: 3, of: 10 });
+
+    // Before any report, and without keepResult: a dash, and no keep result line.
+    const plain = await s.put('plain', { queue: 'q' });
+    const before = (await docket('inspect', 'q', plain.hash)).stdout;
+    expect(before).toMatch(/\nprogress +-\n/);
+    expect(before).not.toContain('keep result');
+  });
+
+  it('shows hostile progress escaped and cut, and whole under --json', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('x', { queue: 'q' });
+    const value = { note: 'ok\u202Egpj.exe\u001b[2J<script>alert(1)</script>\u200b', pad: 'y'.repeat(3000) };
+    expect(await s.progress((await s.claim({ queue: 'q', lease: 60_000 }))!, value)).toBe(true);
+    const docket = on(s.prefix);
+
+    const text = await docket('inspect', 'q', hash);
+    expect(text.stdout).not.toMatch(HIDDEN);
+    const line = text.stdout.split('\n').find((l) => l.startsWith('progress'))!;
+    expect(line).toContain('ok\\u202egpj.exe\\u001b[2J<script>alert(1)</script>\\u200b');
+    expect(line).toMatch(/y… \(3,\d{3} characters in all; --json prints it whole\)$/);
+    expect(line.length).toBeLessThan(600);
+    const json = await docket('inspect', 'q', hash, '--json');
+    expect(json.stdout).not.toMatch(HIDDEN);
+    expect(JSON.parse(json.stdout).task.progress).toEqual(value);
+  });
+
+  it("shows a finished task's kept result, escaped and cut, and --json gives the outcome", async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('work', { queue: 'q', keepResult: 60_000 });
+    const result = { ok: true, said: 'fine\u2066\u001b]0;owned\u0007', tail: 'z'.repeat(2000) };
+    expect(await s.ack((await s.claim({ queue: 'q' }))!, result)).toBe(true);
+    expect(await s.get(hash, { queue: 'q' })).toBeNull();
+    const docket = on(s.prefix);
+
+    const text = await docket('inspect', 'q', hash);
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    expect(text.stdout).toMatch(new RegExp(`^hash +${hash}\\nqueue +q\\nstate +done \\(finished; its kept outcome\\)\\n`));
+    expect(text.stdout).toMatch(/\nfinished +\d{4}-\d\d-\d\dT[\d:.]+Z \((now|\ds ago)\)\nattempts +1\n/);
+    expect(text.stdout).toContain('result    {"ok":true,"said":"fine\\u2066\\u001b]0;owned\\u0007","tail":"zzz');
+    expect(text.stdout).toMatch(/z… \(2,\d{3} characters in all; --json prints it whole\)\n$/);
+    expect(text.stdout).not.toMatch(HIDDEN);
+    const json = await docket('inspect', 'q', hash, '--json');
+    expect(json.stdout).not.toMatch(HIDDEN);
+    expect(JSON.parse(json.stdout)).toEqual({ now: expect.any(Number), outcome: await s.result(hash, { queue: 'q' }) });
+    expect(JSON.parse(json.stdout).outcome).toMatchObject({ state: 'done', result });
+  });
+
+  it("shows a dead task's kept error after a purge, escaped and cut at 2,000 characters", async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('dies', { queue: 'q', keepResult: 60_000, maxAttempts: 1 });
+    const error = `boom \u202Eevil\u001b[31m\n${'stack line\n'.repeat(400)}`;
+    expect(await s.fail((await s.claim({ queue: 'q' }))!, { error })).toBe('dead');
+    await s.purgeDead({ queue: 'q' });
+    const docket = on(s.prefix);
+
+    const text = await docket('inspect', 'q', hash);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/\nstate +dead \(finished; its kept outcome\)\n/);
+    expect(text.stdout).toContain('error     boom \\u202Eevil\\u001B[31m\n          stack line\n');
+    expect(text.stdout).not.toMatch(HIDDEN);
+    const shown = text.stdout.slice(text.stdout.indexOf('error'));
+    expect(shown.length).toBeLessThan(2000 + 300 * 10);
+    expect(shown).toMatch(/…\n$/);
+
+    // A failed until-start task merged into the task of its identity that waits: it names that task.
+    const first = await s.put('refresh', { queue: 'q', keepResult: 60_000, unique: 'until-start' });
+    const held = (await s.claim({ queue: 'q' }))!;
+    const next = await s.put('refresh', { queue: 'q', keepResult: 60_000, unique: 'until-start' });
+    expect(await s.fail(held, { error: 'stale' })).toBe('merged');
+    const merged = await docket('inspect', 'q', first.hash);
+    expect(merged.stdout).toMatch(new RegExp(`\\nstate +merged \\(finished; its kept outcome\\)\\n[^]*\\ninto +${next.hash}\\n$`));
+
+    // Nothing kept (no keepResult): still no task, in one line.
+    const plain = await s.put('gone', { queue: 'other' });
+    await s.ack((await s.claim({ queue: 'other' }))!);
+    expect(await docket('inspect', 'other', plain.hash)).toEqual({ code: 1, stdout: '', stderr: `docket: no task ${plain.hash} in queue 'other'\n` });
+  });
+});
+
+describe('result', () => {
+  it('answers the live state, a kept outcome, and exits 1 for a hash docket knows nothing of', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put({ n: 1 }, { queue: 'q', keepResult: 60_000 });
+    const docket = on(s.prefix);
+
+    const live = await docket('result', 'q', hash);
+    expect(live).toMatchObject({ code: 0, stderr: '' });
+    expect(live.stdout).toMatch(new RegExp(`^hash +${hash}\\nqueue +q\\nstate +pending\\nrun at .*\\nattempts +0\\nprogress +-\\n$`));
+    expect(JSON.parse((await docket('result', 'q', hash, '--json')).stdout)).toEqual({ now: expect.any(Number), outcome: await s.result(hash, { queue: 'q' }) });
+
+    await s.ack((await s.claim({ queue: 'q' }))!, { squared: 1 });
+    const done = await docket('result', 'q', hash);
+    expect(done.stdout).toMatch(/\nstate +done\nfinished .*\nattempts +1\nresult +\{"squared":1\}\n$/);
+
+    const unknown = await docket('result', 'q', 'f'.repeat(32));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(ONE_LINE);
+    expect(unknown.stderr).toContain(`nothing known of task ${'f'.repeat(32)} in queue 'q'`);
+  });
+
+  it('waits with --wait until the task finishes, and answers its live state when the wait runs out', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('slow', { queue: 'q', keepResult: 60_000 });
+    const docket = on(s.prefix);
+
+    const started = Date.now();
+    const waiting = docket('result', 'q', hash, '--wait', '10s', '--json');
+    await sleep(300);
+    await s.ack((await s.claim({ queue: 'q' }))!, 'finished');
+    const answer = await waiting;
+    expect(answer.code).toBe(0);
+    expect(JSON.parse(answer.stdout).outcome).toMatchObject({ state: 'done', result: 'finished', attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(5000);
+
+    // --timeout bounds each Redis call, not the wait.
+    const other = await s.put('never claimed', { queue: 'q' });
+    const before = Date.now();
+    const timedOut = await docket('result', 'q', other.hash, '--wait', '2s', '--timeout', '1000');
+    expect(timedOut).toMatchObject({ code: 0, stderr: '' });
+    expect(timedOut.stdout).toMatch(/\nstate +pending\n/);
+    expect(Date.now() - before).toBeGreaterThanOrEqual(1950);
+  });
+
+  it('refuses a bad --wait, and --wait on another command, before connecting', async () => {
+    const docket = on(uniquePrefix());
+    for (const wait of ['10', '5x', '1.5s', '25d', '']) {
+      const r = await docket('result', 'q', 'abc', '--wait', wait);
+      expect([wait, r.code]).toEqual([wait, 2]);
+      expect(r.stderr).toContain(`bad --wait '${wait}'`);
+    }
+    expect((await docket('inspect', 'q', 'abc', '--wait', '1s')).stderr).toContain('inspect does not take --wait');
+    expect((await cli(['help', 'result'])).stdout).toContain('--wait <span>');
   });
 });
 

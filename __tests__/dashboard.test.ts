@@ -376,6 +376,13 @@ describe('mounting', () => {
     expect((await fetch(`${base}/api/overview`)).status).toBe(404);
   });
 
+  it('answers a request target no URL parser takes (GET //?a) with 404, and stays up', async () => {
+    const s = await redis.scheduler();
+    const base = await serve(s);
+    expect((await fetch(`${base}//?queue=a`)).status).toBe(404);
+    expect((await fetch(`${base}/`)).status).toBe(200);
+  });
+
   it('works where a framework strips the mount path (Express, middie), and passes other paths to next', async () => {
     const s = await redis.scheduler();
     await seed(s);
@@ -484,6 +491,179 @@ describe('payload previews', () => {
     await s.put({ small: true }, { queue: 'big', delay: 1000 });
     const page = await getPage(`${base}/?queue=big`);
     expect(page.body).toContain('<code class="data" title="{&quot;small&quot;:true}">{&quot;small&quot;:true}</code>');
+  });
+});
+
+describe('progress and task lookup', () => {
+  /** Characters that hide or reorder text: none may reach what a person reads. */
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b-\u200f]/;
+  const hostile = '</script><script>alert(1)</script><img src=x onerror=alert(2)>\u202Egpj.exe\u001b[2J\u200b';
+
+  /** GET <base>/api/task for `hash` of `queue`. */
+  async function task(base: string, queue: string, hash: string): Promise<{ status: number; body: Record<string, any> }> {
+    const res = await fetch(`${base}/api/task?queue=${encodeURIComponent(queue)}&hash=${encodeURIComponent(hash)}`);
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+
+  it('shows each active task’s progress, escaped and cut at 120 characters', async () => {
+    const s = await redis.scheduler();
+    const queue = 'work';
+    const plain = await s.put({ n: 1 }, { queue });
+    expect(await s.progress((await s.claim({ queue, lease: 60_000 }))!, { done: 3, of: 10 })).toBe(true);
+    const evil = await s.put({ n: 2 }, { queue });
+    expect(await s.progress((await s.claim({ queue, lease: 60_000 }))!, { note: hostile })).toBe(true);
+    const long = await s.put({ n: 3 }, { queue });
+    expect(await s.progress((await s.claim({ queue, lease: 60_000 }))!, { log: 'x'.repeat(5000) })).toBe(true);
+    const none = await s.put({ n: 4 }, { queue });
+    await s.claim({ queue, lease: 60_000 });
+    const base = await serve(s);
+
+    const o = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as Overview & { fragments: Record<string, string> };
+    const progress = Object.fromEntries(o.selected!.active.tasks.map((t) => [t.hash, t.progressPreview]));
+    expect(progress[plain.hash]).toBe('{"done":3,"of":10}');
+    expect(progress[evil.hash]).toBe(JSON.stringify({ note: hostile }));
+    // Only the head of a long progress is read from Redis, and it is shown cut.
+    expect(progress[long.hash]).toMatch(/^\{"log":"x{100,}…$/);
+    expect(progress[long.hash]).toHaveLength(120);
+    expect(progress[none.hash]).toBeNull();
+
+    const { body } = await getPage(`${base}/?queue=${queue}`);
+    expect(body).toContain('<th>progress</th>');
+    expect(body).toMatch(new RegExp(`data-hash="${plain.hash}">.*?<td class="progress"><code class="data" title="\\{&quot;done&quot;:3,&quot;of&quot;:10\\}">`, 's'));
+    expect(body).toMatch(new RegExp(`data-hash="${none.hash}">.*?<td class="progress"><span class="dim">–</span>`, 's'));
+    // JSON writes the escape character as \u001b itself; printable() escapes what JSON leaves raw.
+    expect(body).toContain('&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;\\u202Egpj.exe\\u001b[2J\\u200B');
+    expect(body).not.toContain('<img src=x');
+    expect(body.match(/<script/g)).toHaveLength(2);
+    expect(visibleText(body)).not.toMatch(HIDDEN);
+    expect(visibleText(o.fragments.active)).not.toMatch(HIDDEN);
+  });
+
+  it('answers GET /api/task with the live task, or a finished task’s kept outcome, cut at 2,000 characters', async () => {
+    const s = await redis.scheduler();
+    const queue = 'jobs';
+    const live = await s.put({ job: 'live' }, { queue, keepResult: 60_000, key: 'k1' });
+    expect(await s.progress((await s.claim({ queue, lease: 60_000 }))!, { step: 1 })).toBe(true);
+    const done = await s.put({ job: 'done' }, { queue, keepResult: 60_000 });
+    const result = { said: hostile, tail: 'y'.repeat(5000) };
+    expect(await s.ack((await s.claim({ queue }))!, result)).toBe(true);
+    const dead = await s.put({ job: 'dead' }, { queue, keepResult: 60_000, maxAttempts: 1 });
+    expect(await s.fail((await s.claim({ queue }))!, { error: `boom ${hostile}\n${'at x\n'.repeat(1000)}` })).toBe('dead');
+    await s.purgeDead({ queue });
+    const base = await serve(s);
+
+    const a = await task(base, queue, live.hash);
+    expect(a.status).toBe(200);
+    expect(a.body).toMatchObject({ queue, hash: live.hash, now: expect.any(Number), outcome: null });
+    expect(a.body.task).toMatchObject({ hash: live.hash, state: 'active', preview: '{"job":"live"}', progressPreview: '{"step":1}', key: 'k1', keepResult: 60_000, attempts: 1 });
+
+    const b = await task(base, queue, done.hash);
+    expect(b.status).toBe(200);
+    expect(b.body.task).toBeNull();
+    expect(b.body.outcome).toMatchObject({ hash: done.hash, queue, state: 'done', attempts: 1, finishedAt: expect.any(Number), error: null });
+    expect(b.body.outcome.result).toHaveLength(2000);
+    expect(b.body.outcome.result).toMatch(/^\{"said":".*y…$/s);
+    expect(b.body.outcome.result.slice(0, -1)).toBe(JSON.stringify(result).slice(0, 1999));
+
+    const c = await task(base, queue, dead.hash);
+    expect(c.body.outcome).toMatchObject({ state: 'dead', result: null, error: expect.stringMatching(/^boom <\/script>/) });
+    expect(c.body.outcome.error).toHaveLength(2000);
+
+    // A failed until-start task merged into the waiting task of its identity: the page links to it.
+    const first = await s.put({ job: 'refresh' }, { queue, keepResult: 60_000, unique: 'until-start' });
+    const held = (await s.claim({ queue }))!;
+    const next = await s.put({ job: 'refresh' }, { queue, keepResult: 60_000, unique: 'until-start' });
+    expect(await s.fail(held, { error: 'stale' })).toBe('merged');
+    expect((await task(base, queue, first.hash)).body.outcome).toMatchObject({ state: 'merged', into: next.hash, result: null, error: null });
+    const merged = await getPage(`${base}/?queue=${queue}&hash=${first.hash}`);
+    expect(merged.body).toContain(`<dt>merged into</dt><dd><a href="/?queue=${queue}&amp;hash=${encodeURIComponent(next.hash)}"><code>${next.hash}</code></a></dd>`);
+
+    const nobody = await task(base, queue, 'f'.repeat(32));
+    expect(nobody).toEqual({ status: 404, body: { error: { code: 'ERR_NOT_FOUND', message: `no task ${'f'.repeat(32)} in queue ${queue}, and no kept outcome`, field: 'hash' } } });
+  });
+
+  it('refuses a bad or missing hash or queue with 400 naming it, and anything but GET', async () => {
+    const s = await redis.scheduler();
+    const base = await serve(s);
+    const cases: Array<[string, string]> = [
+      ['?queue=jobs', 'hash'],
+      ['?queue=jobs&hash=', 'hash'],
+      ['?queue=jobs&hash=has%20space', 'hash'],
+      [`?queue=jobs&hash=${'a'.repeat(1025)}`, 'hash'],
+      ['?hash=abc', 'queue'],
+      ['?queue=a%20b&hash=abc', 'queue'],
+    ];
+    for (const [query, field] of cases) {
+      const res = await fetch(`${base}/api/task${query}`);
+      expect([query, res.status]).toEqual([query, 400]);
+      const { error } = (await res.json()) as { error: { field: string; message: string } };
+      expect(error.field).toBe(field);
+      expect(error.message).toMatch(new RegExp(`^${field}: `));
+    }
+    const posted = await post(`${base}/api/task?queue=jobs&hash=abc`, {});
+    expect(posted.status).toBe(405);
+    expect(posted.headers.get('allow')).toBe('GET, HEAD');
+    // The page refuses a bad ?hash= too, with a page that says why.
+    const page = await getPage(`${base}/?queue=jobs&hash=has%20space`);
+    expect(page.status).toBe(400);
+    expect(page.body).toContain('hash: expected the hash string that put() returned');
+  });
+
+  it('looks a task up from the page’s form (a GET), shows what it found escaped, and keeps it in the refreshes', async () => {
+    const s = await redis.scheduler();
+    const queue = 'jobs';
+    const done = await s.put({ job: 'done' }, { queue, keepResult: 60_000 });
+    expect(await s.ack((await s.claim({ queue }))!, { said: hostile, tail: 'y'.repeat(5000) })).toBe(true);
+    const live = await s.put({ job: 'live' }, { queue });
+    const held = (await s.claim({ queue, lease: 60_000 }))!;
+    await s.progress(held, { pct: 10 });
+    const base = await serve(s);
+
+    // The form: a GET to the page, with the queue shown and a hash field; no script needed.
+    const first = await getPage(`${base}/?queue=${queue}`);
+    expect(first.body).toMatch(/<form class="find" method="get" action="\/" role="search">/);
+    expect(first.body).toContain(`<input name="queue" value="${queue}"`);
+    expect(first.body).toContain('<div class="found" data-fragment="task"></div>');
+
+    // Pasted with a trailing line break: trimmed.
+    const { status, body } = await getPage(`${base}/?queue=${queue}&hash=${done.hash}%0A`);
+    expect(status).toBe(200);
+    expect(body).toContain(`<input name="hash" value="${done.hash}"`);
+    expect(body).toContain('<dl class="fields" data-found="outcome"><dt>state</dt><dd><span class="state done">done</span>');
+    expect(body).toContain('&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;\\u202Egpj.exe');
+    expect(body).not.toContain('<img src=x');
+    expect(body.match(/<script/g)).toHaveLength(2);
+    expect(visibleText(body)).not.toMatch(HIDDEN);
+    expect(body).toMatch(/y{1000,}…<\/pre>/);
+    expect(body).not.toMatch(/y{2000}/);
+    // The page's script asks for the same lookup on each refresh.
+    expect(body).toContain(`"hash":"${done.hash}"`);
+
+    const refreshed = (await (await fetch(`${base}/api/overview?queue=${queue}&hash=${live.hash}&fragments=1`)).json()) as { lookup: { task: { progressPreview: string } }; fragments: Record<string, string> };
+    expect(refreshed.lookup.task.progressPreview).toBe('{"pct":10}');
+    expect(refreshed.fragments.task).toContain('data-found="task"');
+    expect(refreshed.fragments.task).toContain('{&quot;pct&quot;:10}');
+    expect(await s.progress(held, { pct: 90 })).toBe(true);
+    const later = (await (await fetch(`${base}/api/overview?queue=${queue}&hash=${live.hash}&fragments=1`)).json()) as { fragments: Record<string, string> };
+    expect(later.fragments.task).toContain('{&quot;pct&quot;:90}');
+
+    // A hash nobody knows: said on the page, not an error.
+    const unknown = await getPage(`${base}/?queue=${queue}&hash=${'f'.repeat(32)}`);
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toContain('data-found="none"');
+    expect(unknown.body).toContain('No such task in this queue, and no kept outcome.');
+  });
+
+  it('asks for the access token on a lookup like everywhere else', async () => {
+    const s = await redis.scheduler();
+    const token = 'correct-horse-battery-staple';
+    const { hash } = await s.put('x', { queue: 'jobs' });
+    const base = await serve(s, { token });
+    expect((await fetch(`${base}/api/task?queue=jobs&hash=${hash}`)).status).toBe(401);
+    expect((await fetch(`${base}/?queue=jobs&hash=${hash}`, { redirect: 'manual' })).status).toBe(401);
+    const res = await fetch(`${base}/api/task?queue=jobs&hash=${hash}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { task: { state: string } }).task.state).toBe('ready');
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { STATES } from '../admin';
-import { queueName } from '../options';
+import { MAX_WAIT_MS, queueName } from '../options';
 import type { TaskState } from '../task';
 import { UsageError, type CommandFlags } from './command';
 
@@ -25,6 +25,7 @@ const OPTIONS = {
   host: { type: 'string' },
   token: { type: 'string' },
   'token-file': { type: 'string' },
+  wait: { type: 'string' },
 } as const;
 
 /** The line help prints for each flag. */
@@ -45,6 +46,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
     '--token <token>       require this token (16+ characters) from every request; every user of the machine\n' +
     '                        sees it in the process list: prefer --token-file or $DOCKET_DASHBOARD_TOKEN',
   'token-file': '--token-file <path>   read the token from this file (surrounding white space trimmed)',
+  wait: '--wait <span>         wait up to this long for the task to finish: 500ms, 30s, 5m, 2h or 1d (default: answer at once)',
 };
 
 /** Flags every command takes. */
@@ -119,4 +121,18 @@ export function intervalArg(text: string | undefined): number {
   const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!(seconds >= 0.1 && seconds <= 3600)) throw new UsageError(`bad --interval '${text}': expected seconds from 0.1 to 3600`);
   return Math.round(seconds * 1000);
+}
+
+const SPAN_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * `--wait` as ms: a whole number with its unit (`500ms`, `30s`, `5m`, `2h`, `1d`), at most what
+ * result() waits (24 days). A bare number is refused: seconds or milliseconds would be a guess.
+ */
+export function waitArg(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const m = /^(\d{1,10})(ms|s|m|h|d)$/.exec(text);
+  const ms = m ? Number(m[1]) * SPAN_MS[m[2]] : NaN;
+  if (!(ms <= MAX_WAIT_MS)) throw new UsageError(`bad --wait '${text}': expected a span such as 500ms, 30s, 5m, 2h or 1d, at most 24 days`);
+  return ms;
 }

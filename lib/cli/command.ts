@@ -75,6 +75,7 @@ export interface CommandFlags {
   host?: string;
   token?: string;
   'token-file'?: string;
+  wait?: string;
 }
 
 /** A command's arguments: the positionals after its name, its own flags, and the environment. */

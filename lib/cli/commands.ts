@@ -5,6 +5,7 @@
 import { FLAG_HELP, GLOBAL_FLAGS } from './args';
 import { positionals, UsageError, type Command } from './command';
 import { pause, purgeDead, resume, stats } from './queues';
+import { result } from './outcome';
 import { cancel, inspect, list, requeueDead, reschedule } from './tasks';
 import { dashboard } from './dashboard';
 import { watch } from './watch';
@@ -25,7 +26,7 @@ const help: Command = {
 };
 
 /** Every command, in the order help lists them. */
-export const COMMANDS: readonly Command[] = [stats, list, inspect, reschedule, cancel, requeueDead, purgeDead, pause, resume, watch, dashboard, help];
+export const COMMANDS: readonly Command[] = [stats, list, inspect, result, reschedule, cancel, requeueDead, purgeDead, pause, resume, watch, dashboard, help];
 
 /** The command called `name`; a UsageError for a name no command has. */
 export function findCommand(name: string): Command {

@@ -4,7 +4,7 @@
  * output bypasses it. What comes from Redis goes through lib/printable.ts, as in the dashboard:
  * hidden characters are escaped and impossible times marked, never thrown on.
  */
-import { invalidTime, isoTime, printable, printableLines, validTime } from '../printable';
+import { invalidTime, isoTime, printable, printableJson, printableLines, validTime } from '../printable';
 
 /** A table column: its heading, and whether its cells line up on the right (numbers). */
 export interface Column {
@@ -42,8 +42,28 @@ export function fields(pairs: Array<[string, string]>): string {
 
 /** The first line of `text`, cut to `max` characters with an ellipsis. */
 export function firstLine(text: string, max = 60): string {
-  const line = text.split('\n', 1)[0].trimEnd();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return cut(text.split('\n', 1)[0].trimEnd(), max);
+}
+
+/**
+ * `text` cut to `max` characters with an ellipsis when longer, never between the halves of an
+ * emoji (a lone half would print as an escape).
+ */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  if (/[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * A JSON value (a task's progress, a handler's result) on one line, hidden characters escaped
+ * (lib/printable.ts), cut to `max` characters: these are other people's values, and may run to
+ * 64 KiB. The cut says how long the whole is; --json prints it whole.
+ */
+export function jsonValue(value: unknown, max: number): string {
+  const text = printableJson(value);
+  return text.length <= max ? text : `${cut(text, max)} (${text.length.toLocaleString('en')} characters in all; --json prints it whole)`;
 }
 
 

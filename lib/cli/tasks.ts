@@ -9,11 +9,11 @@ import type { Scheduler } from '../scheduler';
 import type { TaskInfo, TaskState } from '../task';
 import { hashArg, intArg, queueArg, stateArg } from './args';
 import { positionals, TargetError, UsageError, type Command, type Run } from './command';
-import { fields, firstLine, instant, leaseLeft, NONE, relative, table, type Column } from './format';
+import { duration, fields, firstLine, instant, leaseLeft, NONE, relative, table, type Column } from './format';
+import { showKept, valueText } from './outcome';
 import { parseWhen, resolveWhen } from './when';
 
 type Listed = PreviewTask;
-
 
 /** A column of the list table and how to fill it from a task. */
 interface Cell {
@@ -110,9 +110,17 @@ function taskText(task: TaskInfo<Json>, now: number): string {
     ['key', task.key ?? NONE],
     ['holder', active ? (task.worker ?? NONE) : NONE],
     ['lease left', active ? leaseLeft(task.leaseUntil, now) : NONE],
+    ['progress', valueText(task.progress)],
+    ...keep(task.keepResult),
     ['last error', task.lastError ?? NONE],
     ['data', JSON.stringify(task.data, null, 2)],
   ]);
+}
+
+/** The `keep result` line, for a task whose outcome is kept once it finishes. */
+function keep(ms: number | null): Array<[string, string]> {
+  if (ms === null) return [];
+  return [['keep result', `${ms < 1000 ? `${ms}ms` : duration(ms)} once finished`]];
 }
 
 /** The `<queue> <hash>` pair most task commands take, checked. */
@@ -123,13 +131,15 @@ function target(args: Array<string | undefined>): { queue: string; hash: string 
 export const inspect: Command = {
   name: 'inspect',
   usage: '<queue> <hash>',
-  summary: 'everything known about one task',
+  summary: 'everything known about one task, or its kept outcome once finished',
   flags: [],
   prepare(input) {
     const { queue, hash } = target(positionals('inspect', input, ['queue', 'hash']));
     return async ({ connect, out }) => {
       const s = await connect();
       const task = await s.get(hash, { queue });
+      // Gone from the queue: it may have finished with its outcome kept (keepResult).
+      if (!task && (await showKept(s, queue, hash, out))) return 0;
       if (!task) throw new TargetError(missing(queue, hash));
       const now = await s.time();
       out.emit({ now, task }, () => taskText(task, now));

@@ -19,6 +19,8 @@ export interface TaskView {
   preview: string;
   /** The whole payload's size in bytes. */
   bytes: number;
+  /** The start of its progress's JSON, cut to 120 characters (ends in `…` when cut); null when it reported none. */
+  progressPreview: string | null;
   runAt: number;
   expireAt: number | null;
   attempts: number;
@@ -71,6 +73,7 @@ function toView(task: PreviewTask): TaskView {
     state: task.state,
     preview: clip(task.preview, MAX_PREVIEW_CHARS, !whole || task.preview.length > MAX_PREVIEW_CHARS),
     bytes: task.bytes,
+    progressPreview: progressOf(task),
     runAt: task.runAt,
     expireAt: task.expireAt,
     attempts: task.attempts,
@@ -82,6 +85,18 @@ function toView(task: PreviewTask): TaskView {
     worker: task.worker,
     diedAt: task.diedAt,
   };
+}
+
+/**
+ * The head of a task's progress, clipped like a payload's. list() parses the progress only when
+ * it came whole: a head it could not parse was cut by the read (a progress of JSON `null` parses
+ * to null too, and is whole).
+ */
+function progressOf(task: PreviewTask): string | null {
+  const text = task.progressPreview;
+  if (text === null) return null;
+  const whole = task.progress !== null || text === 'null';
+  return clip(text, MAX_PREVIEW_CHARS, !whole || text.length > MAX_PREVIEW_CHARS);
 }
 
 async function page(scheduler: Scheduler, state: TaskState, queue: string, limit: number): Promise<TaskList & { now: number }> {

@@ -1,8 +1,9 @@
 /**
  * The page's script: a few dozen lines of plain JavaScript, served inline under the response's
  * nonce. It asks the overview API for fresh sections every two seconds and swaps each one that
- * changed, and turns the action forms into JSON posts with the CSRF header. Without it, the page
- * still shows everything and its forms still post; only the live refresh is gone.
+ * changed (a looked-up task too, so its progress moves), and turns the action forms into JSON
+ * posts with the CSRF header. Without it, the page still shows everything and its forms still
+ * post; only the live refresh is gone.
  *
  * Written without template literals, so it sits inside this TypeScript template unescaped.
  */
@@ -60,7 +61,8 @@ export const CLIENT = `
   }
 
   function load() {
-    var url = config.api + '?fragments=1' + (config.queue ? '&queue=' + encodeURIComponent(config.queue) : '');
+    var url = config.api + '?fragments=1' + (config.queue ? '&queue=' + encodeURIComponent(config.queue) : '') +
+      (config.hash ? '&hash=' + encodeURIComponent(config.hash) : '');
     return fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
       .then(function (res) {
         if (res.ok) return res.json();

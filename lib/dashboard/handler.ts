@@ -5,18 +5,21 @@
  * writing the scheduler is api.ts's job, drawing the page page.ts's.
  *
  * Routes, under the mount path:
- *   GET  /                   the page (`?queue=` chooses the queue shown in detail)
- *   GET  /api/overview       the same data as JSON (`?queue=`; `?fragments=1` adds the sections as HTML)
+ *   GET  /                   the page (`?queue=` chooses the queue shown in detail; `?hash=` looks a task up in it)
+ *   GET  /api/overview       the same data as JSON (`?queue=`, `?hash=`; `?fragments=1` adds the sections as HTML)
+ *   GET  /api/task           one task by `?queue=&hash=`, or its kept outcome once finished; 404 when neither
  *   POST /api/<action>       pause, resume, purge-dead, redrive, cancel, reschedule
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError } from '../errors';
 import { parse } from '../options';
 import type { Scheduler } from '../scheduler';
-import { ACTIONS, act, overview, type Action } from './api';
+import { ACTIONS, act, overview, type Action, type Overview } from './api';
+import type { Find } from './detail';
 import type { View } from './forms';
 import { errorBody, HttpError, readBody, redirect, sendHtml, sendJson, toHttpError, wantsJson } from './http';
-import { dashboardOptions, parseQueueParam, type DashboardOptions, type ParsedDashboardOptions } from './options';
+import { lookup } from './lookup';
+import { dashboardOptions, parseHashParam, parseQueueParam, parseTaskQuery, type DashboardOptions, type ParsedDashboardOptions } from './options';
 import { fragmentStrings, messagePage, renderPage } from './page';
 import { baseHeaders, credential, crossSite, csrfValid, hostAllowed, newNonce, newSecret, policy, tokenCookie } from './security';
 
@@ -46,14 +49,14 @@ export function dashboardHandler(scheduler: Scheduler, options: ParsedDashboardO
   const csrf = newSecret();
   const setup = { scheduler, options, check, csrf };
   return (req, res, next) => {
-    const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
-    const where = route(req, url, options.basePath);
+    const url = requestUrl(req);
+    const where = url === null ? null : route(req, url, options.basePath);
     const target = where === null ? null : targetOf(where.path);
     // Not one of ours: left untouched (no headers set) for the app around the dashboard.
     if (target === null && next) return next();
     const api = where !== null && where.path.startsWith('/api/');
     baseHeaders(res);
-    const done = where === null || target === null ? Promise.reject(new HttpError(404, 'ERR_NOT_FOUND', 'no such page')) : handle(setup, req, res, url, where, target);
+    const done = url === null || where === null || target === null ? Promise.reject(new HttpError(404, 'ERR_NOT_FOUND', 'no such page')) : handle(setup, req, res, url, where, target);
     done.catch((err: unknown) => {
       if (res.headersSent) return void res.destroy();
       fail(req, res, toHttpError(err), api);
@@ -61,12 +64,25 @@ export function dashboardHandler(scheduler: Scheduler, options: ParsedDashboardO
   };
 }
 
-/** What a path under the mount point is: the page, the overview API, an action, or none of ours. */
-type Target = 'page' | 'overview' | Action;
+/**
+ * The request's URL, or null for a target no URL parser takes: `GET //?a` reads as a URL with an
+ * empty host, and a throw here would escape the server's listener and end the process.
+ */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? '/', 'http://dashboard.invalid');
+  } catch {
+    return null;
+  }
+}
+
+/** What a path under the mount point is: the page, a read of the API, an action, or none of ours. */
+type Target = 'page' | 'overview' | 'task' | Action;
 
 function targetOf(path: string): Target | null {
   if (path === '/') return 'page';
   if (path === '/api/overview') return 'overview';
+  if (path === '/api/task') return 'task';
   const action = /^\/api\/([a-z-]+)$/.exec(path)?.[1];
   return action !== undefined && (ACTIONS as readonly string[]).includes(action) ? (action as Action) : null;
 }
@@ -112,8 +128,9 @@ async function handle(setup: Setup, req: IncomingMessage, res: ServerResponse, u
     }
   }
   const view = { base: where.base, csrf: setup.csrf, now: 0 };
-  if (target === 'page' || target === 'overview') {
+  if (target === 'page' || target === 'overview' || target === 'task') {
     allow(req, res, ['GET', 'HEAD']);
+    if (target === 'task') return taskJson(setup, res, url);
     return target === 'page' ? page(setup, res, url, view) : overviewJson(setup, res, url, view);
   }
   allow(req, res, ['POST']);
@@ -134,17 +151,38 @@ function allow(req: IncomingMessage, res: ServerResponse, methods: string[]): vo
   throw new HttpError(405, 'ERR_METHOD', `use ${methods.join(' or ')}`);
 }
 
+/**
+ * What the page and the overview show: the overview, and with `?hash=` the task looked up in the
+ * queue shown. Both inputs are checked before anything is read.
+ */
+async function read(setup: Setup, url: URL): Promise<{ o: Overview; find?: Find }> {
+  const queue = parseQueueParam(url.searchParams.get('queue'));
+  const hash = parseHashParam(url.searchParams.get('hash'));
+  const o = await overview(setup.scheduler, queue, setup.options.limit);
+  if (hash === undefined || o.selected === null) return { o };
+  return { o, find: { hash, found: await lookup(setup.scheduler, o.selected.name, hash) } };
+}
+
 async function page(setup: Setup, res: ServerResponse, url: URL, view: View): Promise<void> {
-  const o = await overview(setup.scheduler, parseQueueParam(url.searchParams.get('queue')), setup.options.limit);
+  const { o, find } = await read(setup, url);
   const nonce = newNonce();
   res.setHeader('Content-Security-Policy', policy(nonce));
-  sendHtml(res, 200, renderPage({ ...view, now: o.now ?? Date.now() }, o, nonce));
+  sendHtml(res, 200, renderPage({ ...view, now: o.now ?? Date.now() }, o, nonce, find));
 }
 
 async function overviewJson(setup: Setup, res: ServerResponse, url: URL, view: View): Promise<void> {
-  const o = await overview(setup.scheduler, parseQueueParam(url.searchParams.get('queue')), setup.options.limit);
+  const { o, find } = await read(setup, url);
+  const body = find === undefined ? o : { ...o, lookup: find.found };
   const withFragments = url.searchParams.get('fragments') === '1';
-  sendJson(res, 200, withFragments ? { ...o, fragments: fragmentStrings({ ...view, now: o.now ?? Date.now() }, o) } : o);
+  sendJson(res, 200, withFragments ? { ...body, fragments: fragmentStrings({ ...view, now: o.now ?? Date.now() }, o, find) } : body);
+}
+
+/** One task, or its kept outcome: a 404 when docket knows neither (never put, or not kept, or past its span). */
+async function taskJson(setup: Setup, res: ServerResponse, url: URL): Promise<void> {
+  const { queue, hash } = parseTaskQuery(url.searchParams);
+  const found = await lookup(setup.scheduler, queue, hash);
+  if (found.task === null && found.outcome === null) throw new HttpError(404, 'ERR_NOT_FOUND', `no task ${hash} in queue ${queue}, and no kept outcome`, 'hash');
+  sendJson(res, 200, found);
 }
 
 /** Checks run in this order, and each refusal comes before anything is written. */

@@ -128,3 +128,21 @@ export function parseRescheduleBody(body: unknown): RescheduleBody {
 export function parseQueueParam(value: string | null): string | undefined {
   return value === null || value === '' ? undefined : parse(queueName, value, 'queue');
 }
+
+/**
+ * The `?hash=` of a lookup, when given: trimmed, since a hash pasted into the page's form often
+ * brings a space or a line break along; a ValidationError naming `hash` when it is no hash.
+ */
+export function parseHashParam(value: string | null): string | undefined {
+  const text = value?.trim() ?? '';
+  return text === '' ? undefined : parse(hash, text, 'hash');
+}
+
+/** The `?queue=&hash=` of `GET /api/task`: both required. */
+export function parseTaskQuery(query: URLSearchParams): { queue: string; hash: string } {
+  const queue = parseQueueParam(query.get('queue'));
+  if (queue === undefined) throw new ValidationError('queue', 'required: the queue the task was put on');
+  const found = parseHashParam(query.get('hash'));
+  if (found === undefined) throw new ValidationError('hash', 'required: the hash put() returned');
+  return { queue, hash: found };
+}

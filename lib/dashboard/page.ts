@@ -6,6 +6,7 @@ import { printable } from '../printable';
 import type { Overview } from './api';
 import { chartSection } from './chart';
 import { CLIENT } from './client';
+import { findSection, foundFragment, type Find } from './detail';
 import type { View } from './forms';
 import { html, iso, scriptJson, trusted, type Html } from './html';
 import { activeSection, deadSection, queuesSection, summarySection } from './sections';
@@ -15,10 +16,13 @@ import { timelineSection } from './timeline';
 /** How often the client asks for fresh data, in ms. */
 export const REFRESH_MS = 2000;
 
-export type FragmentName = 'queues' | 'summary' | 'chart' | 'timeline' | 'active' | 'dead';
+export type FragmentName = 'queues' | 'summary' | 'chart' | 'timeline' | 'active' | 'dead' | 'task';
 
-/** Each section of the page as HTML, by the name of its container (`data-fragment`). */
-export function fragments(view: View, o: Overview): Partial<Record<FragmentName, Html>> {
+/**
+ * Each section of the page as HTML, by the name of its container (`data-fragment`); `task` is
+ * what a lookup (`?hash=`) found, so a looked-up task's progress stays current.
+ */
+export function fragments(view: View, o: Overview, find?: Find): Partial<Record<FragmentName, Html>> {
   const queues = queuesSection(view, o);
   const s = o.selected;
   if (s === null) return { queues };
@@ -29,12 +33,13 @@ export function fragments(view: View, o: Overview): Partial<Record<FragmentName,
     timeline: timelineSection(view, s.name, s.delayed),
     active: activeSection(view, s.name, s.active),
     dead: deadSection(view, s.name, s.dead),
+    ...(find === undefined ? {} : { task: foundFragment(view, find) }),
   };
 }
 
 /** The fragments as strings, for the overview API's JSON. */
-export function fragmentStrings(view: View, o: Overview): Record<string, string> {
-  return Object.fromEntries(Object.entries(fragments(view, o)).map(([name, h]) => [name, h.text]));
+export function fragmentStrings(view: View, o: Overview, find?: Find): Record<string, string> {
+  return Object.fromEntries(Object.entries(fragments(view, o, find)).map(([name, h]) => [name, h.text]));
 }
 
 function section(name: FragmentName, part: Html | undefined, kind = 'card'): Html {
@@ -42,9 +47,11 @@ function section(name: FragmentName, part: Html | undefined, kind = 'card'): Htm
 }
 
 /** The full page. `nonce` lets its one style and one script past the Content-Security-Policy. */
-export function renderPage(view: View, o: Overview, nonce: string): string {
-  const f = fragments(view, o);
-  const config = { api: `${view.base}/api/overview`, csrf: view.csrf, queue: o.selected?.name ?? null, interval: REFRESH_MS };
+export function renderPage(view: View, o: Overview, nonce: string, find?: Find): string {
+  const f = fragments(view, o, find);
+  const config = { api: `${view.base}/api/overview`, csrf: view.csrf, queue: o.selected?.name ?? null, hash: find?.hash ?? null, interval: REFRESH_MS };
+  // The lookup form is not a fragment: a refresh never swaps it while someone types in it.
+  const lookup = o.selected === null ? html`` : html`<section class="card">${findSection(view, o.selected.name, find)}</section>`;
   const title = o.selected ? `${printable(o.selected.name)} · docket` : 'docket';
   const at = o.now === null ? '' : html` at <time datetime="${iso(o.now)}">${iso(o.now).slice(11, 19)} UTC</time>`;
   return html`<!doctype html>
@@ -53,7 +60,7 @@ export function renderPage(view: View, o: Overview, nonce: string): string {
 <body><div id="docket" data-now="${o.now ?? ''}">
 <header class="top"><div class="brand">docket <span>dashboard</span></div>
 <div class="live" id="live" data-state="static"><i class="pulse"></i><span class="text">snapshot${at}; reload for fresh data</span></div></header>
-<main>${section('queues', f.queues)}${section('summary', f.summary, 'plain')}${section('chart', f.chart)}${section('timeline', f.timeline)}${section('active', f.active)}${section('dead', f.dead)}</main>
+<main>${section('queues', f.queues)}${section('summary', f.summary, 'plain')}${lookup}${section('chart', f.chart)}${section('timeline', f.timeline)}${section('active', f.active)}${section('dead', f.dead)}</main>
 </div><div id="toast" role="status" aria-live="polite"></div>
 <script type="application/json" id="docket-config">${scriptJson(config)}</script>
 <script nonce="${nonce}">${trusted(CLIENT)}</script>

@@ -89,14 +89,21 @@ function leaseCell(task: TaskView, now: number): Html {
   return html`<td class="num lease ${tone}" data-lease-left="${left}">${timeTag(task.leaseUntil, text)}</td>`;
 }
 
-/** Tasks leased right now: who holds each, and how long its lease has left. */
+/** The latest progress its handler reported, as the start of its JSON; a dash before the first report. */
+function progressCell(task: TaskView): Html {
+  if (task.progressPreview === null) return html`<td class="progress"><span class="dim">–</span></td>`;
+  const text = printable(task.progressPreview);
+  return html`<td class="progress"><code class="data" title="${text}">${text}</code></td>`;
+}
+
+/** Tasks leased right now: who holds each, how far it got, and how long its lease has left. */
 export function activeSection(view: View, queue: string, list: TaskList): Html {
   const head = html`<h2><span class="dot active"></span>Active <span class="count">${list.total}</span></h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No task is leased right now.</p>`;
   const rows = list.tasks.map(
-    (t) => html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="worker"><code>${t.worker === null ? '–' : printable(t.worker)}</code></td>${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
+    (t) => html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="worker"><code>${t.worker === null ? '–' : printable(t.worker)}</code></td>${progressCell(t)}${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
   );
-  return html`${head}<div class="scroll"><table data-queue="${queue}"><thead><tr><th>task</th><th>held by</th><th class="num">lease left</th><th class="num">attempt</th></tr></thead>
+  return html`${head}<div class="scroll"><table data-queue="${queue}"><thead><tr><th>task</th><th>held by</th><th>progress</th><th class="num">lease left</th><th class="num">attempt</th></tr></thead>
 <tbody>${rows}</tbody></table></div>${shown(list, 'active tasks')}`;
 }
 

@@ -82,6 +82,22 @@ td.error pre { white-space: pre-wrap; word-break: break-word; font-size: 12px; b
 td.due { font-weight: 600; color: var(--delayed); }
 .pin { display: inline-grid; place-items: center; width: 22px; height: 22px; border-radius: 50%; background: var(--delayed); color: #fff; font-size: 12px; font-weight: 700; }
 
+td.progress { max-width: 220px; }
+td.progress code.data { color: var(--active); }
+form.find { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; margin: 0 0 4px; font-size: 13px; color: var(--dim); }
+form.find label { display: flex; gap: 6px; align-items: center; }
+form.find label.grow { flex: 1; min-width: 240px; }
+form.find input { font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; padding: 5px 8px; border-radius: 7px; border: 1px solid var(--line); color: var(--ink); min-width: 0; }
+form.find label.grow input { flex: 1; }
+.found h3 { font-size: 14px; font-weight: 600; margin: 14px 0 8px; word-break: break-all; }
+dl.fields { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 6px 16px; margin: 0; font-size: 14px; }
+dl.fields dt { color: var(--dim); }
+dl.fields dd { margin: 0; min-width: 0; }
+pre.value { margin: 0; white-space: pre-wrap; word-break: break-word; font-size: 12px; background: var(--soft); border-radius: 6px; padding: 6px 8px; max-height: 240px; overflow: auto; }
+pre.value.error { background: #fef2f2; color: #b91c1c; }
+.state { font-weight: 700; }
+.state.done { color: var(--completed); } .state.cancelled { color: var(--deduplicated); }
+
 form.act { display: inline-flex; gap: 4px; margin: 0 0 0 6px; align-items: center; }
 .actions { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 6px; }
 .actions form.act { margin: 0; }

@@ -1,0 +1,69 @@
+/**
+ * The page's task lookup: a GET form (a read: no CSRF token, no script, works with script off)
+ * and what it found, one task as get() has it or the outcome it kept once finished. Everything
+ * from Redis goes through printable() before it is HTML-escaped, as in sections.ts.
+ */
+import { printable, printableLines } from '../printable';
+import type { View } from './forms';
+import { html, relative, size, span, timeTag, type Html } from './html';
+import type { Lookup, OutcomeView, TaskDetail } from './lookup';
+
+/** What the page was asked to look up (`?hash=`), and what it found. */
+export interface Find {
+  hash: string;
+  found: Lookup;
+}
+
+function form(view: View, queue: string, hash: string): Html {
+  return html`<form class="find" method="get" action="${view.base}/" role="search">
+<label>queue <input name="queue" value="${queue}" required maxlength="200" spellcheck="false" autocomplete="off"></label>
+<label class="grow">hash <input name="hash" value="${hash}" required maxlength="1024" placeholder="the hash put() returned" spellcheck="false" autocomplete="off"></label>
+<button type="submit" class="btn plain">Look up</button></form>`;
+}
+
+/** A label and its value, as one row of the found task's list. */
+function row(label: string, value: Html | string): Html {
+  return html`<dt>${label}</dt><dd>${value}</dd>`;
+}
+
+/** A value that may run long (JSON, a stack trace): escaped, in a box that wraps and scrolls. */
+function block(text: string | null, error = false): Html {
+  return text === null ? html`<span class="dim">–</span>` : html`<pre class="${error ? 'value error' : 'value'}">${printableLines(text)}</pre>`;
+}
+
+function when(at: number | null, now: number, none: string): Html | string {
+  return at === null ? none : timeTag(at, relative(at, now));
+}
+
+function taskRows(t: TaskDetail, now: number): Html {
+  const cut = t.preview.endsWith('…');
+  return html`${row('state', html`<span class="state ${t.state}">${t.state}</span>`)}${row('run at', when(t.runAt, now, '–'))}
+${row('expires', when(t.expireAt, now, 'never'))}${row('attempts', `${t.attempts} of ${t.maxAttempts}`)}
+${t.level > 0 ? row('priority', String(t.level)) : ''}${t.group === null ? '' : row('group', printable(t.group))}${t.key === null ? '' : row('key', printable(t.key))}
+${t.state === 'active' ? html`${row('held by', html`<code>${t.worker === null ? '–' : printable(t.worker)}</code>`)}${row('lease until', when(t.leaseUntil, now, '–'))}` : ''}
+${row('progress', block(t.progressPreview))}${t.keepResult === null ? '' : row('keep result', `${span(t.keepResult)} once finished`)}
+${row('last error', block(t.lastError, true))}${row(cut ? `data (${size(t.bytes)})` : 'data', block(t.preview))}`;
+}
+
+function outcomeRows(view: View, o: OutcomeView): Html {
+  return html`${row('state', html`<span class="state ${o.state}">${o.state}</span> <span class="dim">finished; its kept outcome</span>`)}
+${row('finished', when(o.finishedAt, view.now, '–'))}${row('attempts', String(o.attempts))}
+${o.state === 'done' ? row('result', block(o.result)) : ''}${o.state === 'dead' ? row('error', block(o.error, true)) : ''}
+${o.into === null ? '' : row('merged into', html`<a href="${view.base}/?queue=${encodeURIComponent(o.queue)}&amp;hash=${encodeURIComponent(o.into)}"><code>${o.into}</code></a>`)}`;
+}
+
+/** What the lookup found: the `task` fragment, which the page's refreshes keep current. */
+export function foundFragment(view: View, find: Find): Html {
+  const { found } = find;
+  const head = html`<h3><code>${find.hash}</code> <span class="dim">in queue</span> ${printable(found.queue)}</h3>`;
+  if (found.task !== null) return html`${head}<dl class="fields" data-found="task">${taskRows(found.task, view.now)}</dl>`;
+  if (found.outcome !== null) return html`${head}<dl class="fields" data-found="outcome">${outcomeRows(view, found.outcome)}</dl>`;
+  return html`${head}<p class="empty" data-found="none">No such task in this queue, and no kept outcome. A finished task's outcome is kept only when it was put with <code>keepResult</code>, and only for that span.</p>`;
+}
+
+/** The lookup card: the form, and under it what the last lookup found. */
+export function findSection(view: View, queue: string, find: Find | undefined): Html {
+  const found = find === undefined ? '' : foundFragment(view, find);
+  return html`<h2>Find a task <span class="sub">by its hash: a task in the queue, or a finished task's kept outcome</span></h2>${form(view, queue, find?.hash ?? '')}
+<div class="found" data-fragment="task">${found}</div>`;
+}

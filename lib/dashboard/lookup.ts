@@ -1,0 +1,98 @@
+/**
+ * One task looked up by its hash: the task as get() has it while it is in its queue, else the
+ * outcome it kept once it finished (put option keepResult; result() reads it). Payloads, progress,
+ * results and errors are other people's values of up to 64 KiB or more: the view carries them
+ * clipped to 2,000 characters, as the lists carry a last error, and the page escapes them.
+ */
+import type { TaskOutcome } from '../outcome';
+import type { Scheduler } from '../scheduler';
+import type { TaskInfo } from '../task';
+import type { TaskView } from './api';
+import { clip } from './html';
+
+/** How much of a payload, progress, result or error a looked-up task shows. */
+export const MAX_VALUE_CHARS = 2000;
+
+/** A task in its queue, looked up: a TaskView whose texts are cut at 2,000 characters, not 120. */
+export interface TaskDetail extends TaskView {
+  /** The de-dup key given to put, if any. */
+  key: string | null;
+  /** How long its outcome is kept once it finishes (ms), else null. */
+  keepResult: number | null;
+}
+
+/** A finished task's kept outcome. */
+export interface OutcomeView {
+  hash: string;
+  queue: string;
+  state: Exclude<TaskOutcome['state'], 'pending' | 'active'>;
+  /** The deliveries it took. */
+  attempts: number;
+  /** When it finished: epoch ms on the Redis clock. */
+  finishedAt: number;
+  /** A done task's result as JSON (`null` when its handler returned nothing), cut to 2,000 characters; else null. */
+  result: string | null;
+  /** A dead task's last error, cut to 2,000 characters; else null. */
+  error: string | null;
+  /** The task it was merged into (a failed until-start task whose identity had a task waiting); else null. */
+  into: string | null;
+}
+
+/**
+ * The JSON of `GET <base>/api/task?queue=&hash=`: one of `task` and `outcome` is set (the API
+ * answers 404 when neither is); the overview's `lookup` has both null for a hash nobody knows.
+ */
+export interface Lookup {
+  /** The Redis server's clock (epoch ms) when read. */
+  now: number;
+  queue: string;
+  hash: string;
+  task: TaskDetail | null;
+  outcome: OutcomeView | null;
+}
+
+/** Reads task `hash` of `queue`: the task itself, or failing that its kept outcome. */
+export async function lookup(scheduler: Scheduler, queue: string, hash: string): Promise<Lookup> {
+  const [task, now] = await Promise.all([scheduler.get(hash, { queue }), scheduler.time()]);
+  if (task !== null) return { now, queue, hash, task: toDetail(task), outcome: null };
+  const outcome = await scheduler.result(hash, { queue });
+  // A live answer here is a task put again between the two reads: the next look finds it.
+  return { now, queue, hash, task: null, outcome: outcome === null ? null : toOutcomeView(outcome) };
+}
+
+/** `value` as JSON, cut; JSON.stringify of a JSON value never fails. */
+function jsonText(value: unknown): string {
+  return clip(JSON.stringify(value) ?? 'null', MAX_VALUE_CHARS);
+}
+
+function toDetail(task: TaskInfo): TaskDetail {
+  const data = JSON.stringify(task.data) ?? 'null';
+  return {
+    hash: task.hash,
+    state: task.state,
+    preview: clip(data, MAX_VALUE_CHARS),
+    bytes: Buffer.byteLength(data),
+    progressPreview: task.progress === null ? null : jsonText(task.progress),
+    runAt: task.runAt,
+    expireAt: task.expireAt,
+    attempts: task.attempts,
+    maxAttempts: task.maxAttempts,
+    level: task.level,
+    group: task.group,
+    lastError: task.lastError === null ? null : clip(task.lastError, MAX_VALUE_CHARS),
+    leaseUntil: task.leaseUntil,
+    worker: task.worker,
+    diedAt: null,
+    key: task.key,
+    keepResult: task.keepResult,
+  };
+}
+
+function toOutcomeView(o: TaskOutcome): OutcomeView | null {
+  if (!('finishedAt' in o)) return null;
+  const { hash, queue, state, attempts, finishedAt } = o;
+  const result = o.state === 'done' ? jsonText(o.result) : null;
+  const error = o.state === 'dead' && o.error !== null ? clip(o.error, MAX_VALUE_CHARS) : null;
+  const into = 'into' in o && typeof o.into === 'string' ? o.into : null;
+  return { hash, queue, state, attempts, finishedAt, result, error, into };
+}

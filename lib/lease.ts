@@ -13,6 +13,12 @@ import type { Task } from './task';
 import type { Json } from './payload';
 import { outcomeJson, progressOf } from './progress';
 
+/** What a work() loop adds to its claims: its keepResult (ms, 0 for none), and who hears of refused progress writes. */
+export interface Worked {
+  keep?: number;
+  onProblem?: (err: unknown) => void;
+}
+
 /** A finished task to ack, with its result as JSON ('' for none) when its outcome is kept. */
 export interface Ack {
   task: Task<unknown>;
@@ -64,9 +70,9 @@ export async function claimBatch<T = Json>(
   leaseMs: number,
   worker: string,
   acks: readonly Ack[] = [],
-  keep = 0,
+  worked: Worked = {},
 ): Promise<ClaimBatch<T>> {
-  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks, keep);
+  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks, worked);
   const claim = count === 0 ? call : () => traced(channels.claim, () => ({ queue, count }), call);
   if (acks.length === 0) return claim();
   let batch!: ClaimBatch<T>;
@@ -81,7 +87,7 @@ async function claimCall<T>(
   leaseMs: number,
   worker: string,
   acks: readonly Ack[],
-  keep: number,
+  { keep = 0, onProblem }: Worked,
 ): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
   const token = newToken();
@@ -106,7 +112,7 @@ async function claimCall<T>(
       token: `${token}:${tasks.length + 1}`,
       trace: decodeCarrier(String(reply[i + 5])),
       keepResult: keepResult === '' ? null : Number(keepResult),
-      progress: (value: Json) => progressOf(ctx, task).report(value),
+      progress: (value: Json) => progressOf(ctx, task, onProblem).report(value),
     };
     tasks.push(task);
   }

@@ -40,12 +40,11 @@ export class ProgressWriter {
   private timed: Promise<void> | null = null;
   private endTimed: () => void = () => {};
   private sending: Promise<void> | null = null;
-  /** Set by a worker: told of each refused write (a LeaseLostError) and each failed one. */
-  onProblem: ((err: unknown) => void) | null = null;
-
   constructor(
     private readonly ctx: Context,
     private readonly task: Task<unknown>,
+    /** A worker's: told of each refused write (a LeaseLostError) and each failed one. */
+    private readonly onProblem?: (err: unknown) => void,
   ) {}
 
   /**
@@ -126,16 +125,19 @@ export class ProgressWriter {
 
 const writers = new WeakMap<Task<unknown>, ProgressWriter>();
 
-/** The progress writer of `task` (one per task object, shared by task.progress and scheduler.progress). */
-export function progressOf(ctx: Context, task: Task<unknown>): ProgressWriter {
+/**
+ * The progress writer of `task` (one per task object, shared by task.progress and
+ * scheduler.progress), made on the first report: a task that reports none costs nothing.
+ */
+export function progressOf(ctx: Context, task: Task<unknown>, onProblem?: (err: unknown) => void): ProgressWriter {
   let writer = writers.get(task);
-  if (!writer) writers.set(task, (writer = new ProgressWriter(ctx, task)));
+  if (!writer) writers.set(task, (writer = new ProgressWriter(ctx, task, onProblem)));
   return writer;
 }
 
-/** Flushes `task`'s progress, if it ever reported any. */
-export async function flushProgress(task: Task<unknown>): Promise<void> {
-  await writers.get(task)?.flush();
+/** Waits for `task`'s progress writes, or null when it never reported any (no await then). */
+export function flushProgress(task: Task<unknown>): Promise<void> | null {
+  return writers.get(task)?.flush() ?? null;
 }
 
 /** Drops `task`'s waiting progress, if any (handed back unfinished). */

@@ -8,14 +8,14 @@ import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
 import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
-import { claimBatch, extend, fail, release, resultJson } from './lease';
+import { claimBatch, extend, fail, release, resultJson, type Worked } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
 import { errorFields, thrownText } from './log';
 import { closeOptions, MAX_SPAN_MS, parse, workOptions, type ParsedWorkOptions } from './options';
 import { closeOnSignals } from './signals';
 import type { Json } from './payload';
-import { flushProgress, progressOf, stopProgress } from './progress';
+import { flushProgress, stopProgress } from './progress';
 import type { Task } from './task';
 import type { Span } from './time';
 
@@ -85,6 +85,7 @@ export class Worker {
   /** Settles once close() has finished. */
   readonly closed: Promise<void>;
   private readonly opts: ParsedWorkOptions;
+  private readonly worked: Worked;
   private readonly queue: string;
   private readonly keys: QueueKeys;
   /** In-flight handlers, each with what close() needs to stop it and hand its task back. */
@@ -117,6 +118,8 @@ export class Worker {
     this.queue = this.opts.queue ?? ctx.options.queue;
     this.keys = ctx.keys(this.queue);
     this.shutdownMs = this.opts.shutdownTimeout;
+    // Its keepResult goes to the tasks it leases; a refused progress write is reported as a refused ack is.
+    this.worked = { keep: this.opts.keepResult ?? 0, onProblem: (err) => this.report(err) };
     this.closed = new Promise((resolve) => (this.finish = resolve));
     this.heartbeat = new Heartbeat(ctx, this.keys, this.id, (err) => this.report(err));
     this.idle = new IdleWait(ctx, this.keys, (err) => this.report(err));
@@ -162,7 +165,7 @@ export class Worker {
       // The acks of tasks finished since the last call ride along with this claim.
       const acks = this.acks.splice(0);
       try {
-        const batch = await claimBatch(this.ctx, this.queue, Math.max(0, free), this.opts.lease, this.id, acks, this.opts.keepResult ?? 0);
+        const batch = await claimBatch(this.ctx, this.queue, Math.max(0, free), this.opts.lease, this.id, acks, this.worked);
         failures = 0;
         acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
         for (const task of batch.tasks) this.start(task, batch.now);
@@ -239,8 +242,6 @@ export class Worker {
   private async execute(entry: Running, serverNow: number): Promise<void> {
     const { task, controller } = entry;
     const stop = (entry.stopLease = this.keepLease(task, controller, task.leaseUntil - serverNow));
-    // A refused progress write is reported as a refused ack is.
-    progressOf(this.ctx, task).onProblem = (err) => this.report(err);
     let failure: { error: unknown } | null = null;
     let result = '';
     try {
@@ -258,7 +259,8 @@ export class Worker {
     // Handed back by close(): the task belongs to the queue again.
     if (entry.released) return;
     // The last progress goes before the ack or fail: after either, it would be refused as stale.
-    await flushProgress(task);
+    const progress = flushProgress(task);
+    if (progress) await progress;
     try {
       if (!failure) {
         if (!(await this.ackSoon(task, result))) this.report(new LeaseLostError(task.hash));
@@ -373,6 +375,7 @@ export class Worker {
   private wake(): void {
     this.wakeLoop?.();
   }
+
 
   private report(err: unknown): void {
     const error = fromRedisError(err);

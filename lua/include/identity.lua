@@ -65,5 +65,8 @@ end
 
 -- A task away from its base waits again (a retry): it is its identity's waiting copy once more.
 local function repoint(id, meta)
-  if meta.b then redis.call('HSET', KEYS[WAITING], meta.b, id) end
+  if meta.b then
+    redis.call('HSET', KEYS[WAITING], meta.b, id)
+    waitingKnown = true
+  end
 end

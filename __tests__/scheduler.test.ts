@@ -194,6 +194,7 @@ describe('get and stats', () => {
       worker: null,
       progress: null,
       keepResult: null,
+      timeout: null,
     });
     const task = (await s.claim())!;
     expect(await s.get(a.hash)).toMatchObject({ state: 'active', attempts: 1, leaseUntil: task.leaseUntil });

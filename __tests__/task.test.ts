@@ -21,6 +21,7 @@ describe('toTaskInfo', () => {
       worker: null,
       progress: null,
       keepResult: null,
+      timeout: null,
     });
   });
 

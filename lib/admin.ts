@@ -191,7 +191,7 @@ function wholeJson(text: string): Json | null {
 /** The fields of a task whose record cannot be read: nothing but NaN and null. */
 const UNREADABLE = {
   runAt: NaN, expireAt: null, attempts: NaN, maxAttempts: NaN, priority: false, level: 0,
-  group: null, key: null, leaseUntil: null, worker: null, diedAt: null, progress: null, keepResult: null,
+  group: null, key: null, leaseUntil: null, worker: null, diedAt: null, progress: null, keepResult: null, timeout: null,
 } as const;
 
 /**

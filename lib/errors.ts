@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'ERR_PAYLOAD_TOO_LARGE'
   | 'ERR_CLOSED'
   | 'ERR_LEASE_LOST'
+  | 'ERR_RUN_TIMEOUT'
   | 'ERR_OUT_OF_MEMORY'
   | 'ERR_INDETERMINATE'
   | 'ERR_TIMEOUT'
@@ -90,6 +91,22 @@ export class LeaseLostError extends DocketError {
   constructor(hash: string) {
     super('ERR_LEASE_LOST', `lease on task ${hash} was lost; another worker may run it`);
     this.hash = hash;
+  }
+}
+
+/**
+ * An attempt ran longer than its `timeout` (a put or work() option): work() aborts the handler's
+ * signal with this error as the reason and fails the attempt with it, which is then retried or goes
+ * dead like any failure.
+ */
+export class RunTimeoutError extends DocketError {
+  readonly hash: string;
+  readonly timeoutMs: number;
+
+  constructor(hash: string, timeoutMs: number) {
+    super('ERR_RUN_TIMEOUT', `task ${hash} ran longer than its timeout of ${timeoutMs} ms`);
+    this.hash = hash;
+    this.timeoutMs = timeoutMs;
   }
 }
 

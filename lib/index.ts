@@ -34,6 +34,7 @@ export {
   PayloadTooLargeError,
   ClosedError,
   LeaseLostError,
+  RunTimeoutError,
   OutOfMemoryError,
   IndeterminateError,
   TimeoutError,

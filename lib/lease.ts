@@ -98,9 +98,10 @@ async function claimCall<T>(
   const now = Number(reply[0]);
   const acked = reply.slice(2, 2 + acks.length).map((ok) => ok === 1);
   const tasks: Task<T>[] = [];
-  for (let i = 2 + acks.length; i < reply.length; i += 7) {
+  for (let i = 2 + acks.length; i < reply.length; i += 8) {
     const expireAt = reply[i + 4];
     const keepResult = reply[i + 6];
+    const timeout = reply[i + 7];
     const task: Task<T> = {
       hash: String(reply[i]),
       queue,
@@ -112,6 +113,7 @@ async function claimCall<T>(
       token: `${token}:${tasks.length + 1}`,
       trace: decodeCarrier(String(reply[i + 5])),
       keepResult: keepResult === '' ? null : Number(keepResult),
+      timeout: timeout === '' ? null : Number(timeout),
       progress: (value: Json) => progressOf(ctx, task, onProblem).report(value),
     };
     tasks.push(task);

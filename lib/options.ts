@@ -62,6 +62,10 @@ const positiveSpan = span.refine((ms) => ms > 0, { error: 'must be longer than 0
 
 /** The longest a finished task's outcome is kept (keepResult): 30 days. */
 export const MAX_KEEP_RESULT_MS = 30 * 24 * 3600 * 1000;
+/** The longest run timeout: what one timer can count (setTimeout fires at once beyond it), about 24 days. */
+export const MAX_RUN_TIMEOUT_MS = 2 ** 31 - 1;
+const runTimeout = positiveSpan.refine((ms) => ms <= MAX_RUN_TIMEOUT_MS, { error: `must be at most 24 days (${MAX_RUN_TIMEOUT_MS} ms)` });
+
 /** The longest de-dup window: 30 days. */
 export const MAX_DEDUP_WINDOW_MS = 30 * 24 * 3600 * 1000;
 const keepResult = positiveSpan.refine((ms) => ms <= MAX_KEEP_RESULT_MS, { error: `must be at most 30 days (${MAX_KEEP_RESULT_MS} ms)` });
@@ -144,6 +148,7 @@ export const putOptions = z
     unique: z.enum(['until-done', 'until-start'], { error: "expected 'until-done' or 'until-start'" }).default('until-done'),
     dedupWindow: positiveSpan.refine((ms) => ms <= MAX_DEDUP_WINDOW_MS, { error: `must be at most 30 days (${MAX_DEDUP_WINDOW_MS} ms)` }).optional(),
     onDuplicate: z.enum(['keep', 'replace', 'debounce'], { error: "expected 'keep', 'replace' or 'debounce'" }).default('keep'),
+    timeout: runTimeout.optional(),
   })
   .refine((o) => o.delay === undefined || o.at === undefined, {
     error: 'give either delay or at, not both',
@@ -185,6 +190,8 @@ export const workOptions = z.strictObject({
   handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
   /** How long a task's outcome is kept once it finishes, for tasks whose put gave none. */
   keepResult: keepResult.optional(),
+  /** How long one attempt may run, for tasks whose put gave none. */
+  timeout: runTimeout.optional(),
 });
 
 /** The longest result() waits: what one timer can count (setTimeout fires at once beyond it). */

@@ -61,6 +61,12 @@ export interface PutOptions {
    * put's now + delay.
    */
   onDuplicate?: 'keep' | 'replace' | 'debounce';
+  /**
+   * How long one attempt may run: then work() aborts the handler's signal with a RunTimeoutError
+   * and fails the attempt (retried, or dead, like any failure). Wins over work()'s `timeout`. At
+   * most about 24 days. Default: the worker's, else none.
+   */
+  timeout?: Span;
 }
 
 /**
@@ -231,12 +237,12 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
  * costs on both sides (encoding here, a Lua string in Redis). `trace` is an encoded carrier.
  */
 function optionsString(o: ParsedPut, trace: string): string {
-  const modes = o.unique === 'until-done' && o.onDuplicate === 'keep' && o.dedupWindow === undefined;
+  const modes = o.unique === 'until-done' && o.onDuplicate === 'keep' && o.dedupWindow === undefined && o.timeout === undefined;
   const defaults = modes && o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && o.keepResult === undefined && trace === '';
   if (defaults) return '';
   const mode = `${o.unique === 'until-start' ? 's' : ''}${o.onDuplicate === 'replace' ? 'r' : o.onDuplicate === 'debounce' ? 'd' : ''}`;
   // The key goes last: it is the one field that may hold '|'.
-  return `${o.delay ?? ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${mode}|${o.dedupWindow ?? ''}|${o.key ?? ''}`;
+  return `${o.delay ?? ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${mode}|${o.dedupWindow ?? ''}|${o.timeout ?? ''}|${o.key ?? ''}`;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface Task<T = Json> {
   readonly trace: Carrier | null;
   /** How long (ms) the task's outcome is kept once it finishes, or null when it is not kept. */
   readonly keepResult: number | null;
+  /** How long (ms) one attempt may run (its put's `timeout`), or null for no limit of its own. */
+  readonly timeout: number | null;
   /**
    * Stores the task's latest progress (any JSON), fenced like ack: resolves true once stored,
    * false when the lease is lost. Writes are throttled to one per task per 100 ms; the last value
@@ -67,6 +69,8 @@ export interface TaskInfo<T = Json> {
   readonly progress: Json | null;
   /** How long its outcome is kept once it finishes (ms), else null. */
   readonly keepResult: number | null;
+  /** How long one attempt may run (its put's `timeout`, ms), else null. */
+  readonly timeout: number | null;
 }
 
 /** The stored metadata; single letters keep each of a million records small. */
@@ -87,6 +91,7 @@ export interface Meta {
   tp?: string; // the producer's trace context, encoded (tracing.ts)
   err?: string; // last error
   kr?: number; // keep the outcome this long once finished (ms)
+  to?: number; // run timeout of one attempt (ms)
   pg?: 1; // has reported progress (in the queue's `progress` hash)
 }
 
@@ -111,5 +116,6 @@ export function toTaskInfo<T>(queue: string, hash: string, reply: [string, strin
     worker: meta.w ?? null,
     progress: progress ? (JSON.parse(progress) as Json) : null,
     keepResult: meta.kr ?? null,
+    timeout: meta.to ?? null,
   };
 }

@@ -15,6 +15,7 @@ import { errorFields, thrownText } from './log';
 import { closeOptions, MAX_SPAN_MS, parse, workOptions, type ParsedWorkOptions } from './options';
 import { closeOnSignals } from './signals';
 import type { Json } from './payload';
+import { attempt } from './attempt';
 import { flushProgress, stopProgress } from './progress';
 import type { Task } from './task';
 import type { Span } from './time';
@@ -75,6 +76,9 @@ interface PendingAck {
  * claim is coming soon, so the ack is sent on its own.
  */
 type LoopState = 'claiming' | 'full' | 'waiting';
+
+/** How far past a run timeout the lease is kept: time for the attempt's fail to reach Redis. */
+const TIMEOUT_GRACE_MS = 1000;
 
 /** Tries of an ack whose reply was lost, before the lease is left to lapse. */
 const ACK_TRIES = 3;
@@ -241,11 +245,14 @@ export class Worker {
 
   private async execute(entry: Running, serverNow: number): Promise<void> {
     const { task, controller } = entry;
-    const stop = (entry.stopLease = this.keepLease(task, controller, task.leaseUntil - serverNow));
+    // The put's timeout wins over the worker's.
+    const limit = task.timeout ?? this.opts.timeout;
+    const stop = (entry.stopLease = this.keepLease(task, controller, task.leaseUntil - serverNow, limit));
     let failure: { error: unknown } | null = null;
     let result = '';
+    const run = attempt(() => this.handler(task, controller.signal), task, controller, limit);
     try {
-      const value = await this.handler(task, controller.signal);
+      const value = await run.outcome;
       // A result that is not JSON, or too large, fails the attempt as a bad payload would.
       result = resultJson(this.ctx, task, value);
     } catch (error) {
@@ -253,8 +260,11 @@ export class Worker {
     } finally {
       stop();
       entry.done = true;
-      this.executing--;
-      if (this.state === 'full') this.wake();
+      // A handler past its timeout keeps its slot until it really returns.
+      void run.returned.then(() => {
+        this.executing--;
+        if (this.state === 'full') this.wake();
+      });
     }
     // Handed back by close(): the task belongs to the queue again.
     if (entry.released) return;
@@ -343,15 +353,23 @@ export class Worker {
     return again.length;
   }
 
-  /** Extends the lease every third of its length; aborts the handler once it is lost. */
-  private keepLease(task: Task<unknown>, controller: AbortController, leftMs: number): () => void {
+  /**
+   * Extends the lease every third of its length; aborts the handler once it is lost. With a run
+   * timeout, never past it: the attempt ends there.
+   */
+  private keepLease(task: Task<unknown>, controller: AbortController, leftMs: number, limitMs?: number): () => void {
     let deadline = performance.now() + leftMs;
+    // Up to the timeout, plus a moment for the attempt's fail to reach Redis before the lease ends.
+    const ends = limitMs === undefined ? Infinity : performance.now() + limitMs + Math.min(this.opts.lease, TIMEOUT_GRACE_MS);
     const lost = () => controller.abort(new LeaseLostError(task.hash));
     const timer = setInterval(async () => {
       const sent = performance.now();
-      if (sent >= deadline) return lost();
+      // A lease held up to the timeout's end is not lost: the attempt's own timer ends it there.
+      if (sent >= deadline) return deadline >= ends ? undefined : lost();
+      const by = Math.min(this.opts.lease, Math.ceil(ends - sent));
+      if (by <= 0) return;
       try {
-        if (await extend(this.ctx, task, this.opts.lease)) deadline = sent + this.opts.lease;
+        if (await extend(this.ctx, task, by)) deadline = sent + by;
         else lost();
       } catch (err) {
         this.report(err); // try again next tick, until the deadline passes

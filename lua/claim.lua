@@ -47,8 +47,8 @@
   ARGV[+2] ackToken     the lease token claim handed out for it
   ARGV[+3] result       the handler's result as JSON, kept when the task keeps its outcome; '' for none
   Returns: { now, next-due (ms) or '', then 1 (acked) or 0 (lease lost) for each ack, then
-    id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '' for each
-    leased task } ]]
+    id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
+    (ms) or '' for each leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
 local DATA, META, DEAD, WAITING = 4, 5, 6, 31
 -- include: levels
@@ -285,7 +285,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       table.insert(holders, 0); table.insert(holders, ARGV[4] .. '|' .. id)
       table.insert(out, id); table.insert(out, false); table.insert(out, meta.n)
       table.insert(out, meta.r); table.insert(out, meta.e or ''); table.insert(out, meta.tp or '')
-      table.insert(out, meta.kr or '')
+      table.insert(out, meta.kr or ''); table.insert(out, meta.to or '')
     end
   end
 end
@@ -298,8 +298,8 @@ if #taken > 0 then
   many('ZADD', KEYS[9], holders)
   -- Payloads go back as stored: the client parses them once.
   local payloads = redis.call('HMGET', KEYS[4], unpack(taken))
-  local base = #out - 7 * #taken
-  for i = 1, #taken do out[base + 7 * (i - 1) + 2] = payloads[i] end
+  local base = #out - 8 * #taken
+  for i = 1, #taken do out[base + 8 * (i - 1) + 2] = payloads[i] end
   a = math.min(a or until_, until_)
 end
 

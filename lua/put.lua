@@ -40,13 +40,14 @@
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
                         payload, until done, keep), else
-                        'delay|at|priority|expire|maxAttempts|group|trace|keep|mode|window|key':
+                        'delay|at|priority|expire|maxAttempts|group|trace|keep|mode|window|timeout|key':
                         delay in ms after the server's now, at (epoch ms), '' for either when not
                         given; priority the level 0-9; group '' for none; expire in ms after
                         run-at, or ''; trace the producer's encoded trace context, or '';
                         keep how long (ms) the outcome is kept once the task finishes, or '';
                         mode letters: s unique until-start, r onDuplicate replace, d debounce;
-                        window the de-dup window (ms) or ''; key '' to de-dup on the payload
+                        window the de-dup window (ms) or ''; timeout how long one attempt may run
+                        (ms) or ''; key '' to de-dup on the payload
   Returns: { id, code, run-at, ... } three entries per task, in call order; code 1 added, 2 a dead
     task revived by this put, 3 a pending task replaced (replace, debounce), 0 a duplicate (of a
     live task, or of one put within its window: then run-at is when the window ends); a skipped
@@ -124,9 +125,9 @@ end
 -- The options of one task.
 local function parse(options)
   if options == '' then return { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '' } end
-  local d, a, p, x, m, g, tr, kr, md, w, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  local d, a, p, x, m, g, tr, kr, md, w, to, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
   return { delay = tonumber(d), at = tonumber(a), level = tonumber(p), expire = tonumber(x), attempts = tonumber(m), group = g,
-    trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), key = k }
+    trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), timeout = tonumber(to), key = k }
 end
 
 -- A task's metadata as these options make it; `old` (a replaced task) keeps its history.
@@ -137,6 +138,7 @@ local function metaOf(o, runAt, old)
   if o.key ~= '' then meta.k = o.key end
   meta.tp = o.trace ~= '' and o.trace or (old and old.tp)
   meta.kr = o.keep or (old and old.kr)
+  meta.to = o.timeout or (old and old.to)
   if o.expire then meta.x = o.expire; meta.e = runAt + o.expire end
   if string.find(o.mode, 's', 1, true) then meta.us = 1 end
   return meta

@@ -1,0 +1,31 @@
+/**
+ * One attempt of a handler under an optional run timeout. The handler cannot be stopped by force:
+ * once the timeout passes, its signal is aborted with a RunTimeoutError and the attempt counts as
+ * failed at once (so the task can be retried elsewhere), while the handler's own promise is still
+ * followed, so that its slot is given back only when it has really returned.
+ */
+import { RunTimeoutError } from './errors';
+import type { Task } from './task';
+
+export interface Attempt {
+  /** The handler's value, or its error, or the RunTimeoutError, whichever comes first. */
+  outcome: Promise<unknown>;
+  /** Settles once the handler itself has returned or thrown (never rejects). */
+  returned: Promise<void>;
+}
+
+export function attempt(run: () => Promise<unknown>, task: Task<unknown>, controller: AbortController, limitMs: number | undefined): Attempt {
+  const handled = (async () => run())();
+  const returned = handled.then(() => {}, () => {});
+  if (limitMs === undefined) return { outcome: handled, returned };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new RunTimeoutError(task.hash, limitMs);
+      controller.abort(err);
+      reject(err);
+    }, limitMs);
+  });
+  const outcome = Promise.race([handled, late]).finally(() => clearTimeout(timer));
+  return { outcome, returned };
+}

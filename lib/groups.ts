@@ -5,7 +5,7 @@
  */
 import { hashReply } from './connection';
 import type { Context } from './context';
-import { groupLimitArg, groupLimitOptions, parse } from './options';
+import { concurrencyArg, groupLimitArg, groupLimitOptions, parse } from './options';
 
 export interface GroupLimitOptions {
   queue?: string;
@@ -50,4 +50,33 @@ export async function groupLimits(ctx: Context, options?: { queue?: string }): P
   const fallback = groups[''];
   delete groups[''];
   return { default: fallback ?? null, groups, active: numbers(active) };
+}
+
+/** The most tasks of a queue leased at once, across every worker, and how many are leased now. */
+export interface ConcurrencyLimit {
+  /** The limit, or null for none. */
+  limit: number | null;
+  /** Tasks leased now (a lapsed lease counts until a claim re-queues it). */
+  active: number;
+}
+
+/**
+ * At most `limit` tasks of the queue leased at once across every worker and process (null
+ * removes the limit). Decided inside the claim, after lapsed leases are re-queued, so a worker
+ * that dies gives its slots back through the usual recovery. Combines with group limits.
+ */
+export async function limitConcurrency(ctx: Context, limit: unknown, options?: { queue?: string }): Promise<void> {
+  const n = parse(concurrencyArg, limit, 'limit');
+  const keys = ctx.keys(ctx.queueOf(options));
+  await ctx.scripts.run('cap', keys, ['concurrency', n ?? '']);
+}
+
+export async function concurrencyLimit(ctx: Context, options?: { queue?: string }): Promise<ConcurrencyLimit> {
+  const keys = ctx.keys(ctx.queueOf(options));
+  const deadline = { ms: ctx.options.commandTimeout, what: 'concurrencyLimit' };
+  const [limit, active] = await Promise.all([
+    ctx.conn.send(keys.limits, ['HGET', keys.limits, 'concurrency'], deadline),
+    ctx.conn.send(keys.active, ['ZCARD', keys.active], deadline),
+  ]);
+  return { limit: limit === null ? null : Number(limit), active: Number(active) };
 }

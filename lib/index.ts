@@ -20,7 +20,7 @@ export type { ClaimOptions, FailOptions } from './lease';
 export type { Worker, WorkOptions, Handler } from './worker';
 export type { Task, TaskInfo, TaskState } from './task';
 export type { DeadTask, ListDeadOptions } from './dead';
-export type { GroupLimitOptions, GroupLimits } from './groups';
+export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './groups';
 export type { Schedule, EveryOptions, ScheduleInfo } from './recurring';
 export type { Sharded, ShardedWorker } from './shards';
 export type { Json } from './payload';

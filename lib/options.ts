@@ -163,6 +163,10 @@ export const MAX_GROUP_LIMIT = 100_000;
 export const groupLimitArg = z.union([z.null(), count(MAX_GROUP_LIMIT)], {
   error: `expected null or a whole number from 1 to ${MAX_GROUP_LIMIT}`,
 });
+/** A queue's concurrency limit: a whole number of leased tasks, or null for none. */
+export const concurrencyArg = z.union([z.null(), count(MAX_GROUP_LIMIT)], {
+  error: `expected null or a whole number from 1 to ${MAX_GROUP_LIMIT}`,
+});
 export const groupLimitOptions = z.strictObject({ queue: queueName.optional(), group: groupName.optional() });
 
 export const claimOptions = z.strictObject({

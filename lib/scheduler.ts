@@ -11,7 +11,7 @@ import { Context, newWorkerId } from './context';
 import * as dead from './dead';
 import type { DeadTask, ListDeadOptions } from './dead';
 import { ClosedError, ValidationError } from './errors';
-import { groupLimits, limitGroups, type GroupLimitOptions, type GroupLimits } from './groups';
+import { concurrencyLimit, groupLimits, limitConcurrency, limitGroups, type ConcurrencyLimit, type GroupLimitOptions, type GroupLimits } from './groups';
 import { events, throughput, type EventsOptions, type QueueEvent, type Throughput, type ThroughputOptions } from './events';
 import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
@@ -162,6 +162,13 @@ export interface Scheduler {
   limitGroups(limit: number | null, options?: GroupLimitOptions): Promise<void>;
   /** A queue's group limits, and each group's active tasks. */
   groupLimits(options?: QueueOption): Promise<GroupLimits>;
+  /**
+   * At most `limit` tasks of a queue leased at once across every worker and process (the
+   * database-writers case); null removes the limit. Combines with group limits.
+   */
+  limitConcurrency(limit: number | null, options?: QueueOption): Promise<void>;
+  /** A queue's concurrency limit (null for none), and its tasks leased now. */
+  concurrencyLimit(options?: QueueOption): Promise<ConcurrencyLimit>;
   /**
    * A hot queue split into `count` shard queues (`name:0` ... `name:<count-1>`), which spread over
    * a Redis Cluster: puts go to the shard the task's identity hashes to, workers work every shard.
@@ -381,6 +388,14 @@ class DocketScheduler implements Scheduler {
 
   groupLimits(options?: QueueOption): Promise<GroupLimits> {
     return this.open(() => groupLimits(this.ctx, options));
+  }
+
+  limitConcurrency(limit: number | null, options?: QueueOption): Promise<void> {
+    return this.open(() => limitConcurrency(this.ctx, limit, options));
+  }
+
+  concurrencyLimit(options?: QueueOption): Promise<ConcurrencyLimit> {
+    return this.open(() => concurrencyLimit(this.ctx, options));
   }
 
   sharded(name: string, count: number): Sharded {

@@ -18,7 +18,7 @@ import { READY_LEVELS, type QueueKeys, type Suffix } from './keys';
  * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add tasks (put, reschedule,
  * redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
  * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
- * purge, progress, and limit, which can let parked tasks go) are allow-oom, as is pause, so an operator can
+ * purge, progress, and limit and cap, which can let parked tasks go) are allow-oom, as is pause, so an operator can
  * stop a queue whatever the memory: workers can still drain a full
  * Redis, which frees memory. Those that only read (get, result, stats, list, access) are no-writes.
  */
@@ -47,14 +47,14 @@ export const SCRIPTS = {
   },
   claim: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress', 'waiting'],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress', 'waiting', 'limits'],
     args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'acks'],
     each: ['id', 'ackToken', 'result'],
   },
   extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
     flags: 'allow-oom',
-    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'data', 'progress', 'waiting'],
+    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'data', 'progress', 'waiting', 'limits'],
     args: ['id', 'token', 'retryIn', 'error', 'maxAttempts', 'events'],
   },
   release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake', ...LEVEL_KEYS], args: ['id', 'token'] },
@@ -71,6 +71,7 @@ export const SCRIPTS = {
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
   pause: { flags: 'allow-oom', keys: ['paused', 'wake'], args: ['paused'] },
   access: { flags: 'no-writes', keys: ['meta'], args: [], each: ['line'] },
+  cap: { flags: 'allow-oom', keys: ['limits', 'wake'], args: ['name', 'value'] },
   limit: { flags: 'allow-oom', keys: ['ready', 'wake', ...LEVEL_KEYS], args: ['group', 'limit', 'from', 'batch'] },
 } as const satisfies Record<string, ScriptSpec>;
 

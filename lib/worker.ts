@@ -43,6 +43,11 @@ export interface WorkOptions {
    * this long, for tasks whose put gave no keepResult; at most 30 days. Default: not kept.
    */
   keepResult?: Span;
+  /**
+   * How long one attempt may run, for tasks whose put gave no `timeout` (the put's wins): then the
+   * handler's signal is aborted with a RunTimeoutError and the attempt fails. Default none.
+   */
+  timeout?: Span;
 }
 
 /** A handler: its resolved value (any JSON, or nothing) is the task's result. */

@@ -33,6 +33,7 @@
   KEYS[29] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
   KEYS[30] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   KEYS[31] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
+  KEYS[32] <prefix>:{<queue>}:limits   HASH  queue-wide limits: field 'concurrency' -> most leased tasks at once
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -50,7 +51,7 @@
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
     (ms) or '' for each leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
-local DATA, META, DEAD, WAITING = 4, 5, 6, 31
+local DATA, META, DEAD, WAITING, LIMITS = 4, 5, 6, 31, 32
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -72,6 +73,8 @@ end
 ---------------------------------------------------------------------------- ack (fencing)
 local cap = tonumber(ARGV[8])
 local acks = tonumber(ARGV[10])
+-- Tasks this call's acks finished: each gives a concurrency slot back.
+local freed = 0
 if acks > 0 then
   local ids, tokens = {}, {}
   for j = 1, acks do ids[j], tokens[j] = ARGV[8 + 3 * j], ARGV[9 + 3 * j] end
@@ -109,6 +112,7 @@ if acks > 0 then
     if ok == 0 and redis.call('ZSCORE', KEYS[10], tokens[j]) then ok = 1 end
     table.insert(out, ok)
   end
+  freed = #gone
   if #gone > 0 then
     -- A finished task leaves no keys behind, and its de-dup identity is free again.
     many('ZREM', KEYS[3], gone)
@@ -124,8 +128,10 @@ end
 
 local count = tonumber(ARGV[1])
 if count == 0 then
-  -- Only acks: a parked task they moved back is for an idle worker to take.
-  if refilled > 0 and redis.call('LLEN', KEYS[8]) == 0 then redis.call('RPUSH', KEYS[8], '1') end
+  -- Only acks: a parked task they moved back, or a concurrency slot they gave back, is for an idle
+  -- worker to take.
+  local slots = freed > 0 and redis.call('EXISTS', KEYS[LIMITS]) == 1
+  if (refilled > 0 or slots) and redis.call('LLEN', KEYS[8]) == 0 then redis.call('RPUSH', KEYS[8], '1') end
   return out
 end
 
@@ -193,9 +199,26 @@ end
 -- A paused queue leases nothing; housekeeping above still runs, so leases lapse and due tasks
 -- become ready as usual. The worker looks again at the next run-at or lease end, or when
 -- resume's wake token arrives: it never spins on the ready backlog it may not take.
-if redis.call('EXISTS', KEYS[PAUSED]) == 1 then
+-- One EXISTS for both: a queue neither paused nor limited pays nothing more.
+local controls = redis.call('EXISTS', KEYS[PAUSED], KEYS[LIMITS])
+if controls > 0 and redis.call('EXISTS', KEYS[PAUSED]) == 1 then
   if d or a then out[2] = math.min(d or a, a or d) end
   return out
+end
+-- The queue's concurrency limit: at most that many tasks leased at once, by every worker. Lapsed
+-- leases were re-queued above, so `active` counts only live ones. A full queue leases nothing;
+-- its worker looks again when a lease may lapse, or when a finished task's wake token comes.
+local capped = false
+if controls > 0 then
+  local most = tonumber(redis.call('HGET', KEYS[LIMITS], 'concurrency'))
+  if most then
+    local room = most - redis.call('ZCARD', KEYS[3])
+    if room <= 0 then
+      if d or a then out[2] = math.min(d or a, a or d) end
+      return out
+    end
+    if room <= count then count, capped = room, true end
+  end
 end
 local until_ = now + tonumber(ARGV[2])
 local keep = tonumber(ARGV[9])
@@ -306,10 +329,11 @@ end
 -- When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 local backlog = source < #sources or (source == #sources and redis.call('LLEN', KEYS[READY]) > 0)
   or (refilled > 0 and redis.call('ZCARD', KEYS[GROUPED]) > 0)
-if backlog then out[2] = now elseif d or a then out[2] = math.min(d or a, a or d) end
+-- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will.)
+if backlog and not capped then out[2] = now elseif d or a then out[2] = math.min(d or a, a or d) end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)
-if backlog and #taken == count and redis.call('LLEN', KEYS[8]) == 0 then
+if backlog and #taken == count and not capped and redis.call('LLEN', KEYS[8]) == 0 then
   redis.call('RPUSH', KEYS[8], '1')
 end
 return out

@@ -30,6 +30,7 @@
   KEYS[27] <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
   KEYS[28] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   KEYS[29] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
+  KEYS[30] <prefix>:{<queue>}:limits   HASH  queue-wide limits: field 'concurrency' -> most leased tasks at once
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
@@ -39,7 +40,7 @@
   Returns: 'retry', 'dead', 'merged' (an until-start task whose identity already has a task
     waiting: deleted instead of retried) or 'lost' ]]
 local READY, LEVELS, EVENTS, RESULTS, KEPT = 3, 9, 24, 25, 26
-local DATA, META, DEAD, PROGRESS, WAITING = 27, 4, 5, 28, 29
+local DATA, META, DEAD, PROGRESS, WAITING, LIMITS = 27, 4, 5, 28, 29, 30
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -55,8 +56,9 @@ if meta.t ~= ARGV[2] then return 'lost' end
 redis.call('ZREM', KEYS[1], id)
 redis.call('ZREM', KEYS[8], meta.w .. '|' .. id)
 meta.t, meta.l, meta.w, meta.err = nil, nil, nil, ARGV[4]
--- Its group (if any) has a place again, which a parked task may take: then a worker should look.
-local wake = finished(meta) > 0
+-- Its group (if any) has a place again, which a parked task may take, or the queue a concurrency
+-- slot: then a worker should look.
+local wake = finished(meta) > 0 or redis.call('EXISTS', KEYS[LIMITS]) == 1
 local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
 local result = 'retry'
 redis.call('HINCRBY', KEYS[6], 'failed', 1)

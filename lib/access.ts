@@ -56,6 +56,8 @@ export const REQUIRED: Readonly<Record<string, Line>> = {
   ZREVRANGE: (k) => ['ZREVRANGE', k.levels, '0', '0'],
   ZSCORE: (k) => ['ZSCORE', k.delayed, 'm'],
   XREVRANGE: (k) => ['XREVRANGE', k.events, '+', '-', 'COUNT', '1'],
+  ZLEXCOUNT: (k) => ['ZLEXCOUNT', k.rates, '-', '+'],
+  ZREMRANGEBYLEX: (k) => ['ZREMRANGEBYLEX', k.rates, '-', '+'],
 };
 
 /** Needed only while events are on (eventsMaxLength > 0): the outcome each script appends. */

@@ -68,7 +68,7 @@ export interface ConcurrencyLimit {
 export async function limitConcurrency(ctx: Context, limit: unknown, options?: { queue?: string }): Promise<void> {
   const n = parse(concurrencyArg, limit, 'limit');
   const keys = ctx.keys(ctx.queueOf(options));
-  await ctx.scripts.run('cap', keys, ['concurrency', n ?? '']);
+  await ctx.scripts.run('cap', keys, [1, 'concurrency', n ?? '']);
 }
 
 export async function concurrencyLimit(ctx: Context, options?: { queue?: string }): Promise<ConcurrencyLimit> {

@@ -21,6 +21,7 @@ export type { Worker, WorkOptions, Handler } from './worker';
 export type { Task, TaskInfo, TaskState } from './task';
 export type { DeadTask, ListDeadOptions } from './dead';
 export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './groups';
+export type { RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './rates';
 export type { Schedule, EveryOptions, ScheduleInfo } from './recurring';
 export type { Sharded, ShardedWorker } from './shards';
 export type { Json } from './payload';

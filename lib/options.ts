@@ -163,6 +163,16 @@ export const MAX_GROUP_LIMIT = 100_000;
 export const groupLimitArg = z.union([z.null(), count(MAX_GROUP_LIMIT)], {
   error: `expected null or a whole number from 1 to ${MAX_GROUP_LIMIT}`,
 });
+/** A rate limit: at most `max` claims per `per` (a span longer than 0, at most 30 days), on one queue. */
+export const rateArg = z.strictObject(
+  {
+    max: count(1_000_000),
+    per: positiveSpan.refine((ms) => ms <= MAX_DEDUP_WINDOW_MS, { error: `must be at most 30 days (${MAX_DEDUP_WINDOW_MS} ms)` }),
+    queue: queueName.optional(),
+  },
+  { error: 'expected null or { max, per, queue? }' },
+);
+
 /** A queue's concurrency limit: a whole number of leased tasks, or null for none. */
 export const concurrencyArg = z.union([z.null(), count(MAX_GROUP_LIMIT)], {
   error: `expected null or a whole number from 1 to ${MAX_GROUP_LIMIT}`,

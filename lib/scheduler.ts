@@ -17,6 +17,7 @@ import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
 import { checkLogger, type Logger } from './log';
+import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimits } from './rates';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
 import { instantArg, parse, resultOptions, schedulerOptions } from './options';
 import { result, type TaskOutcome } from './outcome';
@@ -169,6 +170,20 @@ export interface Scheduler {
   limitConcurrency(limit: number | null, options?: QueueOption): Promise<void>;
   /** A queue's concurrency limit (null for none), and its tasks leased now. */
   concurrencyLimit(options?: QueueOption): Promise<ConcurrencyLimit>;
+  /**
+   * At most `max` claims of a queue in any `per` (sliding, on the Redis clock) across every worker
+   * and process; `limitRate(null, { queue })` removes it. A limited worker sleeps until the next
+   * claim is allowed instead of polling.
+   */
+  limitRate(limit: RateLimitInput): Promise<void>;
+  limitRate(limit: null, options?: QueueOption): Promise<void>;
+  /** A queue's rate limit, and until when backoffQueue() holds its claims. */
+  rateLimits(options?: QueueOption): Promise<RateLimits>;
+  /**
+   * No claim of `queue`, by any worker, for `span` from the Redis server's now (an API answered
+   * 429: BullMQ's rateLimit). Resolves when claims may start again (epoch ms, Redis clock).
+   */
+  backoffQueue(queue: string, span: Span): Promise<number>;
   /**
    * A hot queue split into `count` shard queues (`name:0` ... `name:<count-1>`), which spread over
    * a Redis Cluster: puts go to the shard the task's identity hashes to, workers work every shard.
@@ -396,6 +411,20 @@ class DocketScheduler implements Scheduler {
 
   concurrencyLimit(options?: QueueOption): Promise<ConcurrencyLimit> {
     return this.open(() => concurrencyLimit(this.ctx, options));
+  }
+
+  limitRate(limit: RateLimitInput): Promise<void>;
+  limitRate(limit: null, options?: QueueOption): Promise<void>;
+  limitRate(limit: RateLimitInput | null, options?: QueueOption): Promise<void> {
+    return this.open(() => limitRate(this.ctx, limit, options));
+  }
+
+  rateLimits(options?: QueueOption): Promise<RateLimits> {
+    return this.open(() => rateLimits(this.ctx, options));
+  }
+
+  backoffQueue(queue: string, span: Span): Promise<number> {
+    return this.open(() => backoffQueue(this.ctx, queue, span));
   }
 
   sharded(name: string, count: number): Sharded {

@@ -1,12 +1,21 @@
 #!lua flags=allow-oom
---[[ cap: set or remove a queue-wide limit (for now: the most tasks leased at once), then wake an
+--[[ cap: set or remove a queue's own limits (include: limits, in claim) in one step, then wake an
   idle worker, since a raised or removed limit may let it lease. Allowed on a full Redis: raising a
   limit is how an operator lets a queue drain.
-  KEYS[1] <prefix>:{<queue>}:limits   HASH  queue-wide limits: field 'concurrency' -> most leased tasks at once
+  KEYS[1] <prefix>:{<queue>}:limits   HASH  queue-wide limits: concurrency, rate, per, until (include: limits)
   KEYS[2] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
-  ARGV[1] name   the limit: 'concurrency'
-  ARGV[2] value  the new limit, or '' to remove it
-  Returns: 1 ]]
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+  ARGV[1] count  number of fields to change; then 2 slots per field, starting at ARGV[2]:
+  ARGV[+1] name  the field: concurrency, rate, per or until
+  ARGV[+2] value its new value; '' removes it; '+<ms>' is that long after the server's now
+  Returns: the values written, in order ('' for a removal) ]]
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local out = {}
+for i = 1, tonumber(ARGV[1]) do
+  local name, value = ARGV[2 * i], ARGV[2 * i + 1]
+  if string.sub(value, 1, 1) == '+' then value = tostring(now + tonumber(string.sub(value, 2))) end
+  if value == '' then redis.call('HDEL', KEYS[1], name) else redis.call('HSET', KEYS[1], name, value) end
+  table.insert(out, value)
+end
 if redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
-return 1
+return out

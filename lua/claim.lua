@@ -33,7 +33,8 @@
   KEYS[29] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
   KEYS[30] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   KEYS[31] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
-  KEYS[32] <prefix>:{<queue>}:limits   HASH  queue-wide limits: field 'concurrency' -> most leased tasks at once
+  KEYS[32] <prefix>:{<queue>}:limits   HASH  queue-wide limits (include: limits)
+  KEYS[33] <prefix>:{<queue>}:rates    ZSET  lex: '|<16-digit lease time>|<lease token>', score 0: recent leases under a rate limit
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -51,11 +52,12 @@
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
     (ms) or '' for each leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
-local DATA, META, DEAD, WAITING, LIMITS = 4, 5, 6, 31, 32
+local DATA, META, DEAD, WAITING, LIMITS, RATES = 4, 5, 6, 31, 32, 33
 -- include: levels
 -- include: events
 -- include: outcomes
 -- include: identity
+-- include: limits
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
@@ -205,19 +207,17 @@ if controls > 0 and redis.call('EXISTS', KEYS[PAUSED]) == 1 then
   if d or a then out[2] = math.min(d or a, a or d) end
   return out
 end
--- The queue's concurrency limit: at most that many tasks leased at once, by every worker. Lapsed
--- leases were re-queued above, so `active` counts only live ones. A full queue leases nothing;
--- its worker looks again when a lease may lapse, or when a finished task's wake token comes.
-local capped = false
+-- The queue's own limits (include: limits): lapsed leases were re-queued above, so `active`
+-- counts only live ones. A queue with no room leases nothing; its worker looks again when the rate
+-- allows the next claim, a lease may lapse, or a finished task's wake token comes.
+local capped, limited = false, false
 if controls > 0 then
-  local most = tonumber(redis.call('HGET', KEYS[LIMITS], 'concurrency'))
-  if most then
-    local room = most - redis.call('ZCARD', KEYS[3])
-    if room <= 0 then
-      if d or a then out[2] = math.min(d or a, a or d) end
-      return out
-    end
-    if room <= count then count, capped = room, true end
+  local later
+  count, capped, later = allowed(count, now)
+  limited = true
+  if count == 0 then
+    if later then out[2] = later elseif d or a then out[2] = math.min(d or a, a or d) end
+    return out
   end
 end
 local until_ = now + tonumber(ARGV[2])
@@ -315,6 +315,11 @@ end
 -- The round grouped claims have reached: a group that was idle joins it, not an earlier one.
 if round then redis.call('HSET', KEYS[GTAGS], '', round) end
 if dropped > 0 then redis.call('HINCRBY', KEYS[7], 'expired', dropped) end
+if limited and #taken > 0 then
+  local tokens = {}
+  for i = 1, #taken do tokens[i] = ARGV[3] .. ':' .. i end
+  counted(tokens, now)
+end
 if #taken > 0 then
   many('HSET', KEYS[5], leased)
   many('ZADD', KEYS[3], scored)

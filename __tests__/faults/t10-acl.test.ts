@@ -25,7 +25,7 @@ const COMMANDS = [
   'evalsha', 'eval', 'blpop', 'client|id', 'client|unblock',
   'del', 'exists', 'set', 'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
   'rpush', 'time', 'zadd', 'zcard', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrem', 'zremrangebyscore',
-  'zrevrange', 'zscore', 'zmscore', 'zpopmin', 'xadd', 'sadd', 'pttl', 'xrevrange',
+  'zrevrange', 'zscore', 'zmscore', 'zpopmin', 'xadd', 'sadd', 'pttl', 'xrevrange', 'zlexcount', 'zremrangebylex',
 ];
 
 const lab = useLab();

@@ -1,0 +1,102 @@
+/**
+ * Rate limits: at most `max` claims of a queue in any `per` window (sliding, on the Redis clock),
+ * across every worker and process; a limited worker sleeps instead of polling; backoffQueue holds
+ * every claim for a span.
+ */
+import { ValidationError } from '../lib';
+import { eventually, keysUnder, serverNow, sleep, useRedis } from './support/harness';
+
+const redis = useRedis();
+
+/** The most claims any window of `per` ms holds, from claim times on the Redis clock. */
+function busiestWindow(times: number[], per: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i] - sorted[j] >= per) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+describe('limitRate', () => {
+  it('holds 10 workers of 3 schedulers to max claims per window, at about the full rate', async () => {
+    const s = await redis.scheduler();
+    const others = await Promise.all([1, 2].map(() => redis.scheduler({ prefix: s.prefix })));
+    await s.limitRate({ max: 20, per: 500 });
+    expect(await s.rateLimits()).toMatchObject({ queue: { max: 20, per: 500 }, heldUntil: null });
+    await s.putMany(Array.from({ length: 400 }, (_, i) => ({ data: i })));
+    const claimedAt: number[] = [];
+    const lease = 30_000;
+    const handler = async (task: { leaseUntil: number }) => void claimedAt.push(task.leaseUntil - lease);
+    const all = [s, ...others];
+    const workers = Array.from({ length: 10 }, (_, i) => all[i % 3].work(handler, { concurrency: 3, lease }));
+    const started = await serverNow(await redis.raw());
+    await sleep(3000);
+    await Promise.all(workers.map((w) => w.close()));
+    const within = claimedAt.filter((t) => t < started + 3000);
+    expect(busiestWindow(claimedAt, 500)).toBeLessThanOrEqual(20);
+    // 3 s at 20 per 500 ms is 120 claims (the first window starts full): within 10%.
+    expect(within.length).toBeGreaterThanOrEqual(108);
+    expect(within.length).toBeLessThanOrEqual(140);
+  });
+
+  it('lets a limited worker sleep until the next claim is allowed, not poll', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const calls = async () => Number(/calls=(\d+)/.exec(String(await raw.sendCommand(['INFO', 'commandstats'])).split('\n').find((l) => l.startsWith('cmdstat_evalsha:')) ?? '')?.[1] ?? 0);
+    await s.limitRate({ max: 1, per: 600 });
+    await s.putMany([1, 2].map((n) => ({ data: n })));
+    const runs: Array<{ at: number; calls: number }> = [];
+    const w = s.work(async () => void runs.push({ at: Date.now(), calls: await calls() }));
+    await eventually(() => runs.length === 2, 3000);
+    await w.close();
+    expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(550);
+    // Between the two: the claim that found no room, the claim when the window allowed, and the
+    // odd heartbeat-free call: a handful, not one per poll over 600 ms.
+    expect(runs[1].calls - runs[0].calls).toBeLessThanOrEqual(4);
+  });
+
+  it('removes the limit with null, and refuses bad limits naming the field, writing nothing', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const bad: Array<[unknown, string]> = [
+      [{ max: 0, per: 1000 }, 'limit.max'],
+      [{ max: 5, per: 0 }, 'limit.per'],
+      [{ max: 5 }, 'limit.per'],
+      [{ max: 5, per: 1000, group: 'g' }, 'limit.group'],
+      [{ max: 5, per: 1000, queue: 'a b' }, 'limit.queue'],
+      ['fast', 'limit'],
+    ];
+    for (const [limit, field] of bad) {
+      const err = await s.limitRate(limit as never).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(err).toMatchObject({ field });
+    }
+    await expect(s.backoffQueue('q', -1)).rejects.toMatchObject({ field: 'span' });
+    await expect(s.backoffQueue(undefined as never, 10)).rejects.toMatchObject({ field: 'queue' });
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+    await s.limitRate({ max: 5, per: 1000, queue: 'other' });
+    expect(await s.rateLimits({ queue: 'other' })).toMatchObject({ queue: { max: 5, per: 1000 } });
+    await s.limitRate(null, { queue: 'other' });
+    expect(await s.rateLimits({ queue: 'other' })).toMatchObject({ queue: null });
+  });
+});
+
+describe('backoffQueue', () => {
+  it('holds every claim of the queue for the span, on the Redis clock', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.put('after the 429');
+    const until = await s.backoffQueue('default', 300);
+    const now = await serverNow(raw);
+    expect(until - now).toBeGreaterThan(200);
+    expect(await s.rateLimits()).toMatchObject({ heldUntil: until });
+    expect(await s.claim()).toBeNull();
+    const ran: number[] = [];
+    const w = s.work(async () => void ran.push(await serverNow(raw)));
+    await eventually(() => ran.length === 1, 3000);
+    await w.close();
+    expect(ran[0]).toBeGreaterThanOrEqual(until);
+  });
+});

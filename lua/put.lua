@@ -123,8 +123,9 @@ local function store(id, meta, payload)
 end
 
 -- The options of one task.
+local DEFAULTS = { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '' }
 local function parse(options)
-  if options == '' then return { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '' } end
+  if options == '' then return DEFAULTS end
   local d, a, p, x, m, g, tr, kr, md, w, to, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
   return { delay = tonumber(d), at = tonumber(a), level = tonumber(p), expire = tonumber(x), attempts = tonumber(m), group = g,
     trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), timeout = tonumber(to), key = k }
@@ -158,7 +159,13 @@ local latest = schedule ~= '' and tonumber(redis.call('HGET', KEYS[8], schedule)
 local bases = {}
 for i = 1, count do bases[i] = ARGV[3 * i + 2] end
 local stored = redis.call('HMGET', KEYS[2], unpack(bases))
-waitingKnown = redis.call('EXISTS', KEYS[WAITING]) == 1
+-- One EXISTS tells whether the queue has until-start pointers or de-dup windows at all: a queue
+-- with neither (most) pays nothing more per put.
+if redis.call('EXISTS', KEYS[WAITING], KEYS[WINDOWS]) == 0 then
+  waitingKnown, windowsKnown = false, false
+else
+  waitingKnown = redis.call('EXISTS', KEYS[WAITING]) == 1
+end
 -- A new earliest run-at means an idle worker must re-arm its timer.
 earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
 

@@ -198,8 +198,9 @@ const UNREADABLE = {
  * The Redis server's clock (epoch ms), which every run-at, lease and event time is on: operators
  * judge "in 5 s" and "+5m" by it, not by a local clock that may be off.
  */
-export async function serverTime(ctx: Context): Promise<number> {
-  const key = ctx.keys(ctx.options.queue).counts;
+export async function serverTime(ctx: Context, queue = ctx.options.queue): Promise<number> {
+  // Asked of the queue's own node: on a cluster, the clock its scripts read.
+  const key = ctx.keys(queue).counts;
   const [seconds, micros] = (await ctx.conn.send(key, ['TIME'], { ms: ctx.options.commandTimeout, what: 'time' })) as [string, string];
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }

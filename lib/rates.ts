@@ -3,6 +3,7 @@
  * counted inside the claim on the Redis clock (a sliding log: lua/include/limits.lua). And a
  * queue-wide pause of a given length, for a worker told by an API to slow down (HTTP 429).
  */
+import { serverTime } from './admin';
 import { hashReply } from './connection';
 import type { Context } from './context';
 import { ValidationError } from './errors';
@@ -60,13 +61,8 @@ export async function rateLimits(ctx: Context, options?: RateLimitOptions): Prom
   const queue = parse(queueOptions, options ?? {}, 'options').queue ?? ctx.options.queue;
   const keys = ctx.keys(queue);
   const deadline = { ms: ctx.options.commandTimeout, what: 'rateLimits' };
-  const [fields, time] = await Promise.all([
-    ctx.conn.send(keys.limits, ['HGETALL', keys.limits], deadline),
-    ctx.conn.send(keys.limits, ['TIME'], deadline),
-  ]);
+  const [fields, now] = await Promise.all([ctx.conn.send(keys.limits, ['HGETALL', keys.limits], deadline), serverTime(ctx, queue)]);
   const f = hashReply(fields);
-  const [seconds, micros] = time as [string, string];
-  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   const until = Number(f.get('until') ?? 0);
   const max = f.get('rate');
   return { queue: max === undefined ? null : { max: Number(max), per: Number(f.get('per')) }, heldUntil: until > now ? until : null };

@@ -64,7 +64,9 @@ describe('limitRate', () => {
       [{ max: 0, per: 1000 }, 'limit.max'],
       [{ max: 5, per: 0 }, 'limit.per'],
       [{ max: 5 }, 'limit.per'],
-      [{ max: 5, per: 1000, group: 'g' }, 'limit.group'],
+      [{ max: 5, per: 1000, group: 'a|b' }, 'limit.group'],
+      [{ max: 5, per: 1000, group: 'g', eachGroup: true }, 'limit.eachGroup'],
+      [{ max: 5, per: 1000, shard: 1 }, 'limit.shard'],
       [{ max: 5, per: 1000, queue: 'a b' }, 'limit.queue'],
       ['fast', 'limit'],
     ];
@@ -80,6 +82,48 @@ describe('limitRate', () => {
     expect(await s.rateLimits({ queue: 'other' })).toMatchObject({ queue: { max: 5, per: 1000 } });
     await s.limitRate(null, { queue: 'other' });
     expect(await s.rateLimits({ queue: 'other' })).toMatchObject({ queue: null });
+    await expect(s.limitRate(null, { group: 'g', eachGroup: true })).rejects.toMatchObject({ field: 'options.eachGroup' });
+  });
+});
+
+describe('limitRate per group', () => {
+  it("holds one group to its rate without holding up the others", async () => {
+    const s = await redis.scheduler();
+    await s.limitRate({ max: 2, per: 400, group: 'slow' });
+    expect(await s.rateLimits()).toMatchObject({ queue: null, eachGroup: null, groups: { slow: { max: 2, per: 400 } } });
+    await s.putMany([
+      ...Array.from({ length: 6 }, (_, i) => ({ data: `slow-${i}`, options: { group: 'slow' } })),
+      ...Array.from({ length: 6 }, (_, i) => ({ data: `fast-${i}`, options: { group: 'fast' } })),
+    ]);
+    const runs: Array<{ data: string; at: number }> = [];
+    const lease = 30_000;
+    const w = s.work(async (task) => void runs.push({ data: task.data as string, at: task.leaseUntil - lease }), { concurrency: 4, lease });
+    await eventually(() => runs.filter((r) => r.data.startsWith('fast')).length === 6, 2000);
+    // The fast group ran at once; the slow one at most 2 per 400 ms.
+    expect(runs.filter((r) => r.data.startsWith('slow')).length).toBeLessThanOrEqual(2);
+    await eventually(() => runs.length === 12, 4000);
+    await w.close();
+    const slow = runs.filter((r) => r.data.startsWith('slow')).map((r) => r.at);
+    expect(busiestWindow(slow, 400)).toBeLessThanOrEqual(2);
+    expect(Math.max(...slow) - Math.min(...slow)).toBeGreaterThanOrEqual(2 * 400 - 50);
+  });
+
+  it('eachGroup limits every group without its own, and a group of its own overrides it', async () => {
+    const s = await redis.scheduler();
+    await s.limitRate({ max: 1, per: 300, eachGroup: true });
+    await s.limitRate({ max: 3, per: 300, group: 'vip' });
+    await s.putMany([
+      ...Array.from({ length: 3 }, (_, i) => ({ data: `a-${i}`, options: { group: 'a' } })),
+      ...Array.from({ length: 3 }, (_, i) => ({ data: `vip-${i}`, options: { group: 'vip' } })),
+    ]);
+    const first = await s.claimMany(10);
+    expect(first.map((t) => t.data).sort()).toEqual(['a-0', 'vip-0', 'vip-1', 'vip-2']);
+    expect(await s.claimMany(10)).toEqual([]);
+    await sleep(350);
+    expect((await s.claimMany(10)).map((t) => t.data)).toEqual(['a-1']);
+    await s.limitRate(null, { eachGroup: true });
+    expect((await s.claimMany(10)).map((t) => t.data)).toEqual(['a-2']);
+    expect(await s.rateLimits()).toMatchObject({ eachGroup: null, groups: { vip: { max: 3, per: 300 } } });
   });
 });
 

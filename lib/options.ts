@@ -169,9 +169,16 @@ export const rateArg = z.strictObject(
     max: count(1_000_000),
     per: positiveSpan.refine((ms) => ms <= MAX_DEDUP_WINDOW_MS, { error: `must be at most 30 days (${MAX_DEDUP_WINDOW_MS} ms)` }),
     queue: queueName.optional(),
+    group: groupName.optional(),
+    eachGroup: z.boolean({ error: 'expected a boolean' }).optional(),
   },
-  { error: 'expected null or { max, per, queue? }' },
-);
+  { error: 'expected null or { max, per, queue?, group?, eachGroup? }' },
+).refine((o) => !(o.group !== undefined && o.eachGroup), { error: 'give group or eachGroup, not both', path: ['eachGroup'] });
+
+/** Which rate limit limitRate(null, ...) removes: the queue's, one group's, or every group's. */
+export const rateScope = z
+  .strictObject({ queue: queueName.optional(), group: groupName.optional(), eachGroup: z.boolean({ error: 'expected a boolean' }).optional() })
+  .refine((o) => !(o.group !== undefined && o.eachGroup), { error: 'give group or eachGroup, not both', path: ['eachGroup'] });
 
 /** A queue's concurrency limit: a whole number of leased tasks, or null for none. */
 export const concurrencyArg = z.union([z.null(), count(MAX_GROUP_LIMIT)], {

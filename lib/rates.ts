@@ -7,7 +7,7 @@ import { serverTime } from './admin';
 import { hashReply } from './connection';
 import type { Context } from './context';
 import { ValidationError } from './errors';
-import { parse, queueOptions, rateArg, spanArg } from './options';
+import { parse, queueOptions, rateArg, rateScope, spanArg } from './options';
 import type { Span } from './time';
 
 export interface RateLimit {
@@ -17,35 +17,56 @@ export interface RateLimit {
   per: number;
 }
 
-/** limitRate's argument: the limit, and the queue it is for (default: the scheduler's). */
+/** limitRate's argument: the limit, and what it is for (default: the scheduler's queue as a whole). */
 export interface RateLimitInput {
   max: number;
   /** ms or a Duration, at most 30 days. */
   per: Span;
   queue?: string;
+  /** A limit for this one group of the queue (its own, over eachGroup's). */
+  group?: string;
+  /** A limit for each group of the queue that has none of its own. */
+  eachGroup?: boolean;
 }
 
 export interface RateLimitOptions {
   queue?: string;
+  /** limitRate(null): remove this group's own limit. */
+  group?: string;
+  /** limitRate(null): remove the limit of every group. */
+  eachGroup?: boolean;
 }
 
 /** What rateLimits() reports of a queue. */
 export interface RateLimits {
   /** The queue's rate limit, or null for none. */
   queue: RateLimit | null;
+  /** The limit of each group without its own, or null. */
+  eachGroup: RateLimit | null;
+  /** Groups with a limit of their own. */
+  groups: Record<string, RateLimit>;
   /** When backoffQueue() lets claims start again (epoch ms, Redis clock), or null when it does not hold them. */
   heldUntil: number | null;
 }
 
-/** Sets (or, with null, removes) a queue's rate limit. */
+/** The limits hash's fields of a scope: the queue's, one group's, or every group's. */
+function fields(scope: { group?: string; eachGroup?: boolean }): [string, string] {
+  if (scope.group !== undefined) return [`rate|${scope.group}`, `per|${scope.group}`];
+  return scope.eachGroup ? ['grate', 'gper'] : ['rate', 'per'];
+}
+
+/** Sets (or, with null, removes) a rate limit of a queue, of one of its groups, or of each group. */
 export async function limitRate(ctx: Context, limit: unknown, options?: RateLimitOptions): Promise<void> {
   if (limit === null) {
-    await ctx.scripts.run('cap', ctx.keys(ctx.queueOf(options)), [2, 'rate', '', 'per', '']);
+    const scope = parse(rateScope, options ?? {}, 'options');
+    const [rate, per] = fields(scope);
+    await ctx.scripts.run('cap', ctx.keys(scope.queue ?? ctx.options.queue), [2, rate, '', per, '']);
     return;
   }
-  if (options !== undefined) throw new ValidationError('options', 'give the queue inside the limit: limitRate({ max, per, queue })');
-  const rate = parse(rateArg, limit, 'limit');
-  await ctx.scripts.run('cap', ctx.keys(rate.queue ?? ctx.options.queue), [2, 'rate', rate.max, 'per', rate.per]);
+  if (options !== undefined) throw new ValidationError('options', 'give the queue and group inside the limit: limitRate({ max, per, queue, group })');
+  const o = parse(rateArg, limit, 'limit');
+  const [rate, per] = fields(o);
+  await ctx.scripts.run('cap', ctx.keys(o.queue ?? ctx.options.queue), [2, rate, o.max, per, o.per]);
 }
 
 /** No claim of the queue, by any worker, for `span` from the Redis server's now. */
@@ -64,6 +85,8 @@ export async function rateLimits(ctx: Context, options?: RateLimitOptions): Prom
   const [fields, now] = await Promise.all([ctx.conn.send(keys.limits, ['HGETALL', keys.limits], deadline), serverTime(ctx, queue)]);
   const f = hashReply(fields);
   const until = Number(f.get('until') ?? 0);
-  const max = f.get('rate');
-  return { queue: max === undefined ? null : { max: Number(max), per: Number(f.get('per')) }, heldUntil: until > now ? until : null };
+  const pair = (rate: string, per: string) => (f.has(rate) ? { max: Number(f.get(rate)), per: Number(f.get(per)) } : null);
+  const groups: Record<string, RateLimit> = {};
+  for (const key of f.keys()) if (key.startsWith('rate|')) groups[key.slice(5)] = pair(key, `per|${key.slice(5)}`)!;
+  return { queue: pair('rate', 'per'), eachGroup: pair('grate', 'gper'), groups, heldUntil: until > now ? until : null };
 }

@@ -17,7 +17,7 @@ import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
 import { checkLogger, type Logger } from './log';
-import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimits } from './rates';
+import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from './rates';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
 import { instantArg, parse, resultOptions, schedulerOptions } from './options';
 import { result, type TaskOutcome } from './outcome';
@@ -176,7 +176,7 @@ export interface Scheduler {
    * claim is allowed instead of polling.
    */
   limitRate(limit: RateLimitInput): Promise<void>;
-  limitRate(limit: null, options?: QueueOption): Promise<void>;
+  limitRate(limit: null, options?: RateLimitOptions): Promise<void>;
   /** A queue's rate limit, and until when backoffQueue() holds its claims. */
   rateLimits(options?: QueueOption): Promise<RateLimits>;
   /**
@@ -414,8 +414,8 @@ class DocketScheduler implements Scheduler {
   }
 
   limitRate(limit: RateLimitInput): Promise<void>;
-  limitRate(limit: null, options?: QueueOption): Promise<void>;
-  limitRate(limit: RateLimitInput | null, options?: QueueOption): Promise<void> {
+  limitRate(limit: null, options?: RateLimitOptions): Promise<void>;
+  limitRate(limit: RateLimitInput | null, options?: RateLimitOptions): Promise<void> {
     return this.open(() => limitRate(this.ctx, limit, options));
   }
 

@@ -47,7 +47,7 @@ export const SCRIPTS = {
   },
   claim: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress', 'waiting', 'limits', 'rates'],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress', 'waiting', 'limits', 'rates', 'gheld'],
     args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'acks'],
     each: ['id', 'ackToken', 'result'],
   },
@@ -71,7 +71,7 @@ export const SCRIPTS = {
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
   pause: { flags: 'allow-oom', keys: ['paused', 'wake'], args: ['paused'] },
   access: { flags: 'no-writes', keys: ['meta'], args: [], each: ['line'] },
-  cap: { flags: 'allow-oom', keys: ['limits', 'wake'], args: ['count'], each: ['name', 'value'] },
+  cap: { flags: 'allow-oom', keys: ['limits', 'wake', 'gheld'], args: ['count'], each: ['name', 'value'] },
   limit: { flags: 'allow-oom', keys: ['ready', 'wake', ...LEVEL_KEYS], args: ['group', 'limit', 'from', 'batch'] },
 } as const satisfies Record<string, ScriptSpec>;
 

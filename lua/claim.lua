@@ -34,7 +34,8 @@
   KEYS[30] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   KEYS[31] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
   KEYS[32] <prefix>:{<queue>}:limits   HASH  queue-wide limits (include: limits)
-  KEYS[33] <prefix>:{<queue>}:rates    ZSET  lex: '|<16-digit lease time>|<lease token>', score 0: recent leases under a rate limit
+  KEYS[33] <prefix>:{<queue>}:rates    ZSET  lex: '<group>|<16-digit lease time>|<lease token>', score 0: recent leases under a rate limit (group '' for the queue's)
+  KEYS[34] <prefix>:{<queue>}:gheld    ZSET  member = group held by its rate limit, score = when its window reopens (ms)
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -52,7 +53,7 @@
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
     (ms) or '' for each leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
-local DATA, META, DEAD, WAITING, LIMITS, RATES = 4, 5, 6, 31, 32, 33
+local DATA, META, DEAD, WAITING, LIMITS, RATES, GHELD = 4, 5, 6, 31, 32, 33, 34
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -210,11 +211,13 @@ end
 -- The queue's own limits (include: limits): lapsed leases were re-queued above, so `active`
 -- counts only live ones. A queue with no room leases nothing; its worker looks again when the rate
 -- allows the next claim, a lease may lapse, or a finished task's wake token comes.
-local capped, limited = false, false
+local capped, limited, held = false, false, nil
 if controls > 0 then
   local later
   count, capped, later = allowed(count, now)
   limited = true
+  reopen(now)
+  held = tonumber(redis.call('ZRANGE', KEYS[GHELD], 0, 0, 'WITHSCORES')[2])
   if count == 0 then
     if later then out[2] = later elseif d or a then out[2] = math.min(d or a, a or d) end
     return out
@@ -237,7 +240,14 @@ local function park(id, meta, tag)
   end
   redis.call('ZADD', KEYS[PARKED], 0, parkedAs(id, meta))
 end
-local leased, scored, holders = {}, {}, {}
+local leased, scored, holders, leasedGroups = {}, {}, {}, {}
+-- Whether group g has no rate room now; then `reopens` says when it will.
+local reopens
+local function rateHeld(g)
+  local ok, at = groupRoom(g, now)
+  reopens = at
+  return not ok
+end
 -- Where to take from: the priority levels of ungrouped tasks, highest first; then the grouped
 -- tasks, lowest tag (earliest round) first; then ungrouped normal tasks.
 local sources = {}
@@ -292,6 +302,11 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       if tags[id] then refilled = refilled + refill(meta.g) end
     elseif tags[id] and full(meta.g) then
       park(id, meta, tags[id]); parked = parked + 1
+    elseif tags[id] and limited and rateHeld(meta.g) then
+      -- Its group has used its rate: parked until the window reopens (include: limits).
+      park(id, meta, tags[id]); parked = parked + 1
+      redis.call('ZADD', KEYS[GHELD], reopens, meta.g)
+      held = math.min(held or reopens, reopens)
     else
       local i = #taken + 1
       if tags[id] then
@@ -303,6 +318,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
       if meta.b then unpoint(id, meta) end
       taken[i] = id
+      leasedGroups[i] = tags[id] and meta.g
       table.insert(leased, id); table.insert(leased, cjson.encode(meta))
       table.insert(scored, until_); table.insert(scored, id)
       table.insert(holders, 0); table.insert(holders, ARGV[4] .. '|' .. id)
@@ -316,9 +332,9 @@ end
 if round then redis.call('HSET', KEYS[GTAGS], '', round) end
 if dropped > 0 then redis.call('HINCRBY', KEYS[7], 'expired', dropped) end
 if limited and #taken > 0 then
-  local tokens = {}
-  for i = 1, #taken do tokens[i] = ARGV[3] .. ':' .. i end
-  counted(tokens, now)
+  local tokens, groups = {}, {}
+  for i = 1, #taken do tokens[i] = ARGV[3] .. ':' .. i; groups[i] = leasedGroups[i] or false end
+  counted(tokens, groups, now)
 end
 if #taken > 0 then
   many('HSET', KEYS[5], leased)
@@ -335,7 +351,11 @@ end
 local backlog = source < #sources or (source == #sources and redis.call('LLEN', KEYS[READY]) > 0)
   or (refilled > 0 and redis.call('ZCARD', KEYS[GROUPED]) > 0)
 -- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will.)
-if backlog and not capped then out[2] = now elseif d or a then out[2] = math.min(d or a, a or d) end
+-- (A group held by its rate limit reopens at `held`.)
+local due = d
+if a and (not due or a < due) then due = a end
+if held and (not due or held < due) then due = held end
+if backlog and not capped then out[2] = now elseif due then out[2] = due end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)
 if backlog and #taken == count and not capped and redis.call('LLEN', KEYS[8]) == 0 then

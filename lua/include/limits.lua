@@ -1,11 +1,17 @@
 --[[ limits: included by claim (not a script itself). A queue's own limits live in the `limits` HASH
   (KEYS[LIMITS]), set by cap.lua: 'concurrency' (most tasks leased at once), 'rate' and 'per' (at
-  most `rate` claims in any `per` ms), 'until' (no claim before this time: backoffQueue).
+  most `rate` claims in any `per` ms), 'until' (no claim before this time: backoffQueue), and the
+  rate limits of groups: 'rate|<group>' and 'per|<group>' for one group, 'grate' and 'gper' for
+  every group without its own. A grouped task whose group has no rate room is parked (include:
+  levels) and its group noted in the `gheld` ZSET (KEYS[GHELD]) at the time its window reopens;
+  a claim from then on moves back as many of its parked tasks as the rate allows, so other groups
+  are never held up and nobody polls.
   The rate is a sliding log on the Redis clock: the `rates` ZSET (KEYS[RATES]) holds one member per
   recent lease, '|' .. 16-digit lease time .. '|' .. lease token, all with score 0, so members sort
   by time and a lex range counts or trims them (the leading '|' is the queue's scope; a group's
   scope can come before it later). A lease at time t counts while now - t < per: any span of `per`
-  ms then holds at most `rate` leases. The including script sets LIMITS and RATES first. ]]
+  ms then holds at most `rate` leases; a group's leases carry the group's name before the '|'. The
+  including script sets LIMITS, RATES and GHELD first. ]]
 local function stamp(ms) return string.format('|%016d|', ms) end
 
 -- How many of `count` leases the queue's limits allow now (after lapsed leases were re-queued),
@@ -32,13 +38,76 @@ local function allowed(count, now)
   return count, capped, nil
 end
 
--- Records leases made now under a rate limit (ids: the lease tokens).
-local function counted(tokens, now)
-  local per = tonumber(redis.call('HGET', KEYS[LIMITS], 'per'))
-  if not per or #tokens == 0 then return end
+-- A group's rate limit { max, per }, or nil: its own, else the one of every group. Read once per
+-- group and call.
+local groupRates = {}
+local function rateOf(g)
+  if groupRates[''] == nil then
+    local l = redis.call('HMGET', KEYS[LIMITS], 'grate', 'gper')
+    groupRates[''] = tonumber(l[1]) and { tonumber(l[1]), tonumber(l[2]) } or false
+  end
+  if groupRates[g] == nil then
+    local l = redis.call('HMGET', KEYS[LIMITS], 'rate|' .. g, 'per|' .. g)
+    groupRates[g] = tonumber(l[1]) and { tonumber(l[1]), tonumber(l[2]) } or groupRates['']
+  end
+  return groupRates[g] or nil
+end
+
+-- Leases of each group in its window, this call's included.
+local groupUsed = {}
+-- Whether group g may take one more lease now (then it is counted); else nil and when it may.
+local function groupRoom(g, now)
+  local r = rateOf(g)
+  if not r then return true end
+  local from, to = '[' .. g .. '|', '(' .. g .. '|~'
+  if groupUsed[g] == nil then
+    redis.call('ZREMRANGEBYLEX', KEYS[RATES], from, '(' .. g .. stamp(now - r[2] + 1))
+    groupUsed[g] = redis.call('ZLEXCOUNT', KEYS[RATES], from, to)
+  end
+  if groupUsed[g] < r[1] then
+    groupUsed[g] = groupUsed[g] + 1
+    return true
+  end
+  local oldest = redis.call('ZRANGEBYLEX', KEYS[RATES], from, to, 'LIMIT', 0, 1)[1]
+  return nil, oldest and tonumber(string.sub(oldest, #g + 2, #g + 17)) + r[2] or now + r[2]
+end
+
+-- Groups whose rate window has reopened get back as many parked tasks as their rate has room for
+-- now; a group with more parked is held again until the window's oldest lease ages out (by then
+-- this claim may have filled it). A group whose limit is gone gets all of them back.
+local function reopen(now)
+  for _, g in ipairs(redis.call('ZRANGEBYSCORE', KEYS[GHELD], '-inf', now, 'LIMIT', 0, 100)) do
+    redis.call('ZREM', KEYS[GHELD], g)
+    local r = rateOf(g)
+    if not r then
+      unpark(g)
+    else
+      local from, to = '[' .. g .. '|', '(' .. g .. '|~'
+      redis.call('ZREMRANGEBYLEX', KEYS[RATES], from, '(' .. g .. stamp(now - r[2] + 1))
+      groupUsed[g] = redis.call('ZLEXCOUNT', KEYS[RATES], from, to)
+      if r[1] > groupUsed[g] then unpark(g, r[1] - groupUsed[g]) end
+      if #redis.call('ZRANGEBYLEX', KEYS[PARKED], '[' .. g .. '|', '(' .. g .. '}', 'LIMIT', 0, 1) > 0 then
+        local oldest = redis.call('ZRANGEBYLEX', KEYS[RATES], from, to, 'LIMIT', 0, 1)[1]
+        redis.call('ZADD', KEYS[GHELD], (oldest and tonumber(string.sub(oldest, #g + 2, #g + 17)) or now) + r[2], g)
+      end
+    end
+  end
+end
+
+-- Records the leases made now under rate limits: the queue's (if any) and each group's.
+local function counted(tokens, groups, now)
+  local per = tonumber(redis.call('HGET', KEYS[LIMITS], 'per')) or 0
   local members = {}
-  for _, token in ipairs(tokens) do table.insert(members, 0); table.insert(members, stamp(now) .. token) end
+  for i, token in ipairs(tokens) do
+    if per > 0 then table.insert(members, 0); table.insert(members, stamp(now) .. token) end
+    local r = groups[i] and rateOf(groups[i])
+    if r then
+      table.insert(members, 0); table.insert(members, groups[i] .. stamp(now) .. token)
+      per = math.max(per, r[2])
+    end
+  end
+  if #members == 0 then return end
   redis.call('ZADD', KEYS[RATES], unpack(members))
-  -- The log goes by itself once the queue has been quiet for a window.
+  -- The log goes by itself once the queue has been quiet for its longest window.
   redis.call('PEXPIRE', KEYS[RATES], per)
 end

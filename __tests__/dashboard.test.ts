@@ -146,7 +146,7 @@ describe('page and overview API', () => {
     expect(o.selected?.throughput.buckets.reduce((n, b) => n + b.dead, 0)).toBe(2);
     expect(o.fragments).toBeUndefined();
     const withHtml = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as { fragments: Record<string, string> };
-    expect(Object.keys(withHtml.fragments).sort()).toEqual(['active', 'chart', 'dead', 'queues', 'summary', 'timeline']);
+    expect(Object.keys(withHtml.fragments).sort()).toEqual(['active', 'chart', 'dead', 'limits', 'queues', 'summary', 'timeline']);
   });
 
   it('shows an empty state before any queue exists, and refuses a bad queue name with 400', async () => {
@@ -315,6 +315,126 @@ describe('writes', () => {
     expect((await post(`${base}/api/cancel`, 'not json', csrf)).status).toBe(400);
     expect((await fetch(`${base}/api/cancel`, { method: 'POST', headers: { 'content-type': 'text/plain', ...csrf }, body: 'x' })).status).toBe(415);
     expect(await s.stats({ queue })).toEqual(before);
+    expect(await s.queues()).toEqual([queue]);
+  });
+});
+
+describe('limits', () => {
+  /** The limits as the scheduler reads them. */
+  async function limitsOf(s: Scheduler, queue: string) {
+    const [concurrency, rates, groups] = await Promise.all([s.concurrencyLimit({ queue }), s.rateLimits({ queue }), s.groupLimits({ queue })]);
+    return { concurrency, rates, groups };
+  }
+
+  it('shows the concurrency limit with the tasks leased, the rate, a hold and the group limit, in the page and the JSON', async () => {
+    const s = await redis.scheduler();
+    const { queue } = await seed(s);
+    const base = await serve(s);
+    const none = await getPage(`${base}/?queue=${queue}`);
+    expect(none.body).toContain('<dd data-limit="concurrency">no limit <span class="dim">(1 active)</span></dd>');
+    expect(none.body).toContain('<dd data-limit="rate">no limit</dd><dt>held</dt><dd data-limit="held">no</dd>');
+
+    await s.limitConcurrency(4, { queue });
+    await s.limitRate({ max: 100, per: { minutes: 1 }, queue });
+    await s.limitGroups(2, { queue });
+    await s.limitGroups(5, { queue, group: 'big' });
+    const until = await s.backoffQueue(queue, 60_000);
+    const { body } = await getPage(`${base}/?queue=${queue}`);
+    expect(body).toContain('<dd data-limit="concurrency">4 at once <span class="dim">(1 active)</span></dd>');
+    expect(body).toContain('<dd data-limit="rate">100 per 1 min</dd>');
+    expect(body).toMatch(new RegExp(`<dd data-limit="held">claims held for <time datetime="${new Date(until).toISOString()}">(59|60) s</time> more</dd>`));
+    expect(body).toContain('<dd data-limit="group">2 at once per group; 1 group with a limit of its own</dd>');
+    // The forms start from what is in force.
+    expect(body).toMatch(/name="limit" min="1" max="100000" step="1" required value="4">/);
+    expect(body).toMatch(/name="max" min="1" max="1000000" step="1" required value="100">/);
+    expect(body).toContain('<option value="60000" selected>minute</option>');
+
+    const o = (await (await fetch(`${base}/api/overview?queue=${queue}`)).json()) as Overview;
+    expect(o.selected?.limits).toEqual({ concurrency: 4, active: 1, rate: { max: 100, per: 60_000 }, heldUntil: until, groupDefault: 2, ownGroupLimits: 1 });
+    const withHtml = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as { fragments: Record<string, string> };
+    expect(withHtml.fragments.limits).toContain('4 at once');
+  });
+
+  it('sets and removes the concurrency and rate limits with the CSRF token', async () => {
+    const s = await redis.scheduler();
+    const { queue } = await seed(s);
+    const base = await serve(s);
+    const csrf = { 'x-csrf-token': csrfOf((await getPage(`${base}/?queue=${queue}`)).body), origin: base, 'sec-fetch-site': 'same-origin' };
+
+    expect(await (await post(`${base}/api/limit-concurrency`, { queue, limit: 3 }, csrf)).json()).toEqual({ ok: true, queue, limit: 3 });
+    expect((await s.concurrencyLimit({ queue })).limit).toBe(3);
+    // The page's script posts the form's fields as strings.
+    expect(await (await post(`${base}/api/limit-rate`, { queue, max: '50', per: '1000' }, csrf)).json()).toEqual({ ok: true, queue, rate: { max: 50, per: 1000 } });
+    expect((await s.rateLimits({ queue })).queue).toEqual({ max: 50, per: 1000 });
+    expect((await getPage(`${base}/?queue=${queue}`)).body).toContain('<dd data-limit="rate">50 per 1.0 s</dd>');
+
+    expect(await (await post(`${base}/api/limit-concurrency`, { queue, limit: 'off' }, csrf)).json()).toEqual({ ok: true, queue, limit: null });
+    expect(await (await post(`${base}/api/limit-rate`, { queue, max: null }, csrf)).json()).toEqual({ ok: true, queue, rate: null });
+    expect((await s.concurrencyLimit({ queue })).limit).toBeNull();
+    expect((await s.rateLimits({ queue })).queue).toBeNull();
+  });
+
+  it('takes the plain form posts (script off), and answers them with a redirect to the page', async () => {
+    const s = await redis.scheduler();
+    const { queue } = await seed(s);
+    const base = await serve(s);
+    const csrf = csrfOf((await getPage(`${base}/?queue=${queue}`)).body);
+    const form = (fields: Record<string, string>, action: string) =>
+      fetch(`${base}/api/${action}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'same-origin' },
+        body: new URLSearchParams({ csrf, queue, ...fields }).toString(),
+      });
+    const set = await form({ max: '7', per: '3600000' }, 'limit-rate');
+    expect(set.status).toBe(303);
+    expect(set.headers.get('location')).toBe(`/?queue=${queue}`);
+    expect((await s.rateLimits({ queue })).queue).toEqual({ max: 7, per: 3_600_000 });
+    expect((await form({ limit: '9' }, 'limit-concurrency')).status).toBe(303);
+    expect((await s.concurrencyLimit({ queue })).limit).toBe(9);
+    expect((await form({ max: 'off' }, 'limit-rate')).status).toBe(303);
+    expect((await s.rateLimits({ queue })).queue).toBeNull();
+  });
+
+  it('refuses a post without the CSRF token, bad input with 400 naming the field, an unknown queue with 404, and writes nothing', async () => {
+    const s = await redis.scheduler();
+    const { queue } = await seed(s);
+    await s.limitConcurrency(2, { queue });
+    await s.limitRate({ max: 10, per: 1000, queue });
+    const base = await serve(s);
+    const before = await limitsOf(s, queue);
+    for (const headers of [{}, { 'x-csrf-token': 'wrong' }] as Array<Record<string, string>>) {
+      for (const [action, body] of [['limit-concurrency', { queue, limit: 'off' }], ['limit-rate', { queue, max: null }]] as const) {
+        const res = await post(`${base}/api/${action}`, body, headers);
+        expect([action, res.status]).toEqual([action, 403]);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('ERR_CSRF');
+      }
+    }
+    const csrf = { 'x-csrf-token': csrfOf((await getPage(`${base}/`)).body) };
+    const cases: Array<[string, unknown, number, string]> = [
+      ['limit-concurrency', { queue, limit: 0 }, 400, 'limit'],
+      ['limit-concurrency', { queue, limit: 100_001 }, 400, 'limit'],
+      ['limit-concurrency', { queue, limit: '2.5' }, 400, 'limit'],
+      ['limit-concurrency', { queue, limit: '' }, 400, 'limit'],
+      ['limit-concurrency', { queue }, 400, 'limit'],
+      ['limit-concurrency', { queue: 'a b', limit: 3 }, 400, 'queue'],
+      ['limit-concurrency', { queue, limit: 3, group: 'g' }, 400, 'group'],
+      ['limit-rate', { queue, max: 0, per: 1000 }, 400, 'max'],
+      ['limit-rate', { queue, max: 'lots', per: 1000 }, 400, 'max'],
+      ['limit-rate', { queue, max: 5 }, 400, 'per'],
+      ['limit-rate', { queue, max: 5, per: 0 }, 400, 'per'],
+      ['limit-rate', { queue, max: 5, per: 31 * 86_400_000 }, 400, 'per'],
+      ['limit-rate', { queue, max: 'off', per: 1000 }, 400, 'per'],
+      ['limit-concurrency', { queue: 'no-such-queue', limit: 3 }, 404, 'queue'],
+      ['limit-rate', { queue: 'no-such-queue', max: 5, per: 1000 }, 404, 'queue'],
+    ];
+    for (const [action, body, status, field] of cases) {
+      const res = await post(`${base}/api/${action}`, body, csrf);
+      expect([action, body, res.status]).toEqual([action, body, status]);
+      expect(((await res.json()) as { error: { field: string } }).error.field).toBe(field);
+    }
+    expect(await limitsOf(s, queue)).toEqual(before);
+    expect(await limitsOf(s, 'no-such-queue')).toMatchObject({ concurrency: { limit: null }, rates: { queue: null } });
     expect(await s.queues()).toEqual([queue]);
   });
 });

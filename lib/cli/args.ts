@@ -26,6 +26,11 @@ const OPTIONS = {
   token: { type: 'string' },
   'token-file': { type: 'string' },
   wait: { type: 'string' },
+  concurrency: { type: 'string' },
+  rate: { type: 'string' },
+  'group-limit': { type: 'string' },
+  group: { type: 'string' },
+  hold: { type: 'string' },
 } as const;
 
 /** The line help prints for each flag. */
@@ -47,6 +52,11 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
     '                        sees it in the process list: prefer --token-file or $DOCKET_DASHBOARD_TOKEN',
   'token-file': '--token-file <path>   read the token from this file (surrounding white space trimmed)',
   wait: '--wait <span>         wait up to this long for the task to finish: 500ms, 30s, 5m, 2h or 1d (default: answer at once)',
+  concurrency: '--concurrency <n|off> most tasks of the queue leased at once, 1 to 100000, across every worker; off removes it',
+  rate: '--rate <max>/<span>   most claims of the queue in any window of <span>: 100/1m, 5/1s (span up to 30d); off removes it',
+  'group-limit': '--group-limit <n|off> most active tasks per group, 1 to 100000 (with --group: that group\'s own); off removes it',
+  group: '--group <name>        the group whose own limit --group-limit sets (default: every group without its own)',
+  hold: '--hold <span>         no claim of the queue for this long, from the Redis clock: 30s, 5m, 1h (backoffQueue)',
 };
 
 /** Flags every command takes. */
@@ -126,13 +136,18 @@ export function intervalArg(text: string | undefined): number {
 const SPAN_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
- * `--wait` as ms: a whole number with its unit (`500ms`, `30s`, `5m`, `2h`, `1d`), at most what
- * result() waits (24 days). A bare number is refused: seconds or milliseconds would be a guess.
+ * A span as the CLI writes it, in ms: a whole number with its unit (`500ms`, `30s`, `5m`, `2h`,
+ * `1d`); NaN for anything else. A bare number is refused: seconds or milliseconds would be a guess.
  */
+export function spanMs(text: string): number {
+  const m = /^(\d{1,10})(ms|s|m|h|d)$/.exec(text);
+  return m ? Number(m[1]) * SPAN_MS[m[2]] : NaN;
+}
+
+/** `--wait` as ms (spanMs), at most what result() waits (24 days). */
 export function waitArg(text: string | undefined): number {
   if (text === undefined) return 0;
-  const m = /^(\d{1,10})(ms|s|m|h|d)$/.exec(text);
-  const ms = m ? Number(m[1]) * SPAN_MS[m[2]] : NaN;
+  const ms = spanMs(text);
   if (!(ms <= MAX_WAIT_MS)) throw new UsageError(`bad --wait '${text}': expected a span such as 500ms, 30s, 5m, 2h or 1d, at most 24 days`);
   return ms;
 }

@@ -76,6 +76,11 @@ export interface CommandFlags {
   token?: string;
   'token-file'?: string;
   wait?: string;
+  concurrency?: string;
+  rate?: string;
+  'group-limit'?: string;
+  group?: string;
+  hold?: string;
 }
 
 /** A command's arguments: the positionals after its name, its own flags, and the environment. */

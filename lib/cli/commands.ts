@@ -8,6 +8,7 @@ import { pause, purgeDead, resume, stats } from './queues';
 import { result } from './outcome';
 import { cancel, inspect, list, requeueDead, reschedule } from './tasks';
 import { dashboard } from './dashboard';
+import { limit, limits } from './limits';
 import { watch } from './watch';
 
 const help: Command = {
@@ -26,7 +27,7 @@ const help: Command = {
 };
 
 /** Every command, in the order help lists them. */
-export const COMMANDS: readonly Command[] = [stats, list, inspect, result, reschedule, cancel, requeueDead, purgeDead, pause, resume, watch, dashboard, help];
+export const COMMANDS: readonly Command[] = [stats, list, inspect, result, reschedule, cancel, requeueDead, purgeDead, pause, resume, limits, limit, watch, dashboard, help];
 
 /** The command called `name`; a UsageError for a name no command has. */
 export function findCommand(name: string): Command {

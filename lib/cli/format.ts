@@ -109,3 +109,14 @@ export function leaseLeft(until: number | null, now: number): string {
   if (!validTime(until)) return invalidTime(until);
   return until >= now ? duration(until - now) : `expired ${duration(now - until)} ago`;
 }
+
+const EXACT_UNITS: Array<[string, number]> = [...UNITS, ['ms', 1]];
+
+/**
+ * A span exactly, in the largest unit that divides it, as the CLI's flags take it: `1m`, `90s`,
+ * `1500ms`. A rate limit's window is read back this way, so what is printed can be typed again.
+ */
+export function exactSpan(ms: number): string {
+  const [unit, size] = EXACT_UNITS.find(([, size]) => ms % size === 0) ?? ['ms', 1];
+  return `${ms / size}${unit}`;
+}

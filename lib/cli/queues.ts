@@ -46,6 +46,15 @@ export function noQueues(prefix: string): string {
   return `no queues under prefix '${printable(prefix)}' (none has had a task put on it; is --prefix right?)\n`;
 }
 
+/**
+ * A note for a queue no task was ever put on, else ''. Pausing or limiting a misspelt queue
+ * succeeds silently in Redis; the operator should hear of it.
+ */
+export async function unknownQueueNote(s: Scheduler, queue: string, prefix: string): Promise<string> {
+  if ((await s.queues()).includes(queue)) return '';
+  return `note: no task has been put on queue '${queue}' under prefix '${prefix}'\n`;
+}
+
 export const stats: Command = {
   name: 'stats',
   usage: '[queue]',
@@ -76,9 +85,7 @@ function pausing(paused: boolean): Command {
       return async ({ connect, out, prefix }) => {
         const s = await connect();
         const changed = paused ? await s.pause(queue) : await s.resume(queue);
-        // Pausing a misspelt queue succeeds silently in Redis; say so when nothing was ever put there.
-        const known = (await s.queues()).includes(queue);
-        const note = known ? '' : `note: no task has been put on queue '${queue}' under prefix '${prefix}'\n`;
+        const note = await unknownQueueNote(s, queue, prefix);
         const said = changed ? `${paused ? 'paused' : 'resumed'} queue '${queue}'` : `queue '${queue}' was already ${paused ? 'paused' : 'running'}`;
         out.emit({ queue, paused, changed }, () => `${said}\n${note}`);
         return 0;

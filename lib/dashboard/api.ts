@@ -1,15 +1,17 @@
 /**
  * The dashboard's data and its writes, apart from HTTP: one overview read (every queue's counts,
- * and the chosen queue's chart, timeline and lists), and the actions its buttons post. Every
+ * and the chosen queue's limits, chart, timeline and lists), and the actions its buttons post. Every
  * action checks its input and that the task or queue exists before it writes anything.
  */
 import type { PreviewListOptions, PreviewTask, QueueStats } from '../admin';
 import type { Throughput } from '../events';
+import type { RateLimit } from '../rates';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo, TaskState } from '../task';
 import { clip } from './html';
 import { HttpError } from './http';
-import { parseQueueBody, parseRescheduleBody, parseTaskBody } from './options';
+import { readLimits, setConcurrency, setRate, type LimitsView } from './limits';
+import { parseConcurrencyBody, parseQueueBody, parseRateBody, parseRescheduleBody, parseTaskBody } from './options';
 
 /** A task as the dashboard shows it: the payload only as a short preview, errors clipped. */
 export interface TaskView {
@@ -52,7 +54,7 @@ export interface Overview {
   /** Every registered queue with its counts, by name. */
   queues: QueueView[];
   /** The chosen queue (`?queue=`, else the first by name) in detail, or null when there are none. */
-  selected: (QueueView & { throughput: Throughput; delayed: TaskList; active: TaskList; dead: TaskList }) | null;
+  selected: (QueueView & { limits: LimitsView; throughput: Throughput; delayed: TaskList; active: TaskList; dead: TaskList }) | null;
 }
 
 /** The throughput chart's span: the last 10 minutes in 10 s bars. */
@@ -117,22 +119,26 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
       ? null
       : Promise.all([
           scheduler.throughput(name, { window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }),
+          readLimits(scheduler, name),
           page(scheduler, 'delayed', name, limit),
           page(scheduler, 'active', name, limit),
           page(scheduler, 'dead', name, limit),
         ]),
   ]);
   if (name === undefined || detail === null) return { now: null, queues, selected: null };
-  const [throughput, { now, ...delayed }, active, dead] = detail;
+  const [throughput, limits, { now, ...delayed }, active, dead] = detail;
   const stats = queues.find((q) => q.name === name)!.stats;
   const list = (l: TaskList & { now: number }): TaskList => ({ total: l.total, tasks: l.tasks });
-  return { now, queues, selected: { name, stats, throughput, delayed, active: list(active), dead: list(dead) } };
+  return { now, queues, selected: { name, stats, limits, throughput, delayed, active: list(active), dead: list(dead) } };
 }
 
 /** What each write answers, beside `ok: true`. */
-export type ActionResult = { ok: true; queue: string } & ({ changed: boolean } | { purged: number } | { hash: string; runAt?: number });
+export type ActionResult = { ok: true; queue: string } & (QueueResult | { hash: string; runAt?: number });
 
-export const ACTIONS = ['pause', 'resume', 'purge-dead', 'redrive', 'cancel', 'reschedule'] as const;
+/** What an action on a whole queue answers. */
+type QueueResult = { changed: boolean } | { purged: number } | { limit: number | null } | { rate: RateLimit | null };
+
+export const ACTIONS = ['pause', 'resume', 'purge-dead', 'redrive', 'cancel', 'reschedule', 'limit-concurrency', 'limit-rate'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** Runs one action; a bad body is a ValidationError, a missing queue or task an HttpError 404. */
@@ -140,9 +146,13 @@ export async function act(scheduler: Scheduler, action: Action, body: unknown): 
   switch (action) {
     case 'pause':
     case 'resume':
-      return queueAction(scheduler, body, async (queue) => ({ changed: await scheduler[action](queue) }));
+      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ changed: await scheduler[action](queue) }));
     case 'purge-dead':
-      return queueAction(scheduler, body, async (queue) => ({ purged: await scheduler.purgeDead({ queue }) }));
+      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ purged: await scheduler.purgeDead({ queue }) }));
+    case 'limit-concurrency':
+      return queueAction(scheduler, parseConcurrencyBody(body), ({ queue, limit }) => setConcurrency(scheduler, queue, limit));
+    case 'limit-rate':
+      return queueAction(scheduler, parseRateBody(body), ({ queue, max, per }) => setRate(scheduler, queue, max, per));
     case 'redrive':
       return redrive(scheduler, body);
     case 'cancel':
@@ -152,15 +162,12 @@ export async function act(scheduler: Scheduler, action: Action, body: unknown): 
   }
 }
 
-async function queueAction(
-  scheduler: Scheduler,
-  body: unknown,
-  run: (queue: string) => Promise<{ changed: boolean } | { purged: number }>,
-): Promise<ActionResult> {
-  const { queue } = parseQueueBody(body);
-  // Only registered queues: a mistyped name must not leave a paused flag behind.
+/** Runs `run` on a parsed body whose queue is registered. */
+async function queueAction<B extends { queue: string }>(scheduler: Scheduler, body: B, run: (body: B) => Promise<QueueResult>): Promise<ActionResult> {
+  const { queue } = body;
+  // Only registered queues: a mistyped name must not leave a paused flag or a limit behind.
   if (!(await scheduler.queues()).includes(queue)) throw new HttpError(404, 'ERR_NOT_FOUND', `no queue named ${queue}`, 'queue');
-  return { ok: true, queue, ...(await run(queue)) };
+  return { ok: true, queue, ...(await run(body)) };
 }
 
 /** The task, or a 404; an active task is its worker's, so it is a 409 for every action. */

@@ -19,7 +19,8 @@ export const CLIENT = `
   var again = false;
   var toastTimer = null;
   var DONE = { pause: 'Queue paused', resume: 'Queue resumed', 'purge-dead': 'Dead tasks purged',
-    redrive: 'Task sent back to ready', cancel: 'Task deleted', reschedule: 'Task rescheduled' };
+    redrive: 'Task sent back to ready', cancel: 'Task deleted', reschedule: 'Task rescheduled',
+    'limit-concurrency': 'Concurrency limit saved', 'limit-rate': 'Rate limit saved' };
 
   function setLive(state, text) {
     live.setAttribute('data-state', state);

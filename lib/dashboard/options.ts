@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ValidationError } from '../errors';
-import { parse, queueName } from '../options';
+import { MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName } from '../options';
 
 export interface DashboardOptions {
   /**
@@ -96,6 +96,25 @@ const rescheduleBody = taskBody
   })
   .refine((b) => (b.at === undefined) !== (b.delay === undefined), { error: 'give either at or delay', path: ['at'] });
 
+/**
+ * A limit from the limits form: a whole number from 1 to `max`, or `off` (a form) or null (JSON)
+ * to remove it. The bounds are the scheduler's (lib/options.ts).
+ */
+function limitValue(max: number) {
+  const hint = `expected a whole number from 1 to ${max}, or off`;
+  const n = z.number({ error: hint }).int({ error: hint }).min(1, { error: hint }).max(max, { error: hint });
+  return z.preprocess((v) => (v === 'off' ? null : digits(v)), n.nullable());
+}
+
+const PER_HINT = `expected whole milliseconds from 1 to ${MAX_DEDUP_WINDOW_MS} (30 days)`;
+const per = z.preprocess(digits, z.number({ error: PER_HINT }).int({ error: PER_HINT }).min(1, { error: PER_HINT }).max(MAX_DEDUP_WINDOW_MS, { error: PER_HINT }));
+
+const concurrencyBody = queueBody.extend({ limit: limitValue(MAX_GROUP_LIMIT) });
+/** `max` and `per` set a rate limit; `max` off (or null) with no `per` removes it. */
+const rateBody = queueBody
+  .extend({ max: limitValue(1_000_000), per: per.optional() })
+  .refine((b) => (b.max === null) === (b.per === undefined), { error: 'give per (ms) with max, and none when max is off', path: ['per'] });
+
 export type QueueBody = z.output<typeof queueBody>;
 export type TaskBody = z.output<typeof taskBody>;
 export type RescheduleBody = z.output<typeof rescheduleBody>;
@@ -122,6 +141,14 @@ export function parseTaskBody(body: unknown): TaskBody {
 
 export function parseRescheduleBody(body: unknown): RescheduleBody {
   return parseBody(rescheduleBody, body);
+}
+
+export function parseConcurrencyBody(body: unknown): z.output<typeof concurrencyBody> {
+  return parseBody(concurrencyBody, body);
+}
+
+export function parseRateBody(body: unknown): z.output<typeof rateBody> {
+  return parseBody(rateBody, body);
 }
 
 /** The `?queue=` of the page and the overview API, when given. */

@@ -9,6 +9,7 @@ import { CLIENT } from './client';
 import { findSection, foundFragment, type Find } from './detail';
 import type { View } from './forms';
 import { html, iso, scriptJson, trusted, type Html } from './html';
+import { limitsFragment, limitsSection } from './limits-panel';
 import { activeSection, deadSection, queuesSection, summarySection } from './sections';
 import { CSS } from './style';
 import { timelineSection } from './timeline';
@@ -16,7 +17,7 @@ import { timelineSection } from './timeline';
 /** How often the client asks for fresh data, in ms. */
 export const REFRESH_MS = 2000;
 
-export type FragmentName = 'queues' | 'summary' | 'chart' | 'timeline' | 'active' | 'dead' | 'task';
+export type FragmentName = 'queues' | 'summary' | 'limits' | 'chart' | 'timeline' | 'active' | 'dead' | 'task';
 
 /**
  * Each section of the page as HTML, by the name of its container (`data-fragment`); `task` is
@@ -29,6 +30,7 @@ export function fragments(view: View, o: Overview, find?: Find): Partial<Record<
   return {
     queues,
     summary: summarySection(view, s),
+    limits: limitsFragment(view, s.limits),
     chart: chartSection(s.throughput),
     timeline: timelineSection(view, s.name, s.delayed),
     active: activeSection(view, s.name, s.active),
@@ -52,6 +54,8 @@ export function renderPage(view: View, o: Overview, nonce: string, find?: Find):
   const config = { api: `${view.base}/api/overview`, csrf: view.csrf, queue: o.selected?.name ?? null, hash: find?.hash ?? null, interval: REFRESH_MS };
   // The lookup form is not a fragment: a refresh never swaps it while someone types in it.
   const lookup = o.selected === null ? html`` : html`<section class="card">${findSection(view, o.selected.name, find)}</section>`;
+  // Nor are the limits forms: only what is in force (the `limits` fragment) is swapped.
+  const limits = o.selected === null || f.limits === undefined ? html`` : html`<section class="card">${limitsSection(view, o.selected.name, o.selected.limits, f.limits)}</section>`;
   const title = o.selected ? `${printable(o.selected.name)} · docket` : 'docket';
   const at = o.now === null ? '' : html` at <time datetime="${iso(o.now)}">${iso(o.now).slice(11, 19)} UTC</time>`;
   return html`<!doctype html>
@@ -60,7 +64,7 @@ export function renderPage(view: View, o: Overview, nonce: string, find?: Find):
 <body><div id="docket" data-now="${o.now ?? ''}">
 <header class="top"><div class="brand">docket <span>dashboard</span></div>
 <div class="live" id="live" data-state="static"><i class="pulse"></i><span class="text">snapshot${at}; reload for fresh data</span></div></header>
-<main>${section('queues', f.queues)}${section('summary', f.summary, 'plain')}${lookup}${section('chart', f.chart)}${section('timeline', f.timeline)}${section('active', f.active)}${section('dead', f.dead)}</main>
+<main>${section('queues', f.queues)}${section('summary', f.summary, 'plain')}${limits}${lookup}${section('chart', f.chart)}${section('timeline', f.timeline)}${section('active', f.active)}${section('dead', f.dead)}</main>
 </div><div id="toast" role="status" aria-live="polite"></div>
 <script type="application/json" id="docket-config">${scriptJson(config)}</script>
 <script nonce="${nonce}">${trusted(CLIENT)}</script>

@@ -108,6 +108,10 @@ form.act { display: inline-flex; gap: 4px; margin: 0 0 0 6px; align-items: cente
 .btn.danger { color: var(--dead); border-color: #fecaca; }
 .btn.danger:hover { background: #fef2f2; }
 .btn:disabled { opacity: .5; cursor: progress; }
+.limit-forms { display: flex; flex-wrap: wrap; gap: 10px 28px; margin-top: 14px; font-size: 13px; }
+.limit-form { display: flex; align-items: center; flex-wrap: wrap; gap: 4px; }
+.limit-form label { display: inline-flex; align-items: center; gap: 6px; }
+.limit-form input { font: inherit; width: 7em; padding: 4px 6px; border-radius: 7px; border: 1px solid var(--line); }
 select { font: inherit; font-size: 13px; padding: 4px 6px; border-radius: 7px; border: 1px solid var(--line); background: #fff; }
 
 .legend { display: flex; gap: 22px; font-size: 14px; margin: -4px 0 6px; flex-wrap: wrap; }

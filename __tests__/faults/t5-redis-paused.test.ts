@@ -8,7 +8,7 @@ import { TimeoutError } from '../../lib';
 import { eventually, sleep } from '../support/harness';
 import { checkInvariants, layout, pending, summary } from './support/checker';
 import { useLab } from './support/lab';
-import { executionCount } from './support/oracle';
+import { executionCount, oracleKeys } from './support/oracle';
 import type { WorkConfig } from './support/workers';
 
 const TASKS = 3000;
@@ -47,13 +47,23 @@ it('times out calls while Redis is frozen, and loses nothing after it resumes', 
 
   // Put again what came back indeterminate: de-dup makes the retry safe.
   const unsure = lab.history.entries().filter(([, r]) => r.ok === 0).map(([label]) => label);
-  for (const label of unsure) await lab.history.track([label], producer.put({ label }, { maxAttempts: 20 }).then((r) => [r]));
+  // A put that did land during the pause may have run and finished before its retry, which then
+  // adds the task again (a finished task frees its identity, by design): such a retry answers
+  // `added`, and its run is a second one the retry asked for, not a fencing failure.
+  let readded = 0;
+  for (const label of unsure) {
+    const ran = await lab.oracle.lRange(oracleKeys(lab.run).execs, 0, -1).then((xs) => xs.some((x) => x.includes(`"${label}"`)));
+    await lab.history.track([label], producer.put({ label }, { maxAttempts: 20 }).then((r) => {
+      if (r.added && ran) readded++;
+      return [r];
+    }));
+  }
   await eventually(async () => (await pending(lab.raw, lab.prefix, lab.queue)) === 0, 30_000);
 
   const violations = await checkInvariants(lab.raw, lab.prefix, lab.queue);
   const f = await lab.figures();
-  console.log(summary('T5', f, { inFlightAtPause: inFlight, retriedUnsure: unsure.length, slowestCallMs: Math.max(...late), wallMs: Date.now() - started }));
+  console.log(summary('T5', f, { inFlightAtPause: inFlight, retriedUnsure: unsure.length, readded, slowestCallMs: Math.max(...late), wallMs: Date.now() - started }));
   expect(f).toMatchObject({ lost: 0, unexpected: 0, untyped: 0, dead: 0, hashConflicts: 0 });
-  expect(f.duplicated).toBeLessThanOrEqual(inFlight);
+  expect(f.duplicated).toBeLessThanOrEqual(inFlight + readded);
   expect(violations).toEqual([]);
 });

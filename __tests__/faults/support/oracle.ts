@@ -19,6 +19,8 @@ export interface Execution {
   runAt: number;
   /** The queue Redis's TIME when the handler started, if the worker was asked to read it. */
   serverNow?: number;
+  /** When its lease began on the Redis clock (the claim's own now): leaseUntil − the lease. */
+  claimedAt?: number;
 }
 
 /** Something a worker's work() reported, or an abort of a handler's signal. */

@@ -65,7 +65,7 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
   const event = (e: Omit<WorkerEvent, 'pid'>) => void oracle.rPush(keys.events, JSON.stringify({ ...e, pid: process.pid }));
   const handler = async (task: Task, signal: AbortSignal) => {
     const serverNow = clock ? await redisTime(clock) : undefined;
-    const record: Execution = { hash: task.hash, label: labelOf(task.data), pid: process.pid, attempt: task.attempt, runAt: task.runAt, serverNow };
+    const record: Execution = { hash: task.hash, label: labelOf(task.data), pid: process.pid, attempt: task.attempt, runAt: task.runAt, serverNow, claimedAt: task.leaseUntil - work.leaseMs };
     signal.addEventListener('abort', () => event({ kind: 'abort', hash: task.hash, ...describe(lib, signal.reason) }), { once: true });
     if (work.recordStarts) await oracle.rPush(keys.starts, JSON.stringify(record));
     if (work.outcomes) await reportStart(scheduler, oracle, task);

@@ -12,20 +12,24 @@ export interface Attempt {
   outcome: Promise<unknown>;
   /** Settles once the handler itself has returned or thrown (never rejects). */
   returned: Promise<void>;
+  /** Whether the timeout ended the attempt before the handler returned. */
+  timedOut(): boolean;
 }
 
 export function attempt(run: () => Promise<unknown>, task: Task<unknown>, controller: AbortController, limitMs: number | undefined): Attempt {
   const handled = (async () => run())();
   const returned = handled.then(() => {}, () => {});
-  if (limitMs === undefined) return { outcome: handled, returned };
+  if (limitMs === undefined) return { outcome: handled, returned, timedOut: () => false };
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
+  let late = false;
+  const lateness = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      late = true;
       const err = new RunTimeoutError(task.hash, limitMs);
       controller.abort(err);
       reject(err);
     }, limitMs);
   });
-  const outcome = Promise.race([handled, late]).finally(() => clearTimeout(timer));
-  return { outcome, returned };
+  const outcome = Promise.race([handled, lateness]).finally(() => clearTimeout(timer));
+  return { outcome, returned, timedOut: () => late };
 }

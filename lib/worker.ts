@@ -265,11 +265,13 @@ export class Worker {
     } finally {
       stop();
       entry.done = true;
-      // A handler past its timeout keeps its slot until it really returns.
-      void run.returned.then(() => {
+      const free = () => {
         this.executing--;
         if (this.state === 'full') this.wake();
-      });
+      };
+      // A handler past its timeout keeps its slot until it really returns; any other has returned.
+      if (run.timedOut()) void run.returned.then(free);
+      else free();
     }
     // Handed back by close(): the task belongs to the queue again.
     if (entry.released) return;

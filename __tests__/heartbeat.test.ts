@@ -5,6 +5,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { ClosedError } from '../lib';
 import { HEARTBEAT_TTL_MS } from '../lib/heartbeat';
+import { childModule } from './support/children';
 import { eventually, serverNow, sleep, testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();
@@ -80,8 +81,9 @@ describe('graceful shutdown', () => {
 
   it('closes on SIGTERM with handleSignals, after the in-flight handler finishes', async () => {
     const s = await redis.scheduler();
-    const child = fork(path.join(__dirname, 'support', 'signal-child.ts'), [testUrl(), s.prefix], {
-      execArgv: ['-r', 'ts-node/register/transpile-only'],
+    const compiled = childModule(path.join(__dirname, 'support', 'signal-child.ts'));
+    const child = fork(compiled.module, [testUrl(), s.prefix], {
+      execArgv: compiled.execArgv,
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     let out = '';

@@ -5,6 +5,7 @@
 import { fork } from 'node:child_process';
 import { getEventListeners } from 'node:events';
 import path from 'node:path';
+import { childModule } from './support/children';
 import { eventually, sleep, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
 
@@ -68,8 +69,9 @@ describe('close', () => {
 
   it('survives a Redis that freezes while it closes and answers afterwards, within its bound', async () => {
     const server = await startRedis();
-    const child = fork(path.join(__dirname, 'support', 'freeze-child.ts'), [server.url, 'freeze', '1000', '500'], {
-      execArgv: ['-r', 'ts-node/register/transpile-only'],
+    const compiled = childModule(path.join(__dirname, 'support', 'freeze-child.ts'));
+    const child = fork(compiled.module, [server.url, 'freeze', '1000', '500'], {
+      execArgv: compiled.execArgv,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const messages: any[] = [];

@@ -7,6 +7,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { childModule } from '../../support/children';
 import type { History } from './checker';
 import type { ChurnConfig, ChurnMessage, ChurnRequest, CycleReport } from './churn-child';
 import { ChildError, ready } from './workers';
@@ -108,9 +109,10 @@ export class Churn {
   private async spawn(): Promise<void> {
     const name = `t11-c${this.generation++}`;
     const config: ChurnConfig = { ...this.base, name };
-    const proc = fork(CHILD, [JSON.stringify(config)], {
+    const child = childModule(CHILD);
+    const proc = fork(child.module, [JSON.stringify(config)], {
       cwd: ROOT,
-      execArgv: ['-r', 'ts-node/register/transpile-only'],
+      execArgv: child.execArgv,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     const stopped = new Promise<void>((resolve, reject) =>

@@ -6,6 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { childModule } from '../../support/children';
 import type { Json, PutOptions, PutResult } from '../../../lib';
 
 /** What a child does; sent to it as JSON in argv. */
@@ -164,9 +165,10 @@ export class WorkerPool {
   /** Forks a child and waits until it is connected (and working, if it has `work`). */
   async spawn(overrides: Partial<ChildConfig> = {}): Promise<ChildWorker> {
     const config = { ...this.base, ...overrides };
-    const proc = fork(CHILD, [JSON.stringify(config)], {
+    const compiled = childModule(CHILD);
+    const proc = fork(compiled.module, [JSON.stringify(config)], {
       cwd: ROOT,
-      execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc'],
+      execArgv: [...compiled.execArgv, '--expose-gc'],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     const child = new ChildWorker(proc, config);

@@ -5,6 +5,7 @@
 export { createScheduler } from './scheduler';
 export type { Scheduler, SchedulerOptions, QueueOption, ResultOptions } from './scheduler';
 export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome } from './outcome';
+export type { Dependency, DependencyRef, DependencyFailure } from './deps';
 export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './admin';
 export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './events';
 export type { Logger, LogFn } from './log';

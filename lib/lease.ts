@@ -5,7 +5,8 @@
 import { newToken, type Context } from './context';
 import { defaultBackoff } from './backoff';
 import { ValidationError } from './errors';
-import { thrownText } from './log';
+import { carry, dependencies } from './deps';
+import { errorFields, thrownText } from './log';
 import { channels, decodeCarrier, traced } from './tracing';
 import { claimOptions, countArg, failOptions, parse, spanArg } from './options';
 import type { Span } from './time';
@@ -96,9 +97,14 @@ async function claimCall<T>(
   const what = count === 0 ? 'ack' : 'claim';
   const reply = (await ctx.scripts.run('claim', ctx.keys(queue), args, what)) as Array<string | number | null>;
   const now = Number(reply[0]);
-  const acked = reply.slice(2, 2 + acks.length).map((ok) => ok === 1);
+  // Steps for other queues are due (a task others wait on finished): carried over apart from the
+  // claim, so the worker goes on at once; a failure leaves them to the next claim.
+  if (reply[2] !== '' && Number(reply[2]) <= now) {
+    void carry(ctx, queue).catch((err: unknown) => (onProblem ? onProblem(err) : ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet')));
+  }
+  const acked = reply.slice(3, 3 + acks.length).map((ok) => ok === 1);
   const tasks: Task<T>[] = [];
-  for (let i = 2 + acks.length; i < reply.length; i += 8) {
+  for (let i = 3 + acks.length; i < reply.length; i += 8) {
     const expireAt = reply[i + 4];
     const keepResult = reply[i + 6];
     const timeout = reply[i + 7];
@@ -115,6 +121,7 @@ async function claimCall<T>(
       keepResult: keepResult === '' ? null : Number(keepResult),
       timeout: timeout === '' ? null : Number(timeout),
       progress: (value: Json) => progressOf(ctx, task, onProblem).report(value),
+      dependencies: () => dependencies(ctx, queue, task.hash),
     };
     tasks.push(task);
   }

@@ -134,6 +134,19 @@ const groupName = z
   .regex(/^[^|\s\u0000-\u001f\u007f]+$/, { error: 'must have no | , white space or control characters' })
   .refine(isWellFormed, wellFormed);
 
+/** The most tasks one put may wait on (`after`). */
+export const MAX_AFTER = 10_000;
+/** A task's hash as put() returned it: ids hold no '|' (dependency indexes split at it). */
+const taskHash = z
+  .string({ error: 'expected a hash string that put() returned' })
+  .min(1, { error: 'expected a hash string that put() returned' })
+  .max(1024, { error: 'must be at most 1024 characters' })
+  .regex(/^[^|]*$/, { error: "must have no '|'" });
+/** A task a put waits on: a hash of the same queue, or { queue, hash } of any queue. */
+const dependencyRef = z.union([taskHash, z.strictObject({ queue: queueName, hash: taskHash })], {
+  error: 'expected a hash string or { queue, hash }',
+});
+
 export const putOptions = z
   .strictObject({
     queue: queueName.optional(),
@@ -149,6 +162,11 @@ export const putOptions = z
     dedupWindow: positiveSpan.refine((ms) => ms <= MAX_DEDUP_WINDOW_MS, { error: `must be at most 30 days (${MAX_DEDUP_WINDOW_MS} ms)` }).optional(),
     onDuplicate: z.enum(['keep', 'replace', 'debounce'], { error: "expected 'keep', 'replace' or 'debounce'" }).default('keep'),
     timeout: runTimeout.optional(),
+    after: z
+      .array(dependencyRef, { error: 'expected an array of hashes or { queue, hash }' })
+      .max(MAX_AFTER, { error: `must name at most ${MAX_AFTER} tasks` })
+      .optional(),
+    onDependencyFailure: z.enum(['dead', 'run', 'cancel'], { error: "expected 'dead', 'run' or 'cancel'" }).default('dead'),
   })
   .refine((o) => o.delay === undefined || o.at === undefined, {
     error: 'give either delay or at, not both',

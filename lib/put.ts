@@ -4,8 +4,9 @@
  * same turn of the event loop (many callers, each awaiting its own put) are gathered into one call
  * per queue too: a put costs its share of a script call, not a round trip of its own.
  */
-import { register } from './admin';
+import { register, registryKey } from './admin';
 import type { Context } from './context';
+import { afterArg, carry, otherQueues, type DependencyFailure, type DependencyRef } from './deps';
 import { errorFields } from './log';
 import { channels, encodeCarrier, listened, traced, type Carrier } from './tracing';
 import { PayloadTooLargeError, ValidationError } from './errors';
@@ -67,6 +68,19 @@ export interface PutOptions {
    * most about 24 days. Default: the worker's, else none.
    */
   timeout?: Span;
+  /**
+   * Tasks this one waits on: hashes of the same queue, or `{ queue, hash }` of another (at most
+   * 10,000). The task waits (state 'waiting') until each is done, then is queued as usual (ready,
+   * or delayed until its run-at). One no longer there counts as done, unless its kept outcome says
+   * it failed. Ignored by a put that is a duplicate.
+   */
+  after?: DependencyRef[];
+  /**
+   * When a task it waits on fails (goes dead, expires or is cancelled): 'dead' (the default) makes
+   * this task dead, its last error naming the failed one; 'cancel' cancels it; 'run' counts the
+   * failed one as settled, so the task runs once the others are done.
+   */
+  onDependencyFailure?: DependencyFailure;
 }
 
 /**
@@ -100,6 +114,8 @@ interface Prepared {
   args: Array<string | number>;
   bytes: number;
   options: ParsedPut;
+  /** Other queues its `after` names: they must exist, and its put is carried to them. */
+  others: string[];
 }
 type ParsedPut = typeof DEFAULTS;
 
@@ -109,12 +125,14 @@ export async function putMany(
 ): Promise<PutResult[]> {
   if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
   const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
+  await checkQueues(ctx, prepared);
   return withTrace(prepared, async () => (await Promise.all(chunks(ctx, prepared).map((c) => c.results))).flat());
 }
 
 /** Puts one task, in the same script call as the other puts of this turn of the event loop. */
-export function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
+export async function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
   const prepared = prepare(ctx, { data, options }, '');
+  if (prepared.others.length > 0) await checkQueues(ctx, [prepared]);
   if (!listened(channels.put)) return gather(ctx, prepared);
   return withTrace([prepared], async () => [await gather(ctx, prepared)]).then((r) => r[0]);
 }
@@ -229,7 +247,30 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);
   const id = ctx.hash(identityOf(payload, o.key));
   if (typeof id !== 'string' || id.length === 0) throw new ValidationError('options.hash', 'the hash function must return a non-empty string');
-  return { queue: o.queue ?? ctx.options.queue, args: [id, payload, optionsString(o, '')], bytes, options: o };
+  const queue = o.queue ?? ctx.options.queue;
+  const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
+  return { queue, args: [id, payload, optionsString(o, ''), after], bytes, options: o, others: otherQueues(queue, after) };
+}
+
+/**
+ * A task may wait only on tasks of queues that exist (that have had a put): a misspelt queue name
+ * would leave it waiting for ever. Checked before anything is written; queues this process has
+ * put to are known without asking.
+ */
+async function checkQueues(ctx: Context, prepared: Prepared[]): Promise<void> {
+  const unknown = [...new Set(prepared.flatMap((p) => p.others))].filter((q) => !ctx.registered.has(q));
+  if (unknown.length === 0) return;
+  const key = registryKey(ctx.options.prefix);
+  const known = (await ctx.conn.send(key, ['SMISMEMBER', key, ...unknown], { ms: ctx.options.commandTimeout, what: 'put' })) as number[];
+  const missing = unknown.filter((_, i) => known[i] !== 1);
+  if (missing.length === 0) return;
+  prepared.forEach((p, i) => {
+    const refs = (p.options.after ?? []) as DependencyRef[];
+    const j = refs.findIndex((r) => typeof r !== 'string' && missing.includes(r.queue));
+    if (j < 0) return;
+    const name = (refs[j] as { queue: string }).queue;
+    throw new ValidationError(`${prepared.length > 1 ? `items[${i}].` : ''}options.after[${j}].queue`, `no queue named ${JSON.stringify(name)} has had a task put`);
+  });
 }
 
 /**
@@ -270,8 +311,13 @@ const STATUS: Record<number, PutStatus> = { 1: 'added', 2: 'revived', 3: 'replac
 /** One put.lua call; `code` is 1 (added), 2 (revived), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
 async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: number; result: PutResult }>> {
   const args: Array<string | number> = [chunk.length, DEFAULT_MAX_ATTEMPTS, schedule, ctx.options.eventsMaxLength];
-  for (const p of chunk) args.push(p.args[0], p.args[1], p.args[2]);
+  for (const p of chunk) args.push(p.args[0], p.args[1], p.args[2], p.args[3]);
   const reply = (await ctx.scripts.run('put', ctx.keys(queue), args)) as Array<string | number>;
+  // A task that waits on tasks of other queues registers with them through the outbox: carried
+  // now, so that the put returns with it done (if this fails, the queue's next claim carries it).
+  if (chunk.some((p) => p.others.length > 0)) {
+    await carry(ctx, queue).catch((err: unknown) => ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not register a task with the queues it waits on yet; a claim will'));
+  }
   // After the put, so a refused put registers nothing; a failure here must not fail a put that
   // was made, and the next put tries again.
   await register(ctx, queue).catch((err: unknown) => ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not add the queue to the registry'));

@@ -16,7 +16,8 @@ import { events, throughput, type EventsOptions, type QueueEvent, type Throughpu
 import { createHash128, type HashFunction } from './hashing';
 import * as lease from './lease';
 import type { ClaimOptions, FailOptions } from './lease';
-import { checkLogger, type Logger } from './log';
+import { carry, dependencies, type Dependency } from './deps';
+import { checkLogger, errorFields, type Logger } from './log';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from './rates';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
 import { instantArg, parse, resultOptions, schedulerOptions } from './options';
@@ -107,6 +108,12 @@ export interface Scheduler {
    * the task finishes, or with its live state when `wait` runs out.
    */
   result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null>;
+  /**
+   * The tasks task `hash` was put after, in put order, each with its outcome as result() reads
+   * it (a finished one's result only when it kept its outcome). Empty for a task put without
+   * `after`, or once it is gone. A handler has the same as `task.dependencies()`.
+   */
+  dependencies(hash: string, options?: QueueOption): Promise<Dependency[]>;
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'>;
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
   work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
@@ -257,7 +264,10 @@ class DocketScheduler implements Scheduler {
   cancel(hash: string, options?: QueueOption): Promise<boolean> {
     return this.open(async () => {
       const { queue, id } = this.target(hash, options);
-      return (await this.ctx.scripts.run('cancel', this.ctx.keys(queue), [id, this.ctx.options.eventsMaxLength])) === 1;
+      const done = Number(await this.ctx.scripts.run('cancel', this.ctx.keys(queue), [id, this.ctx.options.eventsMaxLength]));
+      // Tasks of other queues wait on it, or it waited on some: they learn now (else at a claim).
+      if (done === 2) await carry(this.ctx, queue).catch((err: unknown) => this.ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
+      return done > 0;
     });
   }
 
@@ -289,6 +299,13 @@ class DocketScheduler implements Scheduler {
     return this.open(() => {
       lease.checkTask(this.ctx, task);
       return progressOf(this.ctx, task).report(value);
+    });
+  }
+
+  dependencies(hash: string, options?: QueueOption): Promise<Dependency[]> {
+    return this.open(async () => {
+      const { queue, id } = this.target(hash, options);
+      return dependencies(this.ctx, queue, id);
     });
   }
 

@@ -37,31 +37,44 @@ export interface ScriptSpec {
 
 /** The keys of the priority levels and the fair groups, which every script that queues or takes ready tasks needs. */
 const LEVEL_KEYS = ['levels', ...READY_LEVELS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits'] as const;
+/** The keys of dependencies (lua/include/deps.lua), which every script that adds or finishes tasks needs. */
+const DEPS_KEYS = ['blocked', 'after', 'dependents', 'deplist', 'settle', 'outbox'] as const;
 
 export const SCRIPTS = {
   put: {
     flags: '',
-    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events', 'progress', 'windows', 'waiting'],
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events', 'progress', 'windows', 'waiting', 'results', 'kept', ...DEPS_KEYS],
     args: ['count', 'maxAttempts', 'schedule', 'events'],
-    each: ['id', 'payload', 'options'],
+    each: ['id', 'payload', 'options', 'after'],
   },
   claim: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress', 'waiting', 'limits', 'rates', 'gheld'],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress', 'waiting', 'limits', 'rates', 'gheld', ...DEPS_KEYS],
     args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'acks'],
     each: ['id', 'ackToken', 'result'],
   },
   extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
     flags: 'allow-oom',
-    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'data', 'progress', 'waiting', 'limits'],
+    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'data', 'progress', 'waiting', 'limits', ...DEPS_KEYS],
     args: ['id', 'token', 'retryIn', 'error', 'maxAttempts', 'events'],
   },
   release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake', ...LEVEL_KEYS], args: ['id', 'token'] },
   beat: { flags: 'allow-oom', keys: ['workers', 'held', 'active', 'wake'], args: ['worker', 'ttl'] },
   reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake', ...LEVEL_KEYS], args: ['id', 'at'] },
-  cancel: { flags: 'allow-oom', keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting'], args: ['id', 'events'] },
-  get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead', 'progress'], args: ['id'] },
+  cancel: {
+    flags: 'allow-oom',
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS],
+    args: ['id', 'events'],
+  },
+  apply: {
+    flags: 'allow-oom',
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', ...DEPS_KEYS],
+    args: ['events'],
+    each: ['step'],
+  },
+  outbox: { flags: 'allow-oom', keys: ['outbox'], args: ['lease', 'most'], each: ['step'] },
+  get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead', 'progress', 'blocked'], args: ['id'] },
   result: { flags: 'no-writes', keys: ['meta', 'delayed', 'active', 'dead', 'results', 'progress', 'events'], args: ['id', 'stream'] },
   progress: { flags: 'allow-oom', keys: ['active', 'meta', 'progress', 'events'], args: ['id', 'token', 'value', 'events'] },
   list: { flags: 'no-writes', keys: ['delayed', 'ready', 'active', 'dead', 'data', 'meta', ...LEVEL_KEYS, 'progress'], args: ['state', 'offset', 'limit', 'preview'] },

@@ -2,6 +2,7 @@
  * What a task looks like to callers, and how the records Lua hands back become those shapes.
  * A task's stored metadata is a small JSON object in the queue's `meta` hash (docs/design.md).
  */
+import type { Dependency } from './deps';
 import type { Json } from './payload';
 import type { Carrier } from './tracing';
 
@@ -37,9 +38,15 @@ export interface Task<T = Json> {
    * is not JSON or is over `maxResultBytes`.
    */
   progress(value: Json): Promise<boolean>;
+  /**
+   * The tasks this one was put after (`after`), in put order, each with its outcome: its result
+   * when it kept one (keepResult), else null once it is gone. Empty for a task put without `after`.
+   */
+  dependencies(): Promise<Dependency[]>;
 }
 
-export type TaskState = 'delayed' | 'ready' | 'active' | 'dead';
+/** Where a task is: 'waiting' on the tasks it was put after, then delayed or ready, active, dead. */
+export type TaskState = 'waiting' | 'delayed' | 'ready' | 'active' | 'dead';
 
 /** A task as get() reports it. */
 export interface TaskInfo<T = Json> {

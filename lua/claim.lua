@@ -36,6 +36,12 @@
   KEYS[32] <prefix>:{<queue>}:limits   HASH  queue-wide limits (include: limits)
   KEYS[33] <prefix>:{<queue>}:rates    ZSET  lex: '<group>|<16-digit lease time>|<lease token>', score 0: recent leases under a rate limit (group '' for the queue's)
   KEYS[34] <prefix>:{<queue>}:gheld    ZSET  member = group held by its rate limit, score = when its window reopens (ms)
+  KEYS[35] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
+  KEYS[36] <prefix>:{<queue>}:after    ZSET  lex: '<id>|<ref>|<ref queue>' dependencies not yet settled, score 0
+  KEYS[37] <prefix>:{<queue>}:dependents ZSET lex: '<ref>|<id>|<queue>' tasks waiting on task ref of this queue, score 0
+  KEYS[38] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
+  KEYS[39] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
+  KEYS[40] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -49,21 +55,24 @@
   ARGV[+1] id           id of a finished task
   ARGV[+2] ackToken     the lease token claim handed out for it
   ARGV[+3] result       the handler's result as JSON, kept when the task keeps its outcome; '' for none
-  Returns: { now, next-due (ms) or '', then 1 (acked) or 0 (lease lost) for each ack, then
+  Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', then 1 (acked) or
+    0 (lease lost) for each ack, then
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
     (ms) or '' for each leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
 local DATA, META, DEAD, WAITING, LIMITS, RATES, GHELD = 4, 5, 6, 31, 32, 33, 34
+local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 1, 7, 35, 36, 37, 38, 39, 40
 -- include: levels
 -- include: events
 -- include: outcomes
 -- include: identity
 -- include: limits
+-- include: deps
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
 local BATCH = 100
-local out = { now, '' }
+local out = { now, '', '' }
 -- Parked tasks moved back into `grouped` by this call (a group got a place back).
 local refilled = 0
 
@@ -104,7 +113,9 @@ if acks > 0 then
             emit(cap, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
           end
           keepOutcome(ids[j], meta, now, 'done', result)
+          fire(ids[j], meta, 'done', now)
           if meta.pg then redis.call('HDEL', KEYS[PROGRESS], ids[j]) end
+          if meta.dl then redis.call('HDEL', KEYS[DEPLIST], ids[j]) end
           table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
           table.insert(remembered, now); table.insert(remembered, tokens[j])
         end
@@ -131,19 +142,24 @@ end
 
 local count = tonumber(ARGV[1])
 if count == 0 then
+  -- What the acks released is ready when the call returns (a batch; claims take the rest).
+  if stepped then drain(BATCH, now, cap) end
   -- Only acks: a parked task they moved back, or a concurrency slot they gave back, is for an idle
   -- worker to take.
   local slots = freed > 0 and redis.call('EXISTS', KEYS[LIMITS]) == 1
-  if (refilled > 0 or slots) and redis.call('LLEN', KEYS[8]) == 0 then redis.call('RPUSH', KEYS[8], '1') end
+  if (refilled > 0 or slots or stepped) and redis.call('LLEN', KEYS[8]) == 0 then redis.call('RPUSH', KEYS[8], '1') end
+  -- A finished task that tasks of other queues wait on: its client carries the steps at once.
+  if outboxed then out[3] = now end
   return out
 end
 
 ---------------------------------------------------------------------------- housekeeping
 local function load(id) return cjson.decode(redis.call('HGET', KEYS[5], id)) end
--- Deletes a task's records; its progress too, unless its metadata says it has none.
+-- Deletes a task's records; its progress and dependency list too, unless its metadata says it has none.
 local function purge(id, meta)
   redis.call('HDEL', KEYS[4], id); redis.call('HDEL', KEYS[5], id)
   if not meta or meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+  if not meta or meta.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
 end
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
@@ -168,7 +184,8 @@ if a and a <= now then
     -- Counted as a failed attempt too: the attempt ended without an ack.
     redis.call('HINCRBY', KEYS[7], 'lease-lost', 1)
     redis.call('HINCRBY', KEYS[7], 'failed', 1)
-    local into = meta.n < meta.m and waitingCopy(id, meta)
+    -- (Not one that others wait on: they wait on this task, so it is retried.)
+    local into = meta.n < meta.m and not meta.dp and waitingCopy(id, meta)
     if into then
       -- An until-start task whose identity already has a task waiting: that one does the work.
       purge(id, meta)
@@ -180,6 +197,7 @@ if a and a <= now then
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
       emit(cap, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
       keepOutcome(id, meta, now, 'dead', meta.err)
+      fire(id, meta, 'dead', now)
     else
       push(id, meta)
       repoint(id, meta)
@@ -196,6 +214,17 @@ if dead > 0 then
   local excess = math.min(dead - tonumber(ARGV[5]), BATCH)
   if excess > 0 then old = redis.call('ZRANGE', KEYS[6], 0, excess - 1) end
   for _, id in ipairs(old) do redis.call('ZREM', KEYS[6], id); purge(id) end
+end
+
+-- Dependency work (include: deps): steps for this queue, a batch a call; and whether the outbox
+-- holds steps for other queues that are due, for the worker to carry over (lib/deps.ts). One
+-- EXISTS for both: a queue without dependencies pays nothing more.
+local carry = nil
+if redis.call('EXISTS', KEYS[SETTLE], KEYS[OUTBOX]) > 0 then
+  drain(BATCH, now, cap)
+  carry = earliest(KEYS[OUTBOX])
+  if carry then out[3] = carry end
+  d = earliest(KEYS[1])
 end
 
 ---------------------------------------------------------------------------- lease
@@ -299,6 +328,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
       if meta.n > 0 then emit(cap, 'type', 'expired', 'id', id, 'attempt', meta.n) else emit(cap, 'type', 'expired', 'id', id) end
       keepOutcome(id, meta, now, 'expired')
+      fire(id, meta, 'expired', now)
       if tags[id] then refilled = refilled + refill(meta.g) end
     elseif tags[id] and full(meta.g) then
       park(id, meta, tags[id]); parked = parked + 1
@@ -347,14 +377,20 @@ if #taken > 0 then
   a = math.min(a or until_, until_)
 end
 
+-- Tasks that waited on tasks this call dropped as expired learn now.
+if stepped then drain(BATCH, now, cap) end
+
 -- When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 local backlog = source < #sources or (source == #sources and redis.call('LLEN', KEYS[READY]) > 0)
   or (refilled > 0 and redis.call('ZCARD', KEYS[GROUPED]) > 0)
+  or (carry ~= nil and redis.call('LLEN', KEYS[SETTLE]) > 0)
 -- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will.)
 -- (A group held by its rate limit reopens at `held`.)
 local due = d
 if a and (not due or a < due) then due = a end
 if held and (not due or held < due) then due = held end
+-- A step leased to a carrier that died is due again then.
+if carry and (not due or carry < due) then due = carry end
 if backlog and not capped then out[2] = now elseif due then out[2] = due end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)

@@ -31,6 +31,12 @@
   KEYS[28] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   KEYS[29] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
   KEYS[30] <prefix>:{<queue>}:limits   HASH  queue-wide limits: field 'concurrency' -> most leased tasks at once
+  KEYS[31] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
+  KEYS[32] <prefix>:{<queue>}:after    ZSET  lex: '<id>|<ref>|<ref queue>' dependencies not yet settled, score 0
+  KEYS[33] <prefix>:{<queue>}:dependents ZSET lex: '<ref>|<id>|<queue>' tasks waiting on task ref of this queue, score 0
+  KEYS[34] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
+  KEYS[35] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
+  KEYS[36] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
@@ -41,10 +47,12 @@
     waiting: deleted instead of retried) or 'lost' ]]
 local READY, LEVELS, EVENTS, RESULTS, KEPT = 3, 9, 24, 25, 26
 local DATA, META, DEAD, PROGRESS, WAITING, LIMITS = 27, 4, 5, 28, 29, 30
+local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 2, 6, 31, 32, 33, 34, 35, 36
 -- include: levels
 -- include: events
 -- include: outcomes
 -- include: identity
+-- include: deps
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local id = ARGV[1]
@@ -62,12 +70,14 @@ local wake = finished(meta) > 0 or redis.call('EXISTS', KEYS[LIMITS]) == 1
 local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
 local result = 'retry'
 redis.call('HINCRBY', KEYS[6], 'failed', 1)
-local into = meta.n < limit and waitingCopy(id, meta)
+-- (Not one that others wait on: they wait on this task, so it is retried.)
+local into = meta.n < limit and not meta.dp and waitingCopy(id, meta)
 if into then
   -- Its identity already has a task waiting, put while this one ran: that one does the work.
   redis.call('HDEL', KEYS[DATA], id)
   redis.call('HDEL', KEYS[META], id)
   if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+  if meta.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
   redis.call('HINCRBY', KEYS[6], 'merged', 1)
   emit(tonumber(ARGV[6]), 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)
   keepOutcome(id, meta, now, 'merged', into)
@@ -81,6 +91,7 @@ if meta.n >= limit then
   result = 'dead'
   emit(tonumber(ARGV[6]), 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
   keepOutcome(id, meta, now, 'dead', meta.err)
+  fire(id, meta, 'dead', now)
 else
   emit(tonumber(ARGV[6]), 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
   repoint(id, meta)
@@ -94,6 +105,8 @@ else
     wake = wake or redis.call('ZRANGE', KEYS[2], 0, 0)[1] == id
   end
 end
-if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
 redis.call('HSET', KEYS[4], id, cjson.encode(meta))
+-- The tasks that waited on it learn now (a batch; claims take the rest).
+if stepped then drain(100, now, tonumber(ARGV[6])) end
+if (wake or stepped) and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
 return result

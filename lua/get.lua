@@ -6,6 +6,7 @@
   KEYS[4] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
   KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
   KEYS[6] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
+  KEYS[7] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
   ARGV[1] id  task id
   Returns: { payload, meta JSON, state, progress JSON or false } or false for an unknown task ]]
 local id = ARGV[1]
@@ -15,5 +16,6 @@ if not meta then return false end
 local state = 'ready'
 if redis.call('ZSCORE', KEYS[3], id) then state = 'delayed'
 elseif redis.call('ZSCORE', KEYS[4], id) then state = 'active'
-elseif redis.call('ZSCORE', KEYS[5], id) then state = 'dead' end
+elseif redis.call('ZSCORE', KEYS[5], id) then state = 'dead'
+elseif redis.call('ZSCORE', KEYS[7], id) then state = 'waiting' end
 return { redis.call('HGET', KEYS[1], id), meta, state, redis.call('HGET', KEYS[6], id) }

@@ -29,7 +29,15 @@
   KEYS[26] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   KEYS[27] <prefix>:{<queue>}:windows  ZSET  member = identity's base id, score = when its de-dup window ends (ms)
   KEYS[28] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
-  ARGV[1] count         number of tasks in this call; then 3 slots per task, starting at ARGV[5]
+  KEYS[29] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
+  KEYS[30] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
+  KEYS[31] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
+  KEYS[32] <prefix>:{<queue>}:after    ZSET  lex: '<id>|<ref>|<ref queue>' dependencies not yet settled, score 0
+  KEYS[33] <prefix>:{<queue>}:dependents ZSET lex: '<ref>|<id>|<queue>' tasks waiting on task ref of this queue, score 0
+  KEYS[34] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
+  KEYS[35] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
+  KEYS[36] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
+  ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
                         occurrences these tasks are (each with an `at`): an occurrence at or before
@@ -48,14 +56,19 @@
                         mode letters: s unique until-start, r onDuplicate replace, d debounce;
                         window the de-dup window (ms) or ''; timeout how long one attempt may run
                         (ms) or ''; key '' to de-dup on the payload
+  ARGV[+4] after        '' for none, else onDependencyFailure (d dead, r run, c cancel) then the
+                        JSON [[queue, hash], ...] of the tasks it waits on (include: deps)
   Returns: { id, code, run-at, ... } three entries per task, in call order; code 1 added, 2 a dead
     task revived by this put, 3 a pending task replaced (replace, debounce), 0 a duplicate (of a
     live task, or of one put within its window: then run-at is when the window ends); a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
 local DATA, META, DEAD, READY, LEVELS, EVENTS, PROGRESS, WINDOWS, WAITING = 1, 2, 5, 4, 10, 25, 26, 27, 28
+local DELAYED, COUNTS, RESULTS, KEPT, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 3, 6, 29, 30, 31, 32, 33, 34, 35, 36
 -- include: levels
 -- include: events
+-- include: outcomes
 -- include: identity
+-- include: deps
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local count = tonumber(ARGV[1])
@@ -147,17 +160,41 @@ end
 
 -- include: replace
 -- include: windows
+
+-- A task put `after` others waits in `blocked` (include: deps): its record is written at once
+-- (with what this call gathered before it, which may hold a task it names), and each task it
+-- names learns of it: one of this queue here, one of another queue through a step in the outbox.
+-- A task it names that is no longer live settles at once, so one already done counts as done.
+local function wait(id, meta, payload, after)
+  flush()
+  local policy, refs = string.sub(after, 1, 1), string.sub(after, 2)
+  meta.a, meta.dl = 1, 1
+  if policy ~= 'd' then meta.df = policy end
+  redis.call('HSET', KEYS[DATA], id, payload)
+  redis.call('HSET', KEYS[META], id, cjson.encode(meta))
+  redis.call('ZADD', KEYS[BLOCKED], now, id)
+  redis.call('HSET', KEYS[DEPLIST], id, refs)
+  local named, entries = cjson.decode(refs), {}
+  for _, ref in ipairs(named) do
+    table.insert(entries, 0); table.insert(entries, id .. '|' .. ref[2] .. '|' .. ref[1])
+  end
+  many('ZADD', KEYS[AFTER], entries)
+  for _, ref in ipairs(named) do
+    if ref[1] == QUEUE then register(ref[2], id, QUEUE, now, cap) else route({ 'reg', ref[1], ref[2], id, QUEUE }, now) end
+  end
+  stale = true
+end
 local schedule = ARGV[3]
 if schedule ~= '' and redis.call('HEXISTS', KEYS[9], schedule) == 0 then
   for i = 1, count do
-    local a = string.match(ARGV[3 * i + 4], '^[^|]*|([^|]*)|')
+    local a = string.match(ARGV[4 * i + 3], '^[^|]*|([^|]*)|')
     table.insert(out, ''); table.insert(out, -1); table.insert(out, tonumber(a))
   end
   return out
 end
 local latest = schedule ~= '' and tonumber(redis.call('HGET', KEYS[8], schedule)) or nil
 local bases = {}
-for i = 1, count do bases[i] = ARGV[3 * i + 2] end
+for i = 1, count do bases[i] = ARGV[4 * i + 1] end
 local stored = redis.call('HMGET', KEYS[2], unpack(bases))
 -- One EXISTS tells whether the queue has until-start pointers or de-dup windows at all: a queue
 -- with neither (most) pays nothing more per put.
@@ -178,7 +215,7 @@ local function duplicate(id, runAt)
 end
 
 for i = 1, count do
-  local payload, o = ARGV[3 * i + 3], parse(ARGV[3 * i + 4])
+  local payload, o, after = ARGV[4 * i + 2], parse(ARGV[4 * i + 3]), ARGV[4 * i + 4]
   -- Every process that declares a schedule puts its occurrences; the first put of each wins.
   local skip = schedule ~= '' and latest and o.at <= latest
   if schedule ~= '' and not skip then latest = o.at end
@@ -196,7 +233,7 @@ for i = 1, count do
     local closes = nil
     if not old or state == 'dead' then closes = windowEnd(base) end
     if old and state ~= 'dead' then
-      if state == 'pending' and string.find(o.mode, '[rd]') then
+      if state == 'pending' and string.find(o.mode, '[rd]') and not old.a then
         -- replace, debounce: a task not yet leased takes this put's data and options.
         local runAt = replace(id, old, payload, o)
         replaced = replaced + 1
@@ -224,7 +261,7 @@ for i = 1, count do
       end
       added = added + 1
       pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }
-      store(id, meta, payload)
+      if after == '' then store(id, meta, payload) else wait(id, meta, payload, after) end
       if o.window then openWindow(base, o.window) end
       answer(id, old and 2 or 1, meta.r)
     end
@@ -235,5 +272,5 @@ flush()
 if dups > 0 then redis.call('HINCRBY', KEYS[6], 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', KEYS[6], 'added', added) end
 if replaced > 0 then redis.call('HINCRBY', KEYS[6], 'replaced', replaced) end
-if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
+if (wake or stepped) and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
 return out

@@ -1,5 +1,5 @@
 #!lua
---[[ reschedule: move a pending (delayed or ready) task's run-at. A ready task moved into the
+--[[ reschedule: move a pending (delayed, ready or waiting) task's run-at. A ready task moved into the
   future goes back to the delayed set; a delayed task moved to now or earlier becomes ready.
   KEYS[1] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
   KEYS[2] <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
@@ -37,6 +37,11 @@ local delayed = redis.call('ZSCORE', KEYS[1], id)
 -- The expiry window moves with the run-at: it counts from when the task becomes due.
 meta.r = at
 if meta.x then meta.e = at + meta.x end
+if meta.a then
+  -- Waiting on its dependencies (include: deps): it keeps waiting, and is queued for this run-at.
+  redis.call('HSET', KEYS[4], id, cjson.encode(meta))
+  return 1
+end
 local wake = false
 if at > now then
   if not delayed then unqueue(id, meta) end

@@ -40,6 +40,7 @@ const PENDING: Cell[] = [
 
 /** What the list table shows for each state: when a task runs, who holds it, or why it died. */
 const CELLS: Record<TaskState, Cell[]> = {
+  waiting: PENDING,
   ready: PENDING,
   delayed: PENDING,
   active: [

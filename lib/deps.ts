@@ -1,0 +1,137 @@
+/**
+ * Dependencies: a task put `after` others waits until each is done (the rules are in
+ * lua/include/deps.lua). This module turns `after` into put.lua's argument, carries steps
+ * between queues, and reads what a task waited on.
+ *
+ * Why a carrier: a script touches one queue (one Redis Cluster slot), so a step for another queue
+ * (register a dependent there, tell a dependent there that its dependency finished) waits in the
+ * queue's `outbox`. Whoever made it carries it at once: put, cancel, and claims (a claim reply says
+ * when steps are due). A carrier takes steps under a lease, applies them in their queue, then
+ * says so; one that dies midway leaves them to be taken again when the lease ends, by any process
+ * that claims from the queue. Every step is idempotent, so carrying one twice is harmless.
+ */
+import type { Context } from './context';
+import { ValidationError } from './errors';
+import { result, type TaskOutcome } from './outcome';
+import type { Json } from './payload';
+
+export { MAX_AFTER } from './options';
+/** How long a carrier holds the steps it took; after that another may take them. */
+export const CARRY_LEASE_MS = 5000;
+/** Steps taken per outbox call, and per apply call in one queue. */
+const CARRY_BATCH = 100;
+/** Rounds one carry makes before it leaves the rest to the next (a claim sees them due). */
+const CARRY_ROUNDS = 100;
+/** How far a carry follows the steps its own steps made in other queues. */
+const CHASE_DEPTH = 2;
+
+/** A task a put waits on: its hash in the same queue, or `{ queue, hash }` in another. */
+export type DependencyRef = string | { queue: string; hash: string };
+/** What a task that failed does to the tasks waiting on it (see docs/api.md). */
+export type DependencyFailure = 'dead' | 'run' | 'cancel';
+
+/** One task that a task waited on, with its outcome (null once no outcome of it is kept). */
+export interface Dependency<R = Json> {
+  queue: string;
+  hash: string;
+  outcome: TaskOutcome<R> | null;
+}
+
+const POLICY: Record<DependencyFailure, string> = { dead: 'd', run: 'r', cancel: 'c' };
+
+/**
+ * put.lua's `after` slot for a task `id` of `queue`: '' for none, else the failure policy's letter
+ * and the JSON [[queue, hash], ...] it waits on, each once. Refuses a task that names itself.
+ */
+export function afterArg(queue: string, id: string, after: readonly DependencyRef[] | undefined, policy: DependencyFailure, at: string): string {
+  if (!after || after.length === 0) return '';
+  const seen = new Set<string>();
+  const refs: Array<[string, string]> = [];
+  after.forEach((ref, i) => {
+    const [q, hash] = typeof ref === 'string' ? [queue, ref] : [ref.queue, ref.hash];
+    if (q === queue && hash === id) throw new ValidationError(`${at}options.after[${i}]`, 'a task cannot wait on itself');
+    const key = `${q}\u0000${hash}`;
+    if (!seen.has(key)) refs.push([q, hash]);
+    seen.add(key);
+  });
+  return POLICY[policy] + JSON.stringify(refs);
+}
+
+/** The other queues an `after` slot names (their names must be known: see checkQueues). */
+export function otherQueues(queue: string, arg: string): string[] {
+  if (arg === '') return [];
+  return (JSON.parse(arg.slice(1)) as Array<[string, string]>).map(([q]) => q).filter((q) => q !== queue);
+}
+
+/**
+ * Carries `queue`'s due outbox steps to their queues until none is due. Calls for a queue that is
+ * being carried join that carry, which then looks once more. Throws what a call to Redis threw;
+ * the steps it held are taken again once their lease ends.
+ */
+export function carry(ctx: Context, queue: string): Promise<void> {
+  const byQueue = carrying.get(ctx) ?? carrying.set(ctx, new Map()).get(ctx)!;
+  const current = byQueue.get(queue);
+  if (current) {
+    current.again = true;
+    return current.done;
+  }
+  const state = { again: false, done: Promise.resolve() };
+  state.done = (async () => {
+    try {
+      do {
+        state.again = false;
+        await carryOnce(ctx, queue, 0);
+      } while (state.again);
+    } finally {
+      byQueue.delete(queue);
+    }
+  })();
+  byQueue.set(queue, state);
+  return state.done;
+}
+const carrying = new WeakMap<Context, Map<string, { again: boolean; done: Promise<void> }>>();
+
+async function carryOnce(ctx: Context, queue: string, depth: number): Promise<void> {
+  let carried: string[] = [];
+  const chase = new Set<string>();
+  for (let round = 0; round < CARRY_ROUNDS; round++) {
+    const reply = (await ctx.scripts.run('outbox', ctx.keys(queue), [CARRY_LEASE_MS, CARRY_BATCH, ...carried])) as string[];
+    carried = [];
+    const steps = reply.slice(1);
+    if (steps.length === 0) return chaseAll(ctx, chase, depth);
+    const byTarget = new Map<string, string[]>();
+    for (const step of steps) {
+      const target = (JSON.parse(step) as [string, string])[1];
+      byTarget.set(target, [...(byTarget.get(target) ?? []), step]);
+    }
+    await Promise.all(
+      [...byTarget].map(async ([target, list]) => {
+        const due = await ctx.scripts.run('apply', ctx.keys(target), [ctx.options.eventsMaxLength, ...list]);
+        // The steps made new steps there (a registration that found its task finished answers).
+        if (due !== '') chase.add(target);
+      }),
+    );
+    carried = steps;
+  }
+  // Out of rounds: say what was carried; the rest stays due for the next carrier.
+  await ctx.scripts.run('outbox', ctx.keys(queue), [CARRY_LEASE_MS, 0, ...carried]);
+}
+
+async function chaseAll(ctx: Context, queues: Set<string>, depth: number): Promise<void> {
+  if (depth >= CHASE_DEPTH) return;
+  for (const q of queues) await carryOnce(ctx, q, depth + 1);
+}
+
+/**
+ * The tasks task `hash` of `queue` was put after, in put order, each with its outcome as result()
+ * reads it: the live state while it runs, its kept outcome once finished (kept only when it was
+ * put or worked with keepResult), else null. Empty for a task put without `after`, or gone.
+ */
+export async function dependencies(ctx: Context, queue: string, hash: string): Promise<Dependency[]> {
+  const key = ctx.keys(queue).deplist;
+  const raw = (await ctx.conn.send(key, ['HGET', key, hash], { ms: ctx.options.commandTimeout, what: 'dependencies' })) as string | null;
+  if (!raw) return [];
+  const refs = JSON.parse(raw) as Array<[string, string]>;
+  const never = new AbortController().signal;
+  return Promise.all(refs.map(async ([q, h]) => ({ queue: q, hash: h, outcome: await result(ctx, q, h, 0, never) })));
+}

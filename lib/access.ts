@@ -16,9 +16,9 @@ type Line = (k: QueueKeys, registry: string) => string[];
 /**
  * Every command docket cannot do without: each one its scripts call (a test compares this list
  * with lua/), the scripts' own EVALSHA and EVAL, the idle wait's BLPOP and CLIENT ID, and the
- * registry's SADD and SMISMEMBER (a put `after` a task of another queue checks that queue).
- * Read-only extras (events and throughput: XREAD, XRANGE, XREVRANGE, XINFO; queues(): SMEMBERS;
- * the start-up checks: CONFIG GET) are not required: without them those calls reject with a
+ * registry's SADD. Read-only extras (a put `after` a task of another queue checks that queue with
+ * SMISMEMBER; events and throughput: XREAD, XRANGE, XREVRANGE, XINFO; queues(): SMEMBERS; the
+ * start-up checks: CONFIG GET) are not required: without them those calls reject with a
  * PermissionError and write nothing.
  */
 export const REQUIRED: Readonly<Record<string, Line>> = {
@@ -27,7 +27,6 @@ export const REQUIRED: Readonly<Record<string, Line>> = {
   BLPOP: (k) => ['BLPOP', k.wake, '1'],
   'CLIENT ID': () => ['CLIENT', 'ID'],
   SADD: (_, registry) => ['SADD', registry, 'queue'],
-  SMISMEMBER: (_, registry) => ['SMISMEMBER', registry, 'queue'],
   DEL: (k) => ['DEL', k.paused],
   EXISTS: (k) => ['EXISTS', k.paused],
   SET: (k) => ['SET', k.paused, '1', 'NX'],

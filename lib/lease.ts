@@ -99,7 +99,8 @@ async function claimCall<T>(
   const now = Number(reply[0]);
   // Steps for other queues are due (a task others wait on finished): carried over apart from the
   // claim, so the worker goes on at once; a failure leaves them to the next claim.
-  if (reply[2] !== '' && Number(reply[2]) <= now) {
+  const carryAt = reply[2] === '' ? null : Number(reply[2]);
+  if (carryAt !== null && carryAt <= now) {
     void carry(ctx, queue).catch((err: unknown) => (onProblem ? onProblem(err) : ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet')));
   }
   const acked = reply.slice(3, 3 + acks.length).map((ok) => ok === 1);
@@ -125,7 +126,11 @@ async function claimCall<T>(
     };
     tasks.push(task);
   }
-  return { tasks, now, nextDue: reply[1] === '' ? null : Number(reply[1]), acked };
+  // Steps a carrier took and never reported (it died) are due again when its lease ends: an idle
+  // worker of this queue wakes then to carry them, not at its longest idle wait after.
+  let nextDue = reply[1] === '' ? null : Number(reply[1]);
+  if (carryAt !== null && carryAt > now) nextDue = Math.min(nextDue ?? carryAt, carryAt);
+  return { tasks, now, nextDue, acked };
 }
 
 function ackMemory(ctx: Context): number {

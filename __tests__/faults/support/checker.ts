@@ -162,10 +162,14 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * ('<group>|<order>|<id>' ready tasks held back by their group's limit), `gactive` (active tasks per
  * group) and `glimits` (the limits). Issue 6 added `paused` (present while claims are paused) and
  * `events` (the capped stream of task outcomes), and one key per prefix outside every queue:
- * `<prefix>:queues`, the registry of queue names.
+ * `<prefix>:queues`, the registry of queue names. Issue 14 added outcomes and de-dup modes
+ * (`results`, `kept`, `progress`, `windows`, `waiting`); issue 15 the queue limits (`limits`,
+ * `rates`, `gheld`) and dependencies: `blocked` (tasks waiting on others), `after` and
+ * `dependents` (lex indexes, '<id>|<ref>|<ref queue>' and '<ref>|<id>|<queue>'), `deplist`, and
+ * the steps between them, `settle` (this queue's) and `outbox` (other queues').
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
-const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events', 'results', 'kept', 'progress', 'windows', 'waiting'] as const;
+const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events', 'results', 'kept', 'progress', 'windows', 'waiting', 'limits', 'rates', 'gheld', 'blocked', 'after', 'dependents', 'deplist', 'settle', 'outbox'] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
   return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
@@ -210,6 +214,12 @@ interface Snapshot {
   progress: string[];
   /** until-start pointers: base id -> id of its waiting task. */
   waiting: Record<string, string>;
+  /** Tasks waiting on their dependencies. */
+  blocked: string[];
+  /** Members of `after` ('<id>|<ref>|<ref queue>'). */
+  after: string[];
+  /** Tasks with a dependency list. */
+  deplist: string[];
 }
 
 /** All of a queue's state at one instant: one MULTI, so it is consistent even while workers run. */
@@ -239,7 +249,13 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .hGetAll(k.gactive)
     .hKeys(k.progress)
     .hGetAll(k.waiting)
+    .zRange(k.blocked, 0, -1)
+    .zRange(k.after, 0, -1)
+    .hKeys(k.deplist)
     .exec()) as unknown[];
+  const deplist = replies.pop() as string[];
+  const after = replies.pop() as string[];
+  const blocked = replies.pop() as string[];
   const waiting = replies.pop() as Record<string, string>;
   const progress = replies.pop() as string[];
   const gactive = replies.pop() as Record<string, string>;
@@ -249,8 +265,8 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
   const byLevel = [ready, ...rest];
   const places = new Map<string, number>();
   const parkedIds = parked.map((m) => m.slice(m.lastIndexOf('|') + 1));
-  for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...parkedIds, ...active, ...dead]) places.set(id, (places.get(id) ?? 0) + 1);
-  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped, parked, gactive, progress, waiting };
+  for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...parkedIds, ...active, ...dead, ...blocked]) places.set(id, (places.get(id) ?? 0) + 1);
+  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped, parked, gactive, progress, waiting, blocked, after, deplist };
 }
 
 /** Each ready task waits in the list of its own level (or, with a group, in `grouped`), and every non-empty level is indexed. */
@@ -285,6 +301,17 @@ function checkRecords(s: Snapshot, report: Report): void {
   report('until-start pointer to no task', Object.values(s.waiting).filter((id) => !s.meta.has(id)));
 }
 
+/** A task waits on its dependencies exactly while it is marked so, and only waiting tasks have unsettled ones. */
+function checkWaiting(s: Snapshot, report: Report): void {
+  const blocked = new Set(s.blocked);
+  const marked = [...s.meta].filter(([, m]) => (JSON.parse(m) as { a?: number }).a !== undefined).map(([id]) => id);
+  report('task marked waiting but not in blocked', marked.filter((id) => !blocked.has(id)));
+  report('blocked task not marked waiting', s.blocked.filter((id) => !marked.includes(id)));
+  report('unsettled dependency of a task that is not waiting', s.after.filter((m) => !blocked.has(m.slice(0, m.indexOf('|')))));
+  report('waiting task with no unsettled dependency', s.blocked.filter((id) => !s.after.some((m) => m.startsWith(`${id}|`))));
+  report('dependency list without its task', s.deplist.filter((id) => !s.meta.has(id)));
+}
+
 /** The `held` index (worker|task) lists exactly the active leases, under their holders. */
 function checkLeases(s: Snapshot, report: Report): void {
   const leases = s.active.map((id) => `${(JSON.parse(s.meta.get(id) ?? '{}') as { w?: string }).w}|${id}`);
@@ -305,8 +332,11 @@ function checkGroupCounts(s: Snapshot, report: Report): void {
   report('group whose active count is off', [...groups].filter((g) => Number(s.gactive[g] ?? 0) !== (counted.get(g) ?? 0)));
 }
 
-/** Every broken invariant, as readable lines; [] when all hold. */
-export async function checkInvariants(client: RedisClientType, prefix: string, queue: string): Promise<string[]> {
+/**
+ * Every broken invariant, as readable lines; [] when all hold. `others`: the other queues under
+ * the same prefix, whose keys are not strays.
+ */
+export async function checkInvariants(client: RedisClientType, prefix: string, queue: string, others: string[] = []): Promise<string[]> {
   const problems: string[] = [];
   const report: Report = (rule, ids) => {
     if (ids.length > 0) problems.push(`${rule}: ${ids.length} (e.g. ${ids.slice(0, 3).join(', ')})`);
@@ -316,7 +346,9 @@ export async function checkInvariants(client: RedisClientType, prefix: string, q
   checkLeases(s, report);
   checkLevels(s, report);
   checkGroupCounts(s, report);
-  report('key outside the fixed key set', await strayKeys(client, prefix, new Set([...Object.values(layout(prefix, queue)), `${prefix}:queues`])));
+  checkWaiting(s, report);
+  const allowed = [queue, ...others].flatMap((q) => Object.values(layout(prefix, q)));
+  report('key outside the fixed key set', await strayKeys(client, prefix, new Set([...allowed, `${prefix}:queues`])));
   return problems;
 }
 

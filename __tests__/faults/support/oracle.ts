@@ -21,6 +21,8 @@ export interface Execution {
   serverNow?: number;
   /** When its lease began on the Redis clock (the claim's own now): leaseUntil − the lease. */
   claimedAt?: number;
+  /** The queue Redis's TIME when the handler's work ended (before its ack), with readServerTime. */
+  finishedAt?: number;
 }
 
 /** Something a worker's work() reported, or an abort of a handler's signal. */

@@ -74,6 +74,7 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
     const steps = work.outcomes ? setInterval(() => void task.progress({ attempt: task.attempt, step: 1 }), 3) : null;
     await new Promise((resolve) => setTimeout(resolve, ms));
     if (steps) clearInterval(steps);
+    if (clock) record.finishedAt = await redisTime(clock);
     await oracle.multi().rPush(keys.execs, JSON.stringify(record)).incr(keys.count).exec();
     // A payload may ask to fail once its lease is lost, so that the late call is a fail, not an ack.
     if (signal.aborted && (task.data as { onAbort?: string } | null)?.onAbort === 'throw') throw signal.reason;

@@ -33,7 +33,7 @@ export interface WorkConfig {
   workMs: [number, number];
   /** Also record handler starts (one more oracle write per task). */
   recordStarts?: boolean;
-  /** Read the queue Redis's TIME as each handler starts. */
+  /** Read the queue Redis's TIME as each handler starts and as its work ends. */
   readServerTime?: boolean;
   /**
    * Outcomes: the handler reports progress (at its start, awaited, then every few ms), records

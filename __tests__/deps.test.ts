@@ -63,6 +63,22 @@ describe('in one queue', () => {
     expect((await s.get(c.hash))!.lastError).toBe(`dependency default/${b.hash} dead`);
   });
 
+  it('a dead dependent purged or put again leaves no list of what it waited on', async () => {
+    const s = await redis.scheduler({ prefix: 'purged' });
+    const a = await s.put('gone', { maxAttempts: 1 });
+    const b = await s.put('b', { after: [a.hash] });
+    expect(await s.fail((await s.claim())!, { error: 'no' })).toBe('dead');
+    expect(await s.dependencies(b.hash)).toHaveLength(1);
+    // Revived without `after`: it is ready, waits on nothing, and lists nothing.
+    expect(await s.put('b')).toMatchObject({ hash: b.hash });
+    expect((await s.get(b.hash))!.state).toBe('ready');
+    expect(await s.dependencies(b.hash)).toEqual([]);
+    const c = await s.put('c', { after: [a.hash] });
+    expect((await s.get(c.hash))!.state).toBe('dead');
+    expect(await s.purgeDead()).toBe(2);
+    expect((await keysUnder(await redis.raw(), 'purged')).filter((k) => k.endsWith(':deplist'))).toEqual([]);
+  });
+
   it("onDependencyFailure 'cancel' cancels it; 'run' runs it once the rest are done", async () => {
     const s = await redis.scheduler();
     const bad = await s.put('bad', { maxAttempts: 1 });

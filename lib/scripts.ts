@@ -79,7 +79,7 @@ export const SCRIPTS = {
   progress: { flags: 'allow-oom', keys: ['active', 'meta', 'progress', 'events'], args: ['id', 'token', 'value', 'events'] },
   list: { flags: 'no-writes', keys: ['delayed', 'ready', 'active', 'dead', 'data', 'meta', ...LEVEL_KEYS, 'progress'], args: ['state', 'offset', 'limit', 'preview'] },
   redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake', ...LEVEL_KEYS], args: ['id', 'limit'] },
-  purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta', 'progress'], args: ['limit'] },
+  purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta', 'progress', 'deplist'], args: ['limit'] },
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS, 'paused'], args: [] },
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
   pause: { flags: 'allow-oom', keys: ['paused', 'wake'], args: ['paused'] },

@@ -4,6 +4,7 @@
   KEYS[2] <prefix>:{<queue>}:data  HASH  task id -> canonical JSON payload
   KEYS[3] <prefix>:{<queue>}:meta  HASH  task id -> JSON task metadata
   KEYS[4] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
+  KEYS[5] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
   ARGV[1] limit  most tasks to delete in this call
   Returns: how many were deleted ]]
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
@@ -12,5 +13,7 @@ for _, id in ipairs(ids) do
   redis.call('HDEL', KEYS[2], id)
   redis.call('HDEL', KEYS[3], id)
   redis.call('HDEL', KEYS[4], id)
+  -- Unconditional, unlike the claim's trim: purge is rare, and reading each meta costs more.
+  redis.call('HDEL', KEYS[5], id)
 end
 return #ids

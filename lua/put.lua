@@ -246,10 +246,12 @@ for i = 1, count do
       -- Within its window the identity stays taken, whatever became of its task.
       duplicate(old and id or base, closes)
     else
-      -- New, or a dead task revived by putting it again (it starts afresh: its progress goes).
+      -- New, or a dead task revived by putting it again (it starts afresh: its progress goes, and
+      -- the tasks it waited on before: this put's `after`, if any, is its list now).
       if old then
         redis.call('ZREM', KEYS[DEAD], id)
         if old.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+        if old.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
       end
       local meta = metaOf(o, o.at or now + (o.delay or 0))
       if id ~= base then

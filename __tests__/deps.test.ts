@@ -182,6 +182,16 @@ describe('across queues', () => {
     expect((await s.get(d.hash, { queue: 'down2' }))!.lastError).toBe(`dependency up2/${p.hash} dead`);
   });
 
+  it('a fail that kills the parent carries its dependents\' failure to their queue itself', async () => {
+    const s = await redis.scheduler();
+    const p = await s.put('p', { queue: 'f-up', maxAttempts: 1 });
+    const d = await s.put('d', { queue: 'f-down', after: [{ queue: 'f-up', hash: p.hash }] });
+    expect(await s.fail((await s.claim({ queue: 'f-up' }))!, { error: 'no' })).toBe('dead');
+    // No claim runs in either queue: the fail's own client carried the step.
+    await eventually(async () => (await s.get(d.hash, { queue: 'f-down' }))?.state === 'dead', 2000);
+    expect(await index(s, 'f-up', 'outbox')).toEqual([]);
+  });
+
   it('a worker of the parent queue carries the release when a parent finishes under it', async () => {
     const s = await redis.scheduler();
     const parents = await Promise.all([1, 2, 3].map((i) => s.put({ i }, { queue: 'w-up' })));

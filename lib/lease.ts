@@ -168,7 +168,15 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
   const o = parse(failOptions, options ?? {}, 'options');
   const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
   const args = [task.hash, task.token, retryIn, describe(o.error), o.maxAttempts ?? '', ctx.options.eventsMaxLength];
-  const call = async () => (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'merged' | 'lost';
+  const call = async () => {
+    const outcome = (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'merged' | 'lost';
+    // A task that went dead may have dependents in other queues: carry their steps now (a dead
+    // end is rare, and with nothing due this is one short call), not at this queue's next claim.
+    if (outcome === 'dead') {
+      void carry(ctx, task.queue).catch((err: unknown) => ctx.log.warn({ queue: task.queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
+    }
+    return outcome;
+  };
   return traced(channels.fail, () => ({ queue: task.queue, task, failure: o.error }), call);
 }
 

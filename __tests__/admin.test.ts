@@ -133,9 +133,41 @@ describe('list', () => {
     expect(dead.tasks[0].diedAt).toBeGreaterThanOrEqual(dead.tasks[1].diedAt!);
   });
 
+  it('pages waiting tasks longest waiting first, each with how many of its dependencies are not done yet', async () => {
+    const s = await redis.scheduler();
+    await s.put('x', { queue: 'other' });
+    const a = await s.put('a');
+    const b = await s.put('b');
+    const first = await s.put('first', { after: [a.hash, b.hash, { queue: 'other', hash: 'f'.repeat(32) }], delay: 60_000 });
+    await sleep(5);
+    const second = await s.put('second', { after: [a.hash] });
+    // Another queue's unknown hash counts as done once its registration is carried there: 2 left.
+    await eventually(async () => (await s.list('waiting')).tasks[0]?.waitingOn === 2);
+    const page = await s.list('waiting');
+    expect(page.total).toBe(2);
+    expect(page.tasks.map((t) => [t.hash, t.data, t.state, t.waitingOn, t.diedAt])).toEqual([
+      [first.hash, 'first', 'waiting', 2, null],
+      [second.hash, 'second', 'waiting', 1, null],
+    ]);
+    expect(page.tasks[0].runAt - page.now).toBeGreaterThan(50_000);
+    expect((await s.list('waiting', { offset: 1 })).tasks.map((t) => t.hash)).toEqual([second.hash]);
+    expect(await s.list('waiting', { offset: 1, limit: 1 })).toMatchObject({ total: 2, tasks: [{ hash: second.hash }] });
+    expect((await s.list('waiting', { limit: 1 })).tasks.map((t) => t.hash)).toEqual([first.hash]);
+    // Only waiting tasks carry the count.
+    expect((await s.list('ready')).tasks.map((t) => [t.data, t.waitingOn])).toEqual([['a', null], ['b', null]]);
+
+    // a done: second is released (ready), first waits on b alone.
+    expect(await s.ack((await s.claim())!)).toBe(true);
+    const after = await s.list('waiting');
+    expect(after.tasks.map((t) => [t.hash, t.waitingOn])).toEqual([[first.hash, 1]]);
+    expect(after.total).toBe(1);
+    expect((await previews(s, 'waiting', 4)).tasks).toMatchObject([{ hash: first.hash, preview: '"fir', bytes: 7, waitingOn: 1 }]);
+    expect(await s.stats()).toMatchObject({ ready: 2, waiting: 1, delayed: 0 });
+  });
+
   it('refuses a bad state or limit and reads nothing', async () => {
     const s = await redis.scheduler();
-    await expect(s.list('gone' as never)).rejects.toThrow("state: expected one of ready, delayed, active, dead");
+    await expect(s.list('gone' as never)).rejects.toThrow("state: expected one of ready, delayed, waiting, active, dead");
     await expect(s.list('ready', { limit: 0 })).rejects.toBeInstanceOf(ValidationError);
     await expect(s.list('ready', { queue: 'a*' })).rejects.toThrow(/^options\.queue: /);
     for (const preview of [0, -1, 1.5, 65_537, '10']) {
@@ -184,6 +216,21 @@ describe('queue registry and totals', () => {
     expect(await other.queues()).toEqual(['emails', expect.stringMatching(/^hot:[01]$/), 'orders']);
     await expect(s.put(1, { queue: 'bad queue' })).rejects.toBeInstanceOf(ValidationError);
     expect(await other.queues()).toHaveLength(3);
+  });
+
+  it('counts waiting tasks by state, and sums them over a sharded queue', async () => {
+    const s = await redis.scheduler();
+    const a = await s.put('a');
+    await s.put('b', { after: [a.hash] });
+    await s.put('c', { after: [a.hash], delay: 60_000 });
+    expect(await s.stats()).toMatchObject({ ready: 1, delayed: 0, waiting: 2, active: 0, dead: 0 });
+    const hot = s.sharded('hot', 2);
+    const roots = await Promise.all([0, 1, 2, 3].map((n) => hot.put(`root-${n}`)));
+    // A task waits in its own shard: put one after each root, each in the root's shard.
+    for (const [n, root] of roots.entries()) await s.put(`leaf-${n}`, { queue: root.queue, after: [root.hash] });
+    expect(await hot.stats()).toMatchObject({ ready: 4, waiting: 4 });
+    await s.ack((await s.claim())!);
+    expect(await s.stats()).toMatchObject({ ready: 1, delayed: 1, waiting: 0 });
   });
 
   it('counts added, deduplicated, completed, failed, dead, expired and lost leases across processes', async () => {

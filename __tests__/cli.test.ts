@@ -71,7 +71,8 @@ const ONE_LINE = /^docket: (?!unexpected error)[^\n]+\n$/;
 describe('stats', () => {
   it('shows one row per registered queue, and JSON equal to scheduler.stats()', async () => {
     const s = await redis.scheduler();
-    await s.putMany([{ data: 1, options: { queue: 'emails' } }, { data: 2, options: { queue: 'emails' } }, { data: 3, options: { queue: 'emails', delay: 60_000 } }]);
+    const [first] = await s.putMany([{ data: 1, options: { queue: 'emails' } }, { data: 2, options: { queue: 'emails' } }, { data: 3, options: { queue: 'emails', delay: 60_000 } }]);
+    await s.putMany([4, 5, 6].map((data) => ({ data, options: { queue: 'emails', after: [first.hash] } })));
     await s.put('r', { queue: 'reports' });
     await s.claim({ queue: 'reports' });
     await s.pause('reports');
@@ -79,9 +80,9 @@ describe('stats', () => {
 
     const table = await docket('stats');
     expect(table).toMatchObject({ code: 0, stderr: '' });
-    expect(row(table.stdout, 'QUEUE')).toEqual(['QUEUE', 'READY', 'DELAYED', 'ACTIVE', 'DEAD', 'PAUSED', 'COMPLETED', 'FAILED', 'EXPIRED', 'DEDUPED']);
-    expect(row(table.stdout, 'emails').map((c) => c.trim())).toEqual(['emails', '2', '1', '0', '0', 'no', '0', '0', '0', '0']);
-    expect(row(table.stdout, 'reports').map((c) => c.trim())).toEqual(['reports', '0', '0', '1', '0', 'yes', '0', '0', '0', '0']);
+    expect(row(table.stdout, 'QUEUE')).toEqual(['QUEUE', 'READY', 'DELAYED', 'WAITING', 'ACTIVE', 'DEAD', 'PAUSED', 'COMPLETED', 'FAILED', 'EXPIRED', 'DEDUPED']);
+    expect(row(table.stdout, 'emails').map((c) => c.trim())).toEqual(['emails', '2', '1', '3', '0', '0', 'no', '0', '0', '0', '0']);
+    expect(row(table.stdout, 'reports').map((c) => c.trim())).toEqual(['reports', '0', '0', '0', '1', '0', 'yes', '0', '0', '0', '0']);
 
     const json = await docket('stats', '--json');
     expect(json.code).toBe(0);
@@ -145,6 +146,35 @@ describe('list', () => {
     expect(died.stdout).not.toContain('    at '); // only the first line of the stack
   });
 
+  it('lists waiting tasks with how many of their dependencies are not done yet, and JSON equal to scheduler.list()', async () => {
+    const s = await redis.scheduler();
+    const a = await s.put('a', { queue: 'q' });
+    const b = await s.put('b', { queue: 'q' });
+    const both = await s.put({ after: 'both' }, { queue: 'q', after: [a.hash, b.hash], delay: 120_000, priority: 2 });
+    await sleep(5);
+    const one = await s.put({ after: 'one' }, { queue: 'q', after: [b.hash], group: 'g', key: 'k1' });
+    const docket = on(s.prefix);
+
+    const table = await docket('list', 'q', '--state', 'waiting');
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    expect(row(table.stdout, 'HASH')).toEqual(['HASH', 'WAITING ON', 'RUN AT', 'PRI', 'GROUP', 'KEY', 'EXPIRES', 'DATA']);
+    expect(row(table.stdout, both.hash).map((c) => c.trim())).toEqual([both.hash, '2', expect.stringMatching(/^(in 1m 5\ds|in 2m)$/), '2', '-', '-', '-', '{"after":"both"}']);
+    expect(row(table.stdout, one.hash).map((c) => c.trim())).toEqual([one.hash, '1', 'now', '0', 'g', 'k1', '-', '{"after":"one"}']);
+    expect(table.stdout.indexOf(both.hash)).toBeLessThan(table.stdout.indexOf(one.hash));
+    expect(table.stdout).toMatch(/\n1-2 of 2 waiting tasks in queue 'q'\n$/);
+
+    const json = JSON.parse((await docket('list', 'q', '--state', 'waiting', '--json')).stdout);
+    expect(json).toEqual({ queue: 'q', state: 'waiting', offset: 0, limit: 100, total: 2, now: expect.any(Number), tasks: (await s.list('waiting', { queue: 'q' })).tasks });
+    expect(json.tasks.map((t: { waitingOn: number }) => t.waitingOn)).toEqual([2, 1]);
+    const second = await docket('list', 'q', '--state', 'waiting', '--offset', '1');
+    expect(second.stdout).not.toContain(both.hash);
+    expect(second.stdout).toMatch(/\n2-2 of 2 waiting tasks in queue 'q'\n$/);
+
+    // a and b done: nothing waits any more.
+    for (let i = 0; i < 2; i++) await s.ack((await s.claim({ queue: 'q' }))!);
+    expect((await docket('list', 'q', '--state', 'waiting')).stdout).toBe("no waiting tasks in queue 'q'\n");
+  });
+
   it('pages with --limit and --offset', async () => {
     const s = await redis.scheduler();
     const puts = await s.putMany([1, 2, 3].map((n) => ({ data: n, options: { queue: 'q' } })));
@@ -174,10 +204,56 @@ describe('inspect', () => {
     expect(text.stdout).toMatch(/\nlast error +Error: boom\n +second line\n/);
 
     const json = JSON.parse((await docket('inspect', 'q', hash, '--json')).stdout);
-    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }) });
+    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }), dependencies: [] });
+    expect(text.stdout).not.toContain('put after');
 
     const missing = await docket('inspect', 'q', 'f'.repeat(32));
     expect(missing).toEqual({ code: 1, stdout: '', stderr: `docket: no task ${'f'.repeat(32)} in queue 'q'\n` });
+  });
+});
+
+describe('inspect: dependencies', () => {
+  it('lists the tasks a task was put after with the state of each, escaped, and --json gives them as dependencies() has them', async () => {
+    const s = await redis.scheduler();
+    await s.put('elsewhere', { queue: 'other' });
+    const done = await s.put('done', { queue: 'q', keepResult: 60_000 });
+    const live = await s.put('live', { queue: 'q' });
+    await s.ack((await s.claim({ queue: 'q' }))!);
+    const odd = 'gone\u202Eexe.pdf';
+    const waiter = await s.put('waiter', { queue: 'q', after: [done.hash, live.hash, { queue: 'other', hash: odd }] });
+    const docket = on(s.prefix);
+
+    const text = await docket('inspect', 'q', waiter.hash);
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    expect(text.stdout).toMatch(/\nstate +waiting\n/);
+    const deps = text.stdout.slice(text.stdout.indexOf('\nput after 3 tasks:\n'));
+    expect(row(deps, 'QUEUE')).toEqual(['QUEUE', 'HASH', 'STATE']);
+    expect(row(deps, 'q').length).toBe(3);
+    expect(deps).toMatch(new RegExp(`\\nq +${done.hash} +done\\n`));
+    expect(deps).toMatch(new RegExp(`\\nq +${live.hash} +pending\\n`));
+    expect(row(deps, 'other')).toEqual(['other', 'gone\\u202Eexe.pdf', 'gone']);
+    expect(deps).toContain('gone: no record and no kept outcome');
+    expect(text.stdout).not.toMatch(/[\u202a-\u202e]/);
+
+    const json = JSON.parse((await docket('inspect', 'q', waiter.hash, '--json')).stdout);
+    expect(json).toEqual({ now: expect.any(Number), task: await s.get(waiter.hash, { queue: 'q' }), dependencies: await s.dependencies(waiter.hash, { queue: 'q' }) });
+    expect(json.dependencies.map((d: { hash: string; outcome: { state: string } | null }) => [d.hash, d.outcome?.state ?? null])).toEqual([
+      [done.hash, 'done'],
+      [live.hash, 'pending'],
+      [odd, null],
+    ]);
+  });
+
+  it('shows the first 50 of many, and says how many more --json lists', async () => {
+    const s = await redis.scheduler();
+    const roots = await s.putMany(Array.from({ length: 60 }, (_, i) => ({ data: i, options: { queue: 'q' } })));
+    const waiter = await s.put('waiter', { queue: 'q', after: roots.map((r) => r.hash) });
+    const docket = on(s.prefix);
+    const text = (await docket('inspect', 'q', waiter.hash)).stdout;
+    expect(text).toContain('\nput after 60 tasks:\n');
+    expect(text.split('\n').filter((l) => / pending$/.test(l))).toHaveLength(50);
+    expect(text).toContain('… and 10 more (--json lists them all)\n');
+    expect(JSON.parse((await docket('inspect', 'q', waiter.hash, '--json')).stdout).dependencies).toHaveLength(60);
   });
 });
 
@@ -197,7 +273,7 @@ describe('inspect: progress and kept outcomes', () => {
     expect(text.stdout).toMatch(/\nprogress +\{"done":3,"of":10\}\n/);
     expect(text.stdout).toMatch(/\nkeep result +1m 30s once finished\n/);
     const json = JSON.parse((await docket('inspect', 'q', hash, '--json')).stdout);
-    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }) });
+    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }), dependencies: [] });
     expect(json.task.progress).toEqual({ done: 3, of: 10 });
 
     // Before any report, and without keepResult: a dash, and no keep result line.
@@ -472,7 +548,7 @@ describe('watch', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     const [first, second] = result.stdout.split(/\n(?=docket watch)/);
     expect(first).toMatch(new RegExp(`^docket watch  prefix '${s.prefix}'  \\S+Z  every 0.2s, Ctrl-C to stop\\n`));
-    expect(row(first, 'q').map((c) => c.trim())).toEqual(['q', '1', '1', '0', '0', 'no', '0', '0', '0', '0', '-', '-']);
+    expect(row(first, 'q').map((c) => c.trim())).toEqual(['q', '1', '1', '0', '0', '0', 'no', '0', '0', '0', '0', '-', '-']);
     expect(row(second, 'q').slice(-2).map((c) => c.trim())).toEqual(['0.0', '0.0']);
   });
 
@@ -715,7 +791,7 @@ describe('usage', () => {
     ['a missing argument', ['inspect', 'q'], /inspect: missing <hash>/],
     ['an extra argument', ['pause', 'q', 'r'], /pause: unexpected argument 'r'/],
     ['a missing --state', ['list', 'q'], /list: missing --state/],
-    ['a bad --state', ['list', 'q', '--state', 'done'], /bad --state 'done': expected one of ready, delayed, active, dead/],
+    ['a bad --state', ['list', 'q', '--state', 'done'], /bad --state 'done': expected one of ready, delayed, waiting, active, dead$/m],
     ['a --limit of 0', ['list', 'q', '--state', 'ready', '--limit', '0'], /bad --limit '0': expected a whole number from 1 to 1000/],
     ['a --limit over 1000', ['list', 'q', '--state', 'ready', '--limit', '1001'], /bad --limit '1001'/],
     ['a --limit that is no number', ['list', 'q', '--state', 'ready', '--limit', '5x'], /bad --limit '5x'/],

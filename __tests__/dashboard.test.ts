@@ -32,10 +32,11 @@ function serve(s: Scheduler, options?: DashboardOptions): Promise<string> {
   return listen(createDashboard(s, options));
 }
 
-/** A queue with tasks in every state: 2 ready, 2 delayed, 1 active (held), 2 dead with errors. */
+/** A queue with tasks in every state: 2 ready, 2 delayed, 1 waiting (on the active one), 1 active (held), 2 dead with errors. */
 async function seed(s: Scheduler, queue = 'mail') {
   await s.put({ job: 'active' }, { queue });
   const held = (await s.claim({ queue, lease: 60_000 }))!;
+  const waiting = (await s.put({ job: 'waiting' }, { queue, after: [held.hash] })).hash;
   const dead: string[] = [];
   for (const n of [1, 2]) {
     const { hash } = await s.put({ job: `dead-${n}` }, { queue, maxAttempts: 1 });
@@ -44,7 +45,7 @@ async function seed(s: Scheduler, queue = 'mail') {
   }
   const ready = [(await s.put({ job: 'ready-1' }, { queue })).hash, (await s.put({ job: 'ready-2' }, { queue })).hash];
   const delayed = [(await s.put({ job: 'soon' }, { queue, delay: 30_000 })).hash, (await s.put({ job: 'later' }, { queue, delay: 300_000 })).hash];
-  return { queue, held, dead, ready, delayed };
+  return { queue, held, dead, ready, delayed, waiting };
 }
 
 async function getPage(url: string, init?: RequestInit): Promise<{ status: number; body: string; res: Response }> {
@@ -105,8 +106,9 @@ describe('page and overview API', () => {
     expect(status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const stats = await s.stats({ queue });
-    expect(shownCounts(body)).toEqual({ ready: 2, delayed: 2, active: 1, dead: 2, expired: 0, deduplicated: 0 });
-    expect(shownCounts(body)).toEqual({ ready: stats.ready, delayed: stats.delayed, active: stats.active, dead: stats.dead, expired: stats.expired, deduplicated: stats.deduplicated });
+    expect(shownCounts(body)).toEqual({ ready: 2, delayed: 2, waiting: 1, active: 1, dead: 2, expired: 0, deduplicated: 0 });
+    expect(shownCounts(body)).toEqual({ ready: stats.ready, delayed: stats.delayed, waiting: stats.waiting, active: stats.active, dead: stats.dead, expired: stats.expired, deduplicated: stats.deduplicated });
+    expect(body).toMatch(/<tr data-queue="mail"[^>]*>.*?<td class="num waiting" data-count="waiting">1<\/td>/s);
     // Every queue in the table, the first one chosen by default.
     await s.put('x', { queue: 'another' });
     const first = await getPage(`${base}/`);
@@ -146,7 +148,48 @@ describe('page and overview API', () => {
     expect(o.selected?.throughput.buckets.reduce((n, b) => n + b.dead, 0)).toBe(2);
     expect(o.fragments).toBeUndefined();
     const withHtml = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as { fragments: Record<string, string> };
-    expect(Object.keys(withHtml.fragments).sort()).toEqual(['active', 'chart', 'dead', 'limits', 'queues', 'summary', 'timeline']);
+    expect(Object.keys(withHtml.fragments).sort()).toEqual(['active', 'chart', 'dead', 'limits', 'queues', 'summary', 'timeline', 'waiting']);
+  });
+
+  it('lists waiting tasks with how many of their dependencies are not done, a lookup link, and buttons that act on them', async () => {
+    const s = await redis.scheduler();
+    const { queue, held, waiting } = await seed(s);
+    const other = await s.put({ job: 'other' }, { queue });
+    await sleep(5);
+    const later = await s.put({ job: 'after both' }, { queue, after: [held.hash, other.hash], delay: 600_000 });
+    expect(later.added).toBe(true);
+    const base = await serve(s);
+
+    const o = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as Overview & { fragments: Record<string, string> };
+    expect(o.selected?.waiting.total).toBe(2);
+    expect(o.selected?.waiting.tasks.map((t) => [t.hash, t.state, t.waitingOn, t.preview])).toEqual([
+      [waiting, 'waiting', 1, '{"job":"waiting"}'],
+      [later.hash, 'waiting', 2, '{"job":"after both"}'],
+    ]);
+    expect(o.selected?.active.tasks[0].waitingOn).toBeNull();
+    const html = o.fragments.waiting;
+    expect(html).toContain('<span class="dot waiting"></span>Waiting <span class="count">2</span>');
+    expect(html).toMatch(new RegExp(`data-hash="${later.hash}">.*?<td class="num" data-waiting-on="2"><a href="/\\?queue=${queue}&amp;hash=${later.hash}"[^>]*>2</a></td><td class="num"><time [^>]*>in (9 min 5\\d s|10 min)</time></td>`, 's'));
+    expect(html).toMatch(new RegExp(`data-hash="${waiting}">.*?>at once</time>`, 's'));
+    expect(html).toContain(`name="hash" value="${later.hash}"><select name="delay"`);
+    // The first paint has the section too, in the page's order.
+    const { body } = await getPage(`${base}/?queue=${queue}`);
+    const order = [...body.matchAll(/data-fragment="(\w+)">/g)].map((m) => m[1]);
+    expect(order).toEqual(['queues', 'summary', 'limits', 'task', 'chart', 'timeline', 'waiting', 'active', 'dead']);
+
+    // Its buttons act on it: cancel takes it off every list.
+    const csrf = { 'x-csrf-token': csrfOf(body) };
+    expect((await post(`${base}/api/cancel`, { queue, hash: later.hash }, csrf)).status).toBe(200);
+    expect(await s.get(later.hash, { queue })).toBeNull();
+    expect(await s.stats({ queue })).toMatchObject({ waiting: 1 });
+    const after = (await (await fetch(`${base}/api/overview?queue=${queue}`)).json()) as Overview;
+    expect(after.selected?.waiting).toEqual({ total: 1, tasks: [expect.objectContaining({ hash: waiting, waitingOn: 1 })] });
+
+    // Nothing waiting: said so.
+    await s.ack(held);
+    const none = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as Overview & { fragments: Record<string, string> };
+    expect(none.selected?.waiting).toEqual({ total: 0, tasks: [] });
+    expect(none.fragments.waiting).toContain('No task is waiting on another.');
   });
 
   it('shows an empty state before any queue exists, and refuses a bad queue name with 400', async () => {
@@ -168,7 +211,10 @@ describe('page and overview API', () => {
     await s.put(`</script><script>alert(2)</script>`, { queue: 'xss', delay: 60_000 });
     await s.put({ n: 1 }, { queue: 'xss', maxAttempts: 1 });
     await s.fail((await s.claim({ queue: 'xss' }))!, { error: new Error(evil) });
+    const { hash } = await s.put({ html: evil, live: true }, { queue: 'xss' });
+    await s.put({ html: evil, waiting: true }, { queue: 'xss', after: [hash] });
     const { body } = await getPage(`${await serve(s)}/?queue=xss`);
+    expect(body).toMatch(/<section class="card" data-fragment="waiting">.*&lt;img src=x onerror=alert\(1\)&gt;.*<\/section>/s);
     expect(body).not.toContain('<img src=x');
     expect(body).not.toContain('<script>alert');
     expect(body).toContain('&lt;img src=x onerror=alert(1)&gt;');
@@ -772,6 +818,53 @@ describe('progress and task lookup', () => {
     expect(unknown.status).toBe(200);
     expect(unknown.body).toContain('data-found="none"');
     expect(unknown.body).toContain('No such task in this queue, and no kept outcome.');
+  });
+
+  it('shows what a looked-up task was put after, each with its state and a link to look it up, escaped', async () => {
+    const s = await redis.scheduler();
+    const queue = 'jobs';
+    await s.put('elsewhere', { queue: 'other' });
+    const done = await s.put({ job: 'done' }, { queue, keepResult: 60_000 });
+    const live = await s.put({ job: 'live' }, { queue });
+    await s.ack((await s.claim({ queue }))!);
+    const odd = `gone${hostile}`;
+    const waiter = await s.put({ job: 'waiter' }, { queue, after: [done.hash, live.hash, { queue: 'other', hash: odd }] });
+    const base = await serve(s);
+
+    const found = await task(base, queue, waiter.hash);
+    expect(found.body.task).toMatchObject({
+      state: 'waiting',
+      waitingOn: null,
+      dependencyCount: 3,
+      dependencies: [
+        { queue, hash: done.hash, state: 'done' },
+        { queue, hash: live.hash, state: 'pending' },
+        { queue: 'other', hash: odd, state: 'gone' },
+      ],
+    });
+    const { body } = await getPage(`${base}/?queue=${queue}&hash=${waiter.hash}`);
+    expect(body).toContain('<dt>put after (3)</dt><dd><ul class="deps">');
+    expect(body).toContain(`<li data-dependency="${done.hash}"><span class="state done">done</span> <a href="/?queue=${queue}&amp;hash=${done.hash}"><code>${done.hash}</code></a></li>`);
+    expect(body).toContain(`<span class="state pending">pending</span> <a href="/?queue=${queue}&amp;hash=${live.hash}">`);
+    // Another queue's task is named with its queue, and its link looks it up there.
+    expect(body).toContain(`<span class="state gone">gone</span> <a href="/?queue=other&amp;hash=${encodeURIComponent(odd)}"><code>gone&lt;/script&gt;&lt;script&gt;alert(1)`);
+    expect(body).toContain('</code></a> <span class="dim">in</span> other</li>');
+    expect(body).not.toContain('<img src=x');
+    expect(body.match(/<script/g)).toHaveLength(2);
+    expect(visibleText(body)).not.toMatch(HIDDEN);
+
+    // A task put without `after`: nothing of the kind.
+    expect((await task(base, queue, live.hash)).body.task).toMatchObject({ dependencies: [], dependencyCount: 0 });
+    expect((await getPage(`${base}/?queue=${queue}&hash=${live.hash}`)).body).not.toContain('<dt>put after');
+
+    // Many: the first 100, and how many more.
+    const roots = await s.putMany(Array.from({ length: 120 }, (_, i) => ({ data: i, options: { queue: 'many' } })));
+    const crowd = await s.put('crowd', { queue: 'many', after: roots.map((r) => r.hash) });
+    const many = await task(base, 'many', crowd.hash);
+    expect(many.body.task.dependencies).toHaveLength(100);
+    expect(many.body.task.dependencyCount).toBe(120);
+    expect((await getPage(`${base}/?queue=many&hash=${crowd.hash}`)).body).toContain('<dt>put after (120)</dt>');
+    expect((await getPage(`${base}/?queue=many&hash=${crowd.hash}`)).body).toContain('<li class="dim">and 20 more</li></ul>');
   });
 
   it('asks for the access token on a lookup like everywhere else', async () => {

@@ -20,7 +20,8 @@ describe('registerMetrics', () => {
     const producer = await redis.scheduler({ prefix: s.prefix });
     await producer.putMany([{ data: 1, options: { queue: 'mail' } }, { data: 2, options: { queue: 'mail', maxAttempts: 1 } }, { data: 3, options: { queue: 'mail', delay: 60_000 } }]);
     await producer.put(1, { queue: 'mail' });
-    await producer.put('x', { queue: 'sms' });
+    const x = await producer.put('x', { queue: 'sms' });
+    await producer.put('after x', { queue: 'sms', after: [x.hash] });
     const [a, b] = await producer.claimMany(2, { queue: 'mail' });
     await producer.ack(a);
     await producer.fail(b, { error: 'nope' });
@@ -33,6 +34,8 @@ describe('registerMetrics', () => {
     expect(value(text, 'docket_tasks{queue="mail",state="dead"}')).toBe(1);
     expect(value(text, 'docket_tasks{queue="mail",state="ready"}')).toBe(0);
     expect(value(text, 'docket_tasks{queue="sms",state="ready"}')).toBe(1);
+    expect(value(text, 'docket_tasks{queue="sms",state="waiting"}')).toBe(1);
+    expect(value(text, 'docket_tasks{queue="mail",state="waiting"}')).toBe(0);
     expect(value(text, 'docket_paused{queue="sms"}')).toBe(1);
     expect(value(text, 'docket_paused{queue="mail"}')).toBe(0);
     expect(value(text, 'docket_put_total{queue="mail"}')).toBe(4);
@@ -52,7 +55,9 @@ describe('registerMetrics', () => {
     await new Promise((r) => setTimeout(r, 600));
     const later = await registry.metrics();
     expect(value(later, 'docket_completed_total{queue="sms"}')).toBe(1);
-    expect(value(later, 'docket_tasks{queue="sms",state="ready"}')).toBe(0);
+    // x done: the task put after it is ready now.
+    expect(value(later, 'docket_tasks{queue="sms",state="ready"}')).toBe(1);
+    expect(value(later, 'docket_tasks{queue="sms",state="waiting"}')).toBe(0);
   });
 
   it('reports only the queues given, under a prefix of choice, and refuses bad arguments', async () => {

@@ -212,7 +212,7 @@ describe('get and stats', () => {
     await s.put(3, { queue: 'side' });
     await s.claim();
     expect(await s.stats()).toEqual({
-      ready: 0, delayed: 1, active: 1, dead: 0, expired: 0, deduplicated: 0, replaced: 0, paused: false,
+      ready: 0, delayed: 1, waiting: 0, active: 1, dead: 0, expired: 0, deduplicated: 0, replaced: 0, paused: false,
       totals: { added: 2, deduplicated: 0, replaced: 0, merged: 0, completed: 0, failed: 0, dead: 0, expired: 0, leaseLost: 0 },
     });
     expect(await s.stats({ queue: 'side' })).toMatchObject({ ready: 1, delayed: 0, active: 0 });

@@ -34,6 +34,8 @@ export interface QueueTotals {
 export interface QueueStats {
   ready: number;
   delayed: number;
+  /** Tasks waiting on the tasks they were put after (put option `after`). */
+  waiting: number;
   active: number;
   dead: number;
   /** Tasks dropped because they expired unclaimed, since the queue began (= totals.expired). */
@@ -73,8 +75,11 @@ interface Page<Item> {
   tasks: Item[];
 }
 
-/** A listed task: what get() reports, and when it died (dead tasks only, else null). */
-export type ListedTask<T = Json> = TaskInfo<T> & { diedAt: number | null };
+/**
+ * A listed task: what get() reports, when it died (dead tasks only, else null), and how many of
+ * the tasks it was put after it still waits on (waiting tasks only, else null).
+ */
+export type ListedTask<T = Json> = TaskInfo<T> & { diedAt: number | null; waitingOn: number | null };
 
 /** A listed task read with `preview`: everything but `data`, and the start of the payload instead. */
 export type PreviewTask = Omit<ListedTask, 'data'> & {
@@ -92,9 +97,10 @@ export type TaskPage<T = Json> = Page<ListedTask<T>>;
 /** A page of tasks with previews of their payloads (list() with `preview`). */
 export type PreviewPage = Page<PreviewTask>;
 
-export const STATES: readonly TaskState[] = ['ready', 'delayed', 'active', 'dead'];
+/** Every state, in the order the views show them. */
+export const STATES = ['ready', 'delayed', 'waiting', 'active', 'dead'] as const satisfies readonly TaskState[];
 
-const stateArg = z.enum(STATES as [TaskState, ...TaskState[]], { error: `expected one of ${STATES.join(', ')}` });
+const stateArg = z.enum(STATES, { error: `expected one of ${STATES.join(', ')}` });
 /** Past this, a preview is no preview: a whole payload is what list() without it returns. */
 const MAX_PREVIEW_BYTES = 65_536;
 const PREVIEW_HINT = `must be a whole number of bytes from 1 to ${MAX_PREVIEW_BYTES}`;
@@ -121,17 +127,18 @@ const COUNTERS: Record<keyof QueueTotals, string> = {
 export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
   const reply = (await ctx.scripts.run('stats', ctx.keys(queue), [])) as Array<string | number>;
   const counters = new Map<string, number>();
-  for (let i = 5; i < reply.length; i += 2) counters.set(String(reply[i]), Number(reply[i + 1]));
+  for (let i = 6; i < reply.length; i += 2) counters.set(String(reply[i]), Number(reply[i + 1]));
   const totals = Object.fromEntries(Object.entries(COUNTERS).map(([field, name]) => [field, counters.get(name) ?? 0])) as unknown as QueueTotals;
   return {
     ready: Number(reply[0]),
     delayed: Number(reply[1]),
     active: Number(reply[2]),
     dead: Number(reply[3]),
+    waiting: Number(reply[4]),
     expired: totals.expired,
     deduplicated: totals.deduplicated,
     replaced: totals.replaced,
-    paused: Number(reply[4]) === 1,
+    paused: Number(reply[5]) === 1,
     totals,
   };
 }
@@ -155,13 +162,16 @@ export async function list<T>(ctx: Context, state: unknown, options?: ListOption
   return { ...page, tasks: records.map((r) => toPreview(queue, s, r)) };
 }
 
-/** One task of the list script's reply: id, payload (or its head; null when missing), payload bytes, meta, score. */
+/**
+ * One task of the list script's reply: id, payload (or its head; null when missing), payload
+ * bytes, meta, score (a waiting task's: its unsettled dependencies), progress (or its head).
+ */
 type ListReplyTask = [id: string, payload: string | null, bytes: number, meta: string, score: string, progress: string | null];
 
 function toListed<T>(queue: string, state: TaskState, [id, payload, , meta, score, progress]: ListReplyTask): ListedTask<T> {
   // A missing payload (a damaged record) reads as null, as it always has.
   const info = toTaskInfo<T>(queue, id, [payload ?? 'null', meta, state, progress]);
-  return { ...info, diedAt: state === 'dead' ? Number(score) : null };
+  return { ...info, diedAt: state === 'dead' ? Number(score) : null, waitingOn: state === 'waiting' ? Number(score) : null };
 }
 
 function toPreview(queue: string, state: TaskState, [id, payload, bytes, meta, score, progress]: ListReplyTask): PreviewTask {
@@ -191,7 +201,7 @@ function wholeJson(text: string): Json | null {
 /** The fields of a task whose record cannot be read: nothing but NaN and null. */
 const UNREADABLE = {
   runAt: NaN, expireAt: null, attempts: NaN, maxAttempts: NaN, priority: false, level: 0,
-  group: null, key: null, leaseUntil: null, worker: null, diedAt: null, progress: null, keepResult: null, timeout: null,
+  group: null, key: null, leaseUntil: null, worker: null, diedAt: null, waitingOn: null, progress: null, keepResult: null, timeout: null,
 } as const;
 
 /**
@@ -239,7 +249,7 @@ export async function register(ctx: Context, queue: string): Promise<void> {
 export function sumStats(all: QueueStats[]): QueueStats {
   const add = <K extends string>(keys: readonly K[], pick: (s: QueueStats) => Record<K, number>) =>
     Object.fromEntries(keys.map((k) => [k, all.reduce((n, s) => n + pick(s)[k], 0)])) as Record<K, number>;
-  const counts = add(['ready', 'delayed', 'active', 'dead', 'expired', 'deduplicated', 'replaced'] as const, (s) => s);
+  const counts = add([...STATES, 'expired', 'deduplicated', 'replaced'] as const, (s) => s);
   const totals = add(Object.keys(COUNTERS) as Array<keyof QueueTotals>, (s) => s.totals);
   return { ...counts, paused: all.length > 0 && all.every((s) => s.paused), totals };
 }

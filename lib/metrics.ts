@@ -4,7 +4,7 @@
  * totals the scripts keep. So every process that exports them reports the same queue-wide figures,
  * which survive restarts, and nothing is counted in this process's memory.
  */
-import type { QueueStats } from './admin';
+import { STATES, type QueueStats } from './admin';
 import { MissingPeerError, ValidationError } from './errors';
 
 /** What registerMetrics needs of a prom-client Registry (any prom-client 14 or 15). */
@@ -40,8 +40,6 @@ const COUNTERS = [
   ['expired_total', 'Tasks dropped unclaimed after their expiry', (s: QueueStats) => s.totals.expired],
   ['lease_lost_total', 'Leases that lapsed before an ack or fail', (s: QueueStats) => s.totals.leaseLost],
 ] as const;
-
-const STATES = ['ready', 'delayed', 'active', 'dead'] as const;
 
 /** One scrape reads each queue's stats once, however many metrics use them. */
 const SNAPSHOT_MS = 500;

@@ -1,7 +1,8 @@
 #!lua flags=no-writes
 --[[ list: a page of a queue's tasks in one state, in the order they will leave it, for operators.
   Ready tasks come in claim order: priority levels 9 to 1, the fair groups (by tag), normal tasks,
-  then the tasks parked by their group's limit. Delayed: earliest run-at first. Active: the
+  then the tasks parked by their group's limit. Delayed: earliest run-at first. Waiting (on their
+  dependencies, which settle in no order known ahead): the longest waiting first. Active: the
   soonest lease end first. Dead: the most recent death first.
   KEYS[1]  <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
   KEYS[2]  <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
@@ -25,14 +26,16 @@
   KEYS[20] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[21] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   KEYS[22] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
-  ARGV[1] state   delayed, ready, active or dead
+  KEYS[23] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
+  KEYS[24] <prefix>:{<queue>}:after    ZSET  lex: '<id>|<ref>|<ref queue>' dependencies not yet settled, score 0
+  ARGV[1] state   delayed, ready, waiting, active or dead
   ARGV[2] offset  how many to skip
   ARGV[3] limit   most tasks to return
   ARGV[4] preview most payload bytes to return per task, cut at a UTF-8 character boundary; 0 = all
   Returns: { now, total in that state, then id, payload (or its first bytes), payload bytes,
     meta JSON, score or '', progress JSON (or its first bytes) or false for each task }: score is
-    the run-at (delayed), lease end (active) or died-at (dead). A task whose payload is missing (a
-    damaged record) has false and 0. ]]
+    the run-at (delayed), lease end (active), died-at (dead), or how many of its dependencies are
+    not yet settled (waiting). A task whose payload is missing (a damaged record) has false and 0. ]]
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local state, skip, want = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -72,6 +75,7 @@ end
 if state == 'delayed' then take(redis.call('ZCARD', KEYS[1]), zset(KEYS[1]))
 elseif state == 'active' then take(redis.call('ZCARD', KEYS[3]), zset(KEYS[3]))
 elseif state == 'dead' then take(redis.call('ZCARD', KEYS[4]), zset(KEYS[4], true))
+elseif state == 'waiting' then take(redis.call('ZCARD', KEYS[23]), zset(KEYS[23]))
 else
   for level = 9, 1, -1 do take(redis.call('LLEN', KEYS[7 + level]), bare('LRANGE', KEYS[7 + level])) end
   take(redis.call('ZCARD', KEYS[17]), bare('ZRANGE', KEYS[17]))
@@ -87,7 +91,11 @@ for i = 1, #picked, 2 do
     local payload = redis.call('HGET', KEYS[5], id)
     table.insert(out, id); table.insert(out, payload and head(payload))
     table.insert(out, payload and #payload or 0)
-    table.insert(out, meta); table.insert(out, picked[i + 1])
+    -- A waiting task's score says what it waits for: its unsettled dependencies (ids hold no
+    -- '|', so '<id>|' bounds its entries), one O(log n) count each, for this page only.
+    local score = picked[i + 1]
+    if state == 'waiting' then score = redis.call('ZLEXCOUNT', KEYS[24], '[' .. id .. '|', '[' .. id .. '|\255') end
+    table.insert(out, meta); table.insert(out, score)
     local progress = string.find(meta, '"pg":', 1, true) and redis.call('HGET', KEYS[22], id)
     table.insert(out, progress and head(progress) or false)
   end

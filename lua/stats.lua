@@ -21,7 +21,8 @@
   KEYS[19] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[20] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   KEYS[21] <prefix>:{<queue>}:paused   STRING present while the queue is paused: claims lease nothing
-  Returns: { ready, delayed, active, dead, paused (1|0), counter name, count, ... } ]]
+  KEYS[22] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
+  Returns: { ready, delayed, active, dead, waiting, paused (1|0), counter name, count, ... } ]]
 -- Ready tasks wait in the level-0 list, the nine priority-level lists and the grouped set.
 local ready = redis.call('LLEN', KEYS[1])
 for level = 1, 9 do ready = ready + redis.call('LLEN', KEYS[6 + level]) end
@@ -29,7 +30,8 @@ for level = 1, 9 do ready = ready + redis.call('LLEN', KEYS[6 + level]) end
 ready = ready + redis.call('ZCARD', KEYS[16]) + redis.call('ZCARD', KEYS[18])
 local out = {
   ready, redis.call('ZCARD', KEYS[2]),
-  redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4]), redis.call('EXISTS', KEYS[21]),
+  redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4]), redis.call('ZCARD', KEYS[22]),
+  redis.call('EXISTS', KEYS[21]),
 }
 for _, v in ipairs(redis.call('HGETALL', KEYS[5])) do table.insert(out, v) end
 return out

@@ -40,7 +40,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   timeout: '--timeout <ms>        deadline of connecting and of each Redis call (default 3000)',
   json: '--json                print JSON instead of a table',
   help: '-h, --help            show help',
-  state: '--state <state>       ready, delayed, active or dead (required)',
+  state: '--state <state>       ready, delayed, waiting, active or dead (required)',
   limit: '--limit <n>           most tasks to list, 1 to 1000 (default 100)',
   offset: '--offset <n>          tasks to skip first (default 0)',
   all: '--all                 every dead task of the queue',
@@ -110,7 +110,7 @@ export function hashArg(text: string | undefined): string {
   return text;
 }
 
-/** `--state`: required, one of the four states. */
+/** `--state`: required, one of the states (STATES). */
 export function stateArg(text: string | undefined): TaskState {
   if (text === undefined) throw new UsageError(`list: missing --state (one of ${STATES.join(', ')})`);
   if (!(STATES as readonly string[]).includes(text)) throw new UsageError(`bad --state '${text}': expected one of ${STATES.join(', ')}`);

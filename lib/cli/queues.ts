@@ -29,14 +29,14 @@ export function statsJson(row: QueueRow): Record<string, unknown> {
 /** The stats table's columns; watch appends its rates. */
 export const STATS_COLUMNS: Column[] = [
   { title: 'QUEUE' },
-  ...['READY', 'DELAYED', 'ACTIVE', 'DEAD'].map((title) => ({ title, right: true })),
+  ...['READY', 'DELAYED', 'WAITING', 'ACTIVE', 'DEAD'].map((title) => ({ title, right: true })),
   { title: 'PAUSED' },
   ...['COMPLETED', 'FAILED', 'EXPIRED', 'DEDUPED'].map((title) => ({ title, right: true })),
 ];
 
 /** A row's cells under STATS_COLUMNS. */
 export function statsCells({ queue, stats: st }: QueueRow): string[] {
-  const counts = [st.ready, st.delayed, st.active, st.dead];
+  const counts = [st.ready, st.delayed, st.waiting, st.active, st.dead];
   const totals = [st.totals.completed, st.totals.failed, st.totals.expired, st.totals.deduplicated];
   return [queue, ...counts.map(String), st.paused ? 'yes' : 'no', ...totals.map(String)];
 }

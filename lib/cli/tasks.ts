@@ -4,6 +4,7 @@
  * TargetError (exit 1) that says which.
  */
 import type { PreviewPage, PreviewTask } from '../admin';
+import type { Dependency } from '../deps';
 import type { Json } from '../payload';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo, TaskState } from '../task';
@@ -27,20 +28,18 @@ const GROUP: Cell = { column: { title: 'GROUP' }, cell: (t) => t.group ?? NONE }
 /** The table shows 40 characters of a payload: reading the first few hundred bytes is enough. */
 const TABLE_PREVIEW_BYTES = 256;
 const DATA: Cell = { column: { title: 'DATA' }, cell: (t) => firstLine(t.preview, 40) };
-const PENDING: Cell[] = [
-  HASH,
-  { column: { title: 'RUN AT' }, cell: (t, now) => relative(t.runAt, now) },
-  { column: { title: 'PRI', right: true }, cell: (t) => String(t.level) },
-  ATTEMPTS,
-  GROUP,
-  { column: { title: 'KEY' }, cell: (t) => (t.key === null ? NONE : firstLine(t.key, 24)) },
-  { column: { title: 'EXPIRES' }, cell: (t, now) => (t.expireAt === null ? NONE : relative(t.expireAt, now)) },
-  DATA,
-];
+const RUN_AT: Cell = { column: { title: 'RUN AT' }, cell: (t, now) => relative(t.runAt, now) };
+const PRI: Cell = { column: { title: 'PRI', right: true }, cell: (t) => String(t.level) };
+const KEY: Cell = { column: { title: 'KEY' }, cell: (t) => (t.key === null ? NONE : firstLine(t.key, 24)) };
+const EXPIRES: Cell = { column: { title: 'EXPIRES' }, cell: (t, now) => (t.expireAt === null ? NONE : relative(t.expireAt, now)) };
+const PENDING: Cell[] = [HASH, RUN_AT, PRI, ATTEMPTS, GROUP, KEY, EXPIRES, DATA];
 
-/** What the list table shows for each state: when a task runs, who holds it, or why it died. */
+/**
+ * What the list table shows for each state: what a task still waits on, when it runs, who holds
+ * it, or why it died. A waiting task has made no attempt yet, and runs no earlier than its run-at.
+ */
 const CELLS: Record<TaskState, Cell[]> = {
-  waiting: PENDING,
+  waiting: [HASH, { column: { title: 'WAITING ON', right: true }, cell: (t) => (t.waitingOn === null ? NONE : String(t.waitingOn)) }, RUN_AT, PRI, GROUP, KEY, EXPIRES, DATA],
   ready: PENDING,
   delayed: PENDING,
   active: [
@@ -75,7 +74,9 @@ export const list: Command = {
   name: 'list',
   usage: '<queue> --state <state>',
   summary: "a page of a queue's tasks in one state",
-  details: 'Tasks come in the order they leave the state: ready in claim order, delayed by run-at, active by lease end, dead most recent first.',
+  details:
+    'Tasks come in the order they leave the state: ready in claim order, delayed by run-at, waiting longest first\n' +
+    '(WAITING ON: how many of the tasks it was put after are not done yet), active by lease end, dead most recent first.',
   flags: ['state', 'limit', 'offset'],
   prepare(input) {
     const queue = queueArg(positionals('list', input, ['queue'])[0]);
@@ -142,12 +143,29 @@ export const inspect: Command = {
       // Gone from the queue: it may have finished with its outcome kept (keepResult).
       if (!task && (await showKept(s, queue, hash, out))) return 0;
       if (!task) throw new TargetError(missing(queue, hash));
-      const now = await s.time();
-      out.emit({ now, task }, () => taskText(task, now));
+      const [now, dependencies] = await Promise.all([s.time(), s.dependencies(hash, { queue })]);
+      out.emit({ now, task, dependencies }, () => taskText(task, now) + dependencyText(dependencies));
       return 0;
     };
   },
 };
+
+/** Rows of the dependency table inspect prints; --json lists them all. */
+const MAX_DEPENDENCY_ROWS = 50;
+
+/**
+ * The tasks a task was put after, as a table (nothing for a task put without `after`): each one's
+ * state as result() has it, `gone` once nothing of it is kept (a waiting task counts that as done).
+ */
+function dependencyText(deps: Dependency[]): string {
+  if (deps.length === 0) return '';
+  const shown = deps.slice(0, MAX_DEPENDENCY_ROWS);
+  const rows = shown.map((d) => [d.queue, d.hash, d.outcome?.state ?? 'gone']);
+  const body = table([{ title: 'QUEUE' }, { title: 'HASH' }, { title: 'STATE' }], rows);
+  const more = deps.length > shown.length ? `… and ${deps.length - shown.length} more (--json lists them all)\n` : '';
+  const gone = rows.some((r) => r[2] === 'gone') ? 'gone: no record and no kept outcome (finished without keepResult, or never put): counts as done\n' : '';
+  return `\nput after ${deps.length} task${deps.length === 1 ? '' : 's'}:\n${body}${more}${gone}`;
+}
 
 function missing(queue: string, hash: string): string {
   return `no task ${hash} in queue '${queue}'`;
@@ -175,7 +193,7 @@ function reason(task: TaskInfo<Json>, action: Action): string {
 export const reschedule: Command = {
   name: 'reschedule',
   usage: '<queue> <hash> <when>',
-  summary: 'move a delayed or ready task to a new run-at',
+  summary: 'move a delayed, ready or waiting task to a new run-at',
   details:
     '<when> is now; +30s, +5m, +2h or +1d from now (by the Redis server\'s clock); epoch milliseconds;\n' +
     'or an ISO 8601 date-time with Z or an offset, such as 2030-01-31T09:00:00Z.',
@@ -198,7 +216,7 @@ export const reschedule: Command = {
 export const cancel: Command = {
   name: 'cancel',
   usage: '<queue> <hash>',
-  summary: 'delete a delayed, ready or dead task',
+  summary: 'delete a delayed, ready, waiting or dead task',
   flags: [],
   prepare(input) {
     const { queue, hash } = target(positionals('cancel', input, ['queue', 'hash']));

@@ -1,7 +1,8 @@
 /**
  * The dashboard's data and its writes, apart from HTTP: one overview read (every queue's counts,
- * and the chosen queue's limits, chart, timeline and lists), and the actions its buttons post. Every
- * action checks its input and that the task or queue exists before it writes anything.
+ * and the chosen queue's limits, chart, timeline and lists: waiting, active, dead), and the
+ * actions its buttons post. Every action checks its input and that the task or queue exists
+ * before it writes anything.
  */
 import type { PreviewListOptions, PreviewTask, QueueStats } from '../admin';
 import type { Throughput } from '../events';
@@ -34,6 +35,8 @@ export interface TaskView {
   leaseUntil: number | null;
   worker: string | null;
   diedAt: number | null;
+  /** How many of the tasks it was put after it still waits on (the waiting list only), else null. */
+  waitingOn: number | null;
 }
 
 export interface TaskList {
@@ -54,7 +57,7 @@ export interface Overview {
   /** Every registered queue with its counts, by name. */
   queues: QueueView[];
   /** The chosen queue (`?queue=`, else the first by name) in detail, or null when there are none. */
-  selected: (QueueView & { limits: LimitsView; throughput: Throughput; delayed: TaskList; active: TaskList; dead: TaskList }) | null;
+  selected: (QueueView & { limits: LimitsView; throughput: Throughput; delayed: TaskList; waiting: TaskList; active: TaskList; dead: TaskList }) | null;
 }
 
 /** The throughput chart's span: the last 10 minutes in 10 s bars. */
@@ -86,6 +89,7 @@ function toView(task: PreviewTask): TaskView {
     leaseUntil: task.leaseUntil,
     worker: task.worker,
     diedAt: task.diedAt,
+    waitingOn: task.waitingOn,
   };
 }
 
@@ -121,15 +125,16 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
           scheduler.throughput(name, { window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }),
           readLimits(scheduler, name),
           page(scheduler, 'delayed', name, limit),
+          page(scheduler, 'waiting', name, limit),
           page(scheduler, 'active', name, limit),
           page(scheduler, 'dead', name, limit),
         ]),
   ]);
   if (name === undefined || detail === null) return { now: null, queues, selected: null };
-  const [throughput, limits, { now, ...delayed }, active, dead] = detail;
+  const [throughput, limits, { now, ...delayed }, waiting, active, dead] = detail;
   const stats = queues.find((q) => q.name === name)!.stats;
   const list = (l: TaskList & { now: number }): TaskList => ({ total: l.total, tasks: l.tasks });
-  return { now, queues, selected: { name, stats, limits, throughput, delayed, active: list(active), dead: list(dead) } };
+  return { now, queues, selected: { name, stats, limits, throughput, delayed, waiting: list(waiting), active: list(active), dead: list(dead) } };
 }
 
 /** What each write answers, beside `ok: true`. */

@@ -1,7 +1,8 @@
 /**
  * The page's task lookup: a GET form (a read: no CSRF token, no script, works with script off)
- * and what it found, one task as get() has it or the outcome it kept once finished. Everything
- * from Redis goes through printable() before it is HTML-escaped, as in sections.ts.
+ * and what it found, one task as get() has it (with the tasks it was put after, each a lookup
+ * link) or the outcome it kept once finished. Everything from Redis goes through printable()
+ * before it is HTML-escaped, as in sections.ts.
  */
 import { printable, printableLines } from '../printable';
 import type { View } from './forms';
@@ -12,6 +13,11 @@ import type { Lookup, OutcomeView, TaskDetail } from './lookup';
 export interface Find {
   hash: string;
   found: Lookup;
+}
+
+/** The page looking task `hash` of `queue` up (`?queue=&hash=`): the queue shown is that one. */
+export function lookupLink(view: View, queue: string, hash: string): string {
+  return `${view.base}/?queue=${encodeURIComponent(queue)}&hash=${encodeURIComponent(hash)}`;
 }
 
 function form(view: View, queue: string, hash: string): Html {
@@ -35,13 +41,27 @@ function when(at: number | null, now: number, none: string): Html | string {
   return at === null ? none : timeTag(at, relative(at, now));
 }
 
-function taskRows(t: TaskDetail, now: number): Html {
+/** The tasks it was put after, each with its state and a link to look it up (in its own queue). */
+function dependencyRow(view: View, queue: string, t: TaskDetail): Html | string {
+  if (t.dependencyCount === 0) return '';
+  const items = t.dependencies.map((d) => {
+    const where = d.queue === queue ? '' : html` <span class="dim">in</span> ${printable(d.queue)}`;
+    return html`<li data-dependency="${d.hash}"><span class="state ${d.state}">${d.state}</span> <a href="${lookupLink(view, d.queue, d.hash)}"><code>${printable(d.hash)}</code></a>${where}</li>`;
+  });
+  const rest = t.dependencyCount - t.dependencies.length;
+  const more = rest > 0 ? html`<li class="dim">and ${rest.toLocaleString('en')} more</li>` : '';
+  return row(`put after (${t.dependencyCount.toLocaleString('en')})`, html`<ul class="deps">${items}${more}</ul>`);
+}
+
+function taskRows(view: View, queue: string, t: TaskDetail): Html {
+  const { now } = view;
   const cut = t.preview.endsWith('…');
   return html`${row('state', html`<span class="state ${t.state}">${t.state}</span>`)}${row('run at', when(t.runAt, now, '–'))}
 ${row('expires', when(t.expireAt, now, 'never'))}${row('attempts', `${t.attempts} of ${t.maxAttempts}`)}
 ${t.level > 0 ? row('priority', String(t.level)) : ''}${t.group === null ? '' : row('group', printable(t.group))}${t.key === null ? '' : row('key', printable(t.key))}
 ${t.state === 'active' ? html`${row('held by', html`<code>${t.worker === null ? '–' : printable(t.worker)}</code>`)}${row('lease until', when(t.leaseUntil, now, '–'))}` : ''}
 ${row('progress', block(t.progressPreview))}${t.keepResult === null ? '' : row('keep result', `${span(t.keepResult)} once finished`)}
+${dependencyRow(view, queue, t)}
 ${row('last error', block(t.lastError, true))}${row(cut ? `data (${size(t.bytes)})` : 'data', block(t.preview))}`;
 }
 
@@ -56,7 +76,7 @@ ${o.into === null ? '' : row('merged into', html`<a href="${view.base}/?queue=${
 export function foundFragment(view: View, find: Find): Html {
   const { found } = find;
   const head = html`<h3><code>${find.hash}</code> <span class="dim">in queue</span> ${printable(found.queue)}</h3>`;
-  if (found.task !== null) return html`${head}<dl class="fields" data-found="task">${taskRows(found.task, view.now)}</dl>`;
+  if (found.task !== null) return html`${head}<dl class="fields" data-found="task">${taskRows(view, found.queue, found.task)}</dl>`;
   if (found.outcome !== null) return html`${head}<dl class="fields" data-found="outcome">${outcomeRows(view, found.outcome)}</dl>`;
   return html`${head}<p class="empty" data-found="none">No such task in this queue, and no kept outcome. A finished task's outcome is kept only when it was put with <code>keepResult</code>, and only for that span.</p>`;
 }

@@ -1,7 +1,8 @@
 /**
  * The live web dashboard: every queue's counts, a throughput chart, the next delayed tasks on a
- * timeline, active tasks with their holders, dead tasks with their errors and buttons to act on
- * them, and a lookup of one task by hash (or of its kept outcome). A plain `(req, res, next)` handler, or a server of its own.
+ * timeline, tasks waiting on their dependencies, active tasks with their holders, dead tasks with
+ * their errors and buttons to act on them, and a lookup of one task by hash (with what it was put
+ * after, or its kept outcome). A plain `(req, res, next)` handler, or a server of its own.
  */
 export { createDashboard } from './handler';
 export type { DashboardHandler } from './handler';
@@ -9,4 +10,4 @@ export { serveDashboard } from './serve';
 export type { DashboardServer } from './serve';
 export type { DashboardOptions, ServeOptions } from './options';
 export type { Overview, QueueView, TaskList, TaskView, ActionResult } from './api';
-export type { Lookup, OutcomeView, TaskDetail } from './lookup';
+export type { DependencyView, Lookup, OutcomeView, TaskDetail } from './lookup';

@@ -1,9 +1,11 @@
 /**
- * One task looked up by its hash: the task as get() has it while it is in its queue, else the
- * outcome it kept once it finished (put option keepResult; result() reads it). Payloads, progress,
- * results and errors are other people's values of up to 64 KiB or more: the view carries them
- * clipped to 2,000 characters, as the lists carry a last error, and the page escapes them.
+ * One task looked up by its hash: the task as get() has it while it is in its queue (with the
+ * tasks it was put after, as dependencies() has them), else the outcome it kept once it finished
+ * (put option keepResult; result() reads it). Payloads, progress, results and errors are other
+ * people's values of up to 64 KiB or more: the view carries them clipped to 2,000 characters, as
+ * the lists carry a last error, and the page escapes them.
  */
+import type { Dependency } from '../deps';
 import type { TaskOutcome } from '../outcome';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo } from '../task';
@@ -12,6 +14,19 @@ import { clip } from './html';
 
 /** How much of a payload, progress, result or error a looked-up task shows. */
 export const MAX_VALUE_CHARS = 2000;
+/** How many of the tasks it was put after a looked-up task lists (up to 10,000 may be named). */
+export const MAX_DEPENDENCIES = 100;
+
+/** A task that a looked-up task was put after, and where it is now. */
+export interface DependencyView {
+  queue: string;
+  hash: string;
+  /**
+   * What result() says of it: `pending` or `active` while it lives, how it finished while its
+   * outcome is kept, else `gone` (no record and no kept outcome: a waiting task counts it as done).
+   */
+  state: TaskOutcome['state'] | 'gone';
+}
 
 /** A task in its queue, looked up: a TaskView whose texts are cut at 2,000 characters, not 120. */
 export interface TaskDetail extends TaskView {
@@ -19,6 +34,10 @@ export interface TaskDetail extends TaskView {
   key: string | null;
   /** How long its outcome is kept once it finishes (ms), else null. */
   keepResult: number | null;
+  /** The first 100 tasks it was put after (`after`), in put order; empty for a task put without. */
+  dependencies: DependencyView[];
+  /** How many tasks it was put after in all. */
+  dependencyCount: number;
 }
 
 /** A finished task's kept outcome. */
@@ -53,8 +72,8 @@ export interface Lookup {
 
 /** Reads task `hash` of `queue`: the task itself, or failing that its kept outcome. */
 export async function lookup(scheduler: Scheduler, queue: string, hash: string): Promise<Lookup> {
-  const [task, now] = await Promise.all([scheduler.get(hash, { queue }), scheduler.time()]);
-  if (task !== null) return { now, queue, hash, task: toDetail(task), outcome: null };
+  const [task, now, deps] = await Promise.all([scheduler.get(hash, { queue }), scheduler.time(), scheduler.dependencies(hash, { queue })]);
+  if (task !== null) return { now, queue, hash, task: toDetail(task, deps), outcome: null };
   const outcome = await scheduler.result(hash, { queue });
   // A live answer here is a task put again between the two reads: the next look finds it.
   return { now, queue, hash, task: null, outcome: outcome === null ? null : toOutcomeView(outcome) };
@@ -65,7 +84,7 @@ function jsonText(value: unknown): string {
   return clip(JSON.stringify(value) ?? 'null', MAX_VALUE_CHARS);
 }
 
-function toDetail(task: TaskInfo): TaskDetail {
+function toDetail(task: TaskInfo, deps: Dependency[]): TaskDetail {
   const data = JSON.stringify(task.data) ?? 'null';
   return {
     hash: task.hash,
@@ -83,8 +102,12 @@ function toDetail(task: TaskInfo): TaskDetail {
     leaseUntil: task.leaseUntil,
     worker: task.worker,
     diedAt: null,
+    // The lists count what a waiting task still waits on; here each dependency says so itself.
+    waitingOn: null,
     key: task.key,
     keepResult: task.keepResult,
+    dependencies: deps.slice(0, MAX_DEPENDENCIES).map((d) => ({ queue: d.queue, hash: d.hash, state: d.outcome?.state ?? 'gone' })),
+    dependencyCount: deps.length,
   };
 }
 

@@ -10,14 +10,14 @@ import { findSection, foundFragment, type Find } from './detail';
 import type { View } from './forms';
 import { html, iso, scriptJson, trusted, type Html } from './html';
 import { limitsFragment, limitsSection } from './limits-panel';
-import { activeSection, deadSection, queuesSection, summarySection } from './sections';
+import { activeSection, deadSection, queuesSection, summarySection, waitingSection } from './sections';
 import { CSS } from './style';
 import { timelineSection } from './timeline';
 
 /** How often the client asks for fresh data, in ms. */
 export const REFRESH_MS = 2000;
 
-export type FragmentName = 'queues' | 'summary' | 'limits' | 'chart' | 'timeline' | 'active' | 'dead' | 'task';
+export type FragmentName = 'queues' | 'summary' | 'limits' | 'chart' | 'timeline' | 'waiting' | 'active' | 'dead' | 'task';
 
 /**
  * Each section of the page as HTML, by the name of its container (`data-fragment`); `task` is
@@ -33,6 +33,7 @@ export function fragments(view: View, o: Overview, find?: Find): Partial<Record<
     limits: limitsFragment(view, s.limits),
     chart: chartSection(s.throughput),
     timeline: timelineSection(view, s.name, s.delayed),
+    waiting: waitingSection(view, s.name, s.waiting),
     active: activeSection(view, s.name, s.active),
     dead: deadSection(view, s.name, s.dead),
     ...(find === undefined ? {} : { task: foundFragment(view, find) }),
@@ -64,7 +65,7 @@ export function renderPage(view: View, o: Overview, nonce: string, find?: Find):
 <body><div id="docket" data-now="${o.now ?? ''}">
 <header class="top"><div class="brand">docket <span>dashboard</span></div>
 <div class="live" id="live" data-state="static"><i class="pulse"></i><span class="text">snapshot${at}; reload for fresh data</span></div></header>
-<main>${section('queues', f.queues)}${section('summary', f.summary, 'plain')}${limits}${lookup}${section('chart', f.chart)}${section('timeline', f.timeline)}${section('active', f.active)}${section('dead', f.dead)}</main>
+<main>${section('queues', f.queues)}${section('summary', f.summary, 'plain')}${limits}${lookup}${section('chart', f.chart)}${section('timeline', f.timeline)}${section('waiting', f.waiting)}${section('active', f.active)}${section('dead', f.dead)}</main>
 </div><div id="toast" role="status" aria-live="polite"></div>
 <script type="application/json" id="docket-config">${scriptJson(config)}</script>
 <script nonce="${nonce}">${trusted(CLIENT)}</script>

@@ -1,7 +1,7 @@
 /**
  * The page's sections as HTML: the table of queues, the chosen queue's big counts, and its
- * active and dead tasks. The server renders them for the first paint and again for each refresh
- * the client asks for, so there is one renderer and one place where user data is escaped.
+ * waiting, active and dead tasks. The server renders them for the first paint and again for each
+ * refresh the client asks for, so there is one renderer and one place where user data is escaped.
  *
  * Names, payloads and errors are shown through printable() (lib/printable.ts) before they are
  * HTML-escaped: a bidi control in a queue name would reorder the row, a zero-width space make two
@@ -10,14 +10,16 @@
 import type { QueueStats } from '../admin';
 import { printable, printableLines } from '../printable';
 import type { Overview, QueueView, TaskList, TaskView } from './api';
+import { lookupLink } from './detail';
 import { pauseForm, purgeForm, redriveForm, rescheduleForm, cancelForm, type View } from './forms';
 import { clip, html, relative, size, span, timeTag, type Html } from './html';
 
-const COUNTS = ['ready', 'delayed', 'active', 'dead', 'expired', 'deduplicated'] as const;
+const COUNTS = ['ready', 'delayed', 'waiting', 'active', 'dead', 'expired', 'deduplicated'] as const;
 
 const NOTES: Record<(typeof COUNTS)[number], string> = {
-  ready: 'waiting for a worker',
+  ready: 'queued for a worker',
   delayed: 'due later',
+  waiting: 'on other tasks to finish',
   active: 'leased to workers',
   dead: 'out of attempts',
   expired: 'dropped unclaimed (total)',
@@ -105,6 +107,22 @@ export function activeSection(view: View, queue: string, list: TaskList): Html {
   );
   return html`${head}<div class="scroll"><table data-queue="${queue}"><thead><tr><th>task</th><th>held by</th><th>progress</th><th class="num">lease left</th><th class="num">attempt</th></tr></thead>
 <tbody>${rows}</tbody></table></div>${shown(list, 'active tasks')}`;
+}
+
+function waitingRow(view: View, queue: string, t: TaskView): Html {
+  // Its run-at counts once its dependencies are done: at once, or later (delay, at, reschedule).
+  const runs = timeTag(t.runAt, t.runAt <= view.now ? 'at once' : relative(t.runAt, view.now));
+  const on = t.waitingOn === null ? '–' : html`<a href="${lookupLink(view, queue, t.hash)}" title="look it up: the tasks it waits on">${t.waitingOn.toLocaleString('en')}</a>`;
+  return html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="num" data-waiting-on="${t.waitingOn ?? ''}">${on}</td><td class="num">${runs}</td>
+<td class="end"><div class="actions">${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
+}
+
+/** Tasks waiting on the tasks they were put after, longest waiting first, with how many are not done yet. */
+export function waitingSection(view: View, queue: string, list: TaskList): Html {
+  const head = html`<h2><span class="dot waiting"></span>Waiting <span class="count">${list.total}</span> <span class="sub">on the tasks they were put after, longest waiting first</span></h2>`;
+  if (list.tasks.length === 0) return html`${head}<p class="empty">No task is waiting on another.</p>`;
+  return html`${head}<div class="scroll"><table class="waiting-tasks" data-queue="${queue}"><thead><tr><th>task</th><th class="num">waiting on</th><th class="num">then runs</th><th></th></tr></thead>
+<tbody>${list.tasks.map((t) => waitingRow(view, queue, t))}</tbody></table></div>${shown(list, 'waiting tasks')}`;
 }
 
 function errorCell(task: TaskView): Html {

@@ -5,7 +5,7 @@
 export const CSS = `
 :root {
   --bg: #f5f6f8; --card: #fff; --ink: #1b2330; --dim: #6b7687; --line: #e3e7ee; --soft: #f0f2f6;
-  --ready: #2563eb; --delayed: #7c3aed; --active: #0e9f6e; --dead: #dc2626;
+  --ready: #2563eb; --delayed: #7c3aed; --waiting: #0891b2; --active: #0e9f6e; --dead: #dc2626;
   --expired: #b45309; --deduplicated: #64748b; --completed: #16a34a; --failed: #f59e0b;
   --radius: 12px;
   color-scheme: light;
@@ -35,7 +35,7 @@ h2 .sub { color: var(--dim); font-weight: 400; font-size: 13px; }
 h2 form { margin-left: auto; }
 .count { background: var(--soft); border-radius: 999px; padding: 1px 9px; font-size: 13px; font-variant-numeric: tabular-nums; }
 .dot { width: 10px; height: 10px; border-radius: 50%; display: inline-block; }
-.dot.delayed { background: var(--delayed); } .dot.active { background: var(--active); } .dot.dead { background: var(--dead); }
+.dot.delayed { background: var(--delayed); } .dot.waiting { background: var(--waiting); } .dot.active { background: var(--active); } .dot.dead { background: var(--dead); }
 .empty { color: var(--dim); margin: 4px 0; }
 .more { color: var(--dim); font-size: 13px; margin: 10px 0 0; }
 
@@ -45,14 +45,14 @@ h2 form { margin-left: auto; }
 .badge.paused { background: #fef3c7; color: #92400e; }
 .banner { background: #fffbeb; border: 1px solid #fcd34d; color: #78350f; border-radius: 8px; padding: 10px 14px; margin: 0 0 14px; }
 
-.stats { display: grid; grid-template-columns: repeat(6, minmax(0, 1fr)); gap: 12px; }
+.stats { display: grid; grid-template-columns: repeat(7, minmax(0, 1fr)); gap: 12px; }
 .stat { background: var(--card); border: 1px solid var(--line); border-top: 4px solid currentColor; border-radius: 10px; padding: 12px 14px; }
 .stat .label { font-size: 12px; text-transform: uppercase; letter-spacing: .06em; font-weight: 600; }
 .stat .value { font-size: 40px; font-weight: 700; line-height: 1.1; font-variant-numeric: tabular-nums; margin: 4px 0 2px; }
 .stat .note { color: var(--dim); font-size: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.ready { color: var(--ready); } .delayed { color: var(--delayed); } .active { color: var(--active); }
+.ready { color: var(--ready); } .delayed { color: var(--delayed); } .waiting { color: var(--waiting); } .active { color: var(--active); }
 .dead { color: var(--dead); } .expired { color: var(--expired); } .deduplicated { color: var(--deduplicated); }
-@media (max-width: 980px) { .stats { grid-template-columns: repeat(3, minmax(0, 1fr)); } }
+@media (max-width: 980px) { .stats { grid-template-columns: repeat(4, minmax(0, 1fr)); } }
 @media (max-width: 560px) { .stats { grid-template-columns: repeat(2, minmax(0, 1fr)); } main, header.top { padding-left: 12px; padding-right: 12px; } }
 
 .scroll { overflow-x: auto; }
@@ -97,6 +97,9 @@ pre.value { margin: 0; white-space: pre-wrap; word-break: break-word; font-size:
 pre.value.error { background: #fef2f2; color: #b91c1c; }
 .state { font-weight: 700; }
 .state.done { color: var(--completed); } .state.cancelled { color: var(--deduplicated); }
+.state.pending { color: var(--delayed); } .state.gone { color: var(--dim); }
+ul.deps { list-style: none; margin: 0; padding: 0; display: grid; gap: 2px; font-size: 13px; }
+ul.deps code { word-break: break-all; }
 
 form.act { display: inline-flex; gap: 4px; margin: 0 0 0 6px; align-items: center; }
 .actions { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 6px; }

@@ -119,6 +119,8 @@ describe('in one queue', () => {
     expect(deps[0].outcome).toBeNull();
     expect(deps[1].outcome).toMatchObject({ state: 'done', result: { total: 42 } });
     expect(await s.dependencies(c.hash)).toEqual(deps);
+    expect(await s.dependencies(c.hash, { limit: 1 })).toEqual([deps[0]]);
+    await expect(s.dependencies(c.hash, { limit: 0 })).rejects.toMatchObject({ name: 'ValidationError', field: 'options.limit' });
   });
 
   it('de-duplicates a waiting task like any other, and cancelling it takes it off the lists it was on', async () => {

@@ -127,11 +127,12 @@ async function chaseAll(ctx: Context, queues: Set<string>, depth: number): Promi
  * reads it: the live state while it runs, its kept outcome once finished (kept only when it was
  * put or worked with keepResult), else null. Empty for a task put without `after`, or gone.
  */
-export async function dependencies(ctx: Context, queue: string, hash: string): Promise<Dependency[]> {
+export async function dependencies(ctx: Context, queue: string, hash: string, limit = Infinity): Promise<Dependency[]> {
   const key = ctx.keys(queue).deplist;
   const raw = (await ctx.conn.send(key, ['HGET', key, hash], { ms: ctx.options.commandTimeout, what: 'dependencies' })) as string | null;
   if (!raw) return [];
-  const refs = JSON.parse(raw) as Array<[string, string]>;
+  // One outcome read per dependency: a page that shows the first few reads only those.
+  const refs = (JSON.parse(raw) as Array<[string, string]>).slice(0, limit);
   const never = new AbortController().signal;
   return Promise.all(refs.map(async ([q, h]) => ({ queue: q, hash: h, outcome: await result(ctx, q, h, 0, never) })));
 }

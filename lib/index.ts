@@ -3,7 +3,7 @@
  * fenced leases. These are the public exports; everything else is internal.
  */
 export { createScheduler } from './scheduler';
-export type { Scheduler, SchedulerOptions, QueueOption, ResultOptions } from './scheduler';
+export type { Scheduler, SchedulerOptions, QueueOption, ResultOptions, DependenciesOptions } from './scheduler';
 export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome } from './outcome';
 export type { Dependency, DependencyRef, DependencyFailure } from './deps';
 export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './admin';

@@ -242,6 +242,12 @@ export const resultOptions = z.strictObject({
   wait: span.refine((ms) => ms <= MAX_WAIT_MS, { error: `must be at most 24 days (${MAX_WAIT_MS} ms)` }).default(0),
 });
 
+/** dependencies(hash, options): `limit` reads the outcomes of the first so many only. */
+export const dependenciesOptions = z.strictObject({
+  queue: queueName.optional(),
+  limit: z.int({ error: 'expected a whole number' }).min(1, { error: 'must be at least 1' }).optional(),
+});
+
 export const closeOptions = z.strictObject({ timeout: span.optional() });
 
 /** Occurrences closer than this are refused: each occurrence is a task, with its round trips. */

@@ -20,7 +20,7 @@ import { carry, dependencies, type Dependency } from './deps';
 import { checkLogger, errorFields, type Logger } from './log';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from './rates';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
-import { instantArg, parse, resultOptions, schedulerOptions } from './options';
+import { dependenciesOptions, instantArg, parse, resultOptions, schedulerOptions } from './options';
 import { result, type TaskOutcome } from './outcome';
 import { progressOf } from './progress';
 import type { Json } from './payload';
@@ -77,6 +77,12 @@ export interface QueueOption {
   queue?: string;
 }
 
+export interface DependenciesOptions {
+  queue?: string;
+  /** Read only the first this many (in put order), each one more outcome read. Default: all. */
+  limit?: number;
+}
+
 export interface ResultOptions {
   queue?: string;
   /** Wait this long for the task to finish (ms or a Duration; at most 24 days). Default 0: answer now. */
@@ -113,7 +119,7 @@ export interface Scheduler {
    * it (a finished one's result only when it kept its outcome). Empty for a task put without
    * `after`, or once it is gone. A handler has the same as `task.dependencies()`.
    */
-  dependencies(hash: string, options?: QueueOption): Promise<Dependency[]>;
+  dependencies(hash: string, options?: DependenciesOptions): Promise<Dependency[]>;
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'>;
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
   work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
@@ -302,10 +308,11 @@ class DocketScheduler implements Scheduler {
     });
   }
 
-  dependencies(hash: string, options?: QueueOption): Promise<Dependency[]> {
+  dependencies(hash: string, options?: DependenciesOptions): Promise<Dependency[]> {
     return this.open(async () => {
-      const { queue, id } = this.target(hash, options);
-      return dependencies(this.ctx, queue, id);
+      const { limit, ...rest } = parse(dependenciesOptions, options ?? {}, 'options');
+      const { queue, id } = this.target(hash, rest);
+      return dependencies(this.ctx, queue, id, limit);
     });
   }
 

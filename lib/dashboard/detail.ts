@@ -48,9 +48,9 @@ function dependencyRow(view: View, queue: string, t: TaskDetail): Html | string 
     const where = d.queue === queue ? '' : html` <span class="dim">in</span> ${printable(d.queue)}`;
     return html`<li data-dependency="${d.hash}"><span class="state ${d.state}">${d.state}</span> <a href="${lookupLink(view, d.queue, d.hash)}"><code>${printable(d.hash)}</code></a>${where}</li>`;
   });
-  const rest = t.dependencyCount - t.dependencies.length;
-  const more = rest > 0 ? html`<li class="dim">and ${rest.toLocaleString('en')} more</li>` : '';
-  return row(`put after (${t.dependencyCount.toLocaleString('en')})`, html`<ul class="deps">${items}${more}</ul>`);
+  const more = t.dependencyCount === null ? html`<li class="dim">and more (see <code>docket inspect</code>)</li>` : '';
+  const count = t.dependencyCount === null ? `more than ${t.dependencies.length.toLocaleString('en')}` : t.dependencyCount.toLocaleString('en');
+  return row(`put after (${count})`, html`<ul class="deps">${items}${more}</ul>`);
 }
 
 function taskRows(view: View, queue: string, t: TaskDetail): Html {

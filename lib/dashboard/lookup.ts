@@ -36,8 +36,11 @@ export interface TaskDetail extends TaskView {
   keepResult: number | null;
   /** The first 100 tasks it was put after (`after`), in put order; empty for a task put without. */
   dependencies: DependencyView[];
-  /** How many tasks it was put after in all. */
-  dependencyCount: number;
+  /**
+   * How many tasks it was put after in all, or null for more than 100 (a refresh reads the
+   * outcomes of those it shows, not of all 10,000 a task may name).
+   */
+  dependencyCount: number | null;
 }
 
 /** A finished task's kept outcome. */
@@ -72,7 +75,7 @@ export interface Lookup {
 
 /** Reads task `hash` of `queue`: the task itself, or failing that its kept outcome. */
 export async function lookup(scheduler: Scheduler, queue: string, hash: string): Promise<Lookup> {
-  const [task, now, deps] = await Promise.all([scheduler.get(hash, { queue }), scheduler.time(), scheduler.dependencies(hash, { queue })]);
+  const [task, now, deps] = await Promise.all([scheduler.get(hash, { queue }), scheduler.time(), scheduler.dependencies(hash, { queue, limit: MAX_DEPENDENCIES + 1 })]);
   if (task !== null) return { now, queue, hash, task: toDetail(task, deps), outcome: null };
   const outcome = await scheduler.result(hash, { queue });
   // A live answer here is a task put again between the two reads: the next look finds it.
@@ -107,7 +110,8 @@ function toDetail(task: TaskInfo, deps: Dependency[]): TaskDetail {
     key: task.key,
     keepResult: task.keepResult,
     dependencies: deps.slice(0, MAX_DEPENDENCIES).map((d) => ({ queue: d.queue, hash: d.hash, state: d.outcome?.state ?? 'gone' })),
-    dependencyCount: deps.length,
+    // One more than shown was read: more than the page shows, without reading them all.
+    dependencyCount: deps.length > MAX_DEPENDENCIES ? null : deps.length,
   };
 }
 

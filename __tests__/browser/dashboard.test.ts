@@ -113,6 +113,11 @@ async function seed(s: Scheduler & { prefix: string }) {
   for (const [i, delay] of [20_000, 45_000, 70_000, 130_000, 210_000, 240_000, 290_000].entries()) {
     await s.put({ to: `reminder-${i + 1}@example.com`, template: 'reminder', step: i + 1 }, { queue, delay });
   }
+  // Two summaries wait on the delayed reminders (one of them on a report in another queue too).
+  const reminders = (await s.list('delayed', { queue, limit: 2 })).tasks.map((t) => t.hash);
+  const report = await s.put({ report: 'weekly', account: 42 }, { queue: 'reports', delay: 600_000 });
+  await s.put({ summary: 'reminders sent', batch: 1 }, { queue, after: reminders });
+  await s.put({ summary: 'reminders and report', batch: 2 }, { queue, after: [reminders[0], { queue: 'reports', hash: report.hash }] });
   for (let i = 0; i < 12; i++) await s.put({ report: 'monthly', account: 1000 + i }, { queue: 'reports' });
   await s.put({ report: 'yearly', account: 7 }, { queue: 'reports', delay: 3_600_000 });
   for (let i = 0; i < 3; i++) await s.put({ url: `https://hooks.example.com/${i}`, event: 'order.paid' }, { queue: 'webhooks' });
@@ -145,7 +150,7 @@ describe('dashboard in a browser', () => {
 
       const before = await s.stats({ queue });
       const counts = { ready: before.ready, delayed: before.delayed, waiting: before.waiting, active: before.active, dead: before.dead, expired: before.expired, deduplicated: before.deduplicated };
-      expect(counts).toMatchObject({ ready: 5, delayed: 7, active: 2, dead: 3 });
+      expect(counts).toMatchObject({ ready: 5, delayed: 7, waiting: 2, active: 2, dead: 3 });
       expect(await shownCounts(page)).toEqual(counts);
       await expect(page.locator('tr[data-queue="webhooks"] .badge').textContent()).resolves.toBe('paused');
 

@@ -126,11 +126,8 @@ async function claimCall<T>(
     };
     tasks.push(task);
   }
-  // Steps a carrier took and never reported (it died) are due again when its lease ends: an idle
-  // worker of this queue wakes then to carry them, not at its longest idle wait after.
-  let nextDue = reply[1] === '' ? null : Number(reply[1]);
-  if (carryAt !== null && carryAt > now) nextDue = Math.min(nextDue ?? carryAt, carryAt);
-  return { tasks, now, nextDue, acked };
+  // (next-due covers steps a dead carrier holds: an idle worker wakes when its lease ends.)
+  return { tasks, now, nextDue: reply[1] === '' ? null : Number(reply[1]), acked };
 }
 
 function ackMemory(ctx: Context): number {

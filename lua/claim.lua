@@ -219,8 +219,9 @@ end
 -- Dependency work (include: deps): steps for this queue, a batch a call; and whether the outbox
 -- holds steps for other queues that are due, for the worker to carry over (lib/deps.ts). One
 -- EXISTS for both: a queue without dependencies pays nothing more.
-local carry = nil
+local carry, settling = nil, false
 if redis.call('EXISTS', KEYS[SETTLE], KEYS[OUTBOX]) > 0 then
+  settling = true
   drain(BATCH, now, cap)
   carry = earliest(KEYS[OUTBOX])
   if carry then out[3] = carry end
@@ -383,14 +384,16 @@ if stepped then drain(BATCH, now, cap) end
 -- When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 local backlog = source < #sources or (source == #sources and redis.call('LLEN', KEYS[READY]) > 0)
   or (refilled > 0 and redis.call('ZCARD', KEYS[GROUPED]) > 0)
-  or (carry ~= nil and redis.call('LLEN', KEYS[SETTLE]) > 0)
+  -- Steps left in `settle` (a batch a call): the worker claims again at once to take the next.
+  or ((settling or stepped) and redis.call('LLEN', KEYS[SETTLE]) > 0)
 -- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will.)
 -- (A group held by its rate limit reopens at `held`.)
 local due = d
 if a and (not due or a < due) then due = a end
 if held and (not due or held < due) then due = held end
--- A step leased to a carrier that died is due again then.
-if carry and (not due or carry < due) then due = carry end
+-- A step leased to a carrier that died is due again then. (One due now is this worker's to
+-- carry, which it does on this reply: no reason to claim again at once.)
+if carry and carry > now and (not due or carry < due) then due = carry end
 if backlog and not capped then out[2] = now elseif due then out[2] = due end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)

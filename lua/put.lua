@@ -179,9 +179,7 @@ local function wait(id, meta, payload, after)
     table.insert(entries, 0); table.insert(entries, id .. '|' .. ref[2] .. '|' .. ref[1])
   end
   many('ZADD', KEYS[AFTER], entries)
-  for _, ref in ipairs(named) do
-    if ref[1] == QUEUE then register(ref[2], id, QUEUE, now, cap) else route({ 'reg', ref[1], ref[2], id, QUEUE }, now) end
-  end
+  registerAll(named, id, now, cap)
   stale = true
 end
 local schedule = ARGV[3]

@@ -13,7 +13,7 @@
   Work on tasks goes in steps, JSON arrays whose second entry is the queue they are for:
     { 'res', queue, id, ref, refQueue, outcome[, into] }  settle id's dependency ref with outcome
     { 'reg', queue, ref, id, idQueue }    register id (of idQueue) as a dependent of ref
-    { 'unr', queue, ref, id, idQueue }    forget that registration (id left without ref)
+    { 'unr', queue, ref, id, idQueue }    forget that registration (only sent to another queue)
   A step for this queue goes to `settle` (LIST), which claims take BATCH at a time: a task with
   10,000 dependents finishes in one short call, and its dependents are released over the next
   calls. A step for another queue goes to `outbox` (ZSET, score = when due): no script touches two
@@ -30,16 +30,27 @@ local QUEUE = string.match(KEYS[META], '{(.*)}')
 -- for other queues (the caller may say so, for its client to carry them at once).
 local stepped, outboxed = false, false
 
--- Sends a step where it is applied: this queue's `settle` list, or the outbox for another queue.
-local function route(step, now)
-  stepped = true
-  if step[2] == QUEUE then
-    redis.call('RPUSH', KEYS[SETTLE], cjson.encode(step))
-  else
-    redis.call('ZADD', KEYS[OUTBOX], now, cjson.encode(step))
-    outboxed = true
+-- Refs, members and steps per variadic call: unpack() has a stack limit of a few thousand values
+-- ("too many results to unpack"), and a task may have 10,000 dependencies or dependents.
+local SLICE = 500
+
+-- Sends steps where they are applied: this queue's `settle` list, or the outbox for another
+-- queue. Many at once in a few variadic calls, not one call each (a task with 10,000 dependents).
+local function routeAll(steps, now)
+  local here, there = {}, {}
+  for _, step in ipairs(steps) do
+    if step[2] == QUEUE then
+      table.insert(here, cjson.encode(step))
+    else
+      table.insert(there, now); table.insert(there, cjson.encode(step))
+    end
   end
+  for i = 1, #here, SLICE do redis.call('RPUSH', KEYS[SETTLE], unpack(here, i, math.min(i + SLICE - 1, #here))) end
+  for i = 1, #there, 2 * SLICE do redis.call('ZADD', KEYS[OUTBOX], unpack(there, i, math.min(i + 2 * SLICE - 1, #there))) end
+  if #steps > 0 then stepped = true end
+  if #there > 0 then outboxed = true end
 end
+local function route(step, now) routeAll({ step }, now) end
 
 -- How a task that is not live ended, as a dependency sees it: 'dead', 'expired', 'cancelled',
 -- 'merged' (and the task that does its work), or 'done'. A task with no record and no kept
@@ -62,22 +73,34 @@ local function fire(id, meta, outcome, now)
   if not meta.dp then return end
   meta.dp = nil
   local from, to = '[' .. id .. '|', '[' .. id .. '|\255'
+  local steps = {}
   for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[DEPENDENTS], from, to)) do
     local dependent, queue = string.match(m, '^[^|]*|([^|]*)|(.*)$')
-    route({ 'res', queue, dependent, id, QUEUE, outcome }, now)
+    table.insert(steps, { 'res', queue, dependent, id, QUEUE, outcome })
   end
+  routeAll(steps, now)
   redis.call('ZREMRANGEBYLEX', KEYS[DEPENDENTS], from, to)
 end
 
 -- Waiting task id leaves the waiting state before all its dependencies settled (one failed, or it
--- was cancelled): the tasks it still waits on forget it.
+-- was cancelled): the tasks it still waits on forget it. Those of this queue forget it here and
+-- now, not through `settle`: a ZREM costs less than the step, and a step left there for a later
+-- claim would remove the registration of the same task put again meanwhile (same id), which would
+-- then wait for ever.
 local function unwait(id, now)
   redis.call('ZREM', KEYS[BLOCKED], id)
   local from, to = '[' .. id .. '|', '[' .. id .. '|\255'
+  local mine, steps = {}, {}
   for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[AFTER], from, to)) do
     local ref, queue = string.match(m, '^[^|]*|([^|]*)|(.*)$')
-    route({ 'unr', queue, ref, id, QUEUE }, now)
+    if queue == QUEUE then
+      table.insert(mine, ref .. '|' .. id .. '|' .. QUEUE)
+    else
+      table.insert(steps, { 'unr', queue, ref, id, QUEUE })
+    end
   end
+  for i = 1, #mine, SLICE do redis.call('ZREM', KEYS[DEPENDENTS], unpack(mine, i, math.min(i + SLICE - 1, #mine))) end
+  routeAll(steps, now)
   redis.call('ZREMRANGEBYLEX', KEYS[AFTER], from, to)
 end
 
@@ -149,6 +172,40 @@ local function register(ref, id, idQueue, now, cap)
     meta.dp = 1
     redis.call('HSET', KEYS[META], ref, cjson.encode(meta))
   end
+end
+
+-- Task id of this queue, just put, waits on `refs` ([queue, hash] pairs): those of other queues
+-- learn of it through the outbox; those of this queue are registered here, a slice of refs per
+-- read and write rather than a few calls each. The ones no longer live settle last, so that a
+-- failed one finds every registration made and takes it back (unwait) rather than leave the
+-- registrations made after it behind.
+local function registerAll(refs, id, now, cap)
+  local mine, steps, ended = {}, {}, {}
+  for _, ref in ipairs(refs) do
+    if ref[1] == QUEUE then table.insert(mine, ref[2]) else table.insert(steps, { 'reg', ref[1], ref[2], id, QUEUE }) end
+  end
+  routeAll(steps, now)
+  for i = 1, #mine, SLICE do
+    local part = { unpack(mine, i, math.min(i + SLICE - 1, #mine)) }
+    local raws = redis.call('HMGET', KEYS[META], unpack(part))
+    local dead = redis.call('ZMSCORE', KEYS[DEAD], unpack(part))
+    local members, marked = {}, {}
+    for j, ref in ipairs(part) do
+      if raws[j] and not dead[j] then
+        table.insert(members, 0); table.insert(members, ref .. '|' .. id .. '|' .. QUEUE)
+        local meta = cjson.decode(raws[j])
+        if not meta.dp then
+          meta.dp = 1
+          table.insert(marked, ref); table.insert(marked, cjson.encode(meta))
+        end
+      else
+        table.insert(ended, ref)
+      end
+    end
+    if #members > 0 then redis.call('ZADD', KEYS[DEPENDENTS], unpack(members)) end
+    if #marked > 0 then redis.call('HSET', KEYS[META], unpack(marked)) end
+  end
+  for _, ref in ipairs(ended) do register(ref, id, QUEUE, now, cap) end
 end
 
 -- Applies one step meant for this queue.

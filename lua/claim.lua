@@ -216,11 +216,14 @@ if dead > 0 then
   for _, id in ipairs(old) do redis.call('ZREM', KEYS[6], id); purge(id) end
 end
 
+-- One EXISTS for the four keys a plain queue lacks (dependency steps, pause, its own limits): a
+-- queue that uses none of them pays one command for all, in every claim.
+local extras = redis.call('EXISTS', KEYS[SETTLE], KEYS[OUTBOX], KEYS[PAUSED], KEYS[LIMITS]) > 0
+
 -- Dependency work (include: deps): steps for this queue, a batch a call; and whether the outbox
--- holds steps for other queues that are due, for the worker to carry over (lib/deps.ts). One
--- EXISTS for both: a queue without dependencies pays nothing more.
+-- holds steps for other queues that are due, for the worker to carry over (lib/deps.ts).
 local carry, settling = nil, false
-if redis.call('EXISTS', KEYS[SETTLE], KEYS[OUTBOX]) > 0 then
+if extras and redis.call('EXISTS', KEYS[SETTLE], KEYS[OUTBOX]) > 0 then
   settling = true
   drain(BATCH, now, cap)
   carry = earliest(KEYS[OUTBOX])
@@ -232,8 +235,7 @@ end
 -- A paused queue leases nothing; housekeeping above still runs, so leases lapse and due tasks
 -- become ready as usual. The worker looks again at the next run-at or lease end, or when
 -- resume's wake token arrives: it never spins on the ready backlog it may not take.
--- One EXISTS for both: a queue neither paused nor limited pays nothing more.
-local controls = redis.call('EXISTS', KEYS[PAUSED], KEYS[LIMITS])
+local controls = extras and redis.call('EXISTS', KEYS[PAUSED], KEYS[LIMITS]) or 0
 if controls > 0 and redis.call('EXISTS', KEYS[PAUSED]) == 1 then
   if d or a then out[2] = math.min(d or a, a or d) end
   return out

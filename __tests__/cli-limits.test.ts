@@ -31,7 +31,7 @@ describe('limits', () => {
     const shown = await cli(s.prefix, ['limits', 'q']);
     expect(shown).toEqual({
       code: 0,
-      stdout: 'queue        q\nconcurrency  no limit (0 active)\nrate         no limit\nheld         no\ngroup limit  no limit\n',
+      stdout: 'queue        q\nconcurrency  no limit (0 active)\nrate         no limit\nheld         no\ngroup limit  no limit\ngroup rate   no limit\n',
       stderr: '',
     });
     expect((await cli(s.prefix, ['limits', 'qq'])).stdout).toContain(`note: no task has been put on queue 'qq' under prefix '${s.prefix}'`);
@@ -56,12 +56,51 @@ describe('limits', () => {
     expect(stdout).toMatch(/^rate {9}100 per 1m$/m);
     expect(stdout).toMatch(new RegExp(`^held {9}until ${new Date(until).toISOString().replace(/\./g, '\\.')} \\(in (29|30)s\\)$`, 'm'));
     expect(stdout).toMatch(/^group limit {2}2 at once per group$/m);
-    expect(stdout).toContain('\nGROUP        LIMIT  ACTIVE\nbig             10       1\nsmall  2 (default)       1\n');
+    expect(stdout).toMatch(/^group rate {3}no limit$/m);
+    expect(stdout).toContain('\nGROUP        LIMIT  ACTIVE  RATE\nbig             10       1  -\nsmall  2 (default)       1  -\n');
 
     const doc = JSON.parse((await cli(s.prefix, ['limits', queue, '--json'])).stdout) as Record<string, unknown>;
     const read = await limitsOf(s, queue);
-    expect(doc).toEqual({ queue, now: expect.any(Number), concurrency: read.concurrency, rate: read.rates.queue, heldUntil: read.rates.heldUntil, groups: read.groups });
+    expect(doc).toEqual({
+      queue,
+      now: expect.any(Number),
+      concurrency: read.concurrency,
+      rate: read.rates.queue,
+      groupRate: null,
+      groupRates: {},
+      heldUntil: read.rates.heldUntil,
+      groups: read.groups,
+    });
     expect(doc.heldUntil).toBe(until);
+  });
+
+  it('shows the rate of each group and the groups with a rate of their own, in the table and the JSON', async () => {
+    const s = await redis.scheduler();
+    const queue = 'tenants';
+    await s.limitRate({ max: 10, per: { seconds: 1 }, queue, eachGroup: true });
+    await s.limitRate({ max: 500, per: { minutes: 1 }, queue, group: 'acme' });
+    await s.limitRate({ max: 3, per: 1500, queue, group: 'constructor' });
+    await s.limitGroups(4, { queue, group: 'big' });
+    await s.put('a', { queue, group: 'small' });
+    await s.claim({ queue });
+
+    const { code, stdout } = await cli(s.prefix, ['limits', queue]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^rate {9}no limit$/m);
+    expect(stdout).toMatch(/^group rate {3}10 per 1s per group$/m);
+    // Every group with a limit or rate of its own, or tasks active; the each-group rate is the default.
+    expect(stdout).toContain(
+      '\nGROUP        LIMIT  ACTIVE  RATE\n' +
+        'acme             -       0  500 per 1m\n' +
+        'big              4       0  10 per 1s (default)\n' +
+        'constructor      -       0  3 per 1500ms\n' +
+        'small            -       1  10 per 1s (default)\n',
+    );
+
+    const doc = JSON.parse((await cli(s.prefix, ['limits', queue, '--json'])).stdout) as Record<string, unknown>;
+    const { rates } = await limitsOf(s, queue);
+    expect(doc).toMatchObject({ rate: null, groupRate: { max: 10, per: 1000 }, groupRates: { acme: { max: 500, per: 60_000 }, constructor: { max: 3, per: 1500 } } });
+    expect([doc.groupRate, doc.groupRates]).toEqual([rates.eachGroup, rates.groups]);
   });
 });
 

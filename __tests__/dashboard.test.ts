@@ -7,6 +7,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import net, { type AddressInfo } from 'node:net';
 import { ValidationError, type Scheduler } from '../lib';
 import { createDashboard, serveDashboard, type DashboardOptions, type Overview } from '../lib/dashboard';
+import { MAX_GROUP_RATES } from '../lib/dashboard/limits';
 import { queueKeys } from '../lib/keys';
 import { sleep, testUrl, useRedis } from './support/harness';
 
@@ -396,9 +397,50 @@ describe('limits', () => {
     expect(body).toContain('<option value="60000" selected>minute</option>');
 
     const o = (await (await fetch(`${base}/api/overview?queue=${queue}`)).json()) as Overview;
-    expect(o.selected?.limits).toEqual({ concurrency: 4, active: 1, rate: { max: 100, per: 60_000 }, heldUntil: until, groupDefault: 2, ownGroupLimits: 1 });
+    expect(o.selected?.limits).toEqual({
+      concurrency: 4,
+      active: 1,
+      rate: { max: 100, per: 60_000 },
+      heldUntil: until,
+      groupDefault: 2,
+      ownGroupLimits: 1,
+      groupRate: null,
+      ownGroupRates: 0,
+      groupRates: {},
+    });
     const withHtml = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as { fragments: Record<string, string> };
     expect(withHtml.fragments.limits).toContain('4 at once');
+  });
+
+  it('shows the rate of each group and the groups with a rate of their own, escaped and capped, in the page and the JSON', async () => {
+    const s = await redis.scheduler();
+    const { queue } = await seed(s);
+    const base = await serve(s);
+    expect((await getPage(`${base}/?queue=${queue}`)).body).toContain('<dd data-limit="group-rate">no limit</dd></dl>');
+
+    const hostile = '<b>"x"&\u202Egpj\u200b';
+    await s.limitRate({ max: 10, per: { seconds: 1 }, queue, eachGroup: true });
+    await s.limitRate({ max: 500, per: { minutes: 1 }, queue, group: 'acme' });
+    await s.limitRate({ max: 3, per: 1000, queue, group: hostile });
+    const more = Array.from({ length: MAX_GROUP_RATES + 2 }, (_, i) => `g${String(i).padStart(2, '0')}`);
+    for (const group of more) await s.limitRate({ max: 1, per: 60_000, queue, group });
+    const { body } = await getPage(`${base}/?queue=${queue}`);
+    expect(body).toContain(`<dd data-limit="group-rate">10 per 1.0 s per group; ${MAX_GROUP_RATES + 4} groups with a rate of their own</dd>`);
+    expect(body).toContain(
+      '<dt>own group rates</dt><dd data-limit="group-rates"><ul class="deps">' +
+        '<li data-group-rate="&lt;b&gt;&quot;x&quot;&amp;\u202Egpj\u200b"><code>&lt;b&gt;&quot;x&quot;&amp;\\u202Egpj\\u200B</code> 3 per 1.0 s</li>' +
+        '<li data-group-rate="acme"><code>acme</code> 500 per 1 min</li><li data-group-rate="g00"><code>g00</code> 1 per 1 min</li>',
+    );
+    // Sorted by name, the first MAX_GROUP_RATES are listed: the last four g's are counted only.
+    expect(body).toContain('<li data-group-rate="g47"><code>g47</code> 1 per 1 min</li><li class="dim">4 more; rateLimits() or docket limits --json lists every one</li></ul></dd>');
+    expect(body).not.toContain('data-group-rate="g48"');
+    expect(body).not.toContain('<b>');
+
+    const o = (await (await fetch(`${base}/api/overview?queue=${queue}`)).json()) as Overview;
+    const limits = o.selected!.limits;
+    expect(limits).toMatchObject({ rate: null, groupRate: { max: 10, per: 1000 }, ownGroupRates: MAX_GROUP_RATES + 4 });
+    expect(Object.keys(limits.groupRates).sort()).toEqual([hostile, 'acme', ...more.slice(0, MAX_GROUP_RATES - 2)]);
+    expect(limits.groupRates).toMatchObject({ [hostile]: { max: 3, per: 1000 }, acme: { max: 500, per: 60_000 }, g00: { max: 1, per: 60_000 } });
   });
 
   it('sets and removes the concurrency and rate limits with the CSRF token', async () => {

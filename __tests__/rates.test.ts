@@ -124,6 +124,11 @@ describe('limitRate per group', () => {
     await s.limitRate(null, { eachGroup: true });
     expect((await s.claimMany(10)).map((t) => t.data)).toEqual(['a-2']);
     expect(await s.rateLimits()).toMatchObject({ eachGroup: null, groups: { vip: { max: 3, per: 300 } } });
+    // Any group name is listed as it is, __proto__ too.
+    await s.limitRate({ max: 2, per: 1000, group: '__proto__' });
+    const { groups } = await s.rateLimits();
+    expect(Object.keys(groups).sort()).toEqual(['__proto__', 'vip']);
+    expect(Object.getPrototypeOf(groups)).toBe(Object.prototype);
   });
 });
 

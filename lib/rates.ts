@@ -86,7 +86,8 @@ export async function rateLimits(ctx: Context, options?: RateLimitOptions): Prom
   const f = hashReply(fields);
   const until = Number(f.get('until') ?? 0);
   const pair = (rate: string, per: string) => (f.has(rate) ? { max: Number(f.get(rate)), per: Number(f.get(per)) } : null);
-  const groups: Record<string, RateLimit> = {};
-  for (const key of f.keys()) if (key.startsWith('rate|')) groups[key.slice(5)] = pair(key, `per|${key.slice(5)}`)!;
+  // fromEntries defines each group as an own property, so a group named __proto__ is listed too.
+  const own = [...f.keys()].filter((key) => key.startsWith('rate|')).map((key) => [key.slice(5), pair(key, `per|${key.slice(5)}`)!] as const);
+  const groups: Record<string, RateLimit> = Object.fromEntries(own);
   return { queue: pair('rate', 'per'), eachGroup: pair('grate', 'gper'), groups, heldUntil: until > now ? until : null };
 }

@@ -1,7 +1,8 @@
 /**
  * A queue's limits from the shell: `docket limits <queue>` shows them (concurrency with the tasks
- * leased now, rate, a backoffQueue hold, group limits), and `docket limit <queue> --concurrency
- * --rate --group-limit --hold` sets them. The flags are read in limit-flags.ts, before connecting.
+ * leased now, rate, a backoffQueue hold, group limits and group rates), and `docket limit <queue>
+ * --concurrency --rate --group-limit --hold` sets them (group rates are set with limitRate() only).
+ * The flags are read in limit-flags.ts, before connecting.
  */
 import type { GroupLimits } from '../groups';
 import type { RateLimit } from '../rates';
@@ -21,6 +22,10 @@ export interface LimitsDoc {
   concurrency: { limit: number | null; active: number };
   /** As rateLimits().queue has it: `per` in ms. */
   rate: RateLimit | null;
+  /** As rateLimits().eachGroup has it: the rate of each group without its own. */
+  groupRate: RateLimit | null;
+  /** As rateLimits().groups has it: the groups with a rate of their own. */
+  groupRates: Record<string, RateLimit>;
   /** As rateLimits().heldUntil has it. */
   heldUntil: number | null;
   /** As groupLimits() has it. */
@@ -37,35 +42,58 @@ export async function readLimits(s: Scheduler, queue: string): Promise<LimitsDoc
     s.rateLimits({ queue }),
     s.groupLimits({ queue }),
   ]);
-  return { queue, now, concurrency, rate: rates.queue, heldUntil: rates.heldUntil, groups };
+  const { queue: rate, eachGroup: groupRate, groups: groupRates, heldUntil } = rates;
+  return { queue, now, concurrency, rate, groupRate, groupRates, heldUntil, groups };
 }
 
-/** The limits as label/value lines, then a table of the groups with a limit of their own or tasks active. */
+/** `100 per 1m`: the window as the --rate flag takes it, so what is shown can be typed again. */
+function rateText(rate: RateLimit): string {
+  return `${rate.max} per ${exactSpan(rate.per)}`;
+}
+
+/** The limits as label/value lines, then a table of the groups with a limit or rate of their own, or tasks active. */
 export function limitsText(doc: LimitsDoc): string {
-  const { concurrency: c, rate, heldUntil, groups } = doc;
+  const { concurrency: c, rate, heldUntil, groups, groupRate } = doc;
   const head = fields([
     ['queue', doc.queue],
     ['concurrency', `${c.limit === null ? 'no limit' : `${c.limit} at once`} (${c.active} active)`],
-    ['rate', rate === null ? 'no limit' : `${rate.max} per ${exactSpan(rate.per)}`],
+    ['rate', rate === null ? 'no limit' : rateText(rate)],
     ['held', heldUntil === null ? 'no' : `until ${instant(heldUntil, doc.now)}`],
     ['group limit', groups.default === null ? 'no limit' : `${groups.default} at once per group`],
+    ['group rate', groupRate === null ? 'no limit' : `${rateText(groupRate)} per group`],
   ]);
-  return `${head}${groupTable(groups)}`;
+  return `${head}${groupTable(doc)}`;
 }
 
-function groupTable(g: GroupLimits): string {
-  const names = [...new Set([...Object.keys(g.groups), ...Object.keys(g.active)])].sort();
+/** A group's own entry of `record` (a group may be named `constructor`), or undefined. */
+function own<T>(record: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
+/** A group's own value, else the default marked as such, else NONE. */
+function ownOrDefault<T>(value: T | undefined, fallback: T | null, show: (value: T) => string): string {
+  if (value !== undefined) return show(value);
+  return fallback === null ? NONE : `${show(fallback)} (default)`;
+}
+
+function groupTable({ groups: g, groupRate, groupRates }: LimitsDoc): string {
+  const names = [...new Set([...Object.keys(g.groups), ...Object.keys(g.active), ...Object.keys(groupRates)])].sort();
   if (names.length === 0) return '';
-  const limit = (name: string) => (name in g.groups ? String(g.groups[name]) : g.default === null ? NONE : `${g.default} (default)`);
-  const rows = names.slice(0, MAX_GROUP_ROWS).map((name) => [name, limit(name), String(g.active[name] ?? 0)]);
+  const row = (name: string) => [
+    name,
+    ownOrDefault(own(g.groups, name), g.default, String),
+    String(own(g.active, name) ?? 0),
+    ownOrDefault(own(groupRates, name), groupRate, rateText),
+  ];
+  const columns = [{ title: 'GROUP' }, { title: 'LIMIT', right: true }, { title: 'ACTIVE', right: true }, { title: 'RATE' }];
   const more = names.length > MAX_GROUP_ROWS ? `${names.length - MAX_GROUP_ROWS} more groups; --json lists every one\n` : '';
-  return `\n${table([{ title: 'GROUP' }, { title: 'LIMIT', right: true }, { title: 'ACTIVE', right: true }], rows)}${more}`;
+  return `\n${table(columns, names.slice(0, MAX_GROUP_ROWS).map(row))}${more}`;
 }
 
 export const limits: Command = {
   name: 'limits',
   usage: '<queue>',
-  summary: "a queue's limits: concurrency (and tasks leased now), rate, hold, group limits",
+  summary: "a queue's limits: concurrency (and tasks leased now), rate, hold, group limits and rates",
   flags: [],
   prepare(input) {
     const queue = queueArg(positionals('limits', input, ['queue'])[0]);

@@ -4,6 +4,8 @@
  * are not in the fragment, as the lookup form is not: a refresh never swaps a field someone is
  * typing in. Each is a POST with the CSRF token, as every button of the page.
  */
+import { printable } from '../printable';
+import type { RateLimit } from '../rates';
 import { actionForm, type View } from './forms';
 import { html, span, timeTag, type Html } from './html';
 import type { LimitsView } from './limits';
@@ -20,17 +22,42 @@ function row(name: string, label: string, value: Html | string): Html {
   return html`<dt>${label}</dt><dd data-limit="${name}">${value}</dd>`;
 }
 
+/** `; 1 group with a limit of its own`, `; 3 groups with a rate of their own`, or nothing for none. */
+function ownCount(n: number, what: string): string {
+  if (n === 0) return '';
+  return n === 1 ? `; 1 group with a ${what} of its own` : `; ${n} groups with a ${what} of their own`;
+}
+
 function groupText(l: LimitsView): string {
   const all = l.groupDefault === null ? 'no limit' : `${l.groupDefault} at once per group`;
-  return l.ownGroupLimits === 0 ? all : `${all}; ${l.ownGroupLimits} group${l.ownGroupLimits === 1 ? '' : 's'} with a limit of its own`;
+  return `${all}${ownCount(l.ownGroupLimits, 'limit')}`;
+}
+
+function rateText(rate: RateLimit): string {
+  return `${rate.max} per ${span(rate.per)}`;
+}
+
+function groupRateText(l: LimitsView): string {
+  const all = l.groupRate === null ? 'no limit' : `${rateText(l.groupRate)} per group`;
+  return `${all}${ownCount(l.ownGroupRates, 'rate')}`;
+}
+
+/** The groups with a rate of their own, as many as the view lists; names are other people's text. */
+function ownRates(l: LimitsView): Html {
+  const listed = Object.keys(l.groupRates).sort();
+  const items = listed.map((g) => html`<li data-group-rate="${g}"><code>${printable(g)}</code> ${rateText(l.groupRates[g])}</li>`);
+  const more = l.ownGroupRates - listed.length;
+  const rest = more > 0 ? html`<li class="dim">${more} more; rateLimits() or docket limits --json lists every one</li>` : '';
+  return html`<ul class="deps">${items}${rest}</ul>`;
 }
 
 /** What is in force: the `limits` fragment. */
 export function limitsFragment(view: View, l: LimitsView): Html {
   const concurrency = html`${l.concurrency === null ? 'no limit' : `${l.concurrency} at once`} <span class="dim">(${l.active} active)</span>`;
-  const rate = l.rate === null ? 'no limit' : `${l.rate.max} per ${span(l.rate.per)}`;
+  const rate = l.rate === null ? 'no limit' : rateText(l.rate);
   const held = l.heldUntil === null ? 'no' : html`claims held for ${timeTag(l.heldUntil, span(Math.max(0, l.heldUntil - view.now)))} more`;
-  return html`<dl class="fields">${row('concurrency', 'concurrency', concurrency)}${row('rate', 'rate', rate)}${row('held', 'held', held)}${row('group', 'group limit', groupText(l))}</dl>`;
+  const own = l.ownGroupRates === 0 ? '' : row('group-rates', 'own group rates', ownRates(l));
+  return html`<dl class="fields">${row('concurrency', 'concurrency', concurrency)}${row('rate', 'rate', rate)}${row('held', 'held', held)}${row('group', 'group limit', groupText(l))}${row('group-rate', 'group rate', groupRateText(l))}${own}</dl>`;
 }
 
 function concurrencyForms(view: View, queue: string, l: LimitsView): Html {
@@ -63,7 +90,7 @@ function rateForms(view: View, queue: string, l: LimitsView): Html {
 
 /** The card: the fragment, then the forms. `fragment` is the limitsFragment the page rendered. */
 export function limitsSection(view: View, queue: string, l: LimitsView, fragment: Html): Html {
-  return html`<h2>Limits <span class="sub">for every worker of every process; group limits and holds are set from the API or the CLI</span></h2>
+  return html`<h2>Limits <span class="sub">for every worker of every process; group limits and holds are set from the API or the CLI, group rates from the API</span></h2>
 <div data-fragment="limits">${fragment}</div>
 <div class="limit-forms"><div class="limit-form"><span class="dim">concurrency</span>${concurrencyForms(view, queue, l)}</div>
 <div class="limit-form"><span class="dim">rate</span>${rateForms(view, queue, l)}</div></div>`;

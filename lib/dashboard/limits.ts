@@ -1,7 +1,8 @@
 /**
  * A queue's limits as the dashboard shows them, and the two it can change: the concurrency limit
- * and the rate limit (group limits and backoffQueue holds are shown, and set from the API or the
- * CLI). Reads are the scheduler's own: concurrencyLimit(), rateLimits(), groupLimits().
+ * and the rate limit (group limits, group rates and backoffQueue holds are shown only: they are
+ * set from the API, and all but group rates from the CLI). Reads are the scheduler's own:
+ * concurrencyLimit(), rateLimits(), groupLimits().
  */
 import type { RateLimit } from '../rates';
 import type { Scheduler } from '../scheduler';
@@ -20,7 +21,16 @@ export interface LimitsView {
   groupDefault: number | null;
   /** How many groups have a limit of their own. */
   ownGroupLimits: number;
+  /** The rate limit of every group without its own (`per` in ms), or null. */
+  groupRate: RateLimit | null;
+  /** How many groups have a rate limit of their own. */
+  ownGroupRates: number;
+  /** The first MAX_GROUP_RATES of those groups by name, with their rates (`per` in ms). */
+  groupRates: Record<string, RateLimit>;
 }
+
+/** Groups with a rate of their own listed, as `docket limits` lists groups; rateLimits() gives every one. */
+export const MAX_GROUP_RATES = 50;
 
 export async function readLimits(scheduler: Scheduler, queue: string): Promise<LimitsView> {
   const [concurrency, rates, groups] = await Promise.all([
@@ -35,6 +45,9 @@ export async function readLimits(scheduler: Scheduler, queue: string): Promise<L
     heldUntil: rates.heldUntil,
     groupDefault: groups.default,
     ownGroupLimits: Object.keys(groups.groups).length,
+    groupRate: rates.eachGroup,
+    ownGroupRates: Object.keys(rates.groups).length,
+    groupRates: Object.fromEntries(Object.keys(rates.groups).sort().slice(0, MAX_GROUP_RATES).map((g) => [g, rates.groups[g]])),
   };
 }
 

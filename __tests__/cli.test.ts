@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { RedisClientType } from 'redis';
 import { main, type Io } from '../lib/cli/main';
@@ -108,6 +109,18 @@ describe('stats', () => {
 });
 
 describe('list', () => {
+  it('shows a NAME column when a task on the page has a name, and inspect shows the name', async () => {
+    const s = await redis.scheduler();
+    const named = await s.put({ n: 1 }, { queue: 'nq', name: 'send-email' });
+    const plain = await s.put({ n: 2 }, { queue: 'nq' });
+    const docket = on(s.prefix);
+    const table = await docket('list', 'nq', '--state', 'ready');
+    expect(row(table.stdout, 'HASH').slice(0, 3)).toEqual(['HASH', 'NAME', 'RUN AT']);
+    expect(row(table.stdout, named.hash)[1]).toBe('send-email');
+    expect(row(table.stdout, plain.hash)[1]).toBe('-');
+    expect((await docket('inspect', 'nq', named.hash)).stdout).toMatch(/^name\s+send-email$/m);
+  });
+
   it('lists delayed tasks with relative run-ats, and JSON equal to scheduler.list()', async () => {
     const s = await redis.scheduler();
     const late = await s.put({ to: 'a@b.c' }, { queue: 'q', delay: 300_000, key: 'welcome' });
@@ -497,6 +510,54 @@ describe('purge-dead', () => {
     expect(await docket('purge-dead', 'q')).toEqual({ code: 0, stdout: "purged 2 dead tasks from queue 'q'\n", stderr: '' });
     expect(await s.stats({ queue: 'q' })).toMatchObject({ dead: 0, ready: 1 });
     expect(JSON.parse((await docket('purge-dead', 'q', '--json')).stdout)).toEqual({ queue: 'q', purged: 0 });
+  });
+});
+
+describe('clean and obliterate', () => {
+  /** Runs the CLI with `answer` on stdin, as an operator typing it at the prompt. */
+  const answering = (prefix: string, answer: string | null) => (...args: string[]) =>
+    cli([...args, '--url', testUrl(), '--prefix', prefix], answer === null ? {} : { stdin: Readable.from([answer]) });
+
+  it('cleans dead tasks older than a span after a yes, and nothing after a no', async () => {
+    const s = await redis.scheduler();
+    await deadTask(s, 'q', 'a', 'x');
+    await deadTask(s, 'q', 'b', 'x');
+    await sleep(1100);
+    await deadTask(s, 'q', 'c', 'x');
+    await s.put('alive', { queue: 'q' });
+    const no = await answering(s.prefix, 'n\n')('clean', 'q', '--state', 'dead', '--older-than', '1s');
+    expect(no).toEqual({ code: 1, stdout: '', stderr: "Delete the 3 dead tasks of queue 'q' older than 1s? [y/N] docket: not confirmed: nothing was deleted\n" });
+    expect((await s.stats({ queue: 'q' })).dead).toBe(3);
+    const yes = await answering(s.prefix, 'y\n')('clean', 'q', '--state', 'dead', '--older-than', '1s');
+    expect(yes).toMatchObject({ code: 0, stdout: "deleted 2 dead tasks from queue 'q'\n" });
+    expect(await s.stats({ queue: 'q' })).toMatchObject({ dead: 1, ready: 1 });
+    const json = await on(s.prefix)('clean', 'q', '--state', 'ready', '--limit', '5', '--yes', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({ queue: 'q', state: 'ready', deleted: 1 });
+  });
+
+  it('refuses to clean without --yes when there is no stdin, and bad flags before connecting', async () => {
+    const s = await redis.scheduler();
+    await deadTask(s, 'q', 'a', 'x');
+    const docket = on(s.prefix);
+    expect(await docket('clean', 'q', '--state', 'dead')).toMatchObject({ code: 2, stderr: expect.stringContaining('pass --yes') });
+    expect(await docket('clean', 'q', '--state', 'active', '--yes')).toMatchObject({ code: 2, stderr: expect.stringContaining("bad --state 'active'") });
+    expect(await docket('clean', 'q', '--yes')).toMatchObject({ code: 2, stderr: expect.stringContaining('missing --state') });
+    expect(await docket('clean', 'q', '--state', 'dead', '--older-than', '5', '--yes')).toMatchObject({ code: 2, stderr: expect.stringContaining("bad --older-than '5'") });
+    expect(await docket('clean', 'q', '--state', 'dead', '--limit', '0', '--yes')).toMatchObject({ code: 2 });
+    expect((await s.stats({ queue: 'q' })).dead).toBe(1);
+  });
+
+  it('obliterates a queue: refused while a task is leased, done with --force', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.putMany([1, 2, 3].map((data) => ({ data, options: { queue: 'q' } })));
+    await s.claim({ queue: 'q' });
+    const docket = on(s.prefix);
+    const refused = await docket('obliterate', 'q', '--yes');
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('queue q has 1 active task') });
+    expect(await answering(s.prefix, '\n')('obliterate', 'q', '--force')).toMatchObject({ code: 1, stderr: expect.stringContaining('not confirmed') });
+    expect(await docket('obliterate', 'q', '--force', '--yes')).toEqual({ code: 0, stdout: "obliterated queue 'q'\n", stderr: '' });
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
   });
 });
 

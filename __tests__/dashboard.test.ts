@@ -214,7 +214,13 @@ describe('page and overview API', () => {
     await s.fail((await s.claim({ queue: 'xss' }))!, { error: new Error(evil) });
     const { hash } = await s.put({ html: evil, live: true }, { queue: 'xss' });
     await s.put({ html: evil, waiting: true }, { queue: 'xss', after: [hash] });
+    const named = await s.put({ named: true }, { queue: 'xss', delay: 60_000, name: '<b onmouseover=alert(3)>' });
     const { body } = await getPage(`${await serve(s)}/?queue=xss`);
+    // A task's name shows beside its hash, and in its lookup, escaped.
+    expect(body).toContain('<span class="tag name">&lt;b onmouseover=alert(3)&gt;</span>');
+    const lookup = (await getPage(`${await serve(s)}/?queue=xss&hash=${named.hash}`)).body;
+    expect(lookup).toMatch(/<dt>name<\/dt>\s*<dd>&lt;b onmouseover=alert\(3\)&gt;<\/dd>/);
+    expect(lookup).not.toContain('<b onmouseover');
     expect(body).toMatch(/<section class="card" data-fragment="waiting">.*&lt;img src=x onerror=alert\(1\)&gt;.*<\/section>/s);
     expect(body).not.toContain('<img src=x');
     expect(body).not.toContain('<script>alert');
@@ -316,6 +322,35 @@ describe('writes', () => {
     expect((await s.stats({ queue })).paused).toBe(false);
     expect(await (await post(`${base}/api/purge-dead`, { queue }, csrf)).json()).toEqual({ ok: true, queue, purged: 2 });
     expect((await s.stats({ queue })).dead).toBe(0);
+  });
+
+  it('cleans dead and delayed tasks from their sections, behind the token and the CSRF token', async () => {
+    const s = await redis.scheduler();
+    const { queue, delayed } = await seed(s);
+    const served = await serveDashboard(s, { token: 'a-token-of-sixteen-chars' });
+    try {
+      const base = served.url.replace(/\/\?token=.*$/, '');
+      const auth = { authorization: 'Bearer a-token-of-sixteen-chars' };
+      const page = await getPage(`${base}/?queue=${queue}`, { headers: auth });
+      expect(page.body).toMatch(/data-action="clean"[^>]*data-confirm="Delete these dead tasks/);
+      expect(page.body).toContain('<input type="hidden" name="state" value="delayed">');
+      const csrf = { ...auth, 'x-csrf-token': csrfOf(page.body) };
+      // No token, or no CSRF token: refused, nothing deleted.
+      expect((await post(`${base}/api/clean`, { queue, state: 'dead' }, { 'x-csrf-token': csrfOf(page.body) })).status).toBe(401);
+      expect((await post(`${base}/api/clean`, { queue, state: 'dead' }, auth)).status).toBe(403);
+      const bad = await post(`${base}/api/clean`, { queue, state: 'active' }, csrf);
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ error: { code: 'ERR_VALIDATION', field: 'state' } });
+      expect((await s.stats({ queue })).dead).toBe(2);
+      // Only the old ones: none died an hour ago.
+      expect(await (await post(`${base}/api/clean`, { queue, state: 'dead', olderThan: '3600000' }, csrf)).json()).toEqual({ ok: true, queue, deleted: 0 });
+      expect(await (await post(`${base}/api/clean`, { queue, state: 'dead', olderThan: '' }, csrf)).json()).toEqual({ ok: true, queue, deleted: 2 });
+      expect(await (await post(`${base}/api/clean`, { queue, state: 'delayed' }, csrf)).json()).toEqual({ ok: true, queue, deleted: 2 });
+      expect(await s.get(delayed[0], { queue })).toBeNull();
+      expect(await s.stats({ queue })).toMatchObject({ dead: 0, delayed: 0, ready: 2, active: 1 });
+    } finally {
+      await served.close();
+    }
   });
 
   it('takes plain form posts (script off) and answers them with a redirect to the page', async () => {

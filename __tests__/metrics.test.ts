@@ -20,7 +20,7 @@ describe('registerMetrics', () => {
     const producer = await redis.scheduler({ prefix: s.prefix });
     await producer.putMany([{ data: 1, options: { queue: 'mail' } }, { data: 2, options: { queue: 'mail', maxAttempts: 1 } }, { data: 3, options: { queue: 'mail', delay: 60_000 } }]);
     await producer.put(1, { queue: 'mail' });
-    const x = await producer.put('x', { queue: 'sms' });
+    const x = await producer.put('x', { queue: 'sms', name: 'text' });
     await producer.put('after x', { queue: 'sms', after: [x.hash] });
     const [a, b] = await producer.claimMany(2, { queue: 'mail' });
     await producer.ack(a);
@@ -55,6 +55,8 @@ describe('registerMetrics', () => {
     await new Promise((r) => setTimeout(r, 600));
     const later = await registry.metrics();
     expect(value(later, 'docket_completed_total{queue="sms"}')).toBe(1);
+    expect(value(later, 'docket_outcomes_by_name_total{queue="sms",name="text",outcome="completed"}')).toBe(1);
+    expect(value(later, 'docket_outcomes_by_name_total{queue="sms",name="text",outcome="dead"}')).toBe(0);
     // x done: the task put after it is ready now.
     expect(value(later, 'docket_tasks{queue="sms",state="ready"}')).toBe(1);
     expect(value(later, 'docket_tasks{queue="sms",state="waiting"}')).toBe(0);

@@ -195,6 +195,7 @@ describe('get and stats', () => {
       progress: null,
       keepResult: null,
       timeout: null,
+      name: null,
     });
     const task = (await s.claim())!;
     expect(await s.get(a.hash)).toMatchObject({ state: 'active', attempts: 1, leaseUntil: task.leaseUntil });
@@ -214,6 +215,7 @@ describe('get and stats', () => {
     expect(await s.stats()).toEqual({
       ready: 0, delayed: 1, waiting: 0, active: 1, dead: 0, expired: 0, deduplicated: 0, replaced: 0, paused: false,
       totals: { added: 2, deduplicated: 0, replaced: 0, merged: 0, completed: 0, failed: 0, dead: 0, expired: 0, leaseLost: 0 },
+      byName: {},
     });
     expect(await s.stats({ queue: 'side' })).toMatchObject({ ready: 1, delayed: 0, active: 0 });
   });

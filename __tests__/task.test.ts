@@ -22,6 +22,7 @@ describe('toTaskInfo', () => {
       progress: null,
       keepResult: null,
       timeout: null,
+      name: null,
     });
   });
 

@@ -47,6 +47,18 @@ export interface QueueStats {
   /** Whether claims are paused (pause()): workers lease nothing until resume(). */
   paused: boolean;
   totals: QueueTotals;
+  /**
+   * Lifetime outcomes of named tasks, by name (put's `name`): at most 300 name-and-outcome pairs
+   * per queue; a name first seen past that counts under the name '' (others).
+   */
+  byName: Record<string, NamedTotals>;
+}
+
+/** The lifetime outcomes of the tasks of one name. */
+export interface NamedTotals {
+  completed: number;
+  failed: number;
+  dead: number;
 }
 
 export interface ListOptions {
@@ -127,7 +139,18 @@ const COUNTERS: Record<keyof QueueTotals, string> = {
 export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
   const reply = (await ctx.scripts.run('stats', ctx.keys(queue), [])) as Array<string | number>;
   const counters = new Map<string, number>();
-  for (let i = 6; i < reply.length; i += 2) counters.set(String(reply[i]), Number(reply[i + 1]));
+  const byName: Record<string, NamedTotals> = Object.create(null) as Record<string, NamedTotals>;
+  for (let i = 6; i < reply.length; i += 2) {
+    const field = String(reply[i]);
+    const bar = field.indexOf('|');
+    if (bar < 0) {
+      counters.set(field, Number(reply[i + 1]));
+      continue;
+    }
+    const [outcome, name] = [field.slice(0, bar), field.slice(bar + 1)];
+    if (outcome !== 'completed' && outcome !== 'failed' && outcome !== 'dead') continue;
+    (byName[name] ??= { completed: 0, failed: 0, dead: 0 })[outcome] = Number(reply[i + 1]);
+  }
   const totals = Object.fromEntries(Object.entries(COUNTERS).map(([field, name]) => [field, counters.get(name) ?? 0])) as unknown as QueueTotals;
   return {
     ready: Number(reply[0]),
@@ -140,6 +163,7 @@ export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
     replaced: totals.replaced,
     paused: Number(reply[5]) === 1,
     totals,
+    byName: { ...byName },
   };
 }
 
@@ -201,7 +225,7 @@ function wholeJson(text: string): Json | null {
 /** The fields of a task whose record cannot be read: nothing but NaN and null. */
 const UNREADABLE = {
   runAt: NaN, expireAt: null, attempts: NaN, maxAttempts: NaN, priority: false, level: 0,
-  group: null, key: null, leaseUntil: null, worker: null, diedAt: null, waitingOn: null, progress: null, keepResult: null, timeout: null,
+  group: null, key: null, leaseUntil: null, worker: null, diedAt: null, waitingOn: null, progress: null, keepResult: null, timeout: null, name: null,
 } as const;
 
 /**
@@ -251,5 +275,15 @@ export function sumStats(all: QueueStats[]): QueueStats {
     Object.fromEntries(keys.map((k) => [k, all.reduce((n, s) => n + pick(s)[k], 0)])) as Record<K, number>;
   const counts = add([...STATES, 'expired', 'deduplicated', 'replaced'] as const, (s) => s);
   const totals = add(Object.keys(COUNTERS) as Array<keyof QueueTotals>, (s) => s.totals);
-  return { ...counts, paused: all.length > 0 && all.every((s) => s.paused), totals };
+  // No prototype while summing: a task may be named __proto__.
+  const byName: Record<string, NamedTotals> = Object.create(null) as Record<string, NamedTotals>;
+  for (const s of all) {
+    for (const [name, t] of Object.entries(s.byName)) {
+      const sum = (byName[name] ??= { completed: 0, failed: 0, dead: 0 });
+      sum.completed += t.completed;
+      sum.failed += t.failed;
+      sum.dead += t.dead;
+    }
+  }
+  return { ...counts, paused: all.length > 0 && all.every((s) => s.paused), totals, byName: { ...byName } };
 }

@@ -5,7 +5,7 @@
  */
 import { main } from './cli/main';
 
-void main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
+void main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }).then((code) => {
   // exitCode, not exit(): a piped stdout is flushed before the process ends. The unref'd timer is
   // a backstop that only fires if something still holds the event loop, such as a connection
   // abandoned mid-handshake by a Redis that never answered.

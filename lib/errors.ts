@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'ERR_CLOSED'
   | 'ERR_LEASE_LOST'
   | 'ERR_RUN_TIMEOUT'
+  | 'ERR_UNKNOWN_TASK_NAME'
   | 'ERR_OUT_OF_MEMORY'
   | 'ERR_INDETERMINATE'
   | 'ERR_TIMEOUT'
@@ -21,7 +22,8 @@ export type ErrorCode =
   | 'ERR_READONLY'
   | 'ERR_NOPERM'
   | 'ERR_REDIS'
-  | 'ERR_MISSING_PEER';
+  | 'ERR_MISSING_PEER'
+  | 'ERR_QUEUE_ACTIVE';
 
 /** Base class of every error docket throws. */
 export class DocketError extends Error {
@@ -74,6 +76,22 @@ export class PayloadTooLargeError extends ValidationError {
   }
 }
 
+/**
+ * obliterate() refused: tasks of the queue are leased (active), and `force` was not given.
+ * Nothing was deleted. Stop the queue's workers (or let them finish), or pass `force: true`.
+ */
+export class QueueActiveError extends DocketError {
+  readonly queue: string;
+  /** Tasks of the queue leased when it was refused. */
+  readonly active: number;
+
+  constructor(queue: string, active: number) {
+    super('ERR_QUEUE_ACTIVE', `queue ${queue} has ${active} active task${active === 1 ? '' : 's'}: stop its workers first, or pass force: true`);
+    this.queue = queue;
+    this.active = active;
+  }
+}
+
 /** The scheduler or worker was closed before the call. */
 export class ClosedError extends DocketError {
   constructor(what: string) {
@@ -107,6 +125,24 @@ export class RunTimeoutError extends DocketError {
     super('ERR_RUN_TIMEOUT', `task ${hash} ran longer than its timeout of ${timeoutMs} ms`);
     this.hash = hash;
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A worker routing by task name (`work({ [name]: handler })`) leased a task whose name has no
+ * handler, and no `'*'` one. Never thrown by a method: the attempt fails with it, so the task is
+ * retried (another worker may have the handler) and goes dead after its attempts, with this as its
+ * last error, rather than being acked unseen.
+ */
+export class UnknownTaskNameError extends DocketError {
+  readonly hash: string;
+  readonly taskName: string | null;
+
+  constructor(hash: string, taskName: string | null, known: string[]) {
+    const what = taskName === null ? 'has no name' : `is named ${JSON.stringify(taskName)}`;
+    super('ERR_UNKNOWN_TASK_NAME', `task ${hash} ${what}, and this worker has no handler for it (it has ${known.map((k) => JSON.stringify(k)).join(', ')})`);
+    this.hash = hash;
+    this.taskName = taskName;
   }
 }
 

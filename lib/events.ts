@@ -31,6 +31,8 @@ export interface QueueEvent {
   readonly progress: Json | null;
   /** For `merged`: the hash of the waiting task the failed until-start task was merged into; else null. */
   readonly into: string | null;
+  /** The task's name (put's `name`) when it has one, else null (and for deduplicated and replaced events). */
+  readonly name: string | null;
   /** For `completed`: the task's kept result (keepResult) when its JSON is at most 1 KiB; else null. */
   readonly result: Json | null;
 }
@@ -130,6 +132,7 @@ function toEvent(queue: string, id: string, fields: string[]): QueueEvent {
     attempt: attempt === undefined ? null : Number(attempt),
     error: f.get('error') ?? null,
     into: f.get('into') ?? null,
+    name: f.get('name') ?? null,
     result: f.get('result') ? (JSON.parse(f.get('result')!) as Json) : null,
     progress: f.has('progress') ? (JSON.parse(f.get('progress')!) as Json) : null,
   };

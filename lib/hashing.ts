@@ -19,9 +19,11 @@ export async function createHash128(): Promise<HashFunction> {
 }
 
 /**
- * The identity string of a task: its canonical payload, or its de-dup key. The `#key:` mark keeps
- * the two apart: canonical JSON never starts with `#`.
+ * The identity string of a task: its canonical payload, or its de-dup key, and its name when it
+ * has one. The `#key:` and `#name:` marks keep them apart (canonical JSON never starts with `#`,
+ * and a name holds no NUL). An unnamed task's identity, so its hash, is what it always was.
  */
-export function identityOf(canonical: string, key: string | undefined): string {
-  return key === undefined ? canonical : `#key:${key}`;
+export function identityOf(canonical: string, key: string | undefined, name?: string): string {
+  const rest = key === undefined ? canonical : `#key:${key}`;
+  return name === undefined ? rest : `#name:${name}\u0000${rest}`;
 }

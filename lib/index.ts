@@ -19,8 +19,10 @@ export type { Carrier, PutMessage, ClaimMessage, AckMessage, FailMessage } from 
 export type { PutOptions, PutResult, PutStatus } from './put';
 export type { ClaimOptions, FailOptions } from './lease';
 export type { Worker, WorkOptions, Handler } from './worker';
+export type { Handlers } from './route';
 export type { Task, TaskInfo, TaskState } from './task';
 export type { DeadTask, ListDeadOptions } from './dead';
+export type { CleanOptions, ObliterateOptions } from './clean';
 export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './groups';
 export type { RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './rates';
 export type { Schedule, EveryOptions, ScheduleInfo } from './recurring';
@@ -37,6 +39,7 @@ export {
   ClosedError,
   LeaseLostError,
   RunTimeoutError,
+  UnknownTaskNameError,
   OutOfMemoryError,
   IndeterminateError,
   TimeoutError,
@@ -48,5 +51,6 @@ export {
   PermissionError,
   RedisError,
   MissingPeerError,
+  QueueActiveError,
 } from './errors';
 export type { ErrorCode } from './errors';

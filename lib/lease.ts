@@ -51,6 +51,8 @@ export interface ClaimBatch<T = Json> {
   acked: boolean[];
 }
 
+/** Entries per leased task in a claim reply (claim.lua FIELDS): id, payload, attempt, run-at, expire-at, trace, keepResult, timeout, name. */
+const LEASED_FIELDS = 9;
 const MAX_ERROR_CHARS = 2000;
 /**
  * An ack's token is remembered for this many command deadlines: enough for work()'s three tries
@@ -105,7 +107,7 @@ async function claimCall<T>(
   }
   const acked = reply.slice(3, 3 + acks.length).map((ok) => ok === 1);
   const tasks: Task<T>[] = [];
-  for (let i = 3 + acks.length; i < reply.length; i += 8) {
+  for (let i = 3 + acks.length; i < reply.length; i += LEASED_FIELDS) {
     const expireAt = reply[i + 4];
     const keepResult = reply[i + 6];
     const timeout = reply[i + 7];
@@ -121,6 +123,7 @@ async function claimCall<T>(
       trace: decodeCarrier(String(reply[i + 5])),
       keepResult: keepResult === '' ? null : Number(keepResult),
       timeout: timeout === '' ? null : Number(timeout),
+      name: reply[i + 8] === '' ? null : String(reply[i + 8]),
       progress: (value: Json) => progressOf(ctx, task, onProblem).report(value),
       dependencies: () => dependencies(ctx, queue, task.hash),
     };

@@ -85,6 +85,20 @@ export function registerMetrics(source: Source, registry: MetricsRegistry, optio
       for (const { queue, stats } of await snapshot()) this.set({ queue }, stats.paused ? 1 : 0);
     },
   });
+  new prom.Counter({
+    name: `${prefix}outcomes_by_name_total`,
+    help: 'Outcomes of named tasks by name: completed, failed (attempts), dead. At most 300 name-outcome pairs per queue; later names count as name "(other)"',
+    labelNames: ['queue', 'name', 'outcome'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const { queue, stats } of await snapshot()) {
+        for (const [name, totals] of Object.entries(stats.byName)) {
+          for (const outcome of ['completed', 'failed', 'dead'] as const) this.inc({ queue, name: name === '' ? '(other)' : name, outcome }, totals[outcome]);
+        }
+      }
+    },
+  });
   for (const [name, help, value] of COUNTERS) {
     new prom.Counter({
       name: `${prefix}${name}`,

@@ -134,6 +134,14 @@ const groupName = z
   .regex(/^[^|\s\u0000-\u001f\u007f]+$/, { error: 'must have no | , white space or control characters' })
   .refine(isWellFormed, wellFormed);
 
+/** A task's name: short, printable, no '|' (put.lua's options are '|'-separated). */
+export const taskName = z
+  .string({ error: 'expected a string' })
+  .min(1, { error: 'must be 1 to 128 characters' })
+  .max(128, { error: 'must be 1 to 128 characters' })
+  .regex(/^[^|\u0000-\u001f\u007f]+$/, { error: 'must have no | or control characters' })
+  .refine(isWellFormed, wellFormed);
+
 /** The most tasks one put may wait on (`after`). */
 export const MAX_AFTER = 10_000;
 /** A task's hash as put() returned it: ids hold no '|' (dependency indexes split at it). */
@@ -156,6 +164,7 @@ export const putOptions = z
     at: instant.optional(),
     expire: positiveSpan.optional(),
     key: z.string({ error: 'expected a string' }).min(1).max(1024).refine(isWellFormed, wellFormed).optional(),
+    name: taskName.optional(),
     maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
     keepResult: keepResult.optional(),
     unique: z.enum(['until-done', 'until-start'], { error: "expected 'until-done' or 'until-start'" }).default('until-done'),
@@ -250,6 +259,25 @@ export const dependenciesOptions = z.strictObject({
 
 export const closeOptions = z.strictObject({ timeout: span.optional() });
 
+/** The states clean() deletes from: pending tasks (ready, delayed) and dead ones. */
+export const CLEAN_STATES = ['ready', 'delayed', 'dead'] as const;
+
+/** clean(options): which tasks of a queue to delete, in batches. */
+export const cleanOptions = z.strictObject({
+  queue: queueName.optional(),
+  state: z.enum(CLEAN_STATES, { error: "expected 'ready', 'delayed' or 'dead'" }),
+  /** Only tasks put (dead ones: died) at least this long ago, on the Redis clock. */
+  olderThan: span.optional(),
+  /** Most tasks to delete in all. Default: every one that matches. */
+  limit: z.int({ error: 'expected a whole number' }).min(1, { error: 'must be at least 1' }).max(Number.MAX_SAFE_INTEGER, { error: 'must be a safe integer' }).optional(),
+});
+
+/** obliterate(options): `force` deletes the queue even while tasks of it are leased. */
+export const obliterateOptions = z.strictObject({
+  queue: queueName.optional(),
+  force: z.boolean({ error: 'expected a boolean' }).default(false),
+});
+
 /** Occurrences closer than this are refused: each occurrence is a task, with its round trips. */
 export const MIN_INTERVAL_MS = 100;
 
@@ -292,6 +320,8 @@ export const everyOptions = z.strictObject({
 });
 
 export const instantArg = instant;
+/** A priority given on its own (changePriority), checked as put's option: parsed to the level 0-9. */
+export const priorityArg = priority;
 export const spanArg = positiveSpan;
 export const countArg = count(1000);
 
@@ -315,3 +345,5 @@ export type WorkOptionsInput = z.input<typeof workOptions>;
 export type ParsedPutOptions = z.output<typeof putOptions>;
 export type ParsedSchedulerOptions = z.output<typeof schedulerOptions>;
 export type ParsedWorkOptions = z.output<typeof workOptions>;
+export type CleanOptionsInput = z.input<typeof cleanOptions>;
+export type ObliterateOptionsInput = z.input<typeof obliterateOptions>;

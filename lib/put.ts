@@ -69,6 +69,12 @@ export interface PutOptions {
    */
   timeout?: Span;
   /**
+   * What kind of task it is, for `work({ [name]: handler })` to route by, and for people reading
+   * lists, events and metrics: 1–128 characters, no `|` or control characters. Part of the task's
+   * identity: the same data under two names is two tasks. Default: none.
+   */
+  name?: string;
+  /**
    * Tasks this one waits on: hashes of the same queue, or `{ queue, hash }` of another (at most
    * 10,000). The task waits (state 'waiting') until each is done, then is queued as usual (ready,
    * or delayed until its run-at). One no longer there counts as done, unless its kept outcome says
@@ -245,7 +251,7 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   const payload = canonicalJson(item.data, `${at}data`);
   const bytes = Buffer.byteLength(payload);
   if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);
-  const id = ctx.hash(identityOf(payload, o.key));
+  const id = ctx.hash(identityOf(payload, o.key, o.name));
   if (typeof id !== 'string' || id.length === 0) throw new ValidationError('options.hash', 'the hash function must return a non-empty string');
   const queue = o.queue ?? ctx.options.queue;
   const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
@@ -279,11 +285,11 @@ async function checkQueues(ctx: Context, prepared: Prepared[]): Promise<void> {
  */
 function optionsString(o: ParsedPut, trace: string): string {
   const modes = o.unique === 'until-done' && o.onDuplicate === 'keep' && o.dedupWindow === undefined && o.timeout === undefined;
-  const defaults = modes && o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && o.keepResult === undefined && trace === '';
+  const defaults = modes && o.name === undefined && o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && o.keepResult === undefined && trace === '';
   if (defaults) return '';
   const mode = `${o.unique === 'until-start' ? 's' : ''}${o.onDuplicate === 'replace' ? 'r' : o.onDuplicate === 'debounce' ? 'd' : ''}`;
   // The key goes last: it is the one field that may hold '|'.
-  return `${o.delay ?? ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${mode}|${o.dedupWindow ?? ''}|${o.timeout ?? ''}|${o.key ?? ''}`;
+  return `${o.delay ?? ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${mode}|${o.dedupWindow ?? ''}|${o.timeout ?? ''}|${o.name ?? ''}|${o.key ?? ''}`;
 }
 
 /**

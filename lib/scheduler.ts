@@ -6,6 +6,7 @@ import { checkAccess } from './access';
 import * as admin from './admin';
 import type { ListOptions, PreviewListOptions, PreviewPage, QueueStats, TaskPage } from './admin';
 import { checkServer } from './checks';
+import { clean, obliterate, type CleanOptions, type ObliterateOptions } from './clean';
 import { connect, type RedisLike } from './connection';
 import { Context, newWorkerId } from './context';
 import * as dead from './dead';
@@ -20,7 +21,7 @@ import { carry, dependencies, type Dependency } from './deps';
 import { checkLogger, errorFields, type Logger } from './log';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from './rates';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
-import { dependenciesOptions, instantArg, parse, resultOptions, schedulerOptions } from './options';
+import { dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions } from './options';
 import { result, type TaskOutcome } from './outcome';
 import { progressOf } from './progress';
 import type { Json } from './payload';
@@ -32,6 +33,7 @@ import { sharded, type Sharded } from './shards';
 import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
 import type { Span } from './time';
 import { Worker, type Handler, type WorkOptions } from './worker';
+import { handlerOf, type Handlers } from './route';
 
 export interface SchedulerOptions {
   /** Redis URL. Default `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`. */
@@ -93,6 +95,14 @@ export interface Scheduler {
   put(data: Json, options?: PutOptions): Promise<PutResult>;
   putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
   reschedule(hash: string, at: Date | number, options?: QueueOption): Promise<boolean>;
+  /**
+   * Moves a pending task to another priority level, given as put's `priority` (1-9, true = 9,
+   * false or 0 = normal). A ready task goes to the tail of the new level (FIFO within it); a
+   * delayed or waiting one takes the level when it becomes ready; a task of a fair group changes
+   * lane in its group only when the level crosses 0. True when changed or already at that level;
+   * false for an active, dead or unknown task.
+   */
+  changePriority(hash: string, priority: boolean | number, options?: QueueOption): Promise<boolean>;
   cancel(hash: string, options?: QueueOption): Promise<boolean>;
   get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null>;
   claim<T = Json>(options?: ClaimOptions): Promise<Task<T> | null>;
@@ -122,6 +132,8 @@ export interface Scheduler {
   dependencies(hash: string, options?: DependenciesOptions): Promise<Dependency[]>;
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'>;
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
+  /** Runs each task by the handler of its name (`'*'` for any other); see Handlers. */
+  work<T = Json>(handlers: Handlers<T>, options?: WorkOptions): Worker;
   work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
   stats(options?: QueueOption): Promise<QueueStats>;
   /** Stops claims on a queue for every worker (puts are still accepted); false if it was paused. */
@@ -159,6 +171,17 @@ export interface Scheduler {
   redriveAll(options?: QueueOption): Promise<number>;
   /** Deletes every dead task of a queue; returns how many. */
   purgeDead(options?: QueueOption): Promise<number>;
+  /**
+   * Deletes a queue's ready, delayed or dead tasks (those put, or for dead ones died, at least
+   * `olderThan` ago; at most `limit`) in short batches, safe while workers run: a task claimed
+   * meanwhile stays. Tasks waiting on a deleted one learn it was cancelled. Returns how many.
+   */
+  clean(options: CleanOptions): Promise<number>;
+  /**
+   * Deletes a queue and every key of it, and takes it out of queues(). Refused with a
+   * QueueActiveError while tasks of it are leased, unless `force: true`.
+   */
+  obliterate(options?: ObliterateOptions): Promise<void>;
   /**
    * Declares a recurring schedule: each occurrence becomes a normal task (run-at = the occurrence),
    * put exactly once however many processes declare the same schedule. Resolves once the schedule
@@ -267,6 +290,16 @@ class DocketScheduler implements Scheduler {
     });
   }
 
+  changePriority(hash: string, priority: boolean | number, options?: QueueOption): Promise<boolean> {
+    return this.open(async () => {
+      const { queue, id } = this.target(hash, options);
+      const level = parse(priorityArg, priority, 'priority');
+      const reply = await this.ctx.scripts.run('priority', this.ctx.keys(queue), [id, level]);
+      // 'moved', 'kept' or 'same'; refused: 'missing', 'active' or 'dead'.
+      return reply === 'moved' || reply === 'kept' || reply === 'same';
+    });
+  }
+
   cancel(hash: string, options?: QueueOption): Promise<boolean> {
     return this.open(async () => {
       const { queue, id } = this.target(hash, options);
@@ -333,9 +366,9 @@ class DocketScheduler implements Scheduler {
     return this.open(() => lease.extend(this.ctx, task, by));
   }
 
-  work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker {
+  work<T = Json>(handler: Handler<T> | Handlers<T>, options?: WorkOptions): Worker {
     if (this.closed) throw new ClosedError('scheduler');
-    const worker = new Worker(this.ctx, handler as Handler<unknown>, options);
+    const worker = new Worker(this.ctx, handlerOf(handler) as Handler<unknown>, options);
     this.workers.add(worker);
     worker.closed.then(() => this.workers.delete(worker));
     return worker;
@@ -397,6 +430,14 @@ class DocketScheduler implements Scheduler {
 
   purgeDead(options?: QueueOption): Promise<number> {
     return this.open(() => dead.purgeDead(this.ctx, this.ctx.queueOf(options)));
+  }
+
+  clean(options: CleanOptions): Promise<number> {
+    return this.open(() => clean(this.ctx, options));
+  }
+
+  obliterate(options?: ObliterateOptions): Promise<void> {
+    return this.open(() => obliterate(this.ctx, options));
   }
 
   every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void> {

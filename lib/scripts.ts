@@ -12,11 +12,11 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import type { Connection } from './connection';
 import { isTransient } from './errors';
-import { READY_LEVELS, type QueueKeys, type Suffix } from './keys';
+import { READY_LEVELS, SUFFIXES, type QueueKeys, type Suffix } from './keys';
 
 /**
- * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add tasks (put, reschedule,
- * redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
+ * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add or move tasks (put,
+ * reschedule, priority, redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
  * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
  * purge, progress, and limit and cap, which can let parked tasks go) are allow-oom, as is pause, so an operator can
  * stop a queue whatever the memory: workers can still drain a full
@@ -62,6 +62,7 @@ export const SCRIPTS = {
   release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake', ...LEVEL_KEYS], args: ['id', 'token'] },
   beat: { flags: 'allow-oom', keys: ['workers', 'held', 'active', 'wake'], args: ['worker', 'ttl'] },
   reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake', ...LEVEL_KEYS], args: ['id', 'at'] },
+  priority: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', ...LEVEL_KEYS], args: ['id', 'level'] },
   cancel: {
     flags: 'allow-oom',
     keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS],
@@ -86,6 +87,12 @@ export const SCRIPTS = {
   access: { flags: 'no-writes', keys: ['meta'], args: [], each: ['line'] },
   cap: { flags: 'allow-oom', keys: ['limits', 'wake', 'gheld'], args: ['count'], each: ['name', 'value'] },
   limit: { flags: 'allow-oom', keys: ['ready', 'wake', ...LEVEL_KEYS], args: ['group', 'limit', 'from', 'batch'] },
+  clean: {
+    flags: 'allow-oom',
+    keys: ['delayed', 'ready', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS],
+    args: ['source', 'before', 'most', 'scan', 'cursor', 'events'],
+  },
+  obliterate: { flags: 'allow-oom', keys: SUFFIXES, args: ['force'] },
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;

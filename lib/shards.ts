@@ -14,6 +14,7 @@ import { sumStats, type QueueStats } from './admin';
 import type { TaskOutcome } from './outcome';
 import type { ResultOptions, Scheduler } from './scheduler';
 import type { Span } from './time';
+import { handlerOf, type Handlers } from './route';
 import type { Handler, Worker, WorkOptions } from './worker';
 
 /** Most shards of one queue. */
@@ -29,7 +30,7 @@ export interface Sharded {
   /** The queue a task with this data (and key) goes to. */
   shardOf(data: Json, key?: string): string;
   /** Starts one worker per shard, each with the options given (so `concurrency` is per shard). */
-  work<T = Json>(handler: Handler<T>, options?: Omit<WorkOptions, 'queue'>): ShardedWorker;
+  work<T = Json>(handler: Handler<T> | Handlers<T>, options?: Omit<WorkOptions, 'queue'>): ShardedWorker;
   /** A task's outcome (see Scheduler.result), read from the shard its hash names. */
   result<R = Json>(hash: string, options?: Omit<ResultOptions, 'queue'>): Promise<TaskOutcome<R> | null>;
   /** The shards' counts, added up. */
@@ -83,7 +84,9 @@ export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count
     },
     work(handler, options) {
       rejectQueue(options, 'options');
-      const workers = queues.map((queue) => scheduler.work(handler, { ...options, queue }));
+      // One router for every shard's worker (a map is checked once, and copied once).
+      const run = handlerOf(handler);
+      const workers = queues.map((queue) => scheduler.work(run, { ...options, queue }));
       return {
         workers,
         close: async (closeOptions) => void (await Promise.all(workers.map((w) => w.close(closeOptions)))),

@@ -31,6 +31,8 @@ export interface Task<T = Json> {
   readonly keepResult: number | null;
   /** How long (ms) one attempt may run (its put's `timeout`), or null for no limit of its own. */
   readonly timeout: number | null;
+  /** Its name (put's `name`), or null: what `work({ [name]: handler })` routes by. */
+  readonly name: string | null;
   /**
    * Stores the task's latest progress (any JSON), fenced like ack: resolves true once stored,
    * false when the lease is lost. Writes are throttled to one per task per 100 ms; the last value
@@ -78,6 +80,8 @@ export interface TaskInfo<T = Json> {
   readonly keepResult: number | null;
   /** How long one attempt may run (its put's `timeout`, ms), else null. */
   readonly timeout: number | null;
+  /** Its name (put's `name`), else null. */
+  readonly name: string | null;
 }
 
 /** The stored metadata; single letters keep each of a million records small. */
@@ -99,6 +103,7 @@ export interface Meta {
   err?: string; // last error
   kr?: number; // keep the outcome this long once finished (ms)
   to?: number; // run timeout of one attempt (ms)
+  nm?: string; // name
   pg?: 1; // has reported progress (in the queue's `progress` hash)
 }
 
@@ -124,5 +129,6 @@ export function toTaskInfo<T>(queue: string, hash: string, reply: [string, strin
     progress: progress ? (JSON.parse(progress) as Json) : null,
     keepResult: meta.kr ?? null,
     timeout: meta.to ?? null,
+    name: meta.nm ?? null,
   };
 }

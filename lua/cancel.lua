@@ -59,7 +59,7 @@ if redis.call('ZREM', KEYS[6], id) == 0 then
   if meta.a then unwait(id, now) elseif redis.call('ZREM', KEYS[1], id) == 0 then unqueue(id, meta) end
   unpoint(id, meta)
   fire(id, meta, 'cancelled', now)
-  if meta.n > 0 then emit(tonumber(ARGV[2]), 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emit(tonumber(ARGV[2]), 'type', 'cancelled', 'id', id) end
+  if meta.n > 0 then emitFor(tonumber(ARGV[2]), meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(tonumber(ARGV[2]), meta, 'type', 'cancelled', 'id', id) end
   keepOutcome(id, meta, now, 'cancelled')
 end
 redis.call('HDEL', KEYS[4], id)

@@ -58,8 +58,10 @@
   Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', then 1 (acked) or
     0 (lease lost) for each ack, then
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
-    (ms) or '' for each leased task } ]]
+    (ms) or '', name or '' for each leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
+-- Entries per leased task in the reply (see Returns; lib/lease.ts reads the same number).
+local FIELDS = 9
 local DATA, META, DEAD, WAITING, LIMITS, RATES, GHELD = 4, 5, 6, 31, 32, 33, 34
 local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 1, 7, 35, 36, 37, 38, 39, 40
 -- include: levels
@@ -108,11 +110,12 @@ if acks > 0 then
           local result = ARGV[10 + 3 * j]
           -- A kept result of up to 1 KiB rides in the event: a caller waiting for it needs no read.
           if meta.kr and #result <= 1024 then
-            emit(cap, 'type', 'completed', 'id', ids[j], 'attempt', meta.n, 'result', result)
+            emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n, 'result', result)
           else
-            emit(cap, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
+            emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
           end
           keepOutcome(ids[j], meta, now, 'done', result)
+          countNamed(KEYS[7], 'completed', meta)
           fire(ids[j], meta, 'done', now)
           if meta.pg then redis.call('HDEL', KEYS[PROGRESS], ids[j]) end
           if meta.dl then redis.call('HDEL', KEYS[DEPLIST], ids[j]) end
@@ -184,24 +187,26 @@ if a and a <= now then
     -- Counted as a failed attempt too: the attempt ended without an ack.
     redis.call('HINCRBY', KEYS[7], 'lease-lost', 1)
     redis.call('HINCRBY', KEYS[7], 'failed', 1)
+    countNamed(KEYS[7], 'failed', meta)
     -- (Not one that others wait on: they wait on this task, so it is retried.)
     local into = meta.n < meta.m and not meta.dp and waitingCopy(id, meta)
     if into then
       -- An until-start task whose identity already has a task waiting: that one does the work.
       purge(id, meta)
       redis.call('HINCRBY', KEYS[7], 'merged', 1)
-      emit(cap, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)
+      emitFor(cap, meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)
       keepOutcome(id, meta, now, 'merged', into)
     elseif meta.n >= meta.m then
       redis.call('ZADD', KEYS[6], now, id)
       redis.call('HINCRBY', KEYS[7], 'dead', 1)
-      emit(cap, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
+      countNamed(KEYS[7], 'dead', meta)
+      emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
       keepOutcome(id, meta, now, 'dead', meta.err)
       fire(id, meta, 'dead', now)
     else
       push(id, meta)
       repoint(id, meta)
-      emit(cap, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
+      emitFor(cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
     end
     if not into then redis.call('HSET', KEYS[5], id, cjson.encode(meta)) end
   end
@@ -329,7 +334,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       purge(id, meta); dropped = dropped + 1
       unpoint(id, meta)
       -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
-      if meta.n > 0 then emit(cap, 'type', 'expired', 'id', id, 'attempt', meta.n) else emit(cap, 'type', 'expired', 'id', id) end
+      if meta.n > 0 then emitFor(cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'expired', 'id', id) end
       keepOutcome(id, meta, now, 'expired')
       fire(id, meta, 'expired', now)
       if tags[id] then refilled = refilled + refill(meta.g) end
@@ -357,7 +362,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       table.insert(holders, 0); table.insert(holders, ARGV[4] .. '|' .. id)
       table.insert(out, id); table.insert(out, false); table.insert(out, meta.n)
       table.insert(out, meta.r); table.insert(out, meta.e or ''); table.insert(out, meta.tp or '')
-      table.insert(out, meta.kr or ''); table.insert(out, meta.to or '')
+      table.insert(out, meta.kr or ''); table.insert(out, meta.to or ''); table.insert(out, meta.nm or '')
     end
   end
 end
@@ -375,8 +380,8 @@ if #taken > 0 then
   many('ZADD', KEYS[9], holders)
   -- Payloads go back as stored: the client parses them once.
   local payloads = redis.call('HMGET', KEYS[4], unpack(taken))
-  local base = #out - 8 * #taken
-  for i = 1, #taken do out[base + 8 * (i - 1) + 2] = payloads[i] end
+  local base = #out - FIELDS * #taken
+  for i = 1, #taken do out[base + FIELDS * (i - 1) + 2] = payloads[i] end
   a = math.min(a or until_, until_)
 end
 

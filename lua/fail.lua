@@ -70,6 +70,7 @@ local wake = finished(meta) > 0 or redis.call('EXISTS', KEYS[LIMITS]) == 1
 local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
 local result = 'retry'
 redis.call('HINCRBY', KEYS[6], 'failed', 1)
+countNamed(KEYS[6], 'failed', meta)
 -- (Not one that others wait on: they wait on this task, so it is retried.)
 local into = meta.n < limit and not meta.dp and waitingCopy(id, meta)
 if into then
@@ -79,7 +80,7 @@ if into then
   if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
   if meta.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
   redis.call('HINCRBY', KEYS[6], 'merged', 1)
-  emit(tonumber(ARGV[6]), 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)
+  emitFor(tonumber(ARGV[6]), meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)
   keepOutcome(id, meta, now, 'merged', into)
   if wake and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
   return 'merged'
@@ -88,12 +89,13 @@ if meta.n >= limit then
   -- Kept for inspection and re-drive; claim trims the dead set by count and age.
   redis.call('ZADD', KEYS[5], now, id)
   redis.call('HINCRBY', KEYS[6], 'dead', 1)
+  countNamed(KEYS[6], 'dead', meta)
   result = 'dead'
-  emit(tonumber(ARGV[6]), 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
+  emitFor(tonumber(ARGV[6]), meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
   keepOutcome(id, meta, now, 'dead', meta.err)
   fire(id, meta, 'dead', now)
 else
-  emit(tonumber(ARGV[6]), 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
+  emitFor(tonumber(ARGV[6]), meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
   repoint(id, meta)
   meta.r = now + tonumber(ARGV[3])
   if meta.r <= now then

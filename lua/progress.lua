@@ -29,8 +29,8 @@ if not meta.pg then
 end
 -- An event carries a small value whole; a large one is read with get() (a cut JSON would not parse).
 if #ARGV[3] <= 1024 then
-  emit(tonumber(ARGV[4]), 'type', 'progress', 'id', id, 'attempt', meta.n, 'progress', ARGV[3])
+  emitFor(tonumber(ARGV[4]), meta, 'type', 'progress', 'id', id, 'attempt', meta.n, 'progress', ARGV[3])
 else
-  emit(tonumber(ARGV[4]), 'type', 'progress', 'id', id, 'attempt', meta.n)
+  emitFor(tonumber(ARGV[4]), meta, 'type', 'progress', 'id', id, 'attempt', meta.n)
 end
 return 1

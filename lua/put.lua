@@ -48,14 +48,15 @@
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
                         payload, until done, keep), else
-                        'delay|at|priority|expire|maxAttempts|group|trace|keep|mode|window|timeout|key':
+                        'delay|at|priority|expire|maxAttempts|group|trace|keep|mode|window|timeout|name|key':
                         delay in ms after the server's now, at (epoch ms), '' for either when not
                         given; priority the level 0-9; group '' for none; expire in ms after
                         run-at, or ''; trace the producer's encoded trace context, or '';
                         keep how long (ms) the outcome is kept once the task finishes, or '';
                         mode letters: s unique until-start, r onDuplicate replace, d debounce;
                         window the de-dup window (ms) or ''; timeout how long one attempt may run
-                        (ms) or ''; key '' to de-dup on the payload
+                        (ms) or ''; name the task's name or '' (part of its identity); key '' to
+                        de-dup on the payload
   ARGV[+4] after        '' for none, else onDependencyFailure (d dead, r run, c cancel) then the
                         JSON [[queue, hash], ...] of the tasks it waits on (include: deps)
   Returns: { id, code, run-at, ... } three entries per task, in call order; code 1 added, 2 a dead
@@ -136,12 +137,12 @@ local function store(id, meta, payload)
 end
 
 -- The options of one task.
-local DEFAULTS = { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '' }
+local DEFAULTS = { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '', name = '' }
 local function parse(options)
   if options == '' then return DEFAULTS end
-  local d, a, p, x, m, g, tr, kr, md, w, to, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  local d, a, p, x, m, g, tr, kr, md, w, to, nm, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
   return { delay = tonumber(d), at = tonumber(a), level = tonumber(p), expire = tonumber(x), attempts = tonumber(m), group = g,
-    trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), timeout = tonumber(to), key = k }
+    trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), timeout = tonumber(to), name = nm, key = k }
 end
 
 -- A task's metadata as these options make it; `old` (a replaced task) keeps its history.
@@ -150,6 +151,7 @@ local function metaOf(o, runAt, old)
   if o.level > 0 then meta.p = o.level end
   if o.group ~= '' then meta.g = o.group end
   if o.key ~= '' then meta.k = o.key end
+  if o.name ~= '' then meta.nm = o.name end
   meta.tp = o.trace ~= '' and o.trace or (old and old.tp)
   meta.kr = o.keep or (old and old.kr)
   meta.to = o.timeout or (old and old.to)
@@ -225,7 +227,7 @@ for i = 1, count do
     if stored[i] or pending[base] or waitingKnown or stale then
       local raw = nil
       if not stale then raw = stored[i] end
-      id, old = find(base, payload, o.key, raw)
+      id, old = find(base, payload, o.key, o.name, raw)
     end
     local state = old and (pending[id] and 'pending' or (old.t and 'active') or (redis.call('ZSCORE', KEYS[DEAD], id) and 'dead') or 'pending')
     local closes = nil

@@ -26,6 +26,7 @@ const COMMANDS = [
   'del', 'exists', 'set', 'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
   'rpush', 'time', 'zadd', 'zcard', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrem', 'zremrangebyscore',
   'zrevrange', 'zscore', 'zmscore', 'zpopmin', 'xadd', 'sadd', 'pttl', 'xrevrange', 'zlexcount', 'zremrangebylex',
+  'lrange', 'lset', 'unlink', 'zcount',
 ];
 
 const lab = useLab();

@@ -31,6 +31,9 @@ const OPTIONS = {
   'group-limit': { type: 'string' },
   group: { type: 'string' },
   hold: { type: 'string' },
+  'older-than': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+  force: { type: 'boolean' },
 } as const;
 
 /** The line help prints for each flag. */
@@ -41,7 +44,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   json: '--json                print JSON instead of a table',
   help: '-h, --help            show help',
   state: '--state <state>       ready, delayed, waiting, active or dead (required)',
-  limit: '--limit <n>           most tasks to list, 1 to 1000 (default 100)',
+  limit: '--limit <n>           most tasks to list, 1 to 1000 (default 100); clean: most to delete (default all)',
   offset: '--offset <n>          tasks to skip first (default 0)',
   all: '--all                 every dead task of the queue',
   interval: '--interval <seconds>  time between frames, 0.1 to 3600 (default 1)',
@@ -57,6 +60,9 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   'group-limit': '--group-limit <n|off> most active tasks per group, 1 to 100000 (with --group: that group\'s own); off removes it',
   group: '--group <name>        the group whose own limit --group-limit sets (default: every group without its own)',
   hold: '--hold <span>         no claim of the queue for this long, from the Redis clock: 30s, 5m, 1h (backoffQueue)',
+  'older-than': '--older-than <span>   only tasks put (dead ones: died) at least this long ago: 30s, 5m, 1h, 7d',
+  yes: '-y, --yes             do it without asking for confirmation',
+  force: '--force               even while tasks of the queue are leased (their workers lose them)',
 };
 
 /** Flags every command takes. */

@@ -59,6 +59,11 @@ export interface RunContext {
    * process at once during every other command.
    */
   interrupted(): AbortSignal;
+  /**
+   * Asks the operator `question` (on stderr) and reads a line from stdin: true for y or yes. A
+   * UsageError when there is no stdin to ask on (pass --yes).
+   */
+  confirm(question: string): Promise<boolean>;
 }
 
 /** A checked command, ready to run; resolves to the exit code. */
@@ -81,6 +86,9 @@ export interface CommandFlags {
   'group-limit'?: string;
   group?: string;
   hold?: string;
+  'older-than'?: string;
+  yes?: boolean;
+  force?: boolean;
 }
 
 /** A command's arguments: the positionals after its name, its own flags, and the environment. */

@@ -6,10 +6,11 @@ import { FLAG_HELP, GLOBAL_FLAGS } from './args';
 import { positionals, UsageError, type Command } from './command';
 import { pause, purgeDead, resume, stats } from './queues';
 import { result } from './outcome';
-import { cancel, inspect, list, requeueDead, reschedule } from './tasks';
+import { cancel, inspect, list, priority, requeueDead, reschedule } from './tasks';
 import { dashboard } from './dashboard';
 import { limit, limits } from './limits';
 import { watch } from './watch';
+import { clean, obliterate } from './clean';
 
 const help: Command = {
   name: 'help',
@@ -27,7 +28,7 @@ const help: Command = {
 };
 
 /** Every command, in the order help lists them. */
-export const COMMANDS: readonly Command[] = [stats, list, inspect, result, reschedule, cancel, requeueDead, purgeDead, pause, resume, limits, limit, watch, dashboard, help];
+export const COMMANDS: readonly Command[] = [stats, list, inspect, result, reschedule, priority, cancel, requeueDead, purgeDead, clean, obliterate, pause, resume, limits, limit, watch, dashboard, help];
 
 /** The command called `name`; a UsageError for a name no command has. */
 export function findCommand(name: string): Command {

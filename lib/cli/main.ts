@@ -5,6 +5,7 @@
  * DOCKET_DEBUG=1 asks for the stack of an unexpected one). Everything printed goes through
  * lib/printable.ts: names from Redis cannot hide or reorder what the operator reads.
  */
+import { createInterface } from 'node:readline';
 import { redact, withDeadline } from '../connection';
 import { ConnectionError, DocketError, TimeoutError, ValidationError } from '../errors';
 import { thrownText } from '../log';
@@ -22,6 +23,8 @@ export interface Io {
   env: Record<string, string | undefined>;
   /** Stops a long-running command (watch) as SIGINT does. */
   signal?: AbortSignal;
+  /** Where confirmations are read (clean, obliterate); without it they need --yes. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** What the command line asks for, fully checked. */
@@ -55,6 +58,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     out: output(io, plan.json),
     prefix: plan.prefix,
     interrupted: interrupt.signal,
+    confirm: (question) => confirm(io, question),
   };
   try {
     return await plan.run(ctx);
@@ -128,6 +132,23 @@ function interruption(external: AbortSignal | undefined): { signal(): AbortSigna
       process.removeListener('SIGINT', abort);
     },
   };
+}
+
+/** Asks on stderr (stdout may be JSON) and reads one line of stdin: y or yes confirms. */
+async function confirm(io: Io, question: string): Promise<boolean> {
+  if (!io.stdin) throw new UsageError('no terminal to confirm on: pass --yes');
+  io.stderr.write(`${printable(question)} [y/N] `);
+  const lines = createInterface({ input: io.stdin, terminal: false });
+  try {
+    // An input that ends before a line (closed stdin) is a no.
+    const answer = await new Promise<string>((resolve) => {
+      lines.once('line', resolve);
+      lines.once('close', () => resolve(''));
+    });
+    return /^\s*y(es)?\s*$/i.test(answer);
+  } finally {
+    lines.close();
+  }
 }
 
 /** Writes what went wrong to stderr and returns the exit code for it. */

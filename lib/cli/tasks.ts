@@ -23,6 +23,7 @@ interface Cell {
 }
 
 const HASH: Cell = { column: { title: 'HASH' }, cell: (t) => t.hash };
+const NAME: Cell = { column: { title: 'NAME' }, cell: (t) => (t.name === null ? NONE : firstLine(t.name, 24)) };
 const ATTEMPTS: Cell = { column: { title: 'ATTEMPTS', right: true }, cell: (t) => `${t.attempts}/${t.maxAttempts}` };
 const GROUP: Cell = { column: { title: 'GROUP' }, cell: (t) => t.group ?? NONE };
 /** The table shows 40 characters of a payload: reading the first few hundred bytes is enough. */
@@ -32,18 +33,19 @@ const RUN_AT: Cell = { column: { title: 'RUN AT' }, cell: (t, now) => relative(t
 const PRI: Cell = { column: { title: 'PRI', right: true }, cell: (t) => String(t.level) };
 const KEY: Cell = { column: { title: 'KEY' }, cell: (t) => (t.key === null ? NONE : firstLine(t.key, 24)) };
 const EXPIRES: Cell = { column: { title: 'EXPIRES' }, cell: (t, now) => (t.expireAt === null ? NONE : relative(t.expireAt, now)) };
-const PENDING: Cell[] = [HASH, RUN_AT, PRI, ATTEMPTS, GROUP, KEY, EXPIRES, DATA];
+const PENDING: Cell[] = [HASH, NAME, RUN_AT, PRI, ATTEMPTS, GROUP, KEY, EXPIRES, DATA];
 
 /**
  * What the list table shows for each state: what a task still waits on, when it runs, who holds
  * it, or why it died. A waiting task has made no attempt yet, and runs no earlier than its run-at.
  */
 const CELLS: Record<TaskState, Cell[]> = {
-  waiting: [HASH, { column: { title: 'WAITING ON', right: true }, cell: (t) => (t.waitingOn === null ? NONE : String(t.waitingOn)) }, RUN_AT, PRI, GROUP, KEY, EXPIRES, DATA],
+  waiting: [HASH, NAME, { column: { title: 'WAITING ON', right: true }, cell: (t) => (t.waitingOn === null ? NONE : String(t.waitingOn)) }, RUN_AT, PRI, GROUP, KEY, EXPIRES, DATA],
   ready: PENDING,
   delayed: PENDING,
   active: [
     HASH,
+    NAME,
     { column: { title: 'HOLDER' }, cell: (t) => t.worker ?? NONE },
     { column: { title: 'LEASE LEFT' }, cell: (t, now) => leaseLeft(t.leaseUntil, now) },
     ATTEMPTS,
@@ -52,6 +54,7 @@ const CELLS: Record<TaskState, Cell[]> = {
   ],
   dead: [
     HASH,
+    NAME,
     { column: { title: 'DIED' }, cell: (t, now) => (t.diedAt === null ? NONE : relative(t.diedAt, now)) },
     ATTEMPTS,
     { column: { title: 'LAST ERROR' }, cell: (t) => (t.lastError === null ? NONE : firstLine(t.lastError)) },
@@ -63,7 +66,9 @@ function pageText(queue: string, state: TaskState, offset: number, page: Preview
   if (page.tasks.length === 0) {
     return page.total === 0 ? `no ${state} tasks in queue '${queue}'\n` : `no ${state} tasks past offset ${offset} (${page.total} in all)\n`;
   }
-  const cells = CELLS[state];
+  // The NAME column only when a task on the page has a name: queues without names look as before.
+  const named = page.tasks.some((t) => t.name !== null);
+  const cells = CELLS[state].filter((c) => c !== NAME || named);
   const body = table(cells.map((c) => c.column), page.tasks.map((t) => cells.map((c) => c.cell(t, page.now))));
   const end = offset + page.tasks.length;
   const more = end < page.total ? `; next page: --offset ${end}` : '';
@@ -104,6 +109,7 @@ function taskText(task: TaskInfo<Json>, now: number): string {
     ['hash', task.hash],
     ['queue', task.queue],
     ['state', task.state],
+    ['name', task.name ?? NONE],
     ['run at', instant(task.runAt, now)],
     ['expires', task.expireAt === null ? 'never' : instant(task.expireAt, now)],
     ['attempts', `${task.attempts} of ${task.maxAttempts}`],
@@ -171,7 +177,7 @@ function missing(queue: string, hash: string): string {
   return `no task ${hash} in queue '${queue}'`;
 }
 
-type Action = 'reschedule' | 'cancel' | 'requeue';
+type Action = 'reschedule' | 'cancel' | 'requeue' | 'change the priority of';
 
 /**
  * Why `action` left a task alone, read after the fact: the scripts answer only yes or no. The
@@ -186,7 +192,7 @@ async function refusal(s: Scheduler, queue: string, hash: string, action: Action
 function reason(task: TaskInfo<Json>, action: Action): string {
   if (action === 'requeue' && task.state !== 'dead') return `it is ${task.state}, not dead`;
   if (action !== 'requeue' && task.state === 'active') return `it is active (leased by ${task.worker ?? 'a worker'}); its worker finishes or fails it`;
-  if (action === 'reschedule' && task.state === 'dead') return `it is dead; use 'docket requeue-dead ${task.queue} ${task.hash}'`;
+  if ((action === 'reschedule' || action === 'change the priority of') && task.state === 'dead') return `it is dead; use 'docket requeue-dead ${task.queue} ${task.hash}'`;
   return `it changed state meanwhile (it is ${task.state} now); try again`;
 }
 
@@ -208,6 +214,28 @@ export const reschedule: Command = {
       const runAt = resolveWhen(when, now);
       if (!(await s.reschedule(hash, runAt, { queue }))) throw await refusal(s, queue, hash, 'reschedule');
       out.emit({ queue, hash, runAt }, () => `rescheduled ${hash} in queue '${queue}' to ${instant(runAt, now)}\n`);
+      return 0;
+    };
+  },
+};
+
+export const priority: Command = {
+  name: 'priority',
+  usage: '<queue> <hash> <level>',
+  summary: 'move a ready, delayed or waiting task to another priority level',
+  details:
+    '<level> is 1 to 9 (9 first) or 0 for a normal task. A ready task goes to the tail of that level;\n' +
+    'a delayed or waiting one takes it when it becomes ready (see changePriority in docs/api.md).',
+  flags: [],
+  prepare(input) {
+    const args = positionals('priority', input, ['queue', 'hash', 'level']);
+    const { queue, hash } = target(args);
+    if (!/^[0-9]$/.test(args[2] ?? '')) throw new UsageError(`priority: bad <level> '${args[2]}': expected 0 to 9`);
+    const level = Number(args[2]);
+    return async ({ connect, out }) => {
+      const s = await connect();
+      if (!(await s.changePriority(hash, level, { queue }))) throw await refusal(s, queue, hash, 'change the priority of');
+      out.emit({ queue, hash, level }, () => `moved ${hash} in queue '${queue}' to ${level === 0 ? 'normal priority' : `priority level ${level}`}\n`);
       return 0;
     };
   },

@@ -12,7 +12,7 @@ import type { TaskInfo, TaskState } from '../task';
 import { clip } from './html';
 import { HttpError } from './http';
 import { readLimits, setConcurrency, setRate, type LimitsView } from './limits';
-import { parseConcurrencyBody, parseQueueBody, parseRateBody, parseRescheduleBody, parseTaskBody } from './options';
+import { parseCleanBody, parseConcurrencyBody, parseQueueBody, parseRateBody, parseRescheduleBody, parseTaskBody } from './options';
 
 /** A task as the dashboard shows it: the payload only as a short preview, errors clipped. */
 export interface TaskView {
@@ -37,6 +37,8 @@ export interface TaskView {
   diedAt: number | null;
   /** How many of the tasks it was put after it still waits on (the waiting list only), else null. */
   waitingOn: number | null;
+  /** Its name (put's `name`), else null. */
+  name: string | null;
 }
 
 export interface TaskList {
@@ -90,6 +92,7 @@ function toView(task: PreviewTask): TaskView {
     worker: task.worker,
     diedAt: task.diedAt,
     waitingOn: task.waitingOn,
+    name: task.name,
   };
 }
 
@@ -141,9 +144,9 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
 export type ActionResult = { ok: true; queue: string } & (QueueResult | { hash: string; runAt?: number });
 
 /** What an action on a whole queue answers. */
-type QueueResult = { changed: boolean } | { purged: number } | { limit: number | null } | { rate: RateLimit | null };
+type QueueResult = { changed: boolean } | { purged: number } | { deleted: number } | { limit: number | null } | { rate: RateLimit | null };
 
-export const ACTIONS = ['pause', 'resume', 'purge-dead', 'redrive', 'cancel', 'reschedule', 'limit-concurrency', 'limit-rate'] as const;
+export const ACTIONS = ['pause', 'resume', 'purge-dead', 'clean', 'redrive', 'cancel', 'reschedule', 'limit-concurrency', 'limit-rate'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** Runs one action; a bad body is a ValidationError, a missing queue or task an HttpError 404. */
@@ -154,6 +157,8 @@ export async function act(scheduler: Scheduler, action: Action, body: unknown): 
       return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ changed: await scheduler[action](queue) }));
     case 'purge-dead':
       return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ purged: await scheduler.purgeDead({ queue }) }));
+    case 'clean':
+      return queueAction(scheduler, parseCleanBody(body), async ({ queue, state, olderThan }) => ({ deleted: await scheduler.clean({ queue, state, olderThan }) }));
     case 'limit-concurrency':
       return queueAction(scheduler, parseConcurrencyBody(body), ({ queue, limit }) => setConcurrency(scheduler, queue, limit));
     case 'limit-rate':

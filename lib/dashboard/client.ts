@@ -18,7 +18,7 @@ export const CLIENT = `
   var reading = false;
   var again = false;
   var toastTimer = null;
-  var DONE = { pause: 'Queue paused', resume: 'Queue resumed', 'purge-dead': 'Dead tasks purged',
+  var DONE = { pause: 'Queue paused', resume: 'Queue resumed', 'purge-dead': 'Dead tasks purged', clean: 'Tasks cleaned',
     redrive: 'Task sent back to ready', cancel: 'Task deleted', reschedule: 'Task rescheduled',
     'limit-concurrency': 'Concurrency limit saved', 'limit-rate': 'Rate limit saved' };
 

@@ -56,7 +56,7 @@ function dependencyRow(view: View, queue: string, t: TaskDetail): Html | string 
 function taskRows(view: View, queue: string, t: TaskDetail): Html {
   const { now } = view;
   const cut = t.preview.endsWith('…');
-  return html`${row('state', html`<span class="state ${t.state}">${t.state}</span>`)}${row('run at', when(t.runAt, now, '–'))}
+  return html`${row('state', html`<span class="state ${t.state}">${t.state}</span>`)}${t.name === null ? '' : row('name', printable(t.name))}${row('run at', when(t.runAt, now, '–'))}
 ${row('expires', when(t.expireAt, now, 'never'))}${row('attempts', `${t.attempts} of ${t.maxAttempts}`)}
 ${t.level > 0 ? row('priority', String(t.level)) : ''}${t.group === null ? '' : row('group', printable(t.group))}${t.key === null ? '' : row('key', printable(t.key))}
 ${t.state === 'active' ? html`${row('held by', html`<code>${t.worker === null ? '–' : printable(t.worker)}</code>`)}${row('lease until', when(t.leaseUntil, now, '–'))}` : ''}

@@ -66,6 +66,21 @@ export function pauseForm(view: View, queue: string, paused: boolean): Html {
     : actionForm(view, { action: 'pause', queue, label: 'Pause', kind: 'plain' });
 }
 
+/** The ages a clean offers: every task of the state, or only those put (dead: died) this long ago. */
+const AGES: Array<[string, string]> = [
+  ['', 'all'],
+  ['3600000', 'older than 1 h'],
+  ['86400000', 'older than 1 day'],
+  ['604800000', 'older than 7 days'],
+];
+
+/** Deletes a queue's tasks of one state in batches (scheduler.clean), all or only the old ones. */
+export function cleanForm(view: View, queue: string, state: 'ready' | 'delayed' | 'dead'): Html {
+  const options = AGES.map(([ms, label]) => html`<option value="${ms}">${label}</option>`);
+  const controls = html`<input type="hidden" name="state" value="${state}"><select name="olderThan" data-key="clean-${state}" aria-label="which ${state} tasks to clean">${options}</select>`;
+  return actionForm(view, { action: 'clean', queue, label: 'Clean', kind: 'danger', confirm: `Delete these ${state} tasks of this queue for good?`, controls });
+}
+
 export function purgeForm(view: View, queue: string): Html {
   return actionForm(view, { action: 'purge-dead', queue, label: 'Purge all dead', kind: 'danger', confirm: 'Delete every dead task of this queue?' });
 }

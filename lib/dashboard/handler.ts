@@ -8,7 +8,7 @@
  *   GET  /                   the page (`?queue=` chooses the queue shown in detail; `?hash=` looks a task up in it)
  *   GET  /api/overview       the same data as JSON (`?queue=`, `?hash=`; `?fragments=1` adds the sections as HTML)
  *   GET  /api/task           one task by `?queue=&hash=`, or its kept outcome once finished; 404 when neither
- *   POST /api/<action>       pause, resume, purge-dead, redrive, cancel, reschedule, limit-concurrency, limit-rate
+ *   POST /api/<action>       pause, resume, purge-dead, clean, redrive, cancel, reschedule, limit-concurrency, limit-rate
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError } from '../errors';

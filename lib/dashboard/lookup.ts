@@ -107,6 +107,7 @@ function toDetail(task: TaskInfo, deps: Dependency[]): TaskDetail {
     diedAt: null,
     // The lists count what a waiting task still waits on; here each dependency says so itself.
     waitingOn: null,
+    name: task.name,
     key: task.key,
     keepResult: task.keepResult,
     dependencies: deps.slice(0, MAX_DEPENDENCIES).map((d) => ({ queue: d.queue, hash: d.hash, state: d.outcome?.state ?? 'gone' })),

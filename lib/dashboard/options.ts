@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ValidationError } from '../errors';
-import { MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName } from '../options';
+import { CLEAN_STATES, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName } from '../options';
 
 export interface DashboardOptions {
   /**
@@ -115,6 +115,13 @@ const rateBody = queueBody
   .extend({ max: limitValue(1_000_000), per: per.optional() })
   .refine((b) => (b.max === null) === (b.per === undefined), { error: 'give per (ms) with max, and none when max is off', path: ['per'] });
 
+/** A clean: a state and, from the form's choice, an age in ms (absent or '' for any age). */
+const AGE_HINT = 'expected whole milliseconds from 0 up';
+const cleanBody = queueBody.extend({
+  state: z.enum(CLEAN_STATES, { error: `expected one of ${CLEAN_STATES.join(', ')}` }),
+  olderThan: z.preprocess((v) => (v === '' ? undefined : digits(v)), z.number({ error: AGE_HINT }).int({ error: AGE_HINT }).min(0, { error: AGE_HINT }).optional()),
+});
+
 export type QueueBody = z.output<typeof queueBody>;
 export type TaskBody = z.output<typeof taskBody>;
 export type RescheduleBody = z.output<typeof rescheduleBody>;
@@ -145,6 +152,10 @@ export function parseRescheduleBody(body: unknown): RescheduleBody {
 
 export function parseConcurrencyBody(body: unknown): z.output<typeof concurrencyBody> {
   return parseBody(concurrencyBody, body);
+}
+
+export function parseCleanBody(body: unknown): z.output<typeof cleanBody> {
+  return parseBody(cleanBody, body);
 }
 
 export function parseRateBody(body: unknown): z.output<typeof rateBody> {

@@ -11,7 +11,7 @@ import type { QueueStats } from '../admin';
 import { printable, printableLines } from '../printable';
 import type { Overview, QueueView, TaskList, TaskView } from './api';
 import { lookupLink } from './detail';
-import { pauseForm, purgeForm, redriveForm, rescheduleForm, cancelForm, type View } from './forms';
+import { cleanForm, pauseForm, purgeForm, redriveForm, rescheduleForm, cancelForm, type View } from './forms';
 import { clip, html, relative, size, span, timeTag, type Html } from './html';
 
 const COUNTS = ['ready', 'delayed', 'waiting', 'active', 'dead', 'expired', 'deduplicated'] as const;
@@ -69,12 +69,13 @@ function shown(list: TaskList, what: string): Html {
   return list.total > list.tasks.length ? html`<p class="more">Showing ${list.tasks.length} of ${list.total.toLocaleString('en')} ${what}.</p>` : html``;
 }
 
-/** The payload preview, with the hash (and group, priority or size, when worth saying) beneath it. */
+/** The payload preview, with the hash (and name, group, priority or size, when worth saying) beneath it. */
 export function taskCell(task: TaskView): Html {
   const preview = printable(task.preview);
   // JSON never ends in '…': a preview that does was cut (api.ts), and its size is worth showing.
   const cut = preview.endsWith('…');
   const tags = [
+    task.name === null ? '' : html`<span class="tag name">${printable(task.name)}</span>`,
     task.level > 0 ? html`<span class="tag">priority ${task.level}</span>` : '',
     task.group === null ? '' : html`<span class="tag">group ${printable(task.group)}</span>`,
     cut ? html`<span class="tag">${size(task.bytes)}</span>` : '',
@@ -140,7 +141,7 @@ function deadRow(view: View, queue: string, t: TaskView): Html {
 
 /** Tasks out of attempts, most recent death first, with their last error and what can be done. */
 export function deadSection(view: View, queue: string, list: TaskList): Html {
-  const head = html`<h2><span class="dot dead"></span>Dead <span class="count">${list.total}</span>${list.total > 0 ? purgeForm(view, queue) : ''}</h2>`;
+  const head = html`<h2><span class="dot dead"></span>Dead <span class="count">${list.total}</span>${list.total > 0 ? html`${cleanForm(view, queue, 'dead')}${purgeForm(view, queue)}` : ''}</h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No dead tasks.</p>`;
   return html`${head}<div class="scroll"><table class="dead-tasks" data-queue="${queue}"><thead><tr><th>task</th><th>last error</th><th class="num">died</th><th class="num">attempts</th><th></th></tr></thead>
 <tbody>${list.tasks.map((t) => deadRow(view, queue, t))}</tbody></table></div>${shown(list, 'dead tasks')}`;

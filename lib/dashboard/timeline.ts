@@ -5,7 +5,7 @@
  */
 import { printable, validTime } from '../printable';
 import type { TaskList, TaskView } from './api';
-import { cancelForm, rescheduleForm, type View } from './forms';
+import { cancelForm, cleanForm, rescheduleForm, type View } from './forms';
 import { html, relative, span, timeTag, type Html } from './html';
 import { taskCell } from './sections';
 
@@ -104,7 +104,7 @@ function row(view: View, queue: string, t: TaskView, n: number): Html {
 
 /** The next due delayed tasks: the timeline, then the same tasks as a table. */
 export function timelineSection(view: View, queue: string, list: TaskList): Html {
-  const head = html`<h2><span class="dot delayed"></span>Coming up <span class="count">${list.total}</span> <span class="sub">delayed tasks, next due first</span></h2>`;
+  const head = html`<h2><span class="dot delayed"></span>Coming up <span class="count">${list.total}</span> <span class="sub">delayed tasks, next due first</span>${list.total > 0 ? cleanForm(view, queue, 'delayed') : ''}</h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">Nothing is delayed.</p>`;
   const more = list.total > list.tasks.length ? html`<p class="more">Showing the next ${list.tasks.length} of ${list.total.toLocaleString('en')} delayed tasks.</p>` : '';
   return html`${head}${drawing(view, list.tasks)}

@@ -9,6 +9,33 @@ local function emit(cap, ...)
   if cap > 0 then redis.call('XADD', KEYS[EVENTS], 'MAXLEN', '~', cap, '*', ...) end
 end
 
+-- Outcome counts per task name: `counts` fields '<counter>|<name>' (completed, failed, dead), for
+-- stats().byName and metrics. At most NAMED such fields per queue (field `named` counts them); a
+-- new name past that counts under '<counter>|' (no name is empty), so names made from user input
+-- cannot grow the hash, the stats reply or the metrics' label sets without bound. An unnamed task
+-- costs nothing here.
+local NAMED = 300
+local function countNamed(key, counter, meta)
+  if not meta.nm then return end
+  local field = counter .. '|' .. meta.nm
+  if redis.call('HEXISTS', key, field) == 0 and redis.call('HINCRBY', key, 'named', 1) > NAMED then
+    redis.call('HINCRBY', key, 'named', -1)
+    field = counter .. '|'
+  end
+  redis.call('HINCRBY', key, field, 1)
+end
+
+-- An event of a task whose metadata is at hand: a named task's events carry its name, so a
+-- reader can tell kinds of work apart without looking the task up (it may be gone by then).
+local function emitFor(cap, meta, ...)
+  if cap <= 0 then return end
+  if meta and meta.nm then
+    redis.call('XADD', KEYS[EVENTS], 'MAXLEN', '~', cap, '*', 'name', meta.nm, ...)
+  else
+    redis.call('XADD', KEYS[EVENTS], 'MAXLEN', '~', cap, '*', ...)
+  end
+end
+
 -- An error as an event carries it: its first lines are enough to tell what happened, and a full
 -- stack in each of thousands of entries would make the stream large. get() has the whole text.
 local function brief(err) return string.sub(err or '', 1, 500) end

@@ -15,9 +15,10 @@ local function released(id, meta)
   return meta.us ~= nil and (meta.t ~= nil or redis.call('ZSCORE', KEYS[DEAD], id) ~= false)
 end
 
--- Whether the record at id (meta; p when added by this call) is the identity payload/key.
+-- Whether the record at id (meta; p when added by this call) is the identity name + payload/key.
 -- Same hash is not same task: the identity itself is compared, so a collision is stored apart.
-local function matches(id, meta, p, payload, key)
+local function matches(id, meta, p, payload, key, name)
+  if (meta.nm or '') ~= name then return false end
   if key ~= '' then return meta.k == key end
   if meta.k ~= nil then return false end
   local stored = p and p.payload or redis.call('HGET', KEYS[DATA], id)
@@ -26,7 +27,7 @@ end
 
 -- The live record of this identity (id, meta), skipping `self` and released ones; else a free id
 -- and nil. `raw` is the base's meta when the caller has read it already (false: none), else nil.
-local function find(base, payload, key, raw, self)
+local function find(base, payload, key, name, raw, self)
   if waitingKnown == nil then waitingKnown = redis.call('EXISTS', KEYS[WAITING]) == 1 end
   if waitingKnown then
     local w = redis.call('HGET', KEYS[WAITING], base)
@@ -34,7 +35,7 @@ local function find(base, payload, key, raw, self)
     if r then
       local p = pending[w]
       local meta = p and p.meta or cjson.decode(r)
-      if matches(w, meta, p, payload, key) and not released(w, meta) then return w, meta end
+      if matches(w, meta, p, payload, key, name) and not released(w, meta) then return w, meta end
     end
   end
   local n = 0
@@ -44,7 +45,7 @@ local function find(base, payload, key, raw, self)
     if n > 0 or raw == nil then raw = redis.call('HGET', KEYS[META], id) end
     if not p and not raw then return id, nil end
     local meta = p and p.meta or cjson.decode(raw)
-    if id ~= self and matches(id, meta, p, payload, key) and not released(id, meta) then return id, meta end
+    if id ~= self and matches(id, meta, p, payload, key, name) and not released(id, meta) then return id, meta end
     n = n + 1
   end
 end
@@ -54,7 +55,7 @@ end
 local function waitingCopy(id, meta)
   if not meta.us then return nil end
   local payload = meta.k == nil and redis.call('HGET', KEYS[DATA], id) or ''
-  local other, found = find(meta.b or id, payload, meta.k or '', nil, id)
+  local other, found = find(meta.b or id, payload, meta.k or '', meta.nm or '', nil, id)
   return found and other or nil
 end
 

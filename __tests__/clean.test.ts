@@ -1,0 +1,196 @@
+/**
+ * Bulk clean and obliterate: deleting ready, delayed or dead tasks in batches while workers run,
+ * leaving nothing behind, and removing a whole queue.
+ */
+import { QueueActiveError, ValidationError } from '../lib';
+import { queueKeys } from '../lib/keys';
+import { eventually, keysUnder, sleep, useRedis } from './support/harness';
+
+const redis = useRedis();
+type S = Awaited<ReturnType<typeof redis.scheduler>>;
+
+let killed = 0;
+async function killAll(s: S, n: number, queue = 'default'): Promise<string[]> {
+  const put = await s.putMany(Array.from({ length: n }, () => ({ data: { dead: killed++ }, options: { queue, maxAttempts: 1 } })));
+  for (const task of await s.claimMany(n, { queue })) await s.fail(task, { error: new Error('boom') });
+  return put.map((r) => r.hash);
+}
+
+/** The keys a queue may keep once its tasks are gone: totals, events, a wake token, level and tag indexes. */
+const LEFT_OK = new Set(['counts', 'events', 'wake', 'levels', 'gtags']);
+
+async function leftovers(s: S, queue: string): Promise<string[]> {
+  const raw = await redis.raw();
+  const base = `${s.prefix}:{${queue}}:`;
+  return (await keysUnder(raw, s.prefix)).filter((k) => k.startsWith(base)).map((k) => k.slice(base.length)).filter((k) => !LEFT_OK.has(k));
+}
+
+describe('clean', () => {
+  it('deletes dead tasks older than a span, at most limit, oldest death first', async () => {
+    const s = await redis.scheduler();
+    const old = await killAll(s, 30);
+    await sleep(300);
+    const fresh = await killAll(s, 5);
+    expect(await s.clean({ state: 'dead', olderThan: 200, limit: 10 })).toBe(10);
+    expect((await s.stats()).dead).toBe(25);
+    expect(await s.clean({ state: 'dead', olderThan: { seconds: 0.2 } })).toBe(20);
+    const left = (await s.listDead()).map((d) => d.hash).sort();
+    expect(left).toEqual([...fresh].sort());
+    expect(old.some((h) => left.includes(h))).toBe(false);
+    expect(await s.clean({ state: 'dead' })).toBe(5);
+    expect(await leftovers(s, 'default')).toEqual([]);
+  });
+
+  it('deletes delayed tasks by when they were put, keeping newer ones', async () => {
+    const s = await redis.scheduler();
+    const old = await s.putMany(Array.from({ length: 1200 }, (_, i) => ({ data: { d: i }, options: { delay: 60_000 + (i % 7) * 1000 } })));
+    await sleep(300);
+    const fresh = await s.putMany(Array.from({ length: 1300 }, (_, i) => ({ data: { f: i }, options: { delay: 60_000 + (i % 7) * 1000 } })));
+    // Thousands share a few run-ats: the cursor walks ties without skipping or repeating.
+    expect(await s.clean({ state: 'delayed', olderThan: 200 })).toBe(1200);
+    const page = await s.list('delayed', { limit: 1000 });
+    expect(page.total).toBe(1300);
+    expect(await s.get(old[0].hash)).toBeNull();
+    expect(await s.get(fresh[0].hash)).toMatchObject({ state: 'delayed' });
+    expect(await s.clean({ state: 'delayed', limit: 1000 })).toBe(1000);
+    expect(await s.clean({ state: 'delayed' })).toBe(300);
+    expect(await leftovers(s, 'default')).toEqual([]);
+  });
+
+  it('deletes ready tasks of every kind (levels, groups, parked) and leaves nothing behind', async () => {
+    const s = await redis.scheduler();
+    await s.limitGroups(1, { queue: 'r' });
+    await s.putMany(Array.from({ length: 700 }, (_, i) => ({ data: { i }, options: { queue: 'r', priority: i % 10, group: i % 3 === 0 ? `g${i % 4}` : undefined } })));
+    const claimed = await s.claimMany(20, { queue: 'r' }); // parks tasks of groups at their limit
+    const { hash: progressed } = await s.put({ p: 1 }, { queue: 'r' });
+    expect((await s.stats({ queue: 'r' })).ready).toBe(681);
+    const deleted = await s.clean({ queue: 'r', state: 'ready' });
+    expect(deleted).toBe(681);
+    expect(await s.get(progressed, { queue: 'r' })).toBeNull();
+    const st = await s.stats({ queue: 'r' });
+    expect(st).toMatchObject({ ready: 0, active: claimed.length });
+    // The claimed ones stayed theirs: their acks land.
+    for (const task of claimed) expect(await s.ack(task)).toBe(true);
+    expect((await leftovers(s, 'r')).filter((k) => k !== 'glimits' && k !== 'acked')).toEqual([]);
+  });
+
+  it('deletes only ready tasks put before the cut-off, in list order', async () => {
+    const s = await redis.scheduler();
+    const old = await s.putMany(Array.from({ length: 1500 }, (_, i) => ({ data: { o: i } })));
+    await sleep(300);
+    const fresh = await s.putMany(Array.from({ length: 1500 }, (_, i) => ({ data: { n: i } })));
+    expect(await s.clean({ state: 'ready', olderThan: 200 })).toBe(1500);
+    const page = await s.list('ready', { limit: 1000 });
+    expect(page.total).toBe(1500);
+    expect(page.tasks.map((t) => t.hash)).toEqual(fresh.slice(0, 1000).map((r) => r.hash));
+    expect(await s.get(old[1499].hash)).toBeNull();
+  });
+
+  it('never deletes a task claimed while it runs, and deletes each other task once', async () => {
+    const s = await redis.scheduler();
+    const n = 6000;
+    for (let i = 0; i < n; i += 1000) await s.putMany(Array.from({ length: 1000 }, (_, j) => ({ data: { i: i + j } })));
+    const done = new Set<string>();
+    const worker = s.work(async (task) => void done.add(task.hash), { concurrency: 20 });
+    await eventually(() => done.size > 0);
+    const deleted = await s.clean({ state: 'ready' });
+    await eventually(async () => (await s.stats()).active === 0);
+    await worker.close();
+    const st = await s.stats();
+    expect(st.ready).toBe(0);
+    expect(deleted + st.totals.completed).toBe(n);
+    expect(done.size).toBe(st.totals.completed);
+  });
+
+  it('tells the tasks waiting on a cleaned task, in this queue and in others', async () => {
+    const s = await redis.scheduler();
+    const { hash: first } = await s.put('first', { delay: 60_000, keepResult: 60_000 });
+    const { hash: here } = await s.put('here', { after: [first] });
+    const { hash: there } = await s.put('there', { queue: 'other', after: [{ queue: 'default', hash: first }], onDependencyFailure: 'cancel', keepResult: 60_000 });
+    expect(await s.clean({ state: 'delayed' })).toBe(1);
+    expect(await s.result(first)).toMatchObject({ state: 'cancelled' });
+    expect(await s.get(here)).toMatchObject({ state: 'dead', lastError: `dependency default/${first} cancelled` });
+    await eventually(async () => (await s.result(there, { queue: 'other' }))?.state === 'cancelled');
+    const raw = await redis.raw();
+    const entries = await raw.xRange(queueKeys(s.prefix, 'default').events, '-', '+');
+    expect(entries.map((e) => e.message)).toContainEqual({ type: 'cancelled', id: first });
+  });
+
+  it("removes an until-start task's waiting pointer with it", async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const { hash } = await s.put('job', { unique: 'until-start' });
+    await s.claim();
+    const again = await s.put('job', { unique: 'until-start' });
+    expect(again.hash).not.toBe(hash);
+    const keys = queueKeys(s.prefix, 'default');
+    expect(await raw.hLen(keys.waiting)).toBe(1);
+    expect(await s.clean({ state: 'ready' })).toBe(1);
+    expect(await raw.hLen(keys.waiting)).toBe(0);
+    expect(await raw.hExists(keys.meta, again.hash)).toBe(false);
+  });
+
+  it('refuses bad input with a typed error naming the field, and writes nothing', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const cases: Array<[unknown, string]> = [
+      [{ state: 'active' }, 'options.state'],
+      [{}, 'options.state'],
+      [{ state: 'dead', olderThan: -1 }, 'options.olderThan'],
+      [{ state: 'dead', limit: 0 }, 'options.limit'],
+      [{ state: 'dead', limit: 1.5 }, 'options.limit'],
+      [{ state: 'dead', queue: 'a{b}' }, 'options.queue'],
+      [{ state: 'dead', force: true }, 'options.force'],
+    ];
+    for (const [options, field] of cases) {
+      const err = await s.clean(options as never).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).field).toBe(field);
+    }
+    await expect(s.obliterate({ force: 'yes' } as never)).rejects.toMatchObject({ field: 'options.force', code: 'ERR_VALIDATION' });
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+});
+
+describe('obliterate', () => {
+  it('refuses while tasks are leased, then with force deletes every key and the registry entry', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.putMany(Array.from({ length: 50 }, (_, i) => ({ data: { i }, options: { queue: 'gone', priority: i % 3, group: i % 2 ? 'g' : undefined } })));
+    await s.put('later', { queue: 'gone', delay: 60_000 });
+    await s.put('kept', { queue: 'stays' });
+    await killAll(s, 3, 'gone');
+    await s.limitRate({ queue: 'gone', max: 100, per: 1000 });
+    await s.pause('gone');
+    await s.resume('gone');
+    const leased = await s.claim({ queue: 'gone' });
+    await s.progress(leased!, { half: true });
+    await s.every('tick', 60_000, 'tick', { queue: 'gone' });
+    await s.unschedule('tick', { queue: 'gone' });
+    await s.put('tick2', { queue: 'gone' });
+    expect(await s.queues()).toEqual(['gone', 'stays']);
+
+    const err = await s.obliterate({ queue: 'gone' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QueueActiveError);
+    expect(err).toMatchObject({ code: 'ERR_QUEUE_ACTIVE', name: 'QueueActiveError', queue: 'gone', active: 1 });
+    expect((await s.stats({ queue: 'gone' })).active).toBe(1);
+
+    await s.obliterate({ queue: 'gone', force: true });
+    expect((await keysUnder(raw, s.prefix)).filter((k) => k.includes('{gone}'))).toEqual([]);
+    expect(await s.queues()).toEqual(['stays']);
+    // Its worker's ack finds no lease.
+    expect(await s.ack(leased!)).toBe(false);
+    // A put afterwards starts it afresh, and registers it again.
+    await s.put('new', { queue: 'gone' });
+    expect(await s.queues()).toEqual(['gone', 'stays']);
+    expect((await s.stats({ queue: 'gone' })).ready).toBe(1);
+  });
+
+  it('deletes an idle queue without force', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.putMany(Array.from({ length: 10 }, (_, i) => ({ data: { i } })));
+    await s.obliterate();
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+});

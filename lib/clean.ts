@@ -1,0 +1,78 @@
+/**
+ * Bulk clean and obliterate: deleting a queue's ready, delayed or dead tasks in bounded batches
+ * while workers run (lua/clean.lua, one short call per batch), and removing a queue with every
+ * key of it (lua/obliterate.lua).
+ */
+import { registryKey, serverTime } from './admin';
+import type { Context } from './context';
+import { carry } from './deps';
+import { QueueActiveError } from './errors';
+import { errorFields } from './log';
+import { cleanOptions, obliterateOptions, parse, type CleanOptionsInput, type ObliterateOptionsInput } from './options';
+
+/** Options of clean(): the state is required. */
+export type CleanOptions = CleanOptionsInput;
+/** Options of obliterate(). */
+export type ObliterateOptions = ObliterateOptionsInput;
+
+/** Most tasks one clean call deletes, and most entries it examines (with olderThan, some stay). */
+const BATCH = 500;
+const SCAN = 1000;
+
+/**
+ * Where each state's tasks wait, in the order a clean walks them. Ready tasks: priority levels 9
+ * to 1, normal tasks, then the fair groups' parked tasks before the grouped ones (a grouped task
+ * that goes lets its group's first parked one in, which a clean of every ready task then has
+ * deleted already).
+ */
+const SOURCES = {
+  dead: ['dead'],
+  delayed: ['delayed'],
+  ready: ['ready9', 'ready8', 'ready7', 'ready6', 'ready5', 'ready4', 'ready3', 'ready2', 'ready1', 'ready', 'parked', 'grouped'],
+} as const;
+
+type CleanReply = [deleted: number, done: number, cursor: string, outboxed: number];
+
+/**
+ * Deletes the queue's tasks in `state` (those put, or for dead ones died, at least `olderThan`
+ * ago on the Redis clock), at most `limit`, in calls of at most BATCH deletions. Returns how many.
+ */
+export async function clean(ctx: Context, options: CleanOptions): Promise<number> {
+  const o = parse(cleanOptions, options ?? {}, 'options');
+  const queue = o.queue ?? ctx.options.queue;
+  const keys = ctx.keys(queue);
+  // One cut-off for the whole clean, so tasks that grow old while it runs are not chased.
+  const before = o.olderThan === undefined ? -1 : (await serverTime(ctx, queue)) - o.olderThan;
+  const limit = o.limit ?? Number.MAX_SAFE_INTEGER;
+  let total = 0;
+  let outboxed = false;
+  for (const source of SOURCES[o.state]) {
+    let cursor = '';
+    while (total < limit) {
+      const args = [source, before, Math.min(BATCH, limit - total), SCAN, cursor, ctx.options.eventsMaxLength];
+      const [deleted, done, next, out] = (await ctx.scripts.run('clean', keys, args)) as CleanReply;
+      total += Number(deleted);
+      cursor = String(next);
+      outboxed ||= Number(out) === 1;
+      if (Number(done) === 1) break;
+    }
+  }
+  // Tasks of other queues waited on cleaned ones: they learn now (else at a claim there).
+  if (outboxed) await carry(ctx, queue).catch((err: unknown) => ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
+  return total;
+}
+
+/**
+ * Deletes every key of the queue and takes it out of the registry of queue names. Refused with a
+ * QueueActiveError while tasks of it are leased, unless `force`.
+ */
+export async function obliterate(ctx: Context, options?: ObliterateOptions): Promise<void> {
+  const o = parse(obliterateOptions, options ?? {}, 'options');
+  const queue = o.queue ?? ctx.options.queue;
+  const [status, n] = (await ctx.scripts.run('obliterate', ctx.keys(queue), [o.force ? 1 : 0])) as [string, number];
+  if (status === 'active') throw new QueueActiveError(queue, Number(n));
+  const registry = registryKey(ctx.options.prefix);
+  await ctx.conn.send(registry, ['SREM', registry, queue], { ms: ctx.options.commandTimeout, what: 'obliterate' });
+  // A later put on it from this process registers it again.
+  ctx.registered.delete(queue);
+}

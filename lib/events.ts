@@ -184,7 +184,9 @@ export async function throughput(ctx: Context, queue: string, options?: Throughp
   const entries = (await ctx.conn.send(key, ['XRANGE', key, String(start), '+'], deadline)) as Array<[string, string[]]>;
   for (const [id, fields] of entries) {
     const at = Number(id.slice(0, id.indexOf('-')));
-    const i = Math.floor((at - start) / o.bucket);
+    // An event in the very millisecond of `now` belongs to the last bucket (ends are exclusive
+    // otherwise); one written after the TIME read (XRANGE reads to the end) is past the window.
+    const i = at === now ? count - 1 : Math.floor((at - start) / o.bucket);
     const type = fields[fields.indexOf('type') + 1] as EventType;
     if (i >= 0 && i < count && type in buckets[i]) buckets[i][type]++;
   }

@@ -217,7 +217,7 @@ describe('inspect', () => {
     expect(text.stdout).toMatch(/\nlast error +Error: boom\n +second line\n/);
 
     const json = JSON.parse((await docket('inspect', 'q', hash, '--json')).stdout);
-    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }), dependencies: [] });
+    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }), dependencies: [], logs: [] });
     expect(text.stdout).not.toContain('put after');
 
     const missing = await docket('inspect', 'q', 'f'.repeat(32));
@@ -249,7 +249,7 @@ describe('inspect: dependencies', () => {
     expect(text.stdout).not.toMatch(/[\u202a-\u202e]/);
 
     const json = JSON.parse((await docket('inspect', 'q', waiter.hash, '--json')).stdout);
-    expect(json).toEqual({ now: expect.any(Number), task: await s.get(waiter.hash, { queue: 'q' }), dependencies: await s.dependencies(waiter.hash, { queue: 'q' }) });
+    expect(json).toEqual({ now: expect.any(Number), task: await s.get(waiter.hash, { queue: 'q' }), dependencies: await s.dependencies(waiter.hash, { queue: 'q' }), logs: [] });
     expect(json.dependencies.map((d: { hash: string; outcome: { state: string } | null }) => [d.hash, d.outcome?.state ?? null])).toEqual([
       [done.hash, 'done'],
       [live.hash, 'pending'],
@@ -286,7 +286,7 @@ describe('inspect: progress and kept outcomes', () => {
     expect(text.stdout).toMatch(/\nprogress +\{"done":3,"of":10\}\n/);
     expect(text.stdout).toMatch(/\nkeep result +1m 30s once finished\n/);
     const json = JSON.parse((await docket('inspect', 'q', hash, '--json')).stdout);
-    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }), dependencies: [] });
+    expect(json).toEqual({ now: expect.any(Number), task: await s.get(hash, { queue: 'q' }), dependencies: [], logs: [] });
     expect(json.task.progress).toEqual({ done: 3, of: 10 });
 
     // Before any report, and without keepResult: a dash, and no keep result line.

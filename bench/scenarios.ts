@@ -4,6 +4,7 @@
  * the parent takes its INFO snapshots; loading that a scenario needs first is outside the marks
  * and not timed.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Adapter, Payload, Reply } from './adapters/adapter';
 import type { Measure } from './protocol';
@@ -35,6 +36,8 @@ const SETTLE_MS = 300;
 const FAR_AHEAD_MS = 24 * 3600 * 1000;
 /** How long the latency scenarios wait for stragglers before reporting what ran. */
 const STRAGGLER_MS = 30_000;
+/** Threads (docket) or child processes (BullMQ) of the sandboxed drain. */
+const SANDBOX_CONCURRENCY = 4;
 /** Requests in flight in the reqres scenario, and its worker's concurrency. */
 const REQUESTS_IN_FLIGHT = 32;
 
@@ -197,6 +200,20 @@ export const SCENARIOS: Record<string, (b: Bench) => Promise<Measure>> = {
     const m = await timed(b, count, () => inFlight(count, REQUESTS_IN_FLIGHT, (i) => trips.time(i, () => request(payload(i)))));
     await worker.close();
     return { ...m, ...trips.measure() };
+  },
+
+  // Issue 19: a no-op handler module run in the library's sandbox (docket's threads, BullMQ's
+  // child processes), a quarter of the drain's tasks, from the worker's start until none is left.
+  async drainSandboxed(b) {
+    const count = b.sizes.tasks / 4;
+    await load(b, 0, count);
+    const worker = await b.adapter.workSandboxed!(SANDBOX_CONCURRENCY, path.join(__dirname, 'sandbox', 'noop.js'));
+    const m = await timed(b, count, async () => {
+      worker.start();
+      while ((await b.adapter.count()) > 0) await sleep(1);
+    });
+    await worker.close();
+    return m;
   },
 
   scaleSmall: (b) => scale(b, b.sizes.scaleSmall),

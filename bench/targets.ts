@@ -47,6 +47,8 @@ export const ROWS: Row[] = [
   { scenario: 'bulk', metric: 'rate', label: (s) => `bulk put, ${k(s.tasks)} in batches of 1,000 (jobs/s)`, target: '≥ 4× BullMQ and ≥ 1.5× bee-queue', met: (m) => both(atLeast(m, 'bullmq', 4), atLeast(m, 'bee-queue', 1.5)), versus: (m) => times(m, 'bullmq', 'bee-queue'), gap: 'bulk-put' },
   { scenario: 'drain1', metric: 'rate', label: (s) => `drain ${k(s.tasks)}, c=1 (jobs/s)`, target: '≥ 1.5× BullMQ', met: (m) => atLeast(m, 'bullmq', 1.5), versus: (m) => times(m, 'bullmq'), gap: 'drain-c1' },
   { scenario: 'drain32', metric: 'rate', label: (s) => `drain ${k(s.tasks)}, c=32 (jobs/s)`, target: '≥ 2.5× BullMQ', met: (m) => atLeast(m, 'bullmq', 2.5), versus: (m) => times(m, 'bullmq'), gap: 'drain-c32' },
+  // Issue 19: a no-op handler module in each library's sandbox (docket threads, BullMQ child processes).
+  { scenario: 'drainSandboxed', metric: 'rate', label: (s) => `sandboxed drain ${k(s.tasks / 4)}, c=4, no-op handler module (jobs/s)`, target: 'none (report)' },
   { scenario: 'pickup', metric: 'p99', label: (s) => `pickup latency p99, ${k(s.pickup)} at 500/s (ms)`, target: '≤ 1.5 ms', met: (m) => (known(m.docket) ? m.docket! <= 1.5 : undefined), versus: ms, gap: 'pickup-latency' },
   { scenario: 'delayed', metric: 'p99', label: (s) => `delayed lateness p99, ${k(s.delayed)} over 1–3 s (ms)`, target: '≤ 5 ms', met: (m) => (known(m.docket) ? m.docket! <= 5 : undefined), versus: ms, gap: 'delayed-lateness' },
   { scenario: 'scaleSmall', metric: 'rate', label: (s) => `claim+ack c=32, ${k(s.scaleSmall)} pending (jobs/s)` },
@@ -65,8 +67,8 @@ export const SCALE_TARGET = { label: (s: Sizes) => `${k(s.scaleLarge)} vs ${k(s.
 /** Scenarios only docket (and the minimal reference) run: the peers would spend minutes loading. */
 export const OWN_ONLY = new Set(['scaleSmall', 'scaleLarge']);
 
-/** Libraries a scenario leaves out: bee-queue loses some jobs' 'succeeded' events, and neither it nor minimal has a debounce mode (bench/README.md). */
-export const LEFT_OUT: Record<string, string[]> = { reqres: ['bee-queue'], debounce: ['bee-queue', 'minimal'] };
+/** Libraries a scenario leaves out: bee-queue loses some jobs' 'succeeded' events, and neither it nor minimal has a debounce mode or a sandbox (bench/README.md). */
+export const LEFT_OUT: Record<string, string[]> = { reqres: ['bee-queue'], debounce: ['bee-queue', 'minimal'], drainSandboxed: ['bee-queue', 'minimal'] };
 
 export const SCENARIO_ORDER = ROWS.map((r) => r.scenario);
 

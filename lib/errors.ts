@@ -23,7 +23,8 @@ export type ErrorCode =
   | 'ERR_NOPERM'
   | 'ERR_REDIS'
   | 'ERR_MISSING_PEER'
-  | 'ERR_QUEUE_ACTIVE';
+  | 'ERR_QUEUE_ACTIVE'
+  | 'ERR_SANDBOX_EXIT';
 
 /** Base class of every error docket throws. */
 export class DocketError extends Error {
@@ -143,6 +144,23 @@ export class UnknownTaskNameError extends DocketError {
     super('ERR_UNKNOWN_TASK_NAME', `task ${hash} ${what}, and this worker has no handler for it (it has ${known.map((k) => JSON.stringify(k)).join(', ')})`);
     this.hash = hash;
     this.taskName = taskName;
+  }
+}
+
+/**
+ * A sandboxed handler's thread (`work(module, { sandbox: true })`) exited while it ran a task: the
+ * handler called process.exit(), or the thread was stopped. Never thrown by a method: the attempt
+ * fails with it (an uncaught exception fails it with that exception instead), and the thread is
+ * replaced for the next task. `exitCode` is the thread's exit code.
+ */
+export class SandboxExitError extends DocketError {
+  readonly hash: string;
+  readonly exitCode: number;
+
+  constructor(hash: string, exitCode: number) {
+    super('ERR_SANDBOX_EXIT', `the thread running task ${hash} exited with code ${exitCode}`);
+    this.hash = hash;
+    this.exitCode = exitCode;
   }
 }
 

@@ -21,6 +21,7 @@ export type { ClaimOptions, FailOptions } from './lease';
 export type { Worker, WorkOptions, Handler } from './worker';
 export type { Handlers } from './route';
 export type { Task, TaskInfo, TaskState } from './task';
+export type { LogLine } from './logs';
 export type { DeadTask, ListDeadOptions } from './dead';
 export type { CleanOptions, ObliterateOptions } from './clean';
 export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './groups';
@@ -52,5 +53,6 @@ export {
   RedisError,
   MissingPeerError,
   QueueActiveError,
+  SandboxExitError,
 } from './errors';
 export type { ErrorCode } from './errors';

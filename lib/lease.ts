@@ -13,6 +13,7 @@ import type { Span } from './time';
 import type { Task } from './task';
 import type { Json } from './payload';
 import { outcomeJson, progressOf } from './progress';
+import { logsOf } from './logs';
 
 /** What a work() loop adds to its claims: its keepResult (ms, 0 for none), and who hears of refused progress writes. */
 export interface Worked {
@@ -125,6 +126,7 @@ async function claimCall<T>(
       timeout: timeout === '' ? null : Number(timeout),
       name: reply[i + 8] === '' ? null : String(reply[i + 8]),
       progress: (value: Json) => progressOf(ctx, task, onProblem).report(value),
+      log: (line: string) => logsOf(ctx, task, onProblem).write(line),
       dependencies: () => dependencies(ctx, queue, task.hash),
     };
     tasks.push(task);

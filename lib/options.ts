@@ -114,6 +114,10 @@ export const schedulerOptions = z.strictObject({
   eventsMaxLength: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 10000000' }).max(10_000_000, { error: 'must be from 0 to 10000000' }).default(10_000),
   /** Largest result (or progress value) a handler may report, in bytes of JSON. */
   maxResultBytes: count(512 * 1024 * 1024).default(64 * 1024),
+  /** Most log lines kept per task (task.log): the oldest go first. */
+  logMaxLines: count(1_000_000).default(100),
+  /** Most bytes of log kept per task (each line's JSON plus 15 bytes): the oldest lines go first. */
+  logMaxBytes: count(512 * 1024 * 1024).default(64 * 1024),
 });
 
 /** Deliveries before a task goes dead, unless put says otherwise. */
@@ -240,6 +244,8 @@ export const workOptions = z.strictObject({
   keepResult: keepResult.optional(),
   /** How long one attempt may run, for tasks whose put gave none. */
   timeout: runTimeout.optional(),
+  /** Run the handler module (a path or file URL) in worker threads (sandbox.ts). */
+  sandbox: z.boolean({ error: 'expected a boolean' }).default(false),
 });
 
 /** The longest result() waits: what one timer can count (setTimeout fires at once beyond it). */

@@ -24,6 +24,7 @@ import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './me
 import { dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions } from './options';
 import { result, type TaskOutcome } from './outcome';
 import { progressOf } from './progress';
+import { flushLogs, logsOf, readLogs, type LogLine } from './logs';
 import type { Json } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
 import { listSchedules, Recurring, unschedule, type EveryOptions, type Schedule, type ScheduleInfo } from './recurring';
@@ -34,6 +35,7 @@ import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
 import type { Span } from './time';
 import { Worker, type Handler, type WorkOptions } from './worker';
 import { handlerOf, type Handlers } from './route';
+import { sandboxOf } from './sandbox';
 
 export interface SchedulerOptions {
   /** Redis URL. Default `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`. */
@@ -53,6 +55,10 @@ export interface SchedulerOptions {
   maxPayloadBytes?: number;
   /** Largest result or progress value a handler may report, in bytes of JSON. Default 64 KiB. */
   maxResultBytes?: number;
+  /** Most log lines kept per task (`task.log`); the oldest go first. Default 100. */
+  logMaxLines?: number;
+  /** Most bytes of log kept per task (each line's JSON plus 15 bytes); the oldest lines go first. Default 64 KiB. */
+  logMaxBytes?: number;
   /** Dead tasks kept per queue; the oldest beyond this are purged. Default 10,000. */
   deadMaxCount?: number;
   /** How long a dead task is kept. Default 7 days. */
@@ -118,6 +124,16 @@ export interface Scheduler {
    */
   progress(task: Task<unknown>, value: Json): Promise<boolean>;
   /**
+   * Appends a line to a claimed task's log, as `task.log(line)` does: fenced like ack (false once
+   * the lease is lost), lines of one turn in one call. ack() and fail() wait for it.
+   */
+  log(task: Task<unknown>, line: string): Promise<boolean>;
+  /**
+   * The log of task `hash`, oldest line first, each with when it was written (epoch ms on the
+   * Redis clock): [] for a task that logged nothing, or one that is gone (logs go with the task).
+   */
+  logs(hash: string, options?: QueueOption): Promise<LogLine[]>;
+  /**
    * What docket knows of a task: `pending` or `active` while it lives; once finished, its kept
    * outcome (`done` with the result, `dead` with the last error, `expired`, `cancelled`) for the
    * task's keepResult span; null when docket knows nothing of it. With `wait`, resolves as soon as
@@ -132,6 +148,11 @@ export interface Scheduler {
   dependencies(hash: string, options?: DependenciesOptions): Promise<Dependency[]>;
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'>;
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
+  /**
+   * Runs a handler module (a path, relative to the working directory, or a file URL; its default
+   * export or module.exports: a handler, or handlers by name) in worker threads; see sandbox.ts.
+   */
+  work(module: string | URL, options: WorkOptions & { sandbox: true }): Worker;
   /** Runs each task by the handler of its name (`'*'` for any other); see Handlers. */
   work<T = Json>(handlers: Handlers<T>, options?: WorkOptions): Worker;
   work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
@@ -331,13 +352,31 @@ class DocketScheduler implements Scheduler {
   }
 
   ack(task: Task<unknown>, result?: Json): Promise<boolean> {
-    return this.open(() => lease.ack(this.ctx, task, result));
+    return this.open(async () => {
+      // Lines it logged go first: after the ack they would be refused as stale.
+      await flushLogs(task);
+      return lease.ack(this.ctx, task, result);
+    });
   }
 
   progress(task: Task<unknown>, value: Json): Promise<boolean> {
     return this.open(() => {
       lease.checkTask(this.ctx, task);
       return progressOf(this.ctx, task).report(value);
+    });
+  }
+
+  log(task: Task<unknown>, line: string): Promise<boolean> {
+    return this.open(() => {
+      lease.checkTask(this.ctx, task);
+      return logsOf(this.ctx, task).write(line);
+    });
+  }
+
+  logs(hash: string, options?: QueueOption): Promise<LogLine[]> {
+    return this.open(async () => {
+      const { queue, id } = this.target(hash, options);
+      return readLogs(this.ctx, queue, id);
     });
   }
 
@@ -359,16 +398,21 @@ class DocketScheduler implements Scheduler {
   }
 
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'> {
-    return this.open(() => lease.fail(this.ctx, task, options));
+    return this.open(async () => {
+      await flushLogs(task);
+      return lease.fail(this.ctx, task, options);
+    });
   }
 
   extend(task: Task<unknown>, by: Span): Promise<boolean> {
     return this.open(() => lease.extend(this.ctx, task, by));
   }
 
-  work<T = Json>(handler: Handler<T> | Handlers<T>, options?: WorkOptions): Worker {
+  work<T = Json>(handler: Handler<T> | Handlers<T> | string | URL, options?: WorkOptions): Worker {
     if (this.closed) throw new ClosedError('scheduler');
-    const worker = new Worker(this.ctx, handlerOf(handler) as Handler<unknown>, options);
+    const sandbox = sandboxOf(handler, options);
+    const run = sandbox?.handler ?? (handlerOf(handler as Handler<T> | Handlers<T>) as Handler<unknown>);
+    const worker = new Worker(this.ctx, run, options, sandbox ?? undefined);
     this.workers.add(worker);
     worker.closed.then(() => this.workers.delete(worker));
     return worker;

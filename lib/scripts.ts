@@ -18,7 +18,7 @@ import { READY_LEVELS, SUFFIXES, type QueueKeys, type Suffix } from './keys';
  * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add or move tasks (put,
  * reschedule, priority, redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
  * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
- * purge, progress, and limit and cap, which can let parked tasks go) are allow-oom, as is pause, so an operator can
+ * purge, progress, log, and limit and cap, which can let parked tasks go) are allow-oom, as is pause, so an operator can
  * stop a queue whatever the memory: workers can still drain a full
  * Redis, which frees memory. Those that only read (get, result, stats, list, access) are no-writes.
  */
@@ -43,20 +43,20 @@ const DEPS_KEYS = ['blocked', 'after', 'dependents', 'deplist', 'settle', 'outbo
 export const SCRIPTS = {
   put: {
     flags: '',
-    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events', 'progress', 'windows', 'waiting', 'results', 'kept', ...DEPS_KEYS],
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events', 'progress', 'windows', 'waiting', 'results', 'kept', ...DEPS_KEYS, 'logs'],
     args: ['count', 'maxAttempts', 'schedule', 'events'],
     each: ['id', 'payload', 'options', 'after'],
   },
   claim: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress', 'waiting', 'limits', 'rates', 'gheld', ...DEPS_KEYS],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', 'counts', 'wake', 'held', 'acked', ...LEVEL_KEYS, 'paused', 'events', 'results', 'kept', 'progress', 'waiting', 'limits', 'rates', 'gheld', ...DEPS_KEYS, 'logs'],
     args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'acks'],
     each: ['id', 'ackToken', 'result'],
   },
   extend: { flags: 'allow-oom', keys: ['active', 'meta'], args: ['id', 'token', 'by'] },
   fail: {
     flags: 'allow-oom',
-    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'data', 'progress', 'waiting', 'limits', ...DEPS_KEYS],
+    keys: ['active', 'delayed', 'ready', 'meta', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'data', 'progress', 'waiting', 'limits', ...DEPS_KEYS, 'logs'],
     args: ['id', 'token', 'retryIn', 'error', 'maxAttempts', 'events'],
   },
   release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake', ...LEVEL_KEYS], args: ['id', 'token'] },
@@ -65,12 +65,12 @@ export const SCRIPTS = {
   priority: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', ...LEVEL_KEYS], args: ['id', 'level'] },
   cancel: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS, 'logs'],
     args: ['id', 'events'],
   },
   apply: {
     flags: 'allow-oom',
-    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', ...DEPS_KEYS],
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', ...DEPS_KEYS, 'logs'],
     args: ['events'],
     each: ['step'],
   },
@@ -78,9 +78,10 @@ export const SCRIPTS = {
   get: { flags: 'no-writes', keys: ['data', 'meta', 'delayed', 'active', 'dead', 'progress', 'blocked'], args: ['id'] },
   result: { flags: 'no-writes', keys: ['meta', 'delayed', 'active', 'dead', 'results', 'progress', 'events'], args: ['id', 'stream'] },
   progress: { flags: 'allow-oom', keys: ['active', 'meta', 'progress', 'events'], args: ['id', 'token', 'value', 'events'] },
+  log: { flags: 'allow-oom', keys: ['active', 'meta', 'logs'], args: ['id', 'token', 'maxLines', 'maxBytes'], each: ['line'] },
   list: { flags: 'no-writes', keys: ['delayed', 'ready', 'active', 'dead', 'data', 'meta', ...LEVEL_KEYS, 'progress', 'blocked', 'after'], args: ['state', 'offset', 'limit', 'preview'] },
   redrive: { flags: '', keys: ['dead', 'ready', 'meta', 'wake', ...LEVEL_KEYS], args: ['id', 'limit'] },
-  purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta', 'progress', 'deplist'], args: ['limit'] },
+  purge: { flags: 'allow-oom', keys: ['dead', 'data', 'meta', 'progress', 'deplist', 'logs'], args: ['limit'] },
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS, 'paused', 'blocked'], args: [] },
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },
   pause: { flags: 'allow-oom', keys: ['paused', 'wake'], args: ['paused'] },
@@ -89,7 +90,7 @@ export const SCRIPTS = {
   limit: { flags: 'allow-oom', keys: ['ready', 'wake', ...LEVEL_KEYS], args: ['group', 'limit', 'from', 'batch'] },
   clean: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS],
+    keys: ['delayed', 'ready', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS, 'logs'],
     args: ['source', 'before', 'most', 'scan', 'cursor', 'events'],
   },
   obliterate: { flags: 'allow-oom', keys: SUFFIXES, args: ['force'] },

@@ -29,8 +29,11 @@ export interface Sharded {
   putMany(items: Array<{ data: Json; options?: Omit<PutOptions, 'queue'> }>): Promise<PutResult[]>;
   /** The queue a task with this data (and key) goes to. */
   shardOf(data: Json, key?: string): string;
-  /** Starts one worker per shard, each with the options given (so `concurrency` is per shard). */
-  work<T = Json>(handler: Handler<T> | Handlers<T>, options?: Omit<WorkOptions, 'queue'>): ShardedWorker;
+  /**
+   * Starts one worker per shard, each with the options given (so `concurrency` is per shard); with
+   * `sandbox: true`, `handler` is a module path or file URL and each worker has threads of its own.
+   */
+  work<T = Json>(handler: Handler<T> | Handlers<T> | string | URL, options?: Omit<WorkOptions, 'queue'>): ShardedWorker;
   /** A task's outcome (see Scheduler.result), read from the shard its hash names. */
   result<R = Json>(hash: string, options?: Omit<ResultOptions, 'queue'>): Promise<TaskOutcome<R> | null>;
   /** The shards' counts, added up. */
@@ -85,8 +88,8 @@ export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count
     work(handler, options) {
       rejectQueue(options, 'options');
       // One router for every shard's worker (a map is checked once, and copied once).
-      const run = handlerOf(handler);
-      const workers = queues.map((queue) => scheduler.work(run, { ...options, queue }));
+      const run = options?.sandbox === true ? handler : handlerOf(handler as Handler | Handlers);
+      const workers = queues.map((queue) => scheduler.work(run as Handler, { ...options, queue }));
       return {
         workers,
         close: async (closeOptions) => void (await Promise.all(workers.map((w) => w.close(closeOptions)))),

@@ -41,6 +41,15 @@ export interface Task<T = Json> {
    */
   progress(value: Json): Promise<boolean>;
   /**
+   * Appends a line to the task's log, fenced like ack: resolves true once stored, false when the
+   * lease is lost. Lines written in one turn of the event loop go in one call; the worker stores
+   * them before the task's ack. The log keeps the newest `logMaxLines` lines and `logMaxBytes`
+   * bytes (the oldest go first) and goes with the task; `scheduler.logs()` reads it. Throws a
+   * ValidationError at once for a line that is not a string (a PayloadTooLargeError for one
+   * alone over `logMaxBytes`).
+   */
+  log(line: string): Promise<boolean>;
+  /**
    * The tasks this one was put after (`after`), in put order, each with its outcome: its result
    * when it kept one (keepResult), else null once it is gone. Empty for a task put without `after`.
    */
@@ -105,6 +114,7 @@ export interface Meta {
   to?: number; // run timeout of one attempt (ms)
   nm?: string; // name
   pg?: 1; // has reported progress (in the queue's `progress` hash)
+  lg?: 1; // has log lines (in the queue's `logs` hash)
 }
 
 export function toTaskInfo<T>(queue: string, hash: string, reply: [string, string, TaskState, string | null]): TaskInfo<T> {

@@ -17,6 +17,8 @@ import { closeOnSignals } from './signals';
 import type { Json } from './payload';
 import { attempt } from './attempt';
 import { flushProgress, stopProgress } from './progress';
+import type { Sandbox } from './sandbox';
+import { flushLogs, stopLogs } from './logs';
 import type { Task } from './task';
 import type { Span } from './time';
 
@@ -48,6 +50,11 @@ export interface WorkOptions {
    * handler's signal is aborted with a RunTimeoutError and the attempt fails. Default none.
    */
   timeout?: Span;
+  /**
+   * Run the handler module given to work() (a path or file URL) in a pool of up to `concurrency`
+   * worker threads, so CPU work or a crash in it cannot stop the heartbeat or the process. Default false.
+   */
+  sandbox?: boolean;
 }
 
 /** A handler: its resolved value (any JSON, or nothing) is the task's result. */
@@ -121,6 +128,8 @@ export class Worker {
     private readonly ctx: Context,
     private readonly handler: Handler<unknown>,
     options?: WorkOptions,
+    /** The threads a sandboxed handler runs in (sandbox.ts); `handler` hands tasks to it. */
+    private readonly sandbox?: Sandbox,
   ) {
     if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
     this.opts = parse(workOptions, options ?? {}, 'options');
@@ -155,6 +164,7 @@ export class Worker {
     if (!this.closing) {
       this.closing = true;
       this.closeStarted = performance.now();
+      this.sandbox?.shrink();
       this.wake();
       this.idle.interrupt();
     }
@@ -200,6 +210,8 @@ export class Worker {
     }
     this.enter('waiting');
     await this.drain();
+    // Threads of handlers close() gave up on are terminated; the rest ended with their runs.
+    await this.sandbox?.close();
     await this.idle.reset();
     this.ctx.log.info({ queue: this.queue, worker: this.id }, 'docket: worker closed');
     this.finish();
@@ -233,6 +245,7 @@ export class Worker {
       entry.released = true;
       entry.stopLease();
       stopProgress(entry.task);
+      stopLogs(entry.task);
       entry.controller.abort(new ClosedError('worker'));
       await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
     });
@@ -278,6 +291,9 @@ export class Worker {
     // The last progress goes before the ack or fail: after either, it would be refused as stale.
     const progress = flushProgress(task);
     if (progress) await progress;
+    // Its log lines too, for the same reason.
+    const logs = flushLogs(task);
+    if (logs) await logs;
     try {
       if (!failure) {
         if (!(await this.ackSoon(task, result))) this.report(new LeaseLostError(task.hash));

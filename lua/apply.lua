@@ -36,12 +36,14 @@
   KEYS[31] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
   KEYS[32] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[33] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
+  KEYS[34] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
   ARGV[1] events  most entries kept in the events stream; 0 for no events
   ARGV[+1] step   a step for this queue, as JSON (include: deps)
   Returns: when this queue's outbox has steps due (ms), or '' ]]
 local DATA, META, DELAYED, READY, DEAD, COUNTS, WAKE, LEVELS = 1, 2, 3, 4, 5, 6, 7, 8
 local EVENTS, RESULTS, KEPT, PROGRESS, WAITING = 23, 24, 25, 26, 27
 local BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 28, 29, 30, 31, 32, 33
+local LOGS = 34
 -- include: levels
 -- include: events
 -- include: outcomes

@@ -36,6 +36,7 @@
   KEYS[32] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
   KEYS[33] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[34] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
+  KEYS[35] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
   ARGV[1] id      task id
   ARGV[2] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when deleted (2 when that made steps for other queues, for the caller to carry), 0
@@ -43,6 +44,7 @@
 local READY, LEVELS, EVENTS, RESULTS, KEPT, PROGRESS = 2, 7, 22, 23, 24, 25
 local DATA, META, DEAD, WAITING = 4, 5, 6, 26
 local DELAYED, COUNTS, WAKE, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 1, 27, 28, 29, 30, 31, 32, 33, 34
+local LOGS = 35
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -65,6 +67,7 @@ end
 redis.call('HDEL', KEYS[4], id)
 redis.call('HDEL', KEYS[5], id)
 if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+if meta.lg then redis.call('HDEL', KEYS[LOGS], id) end
 if meta.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
 if stepped then
   -- The tasks that waited on it learn now (a batch; claims take the rest).

@@ -42,6 +42,7 @@
   KEYS[38] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
   KEYS[39] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[40] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
+  KEYS[41] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -64,6 +65,7 @@ local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28
 local FIELDS = 9
 local DATA, META, DEAD, WAITING, LIMITS, RATES, GHELD = 4, 5, 6, 31, 32, 33, 34
 local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 1, 7, 35, 36, 37, 38, 39, 40
+local LOGS = 41
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -118,6 +120,7 @@ if acks > 0 then
           countNamed(KEYS[7], 'completed', meta)
           fire(ids[j], meta, 'done', now)
           if meta.pg then redis.call('HDEL', KEYS[PROGRESS], ids[j]) end
+          if meta.lg then redis.call('HDEL', KEYS[LOGS], ids[j]) end
           if meta.dl then redis.call('HDEL', KEYS[DEPLIST], ids[j]) end
           table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
           table.insert(remembered, now); table.insert(remembered, tokens[j])
@@ -158,10 +161,11 @@ end
 
 ---------------------------------------------------------------------------- housekeeping
 local function load(id) return cjson.decode(redis.call('HGET', KEYS[5], id)) end
--- Deletes a task's records; its progress and dependency list too, unless its metadata says it has none.
+-- Deletes a task's records; its progress, logs and dependency list too, unless its metadata says it has none.
 local function purge(id, meta)
   redis.call('HDEL', KEYS[4], id); redis.call('HDEL', KEYS[5], id)
   if not meta or meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+  if not meta or meta.lg then redis.call('HDEL', KEYS[LOGS], id) end
   if not meta or meta.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
 end
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end

@@ -39,6 +39,7 @@
   KEYS[31] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
   KEYS[32] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[33] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
+  KEYS[34] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
   ARGV[1] source  where to read: dead, delayed, ready, ready1 to ready9, grouped or parked
   ARGV[2] before  only tasks put (dead ones: died) at or before this time (epoch ms); -1 for all
   ARGV[3] most    most tasks to delete in this call
@@ -50,6 +51,7 @@
 local DELAYED, READY, DATA, META, DEAD, LEVELS = 1, 2, 3, 4, 5, 6
 local EVENTS, RESULTS, KEPT, PROGRESS, WAITING, COUNTS, WAKE = 21, 22, 23, 24, 25, 26, 27
 local BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 28, 29, 30, 31, 32, 33
+local LOGS = 34
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -69,7 +71,7 @@ if source == 'dead' then
   for i = 1, #ids, SLICE do
     local part = { unpack(ids, i, math.min(i + SLICE - 1, #ids)) }
     redis.call('ZREM', KEYS[DEAD], unpack(part))
-    for _, key in ipairs({ KEYS[DATA], KEYS[META], KEYS[PROGRESS], KEYS[DEPLIST] }) do redis.call('HDEL', key, unpack(part)) end
+    for _, key in ipairs({ KEYS[DATA], KEYS[META], KEYS[PROGRESS], KEYS[DEPLIST], KEYS[LOGS] }) do redis.call('HDEL', key, unpack(part)) end
   end
   return { #ids, #ids < most and 1 or 0, '', 0 }
 end
@@ -92,6 +94,7 @@ local function drop(id, meta)
   redis.call('HDEL', KEYS[DATA], id)
   redis.call('HDEL', KEYS[META], id)
   if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+  if meta.lg then redis.call('HDEL', KEYS[LOGS], id) end
   if meta.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
   deleted = deleted + 1
 end

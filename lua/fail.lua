@@ -37,6 +37,7 @@
   KEYS[34] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
   KEYS[35] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[36] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
+  KEYS[37] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry
@@ -48,6 +49,7 @@
 local READY, LEVELS, EVENTS, RESULTS, KEPT = 3, 9, 24, 25, 26
 local DATA, META, DEAD, PROGRESS, WAITING, LIMITS = 27, 4, 5, 28, 29, 30
 local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 2, 6, 31, 32, 33, 34, 35, 36
+local LOGS = 37
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -78,6 +80,7 @@ if into then
   redis.call('HDEL', KEYS[DATA], id)
   redis.call('HDEL', KEYS[META], id)
   if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+  if meta.lg then redis.call('HDEL', KEYS[LOGS], id) end
   if meta.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
   redis.call('HINCRBY', KEYS[6], 'merged', 1)
   emitFor(tonumber(ARGV[6]), meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)

@@ -37,6 +37,7 @@
   KEYS[34] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
   KEYS[35] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[36] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
+  KEYS[37] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
   ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -65,6 +66,7 @@
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
 local DATA, META, DEAD, READY, LEVELS, EVENTS, PROGRESS, WINDOWS, WAITING = 1, 2, 5, 4, 10, 25, 26, 27, 28
 local DELAYED, COUNTS, RESULTS, KEPT, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 3, 6, 29, 30, 31, 32, 33, 34, 35, 36
+local LOGS = 37
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -155,6 +157,8 @@ local function metaOf(o, runAt, old)
   meta.tp = o.trace ~= '' and o.trace or (old and old.tp)
   meta.kr = o.keep or (old and old.kr)
   meta.to = o.timeout or (old and old.to)
+  -- A replaced task keeps its progress and logs (from earlier attempts): the flags say they exist.
+  meta.pg, meta.lg = old and old.pg, old and old.lg
   if o.expire then meta.x = o.expire; meta.e = runAt + o.expire end
   if string.find(o.mode, 's', 1, true) then meta.us = 1 end
   return meta
@@ -246,11 +250,12 @@ for i = 1, count do
       -- Within its window the identity stays taken, whatever became of its task.
       duplicate(old and id or base, closes)
     else
-      -- New, or a dead task revived by putting it again (it starts afresh: its progress goes, and
+      -- New, or a dead task revived by putting it again (it starts afresh: its progress and logs go, and
       -- the tasks it waited on before: this put's `after`, if any, is its list now).
       if old then
         redis.call('ZREM', KEYS[DEAD], id)
         if old.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+        if old.lg then redis.call('HDEL', KEYS[LOGS], id) end
         if old.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
       end
       local meta = metaOf(o, o.at or now + (o.delay or 0))

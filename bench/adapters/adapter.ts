@@ -36,6 +36,11 @@ export interface Adapter {
    */
   work(concurrency: number, handler: (data: Payload) => Reply | void): Promise<PreparedWorker>;
   /**
+   * Readies a worker at `concurrency` whose handler is the module `file`, run in the library's
+   * sandbox (docket: worker threads; BullMQ: child processes). Absent where there is none.
+   */
+  workSandboxed?(concurrency: number, file: string): Promise<PreparedWorker>;
+  /**
    * Readies what waiting for results needs (BullMQ's QueueEvents, minimal's subscriber) before the
    * clock starts, and returns the request function; a request not answered within `timeoutMs`
    * rejects. A library without a reliable way to wait rejects here (bee-queue).

@@ -36,6 +36,14 @@ export const open: OpenAdapter = async (url, queue) => {
       await worker.waitUntilReady();
       return { start: () => void worker.run().catch((err) => process.stderr.write(`bullmq run: ${err}\n`)), close: () => worker.close() };
     },
+    async workSandboxed(concurrency, file) {
+      // A processor file: BullMQ runs it in child processes (its default sandbox), forked on demand.
+      const worker = new Worker<Payload>(queue, file, { connection, concurrency, autorun: false, removeOnComplete: { count: 0 } });
+      worker.on('error', (err) => process.stderr.write(`bullmq sandboxed worker: ${err}\n`));
+      workers.push(worker);
+      await worker.waitUntilReady();
+      return { start: () => void worker.run().catch((err) => process.stderr.write(`bullmq run: ${err}\n`)), close: () => worker.close() };
+    },
     async requests(timeoutMs) {
       // One QueueEvents (a blocking XREAD on the events stream) for every waiting caller.
       const events = new QueueEvents(queue, { connection });

@@ -23,6 +23,14 @@ export const open: OpenAdapter = async (url, queue) => {
         close: async () => worker?.close(),
       };
     },
+    async workSandboxed(concurrency, file) {
+      // Threads start with the first tasks, inside the timed part (as BullMQ's child processes do).
+      let worker: ReturnType<typeof s.work> | undefined;
+      return {
+        start: () => void (worker = s.work(file, { concurrency, sandbox: true })),
+        close: async () => worker?.close(),
+      };
+    },
     // Nothing to ready: result() opens its one reader connection when a first caller waits.
     requests: async (timeoutMs) => async (data) => {
       const { hash } = await s.put(data, { keepResult: KEEP_RESULT_MS });

@@ -5,6 +5,8 @@
  */
 import type { PreviewPage, PreviewTask } from '../admin';
 import type { Dependency } from '../deps';
+import type { LogLine } from '../logs';
+import { isoTime, printable } from '../printable';
 import type { Json } from '../payload';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo, TaskState } from '../task';
@@ -149,8 +151,8 @@ export const inspect: Command = {
       // Gone from the queue: it may have finished with its outcome kept (keepResult).
       if (!task && (await showKept(s, queue, hash, out))) return 0;
       if (!task) throw new TargetError(missing(queue, hash));
-      const [now, dependencies] = await Promise.all([s.time(), s.dependencies(hash, { queue })]);
-      out.emit({ now, task, dependencies }, () => taskText(task, now) + dependencyText(dependencies));
+      const [now, dependencies, logs] = await Promise.all([s.time(), s.dependencies(hash, { queue }), s.logs(hash, { queue })]);
+      out.emit({ now, task, dependencies, logs }, () => taskText(task, now) + dependencyText(dependencies) + logText(logs));
       return 0;
     };
   },
@@ -171,6 +173,21 @@ function dependencyText(deps: Dependency[]): string {
   const more = deps.length > shown.length ? `… and ${deps.length - shown.length} more (--json lists them all)\n` : '';
   const gone = rows.some((r) => r[2] === 'gone') ? 'gone: no record and no kept outcome (finished without keepResult, or never put): counts as done\n' : '';
   return `\nput after ${deps.length} task${deps.length === 1 ? '' : 's'}:\n${body}${more}${gone}`;
+}
+
+/** Log lines inspect prints, the newest; --json has them all. */
+const MAX_LOG_ROWS = 20;
+
+/**
+ * The task's newest log lines, one a line with the time each was written (nothing for a task
+ * that logged none). printable() writes a newline or a control in a line as an escape, so a line
+ * cannot fake another or repaint the terminal.
+ */
+function logText(logs: LogLine[]): string {
+  if (logs.length === 0) return '';
+  const shown = logs.slice(-MAX_LOG_ROWS);
+  const head = logs.length > shown.length ? `log (last ${shown.length} of ${logs.length} lines; --json has them all):` : `log (${logs.length} line${logs.length === 1 ? '' : 's'}):`;
+  return `\n${head}\n${shown.map((l) => `${isoTime(l.at)}  ${printable(l.line)}\n`).join('')}`;
 }
 
 function missing(queue: string, hash: string): string {

@@ -53,6 +53,17 @@ function dependencyRow(view: View, queue: string, t: TaskDetail): Html | string 
   return row(`put after (${count})`, html`<ul class="deps">${items}${more}</ul>`);
 }
 
+/**
+ * Its newest log lines, one a line with when it was written: each through printable(), so a
+ * newline or a bidi control in a line shows as an escape and cannot fake another line.
+ */
+function logRow(view: View, t: TaskDetail): Html | string {
+  if (t.logCount === 0) return '';
+  const lines = t.logs.map((l) => html`<li>${timeTag(l.at, relative(l.at, view.now))} <code>${printable(l.line)}</code></li>`);
+  const label = t.logCount > t.logs.length ? `log (last ${t.logs.length} of ${t.logCount} lines)` : `log (${t.logCount} line${t.logCount === 1 ? '' : 's'})`;
+  return row(label, html`<ol class="logs" data-logs="${t.logCount}">${lines}</ol>`);
+}
+
 function taskRows(view: View, queue: string, t: TaskDetail): Html {
   const { now } = view;
   const cut = t.preview.endsWith('…');
@@ -60,7 +71,7 @@ function taskRows(view: View, queue: string, t: TaskDetail): Html {
 ${row('expires', when(t.expireAt, now, 'never'))}${row('attempts', `${t.attempts} of ${t.maxAttempts}`)}
 ${t.level > 0 ? row('priority', String(t.level)) : ''}${t.group === null ? '' : row('group', printable(t.group))}${t.key === null ? '' : row('key', printable(t.key))}
 ${t.state === 'active' ? html`${row('held by', html`<code>${t.worker === null ? '–' : printable(t.worker)}</code>`)}${row('lease until', when(t.leaseUntil, now, '–'))}` : ''}
-${row('progress', block(t.progressPreview))}${t.keepResult === null ? '' : row('keep result', `${span(t.keepResult)} once finished`)}
+${row('progress', block(t.progressPreview))}${logRow(view, t)}${t.keepResult === null ? '' : row('keep result', `${span(t.keepResult)} once finished`)}
 ${dependencyRow(view, queue, t)}
 ${row('last error', block(t.lastError, true))}${row(cut ? `data (${size(t.bytes)})` : 'data', block(t.preview))}`;
 }

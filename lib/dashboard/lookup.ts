@@ -1,11 +1,12 @@
 /**
  * One task looked up by its hash: the task as get() has it while it is in its queue (with the
- * tasks it was put after, as dependencies() has them), else the outcome it kept once it finished
+ * tasks it was put after, as dependencies() has them, and its newest log lines), else the outcome it kept once it finished
  * (put option keepResult; result() reads it). Payloads, progress, results and errors are other
  * people's values of up to 64 KiB or more: the view carries them clipped to 2,000 characters, as
  * the lists carry a last error, and the page escapes them.
  */
 import type { Dependency } from '../deps';
+import type { LogLine } from '../logs';
 import type { TaskOutcome } from '../outcome';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo } from '../task';
@@ -16,6 +17,9 @@ import { clip } from './html';
 export const MAX_VALUE_CHARS = 2000;
 /** How many of the tasks it was put after a looked-up task lists (up to 10,000 may be named). */
 export const MAX_DEPENDENCIES = 100;
+/** How many of its newest log lines a looked-up task shows, and how much of each. */
+export const MAX_LOG_LINES = 50;
+export const MAX_LOG_CHARS = 500;
 
 /** A task that a looked-up task was put after, and where it is now. */
 export interface DependencyView {
@@ -41,6 +45,10 @@ export interface TaskDetail extends TaskView {
    * outcomes of those it shows, not of all 10,000 a task may name).
    */
   dependencyCount: number | null;
+  /** Its newest 50 log lines (task.log), oldest first, each cut at 500 characters; empty for none. */
+  logs: LogLine[];
+  /** How many log lines it has in all (the cap is logMaxLines). */
+  logCount: number;
 }
 
 /** A finished task's kept outcome. */
@@ -75,8 +83,13 @@ export interface Lookup {
 
 /** Reads task `hash` of `queue`: the task itself, or failing that its kept outcome. */
 export async function lookup(scheduler: Scheduler, queue: string, hash: string): Promise<Lookup> {
-  const [task, now, deps] = await Promise.all([scheduler.get(hash, { queue }), scheduler.time(), scheduler.dependencies(hash, { queue, limit: MAX_DEPENDENCIES + 1 })]);
-  if (task !== null) return { now, queue, hash, task: toDetail(task, deps), outcome: null };
+  const [task, now, deps, logs] = await Promise.all([
+    scheduler.get(hash, { queue }),
+    scheduler.time(),
+    scheduler.dependencies(hash, { queue, limit: MAX_DEPENDENCIES + 1 }),
+    scheduler.logs(hash, { queue }),
+  ]);
+  if (task !== null) return { now, queue, hash, task: toDetail(task, deps, logs), outcome: null };
   const outcome = await scheduler.result(hash, { queue });
   // A live answer here is a task put again between the two reads: the next look finds it.
   return { now, queue, hash, task: null, outcome: outcome === null ? null : toOutcomeView(outcome) };
@@ -87,7 +100,7 @@ function jsonText(value: unknown): string {
   return clip(JSON.stringify(value) ?? 'null', MAX_VALUE_CHARS);
 }
 
-function toDetail(task: TaskInfo, deps: Dependency[]): TaskDetail {
+function toDetail(task: TaskInfo, deps: Dependency[], logs: LogLine[]): TaskDetail {
   const data = JSON.stringify(task.data) ?? 'null';
   return {
     hash: task.hash,
@@ -113,6 +126,8 @@ function toDetail(task: TaskInfo, deps: Dependency[]): TaskDetail {
     dependencies: deps.slice(0, MAX_DEPENDENCIES).map((d) => ({ queue: d.queue, hash: d.hash, state: d.outcome?.state ?? 'gone' })),
     // One more than shown was read: more than the page shows, without reading them all.
     dependencyCount: deps.length > MAX_DEPENDENCIES ? null : deps.length,
+    logs: logs.slice(-MAX_LOG_LINES).map(({ at, line }) => ({ at, line: clip(line, MAX_LOG_CHARS) })),
+    logCount: logs.length,
   };
 }
 

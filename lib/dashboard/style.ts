@@ -100,6 +100,9 @@ pre.value.error { background: #fef2f2; color: #b91c1c; }
 .state.pending { color: var(--delayed); } .state.gone { color: var(--dim); }
 ul.deps { list-style: none; margin: 0; padding: 0; display: grid; gap: 2px; font-size: 13px; }
 ul.deps code { word-break: break-all; }
+ol.logs { list-style: none; margin: 0; padding: 6px 8px; display: grid; gap: 2px; font-size: 12px; background: var(--soft); border-radius: 6px; max-height: 240px; overflow: auto; }
+ol.logs time { color: var(--dim); margin-right: 6px; }
+ol.logs code { white-space: pre-wrap; word-break: break-word; }
 
 form.act { display: inline-flex; gap: 4px; margin: 0 0 0 6px; align-items: center; }
 .actions { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 6px; }

@@ -19,7 +19,7 @@
   calls. A step for another queue goes to `outbox` (ZSET, score = when due): no script touches two
   queues (each is one cluster slot), so a client carries it over (lib/deps.ts), leasing it while it
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
-  The including script sets DATA, META, DELAYED, DEAD, COUNTS, PROGRESS, BLOCKED, AFTER,
+  The including script sets DATA, META, DELAYED, DEAD, COUNTS, PROGRESS, LOGS, BLOCKED, AFTER,
   DEPENDENTS, DEPLIST, SETTLE, OUTBOX and RESULTS (KEYS indices) first, and includes levels,
   events, outcomes and identity before this. ]]
 
@@ -136,6 +136,7 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
     if meta.df == 'c' then
       redis.call('HDEL', KEYS[DATA], id); redis.call('HDEL', KEYS[META], id); redis.call('HDEL', KEYS[DEPLIST], id)
       if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
+      if meta.lg then redis.call('HDEL', KEYS[LOGS], id) end
       unpoint(id, meta)
       emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'error', meta.err)
       keepOutcome(id, meta, now, 'cancelled', meta.err)

@@ -166,10 +166,11 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * (`results`, `kept`, `progress`, `windows`, `waiting`); issue 15 the queue limits (`limits`,
  * `rates`, `gheld`) and dependencies: `blocked` (tasks waiting on others), `after` and
  * `dependents` (lex indexes, '<id>|<ref>|<ref queue>' and '<ref>|<id>|<queue>'), `deplist`, and
- * the steps between them, `settle` (this queue's) and `outbox` (other queues').
+ * the steps between them, `settle` (this queue's) and `outbox` (other queues'). Issue 19 added
+ * `logs` (each task's log lines).
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
-const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events', 'results', 'kept', 'progress', 'windows', 'waiting', 'limits', 'rates', 'gheld', 'blocked', 'after', 'dependents', 'deplist', 'settle', 'outbox'] as const;
+const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events', 'results', 'kept', 'progress', 'windows', 'waiting', 'limits', 'rates', 'gheld', 'blocked', 'after', 'dependents', 'deplist', 'settle', 'outbox', 'logs'] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
   return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
@@ -212,6 +213,8 @@ interface Snapshot {
   gactive: Record<string, string>;
   /** Tasks with a stored progress. */
   progress: string[];
+  /** Tasks with log lines. */
+  logs: string[];
   /** until-start pointers: base id -> id of its waiting task. */
   waiting: Record<string, string>;
   /** Tasks waiting on their dependencies. */
@@ -252,7 +255,9 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .zRange(k.blocked, 0, -1)
     .zRange(k.after, 0, -1)
     .hKeys(k.deplist)
+    .hKeys(k.logs)
     .exec()) as unknown[];
+  const logs = replies.pop() as string[];
   const deplist = replies.pop() as string[];
   const after = replies.pop() as string[];
   const blocked = replies.pop() as string[];
@@ -266,7 +271,7 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
   const places = new Map<string, number>();
   const parkedIds = parked.map((m) => m.slice(m.lastIndexOf('|') + 1));
   for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...parkedIds, ...active, ...dead, ...blocked]) places.set(id, (places.get(id) ?? 0) + 1);
-  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped, parked, gactive, progress, waiting, blocked, after, deplist };
+  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped, parked, gactive, progress, logs, waiting, blocked, after, deplist };
 }
 
 /** Each ready task waits in the list of its own level (or, with a group, in `grouped`), and every non-empty level is indexed. */
@@ -298,6 +303,8 @@ function checkRecords(s: Snapshot, report: Report): void {
   report('meta record without a payload (identity without a task)', ids.filter((id) => !s.data.has(id)));
   report('payload without a meta record', [...s.data].filter((id) => !s.meta.has(id)));
   report('progress without its task', s.progress.filter((id) => !s.meta.has(id)));
+  report('log without its task', s.logs.filter((id) => !s.meta.has(id)));
+  report('log of a task not flagged lg (its deletion would leave it)', s.logs.filter((id) => s.meta.has(id) && (JSON.parse(s.meta.get(id)!) as { lg?: number }).lg === undefined));
   report('until-start pointer to no task', Object.values(s.waiting).filter((id) => !s.meta.has(id)));
 }
 

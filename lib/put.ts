@@ -136,9 +136,15 @@ export async function putMany(
 }
 
 /** Puts one task, in the same script call as the other puts of this turn of the event loop. */
-export async function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
+export function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
   const prepared = prepare(ctx, { data, options }, '');
-  if (prepared.others.length > 0) await checkQueues(ctx, [prepared]);
+  // Not async, and no await unless the task waits on another queue: the common put goes to its
+  // gathered call with no extra promise in between (an async wrapper cost about 5% of put's rate).
+  if (prepared.others.length > 0) return checkQueues(ctx, [prepared]).then(() => sendOne(ctx, prepared));
+  return sendOne(ctx, prepared);
+}
+
+function sendOne(ctx: Context, prepared: Prepared): Promise<PutResult> {
   if (!listened(channels.put)) return gather(ctx, prepared);
   return withTrace([prepared], async () => [await gather(ctx, prepared)]).then((r) => r[0]);
 }

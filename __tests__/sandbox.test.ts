@@ -32,6 +32,18 @@ describe('sandboxed handlers', () => {
     await worker.close();
   });
 
+  it('runs the module in every shard of a sharded queue', async () => {
+    const s = await redis.scheduler();
+    const jobs = s.sharded('sandboxed', 3);
+    const puts = await jobs.putMany([1, 2, 3, 4, 5, 6].map((n) => ({ data: { n }, options: { name: 'echo', ...KEEP } })));
+    expect(new Set(puts.map((p) => p.queue)).size).toBeGreaterThan(1);
+    const worker = jobs.work(HANDLERS, { sandbox: true, concurrency: 1 });
+    for (const [i, { hash, queue }] of puts.entries()) {
+      expect(await s.result(hash, { queue, wait: 15_000 })).toMatchObject({ state: 'done', result: { data: { n: i + 1 }, name: 'echo', queue } });
+    }
+    await worker.close();
+  });
+
   it('takes an ES module as a file URL, its default export the handler', async () => {
     const s = await redis.scheduler();
     const worker = s.work(pathToFileURL(ESM), { sandbox: true });

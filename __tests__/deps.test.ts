@@ -192,6 +192,17 @@ describe('across queues', () => {
     // No claim runs in either queue: the fail's own client carried the step.
     await eventually(async () => (await s.get(d.hash, { queue: 'f-down' }))?.state === 'dead', 2000);
     expect(await index(s, 'f-up', 'outbox')).toEqual([]);
+    // A task nobody waits on goes dead in one call: no carry after it.
+    await s.put('lonely', { queue: 'f-up', maxAttempts: 1 });
+    const task = (await s.claim({ queue: 'f-up' }))!;
+    // The scripts this scheduler runs, counted on its own runner (the test server is shared).
+    const scripts = (s as unknown as { ctx: { scripts: { run: (...a: unknown[]) => Promise<unknown> } } }).ctx.scripts;
+    const run = scripts.run.bind(scripts);
+    const ran: unknown[] = [];
+    scripts.run = (...a: unknown[]) => (ran.push(a[0]), run(...a));
+    expect(await s.fail(task, { error: 'no' })).toBe('dead');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ran).toEqual(['fail']);
   });
 
   it('a worker of the parent queue carries the release when a parent finishes under it', async () => {

@@ -171,10 +171,11 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
   const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
   const args = [task.hash, task.token, retryIn, describe(o.error), o.maxAttempts ?? '', ctx.options.eventsMaxLength];
   const call = async () => {
-    const outcome = (await ctx.scripts.run('fail', ctx.keys(task.queue), args)) as 'retry' | 'dead' | 'merged' | 'lost';
-    // A task that went dead may have dependents in other queues: carry their steps now (a dead
-    // end is rare, and with nothing due this is one short call), not at this queue's next claim.
-    if (outcome === 'dead') {
+    const reply = String(await ctx.scripts.run('fail', ctx.keys(task.queue), args));
+    // A task that went dead with dependents in other queues left steps for them: carried now, not
+    // at this queue's next claim. Only then: a plain fail costs no second round trip.
+    const [outcome, carried] = reply.split(':') as ['retry' | 'dead' | 'merged' | 'lost', string | undefined];
+    if (carried === 'carry') {
       void carry(ctx, task.queue).catch((err: unknown) => ctx.log.warn({ queue: task.queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
     }
     return outcome;

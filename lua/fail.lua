@@ -45,7 +45,8 @@
   ARGV[5] maxAttempts  overrides the task's own limit, or '' to keep it
   ARGV[6] events       most entries kept in the events stream; 0 for no events
   Returns: 'retry', 'dead', 'merged' (an until-start task whose identity already has a task
-    waiting: deleted instead of retried) or 'lost' ]]
+    waiting: deleted instead of retried) or 'lost'; ':carry' appended when the call left steps in
+    the outbox for other queues (a dead task others wait on), for the client to carry at once ]]
 local READY, LEVELS, EVENTS, RESULTS, KEPT = 3, 9, 24, 25, 26
 local DATA, META, DEAD, PROGRESS, WAITING, LIMITS = 27, 4, 5, 28, 29, 30
 local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 2, 6, 31, 32, 33, 34, 35, 36
@@ -114,4 +115,5 @@ redis.call('HSET', KEYS[4], id, cjson.encode(meta))
 -- The tasks that waited on it learn now (a batch; claims take the rest).
 if stepped then drain(100, now, tonumber(ARGV[6])) end
 if (wake or stepped) and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
+if outboxed then return result .. ':carry' end
 return result

@@ -85,6 +85,100 @@ describe('a ready task', () => {
   });
 });
 
+describe('the entry a move leaves behind (a ghost: O(log N), no LREM)', () => {
+  /** The raw Redis view of queue `default`: list lengths and the ghost count. */
+  async function view(raw: RedisClientType, prefix: string) {
+    const k = (suffix: string) => `${prefix}:{default}:${suffix}`;
+    return {
+      ready: await raw.lLen(k('ready')),
+      ready5: await raw.lLen(k('ready5')),
+      ghosts: Number((await raw.hGet(k('moved'), '')) ?? 0),
+      marked: (await raw.zScore(k('levels'), 'm')) !== null,
+    };
+  }
+
+  it('stays in the old list, is counted as a ghost, and is skipped by claims; nothing is left after', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const puts = await s.putMany(Array.from({ length: 2000 }, (_, i) => ({ data: i })));
+    // The last of 2000: an LREM would scan the whole list to find it; the move does not touch it.
+    expect(await s.changePriority(puts[1999].hash, 5)).toBe(true);
+    expect(await view(raw, s.prefix)).toEqual({ ready: 2000, ready5: 1, ghosts: 1, marked: true });
+    expect(await s.stats()).toMatchObject({ ready: 2000 });
+    const page = await s.list('ready', { limit: 3 });
+    expect(page.total).toBe(2000);
+    expect(page.tasks.map((t) => t.data)).toEqual([1999, 0, 1]);
+    const order = await drain(s);
+    expect(order).toHaveLength(2000);
+    expect(order[0]).toBe(1999);
+    expect(order.slice(1)).toEqual(Array.from({ length: 1999 }, (_, i) => i));
+    expect(await view(raw, s.prefix)).toEqual({ ready: 0, ready5: 0, ghosts: 0, marked: false });
+    expect(await raw.exists(`${s.prefix}:{default}:moved`)).toBe(0);
+  });
+
+  it('moved away and back: claimed once, at the tail of the level it came back to', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.put('a');
+    const b = await s.put('b');
+    await s.put('c');
+    expect(await s.changePriority(b.hash, 5)).toBe(true);
+    expect(await s.changePriority(b.hash, 0)).toBe(true);
+    // ready: a, b (ghost), c, b; ready5: b (ghost).
+    expect(await view(raw, s.prefix)).toEqual({ ready: 4, ready5: 1, ghosts: 2, marked: true });
+    expect(await s.stats()).toMatchObject({ ready: 3 });
+    const page = await s.list('ready');
+    expect(page.total).toBe(3);
+    expect(page.tasks.map((t) => t.data)).toEqual(['a', 'c', 'b']);
+    expect(await drain(s)).toEqual(['a', 'c', 'b']);
+    expect(await view(raw, s.prefix)).toEqual({ ready: 0, ready5: 0, ghosts: 0, marked: false });
+  });
+
+  it('of a task cancelled, or rescheduled, after its move: neither runs it nor loses the others', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const a = await s.put('a');
+    const b = await s.put('b');
+    await s.put('c');
+    expect(await s.changePriority(a.hash, 5)).toBe(true);
+    expect(await s.changePriority(b.hash, 5)).toBe(true);
+    expect(await s.cancel(a.hash)).toBe(true);
+    expect(await s.reschedule(b.hash, (await s.time()) + 60_000)).toBe(true);
+    expect(await s.stats()).toMatchObject({ ready: 1, delayed: 1 });
+    expect(await drain(s)).toEqual(['c']);
+    expect(await view(raw, s.prefix)).toEqual({ ready: 0, ready5: 0, ghosts: 0, marked: false });
+    expect(await s.get(b.hash)).toMatchObject({ state: 'delayed', level: 5 });
+  });
+
+  it('of a task that ran and was put again: the new task runs once', async () => {
+    const s = await redis.scheduler();
+    const x = await s.put('x');
+    expect(await s.changePriority(x.hash, 3)).toBe(true);
+    const first = (await s.claim())!;
+    expect(first.data).toBe('x');
+    expect(await s.ack(first)).toBe(true);
+    // Its ghost is still in `ready`, ahead of the new entry: one of the two is a ghost.
+    expect((await s.put('x')).hash).toBe(x.hash);
+    expect(await s.stats()).toMatchObject({ ready: 1 });
+    expect(await drain(s)).toEqual(['x']);
+  });
+
+  it('is dropped by a clean of ready tasks, which leaves the moved task alone while it runs', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const a = await s.put('a');
+    await s.put('b');
+    expect(await s.changePriority(a.hash, 5)).toBe(true);
+    const running = (await s.claim())!;
+    expect(running.data).toBe('a');
+    // `ready` holds a's ghost and b: only b is a ready task to clean.
+    expect(await s.clean({ state: 'ready' })).toBe(1);
+    expect(await view(raw, s.prefix)).toEqual({ ready: 0, ready5: 0, ghosts: 0, marked: false });
+    expect(await s.ack(running)).toBe(true);
+    expect(await s.stats()).toMatchObject({ ready: 0, active: 0 });
+  });
+});
+
 describe('a task not yet ready', () => {
   it('delayed: keeps its run-at and takes the new level when it is due', async () => {
     const s = await redis.scheduler();

@@ -43,6 +43,7 @@
   KEYS[39] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[40] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
   KEYS[41] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
+  KEYS[42] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -64,7 +65,7 @@ local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28
 -- Entries per leased task in the reply (see Returns; lib/lease.ts reads the same number).
 local FIELDS = 9
 local DATA, META, DEAD, WAITING, LIMITS, RATES, GHELD = 4, 5, 6, 31, 32, 33, 34
-local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 1, 7, 35, 36, 37, 38, 39, 40
+local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX, MOVED = 1, 7, 35, 36, 37, 38, 39, 40, 42
 local LOGS = 41
 -- include: levels
 -- include: events
@@ -292,8 +293,12 @@ end
 -- Where to take from: the priority levels of ungrouped tasks, highest first; then the grouped
 -- tasks, lowest tag (earliest round) first; then ungrouped normal tasks.
 local sources = {}
+-- 'm' in `levels` says some ready list holds ghosts of priority changes (include: levels).
+local ghosts = false
 for _, level in ipairs(redis.call('ZREVRANGE', KEYS[LEVELS], 0, -1)) do
-  if level == 'g' then
+  if level == 'm' then
+    ghosts = true
+  elseif level == 'g' then
     table.insert(sources, { key = KEYS[GROUPED], level = level, grouped = true })
   else
     table.insert(sources, { key = KEYS[LEVELS + tonumber(level)], level = level })
@@ -304,6 +309,7 @@ local source, round, tags = 1, nil, {}
 while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #sources do
   local want = count - #taken
   local ids
+  local from = source
   if sources[source].grouped then
     local popped = redis.call('ZPOPMIN', KEYS[GROUPED], want)
     ids = {}
@@ -330,7 +336,10 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       local lane = laneOf(meta)
       if (tonumber(redis.call('HGET', KEYS[GTAGS], lane)) or 0) <= tags[id] then redis.call('HDEL', KEYS[GTAGS], lane) end
     end
-    if not meta then
+    if ghosts and not sources[from].grouped and unghost(KEYS[MOVED], sources[from].level or '0', id) then
+      -- An entry its priority change left behind: the task waits (or ran) under its new level.
+      skipped = skipped + 1
+    elseif not meta then
       -- No record: nothing to run (cannot happen while the invariants hold).
       skipped = skipped + 1
     elseif meta.e and meta.e <= now then

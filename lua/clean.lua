@@ -40,6 +40,7 @@
   KEYS[32] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[33] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
   KEYS[34] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
+  KEYS[35] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
   ARGV[1] source  where to read: dead, delayed, ready, ready1 to ready9, grouped or parked
   ARGV[2] before  only tasks put (dead ones: died) at or before this time (epoch ms); -1 for all
   ARGV[3] most    most tasks to delete in this call
@@ -51,7 +52,7 @@
 local DELAYED, READY, DATA, META, DEAD, LEVELS = 1, 2, 3, 4, 5, 6
 local EVENTS, RESULTS, KEPT, PROGRESS, WAITING, COUNTS, WAKE = 21, 22, 23, 24, 25, 26, 27
 local BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 28, 29, 30, 31, 32, 33
-local LOGS = 34
+local LOGS, MOVED = 34, 35
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -149,7 +150,15 @@ else
   local start = tonumber(cursor) or 0
   local ids = redis.call('LRANGE', key, start, start + scan - 1)
   local marked = 0
+  -- An entry a priority change left behind goes as any cleaned entry does, but its task (ready
+  -- under its new level, or active, or gone) is not this entry's to delete (include: levels).
+  local ghosts = redis.call('EXISTS', KEYS[MOVED]) == 1
   local n = walk(ids, 1, function(i)
+    if ghosts and unghost(KEYS[MOVED], level or 0, ids[i]) then
+      redis.call('LSET', key, start + i - 1, TOMB)
+      marked = marked + 1
+      return
+    end
     local meta = doomed(ids[i])
     if not meta then return end
     redis.call('LSET', key, start + i - 1, TOMB)

@@ -28,6 +28,7 @@
   KEYS[22] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
   KEYS[23] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
   KEYS[24] <prefix>:{<queue>}:after    ZSET  lex: '<id>|<ref>|<ref queue>' dependencies not yet settled, score 0
+  KEYS[25] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
   ARGV[1] state   delayed, ready, waiting, active or dead
   ARGV[2] offset  how many to skip
   ARGV[3] limit   most tasks to return
@@ -52,9 +53,10 @@ local function take(size, range)
   for i = 1, #slice, 2 do table.insert(picked, slice[i]); table.insert(picked, slice[i + 1]); want = want - 1 end
 end
 -- A slice of bare ids (no scores wanted), each through `idOf` when members are not plain ids.
-local function bare(cmd, key, idOf) return function(from, to)
+-- Entries of a ready list carry its level in the score slot, for the ghost check below.
+local function bare(cmd, key, idOf, level) return function(from, to)
   local out = {}
-  for _, m in ipairs(redis.call(cmd, key, from, to)) do table.insert(out, idOf and idOf(m) or m); table.insert(out, '') end
+  for _, m in ipairs(redis.call(cmd, key, from, to)) do table.insert(out, idOf and idOf(m) or m); table.insert(out, level or '') end
   return out
 end end
 local function zset(key, reverse) return function(from, to)
@@ -77,16 +79,29 @@ elseif state == 'active' then take(redis.call('ZCARD', KEYS[3]), zset(KEYS[3]))
 elseif state == 'dead' then take(redis.call('ZCARD', KEYS[4]), zset(KEYS[4], true))
 elseif state == 'waiting' then take(redis.call('ZCARD', KEYS[23]), zset(KEYS[23]))
 else
-  for level = 9, 1, -1 do take(redis.call('LLEN', KEYS[7 + level]), bare('LRANGE', KEYS[7 + level])) end
+  for level = 9, 1, -1 do take(redis.call('LLEN', KEYS[7 + level]), bare('LRANGE', KEYS[7 + level], nil, level)) end
   take(redis.call('ZCARD', KEYS[17]), bare('ZRANGE', KEYS[17]))
-  take(redis.call('LLEN', KEYS[2]), bare('LRANGE', KEYS[2]))
+  take(redis.call('LLEN', KEYS[2]), bare('LRANGE', KEYS[2], nil, 0))
   take(redis.call('ZCARD', KEYS[19]), bare('ZRANGE', KEYS[19], parkedId))
 end
 
-local out = { now, total }
+-- Entries left behind by priority changes (include: levels) are not tasks: the total leaves them
+-- out, and a page skips them as a claim would, the first <ghosts of id there> entries of id in
+-- a list. (It counts from the page's start, so a page after one that held such an entry can be
+-- off by it; pages are for eyes, and ghosts go with the next claims.)
+local ghosts = state == 'ready' and tonumber(redis.call('HGET', KEYS[25], '')) or 0
+local out = { now, total - ghosts }
+local seen = {}
 for i = 1, #picked, 2 do
   local id = picked[i]
   local meta = redis.call('HGET', KEYS[6], id)
+  local level = state == 'ready' and picked[i + 1] or ''
+  if level ~= '' then picked[i + 1] = '' end
+  if meta and ghosts > 0 and level ~= '' then
+    local field = level .. '|' .. id
+    seen[field] = (seen[field] or 0) + 1
+    if seen[field] <= (tonumber(redis.call('HGET', KEYS[25], field)) or 0) then meta = nil end
+  end
   if meta then
     local payload = redis.call('HGET', KEYS[5], id)
     table.insert(out, id); table.insert(out, payload and head(payload))

@@ -48,6 +48,7 @@
   KEYS[43] <prefix>:{<queue>}:settle         LIST
   KEYS[44] <prefix>:{<queue>}:outbox         ZSET
   KEYS[45] <prefix>:{<queue>}:logs           HASH
+  KEYS[46] <prefix>:{<queue>}:moved          HASH
   ARGV[1] force  1 to delete even while tasks are leased, else 0
   Returns: { 'ok', keys deleted } or { 'active', leased tasks } (then nothing was deleted) ]]
 if ARGV[1] ~= '1' then

@@ -1,6 +1,7 @@
 #!lua
 --[[ priority: move a pending (ready, delayed or waiting) task to another priority level. A ready
-  task leaves its place and goes to the tail of the new level (FIFO within the level); a delayed or
+  task leaves its place and goes to the tail of the new level (FIFO within the level), in O(log N):
+  its old entry stays behind as a ghost that claims skip (include: levels); a delayed or
   waiting task keeps its place and takes the new level when it becomes ready. A task of a fair
   group keeps to its group's order: its group has two lanes, normal (level 0) and priority (every
   level above 0), so it moves, to the tail of the other lane, only when the level crosses 0.
@@ -24,6 +25,7 @@
   KEYS[18] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
   KEYS[19] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[20] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
+  KEYS[21] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
   ARGV[1] id     task id
   ARGV[2] level  the new priority level: 0 (normal) to 9
   Returns: 'moved' (queued again at the tail of the new level or lane), 'kept' (only its record
@@ -44,11 +46,13 @@ if old == level then return 'same' end
 -- an ungrouped task's list is its level's; a grouped task's lane only tells 0 from the rest.
 local requeue = not meta.a and not redis.call('ZSCORE', KEYS[1], id)
   and (not meta.g or (old > 0) ~= (level > 0))
--- Out of the old place first: unqueue finds it by the old level (O(N) in that ready list: LREM).
-if requeue and unqueue(id, meta) == 0 then
+-- Out of the old place first. A grouped task's place is a ZSET member (O(log N)); an ungrouped
+-- one's old entry is left in its list as a ghost, since finding it would be O(N).
+if requeue and meta.g and unqueue(id, meta) == 0 then
   -- In no line at all (cannot happen while the invariants hold): nothing to move, nothing written.
   return 'missing'
 end
+if requeue and not meta.g then ghost(KEYS[#KEYS], old, id) end
 -- As put stores it: no field for level 0.
 if level > 0 then meta.p = level else meta.p = nil end
 if requeue then push(id, meta) end

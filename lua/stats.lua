@@ -22,12 +22,15 @@
   KEYS[20] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
   KEYS[21] <prefix>:{<queue>}:paused   STRING present while the queue is paused: claims lease nothing
   KEYS[22] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
+  KEYS[23] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
   Returns: { ready, delayed, active, dead, waiting, paused (1|0), counter name, count, ... } ]]
 -- Ready tasks wait in the level-0 list, the nine priority-level lists and the grouped set.
 local ready = redis.call('LLEN', KEYS[1])
 for level = 1, 9 do ready = ready + redis.call('LLEN', KEYS[6 + level]) end
 -- Tasks parked while their group is at its limit are ready too: only the limit holds them.
 ready = ready + redis.call('ZCARD', KEYS[16]) + redis.call('ZCARD', KEYS[18])
+-- Entries left behind by priority changes are not tasks (include: levels).
+ready = ready - (tonumber(redis.call('HGET', KEYS[23], '')) or 0)
 local out = {
   ready, redis.call('ZCARD', KEYS[2]),
   redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4]), redis.call('ZCARD', KEYS[22]),

@@ -119,6 +119,33 @@ local function finished(meta, requeued)
   return refill(meta.g)
 end
 
+-- A priority change leaves the task's old ready-list entry where it is (finding it would be an
+-- LREM, O(N) in the list) and counts it as a ghost in `moved`: field '<level>|<id>' -> how many of
+-- id's entries in that level's list are ghosts, field '' -> all ghosts of the queue. An entry is
+-- only an id, so ghosts are counted, not marked: whoever next takes an entry of id from that list
+-- (a claim, a clean) finds the count above 0, takes one off it and drops the entry, whichever of
+-- id's entries there it is. While any ghost is left, `levels` holds the member 'm' (score -1), so
+-- a claim learns from the read it makes anyway whether to look, and a queue that never changed a
+-- priority pays nothing. `moved` is the including script's key, passed in.
+local function ghost(moved, level, id)
+  redis.call('HINCRBY', moved, level .. '|' .. id, 1)
+  redis.call('HINCRBY', moved, '', 1)
+  redis.call('ZADD', KEYS[LEVELS], -1, 'm')
+end
+
+-- Whether an entry of id just taken from level's list is a ghost; if so it is counted off.
+local function unghost(moved, level, id)
+  local field = level .. '|' .. id
+  local n = tonumber(redis.call('HGET', moved, field))
+  if not n then return false end
+  if n > 1 then redis.call('HINCRBY', moved, field, -1) else redis.call('HDEL', moved, field) end
+  if redis.call('HINCRBY', moved, '', -1) <= 0 then
+    redis.call('DEL', moved)
+    redis.call('ZREM', KEYS[LEVELS], 'm')
+  end
+  return true
+end
+
 -- Takes a ready task out of wherever it waits (cancel, reschedule). O(N) in a ready list: LREM
 -- has to find the entry; O(log N) for a grouped or parked task.
 local function unqueue(id, meta)

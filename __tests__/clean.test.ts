@@ -186,6 +186,32 @@ describe('obliterate', () => {
     expect((await s.stats({ queue: 'gone' })).ready).toBe(1);
   });
 
+  it('tells tasks of other queues: their dependencies on it are cancelled, their dependents forget it', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const a = await s.put('a', { queue: 'doomed' });
+    const waits = await s.put('waits', { queue: 'other', after: [{ queue: 'doomed', hash: a.hash }] });
+    const runs = await s.put('runs', { queue: 'other', after: [{ queue: 'doomed', hash: a.hash }], onDependencyFailure: 'run' });
+    const ref = await s.put('ref', { queue: 'other' });
+    // A task of the doomed queue waits on one of 'other': 'other' holds its registration.
+    await s.put('c', { queue: 'doomed', after: [{ queue: 'other', hash: ref.hash }] });
+    const dependents = queueKeys(s.prefix, 'other').dependents;
+    await eventually(async () => (await raw.zCard(dependents)) === 1);
+    expect(await s.stats({ queue: 'other' })).toMatchObject({ waiting: 2, ready: 1 });
+
+    await s.obliterate({ queue: 'doomed' });
+    expect((await keysUnder(raw, s.prefix)).filter((k) => k.includes('{doomed}'))).toEqual([]);
+    expect(await s.queues()).toEqual(['other']);
+    expect(await s.get(waits.hash, { queue: 'other' })).toMatchObject({ state: 'dead', lastError: `dependency doomed/${a.hash} cancelled` });
+    expect(await s.get(runs.hash, { queue: 'other' })).toMatchObject({ state: 'ready' });
+    expect(await raw.zCard(dependents)).toBe(0);
+    // What 'other' runs now: the task that waited (policy 'run') and ref, whose finish tells nobody.
+    const claimed = await s.claimMany(10, { queue: 'other' });
+    expect(claimed.map((t) => t.data).sort()).toEqual(['ref', 'runs']);
+    for (const t of claimed) expect(await s.ack(t)).toBe(true);
+    expect((await keysUnder(raw, s.prefix)).filter((k) => k.includes('{doomed}'))).toEqual([]);
+  });
+
   it('deletes an idle queue without force', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();

@@ -6,7 +6,7 @@
 import type { RedisClientType } from 'redis';
 import { ValidationError, type Scheduler } from '../lib';
 import { main, type Io } from '../lib/cli/main';
-import { keysUnder, serverNow, testUrl, useRedis } from './support/harness';
+import { keysUnder, serverNow, sleep, testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();
 
@@ -85,7 +85,7 @@ describe('a ready task', () => {
   });
 });
 
-describe('the entry a move leaves behind (a ghost: O(log N), no LREM)', () => {
+describe('the entry a move, cancel or reschedule leaves behind (a ghost: O(log N), no LREM)', () => {
   /** The raw Redis view of queue `default`: list lengths and the ghost count. */
   async function view(raw: RedisClientType, prefix: string) {
     const k = (suffix: string) => `${prefix}:{default}:${suffix}`;
@@ -161,6 +161,36 @@ describe('the entry a move leaves behind (a ghost: O(log N), no LREM)', () => {
     expect((await s.put('x')).hash).toBe(x.hash);
     expect(await s.stats()).toMatchObject({ ready: 1 });
     expect(await drain(s)).toEqual(['x']);
+  });
+
+  it('of a cancelled ready task: the list is not searched, and the task put again runs once', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.put('a');
+    const b = await s.put('b');
+    await s.put('c');
+    expect(await s.cancel(b.hash)).toBe(true);
+    expect(await view(raw, s.prefix)).toEqual({ ready: 3, ready5: 0, ghosts: 1, marked: true });
+    expect(await s.stats()).toMatchObject({ ready: 2 });
+    expect((await s.list('ready')).tasks.map((t) => t.data)).toEqual(['a', 'c']);
+    expect((await s.put('b')).hash).toBe(b.hash);
+    expect((await s.list('ready')).tasks.map((t) => t.data)).toEqual(['a', 'c', 'b']);
+    expect(await drain(s)).toEqual(['a', 'c', 'b']);
+    expect(await view(raw, s.prefix)).toEqual({ ready: 0, ready5: 0, ghosts: 0, marked: false });
+  });
+
+  it('of a ready task rescheduled into the future: it runs once, when due, behind the tasks ahead', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const a = await s.put('a');
+    await s.put('b');
+    expect(await s.reschedule(a.hash, (await s.time()) + 150)).toBe(true);
+    expect(await view(raw, s.prefix)).toEqual({ ready: 2, ready5: 0, ghosts: 1, marked: true });
+    expect(await s.stats()).toMatchObject({ ready: 1, delayed: 1 });
+    await sleep(250);
+    // Promoted by this claim to the tail, behind its ghost, which the claim drops on the way.
+    expect(await drain(s)).toEqual(['b', 'a']);
+    expect(await view(raw, s.prefix)).toEqual({ ready: 0, ready5: 0, ghosts: 0, marked: false });
   });
 
   it('is dropped by a clean of ready tasks, which leaves the moved task alone while it runs', async () => {

@@ -5,7 +5,7 @@
  */
 import { registryKey, serverTime } from './admin';
 import type { Context } from './context';
-import { carry } from './deps';
+import { CARRY_LEASE_MS, carry } from './deps';
 import { QueueActiveError } from './errors';
 import { errorFields } from './log';
 import { cleanOptions, obliterateOptions, parse, type CleanOptionsInput, type ObliterateOptionsInput } from './options';
@@ -69,8 +69,24 @@ export async function clean(ctx: Context, options: CleanOptions): Promise<number
 export async function obliterate(ctx: Context, options?: ObliterateOptions): Promise<void> {
   const o = parse(obliterateOptions, options ?? {}, 'options');
   const queue = o.queue ?? ctx.options.queue;
-  const [status, n] = (await ctx.scripts.run('obliterate', ctx.keys(queue), [o.force ? 1 : 0])) as [string, number];
+  let [status, n] = (await ctx.scripts.run('obliterate', ctx.keys(queue), [o.force ? 1 : 0])) as [string, number];
   if (status === 'active') throw new QueueActiveError(queue, Number(n));
+  // Steps for other queues were left in its outbox (tasks there waited on its tasks, or its tasks
+  // on theirs): carried, then the outbox goes too. A step another client holds is due again when
+  // its lease ends, so a few rounds over one lease see every step carried.
+  const until = Date.now() + 2 * CARRY_LEASE_MS;
+  while (status === 'carry') {
+    await carry(ctx, queue);
+    [status] = (await ctx.scripts.run('obliterate', ctx.keys(queue), [1])) as [string, number];
+    if (status === 'carry') {
+      if (Date.now() > until) {
+        // Left for a later obliterate (or a claimer of the queue) to carry: the name stays registered.
+        ctx.log.warn({ queue }, 'docket: obliterate left dependency steps for other queues in the outbox; call obliterate again to carry them');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   const registry = registryKey(ctx.options.prefix);
   await ctx.conn.send(registry, ['SREM', registry, queue], { ms: ctx.options.commandTimeout, what: 'obliterate' });
   // A later put on it from this process registers it again.

@@ -43,7 +43,7 @@ const DEPS_KEYS = ['blocked', 'after', 'dependents', 'deplist', 'settle', 'outbo
 export const SCRIPTS = {
   put: {
     flags: '',
-    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events', 'progress', 'windows', 'waiting', 'results', 'kept', ...DEPS_KEYS, 'logs'],
+    keys: ['data', 'meta', 'delayed', 'ready', 'dead', 'counts', 'wake', 'occurred', 'schedules', ...LEVEL_KEYS, 'events', 'progress', 'windows', 'waiting', 'results', 'kept', ...DEPS_KEYS, 'logs', 'moved'],
     args: ['count', 'maxAttempts', 'schedule', 'events'],
     each: ['id', 'payload', 'options', 'after'],
   },
@@ -61,11 +61,11 @@ export const SCRIPTS = {
   },
   release: { flags: 'allow-oom', keys: ['active', 'ready', 'meta', 'held', 'wake', ...LEVEL_KEYS], args: ['id', 'token'] },
   beat: { flags: 'allow-oom', keys: ['workers', 'held', 'active', 'wake'], args: ['worker', 'ttl'] },
-  reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake', ...LEVEL_KEYS], args: ['id', 'at'] },
+  reschedule: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', 'wake', ...LEVEL_KEYS, 'moved'], args: ['id', 'at'] },
   priority: { flags: '', keys: ['delayed', 'ready', 'active', 'meta', 'dead', ...LEVEL_KEYS, 'moved'], args: ['id', 'level'] },
   cancel: {
     flags: 'allow-oom',
-    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS, 'logs'],
+    keys: ['delayed', 'ready', 'active', 'data', 'meta', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS, 'logs', 'moved'],
     args: ['id', 'events'],
   },
   apply: {

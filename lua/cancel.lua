@@ -37,6 +37,7 @@
   KEYS[33] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[34] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
   KEYS[35] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
+  KEYS[36] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
   ARGV[1] id      task id
   ARGV[2] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when deleted (2 when that made steps for other queues, for the caller to carry), 0
@@ -44,7 +45,7 @@
 local READY, LEVELS, EVENTS, RESULTS, KEPT, PROGRESS = 2, 7, 22, 23, 24, 25
 local DATA, META, DEAD, WAITING = 4, 5, 6, 26
 local DELAYED, COUNTS, WAKE, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 1, 27, 28, 29, 30, 31, 32, 33, 34
-local LOGS = 35
+local LOGS, MOVED = 35, 36
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -58,7 +59,7 @@ if redis.call('ZREM', KEYS[6], id) == 0 then
   -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
   local t = redis.call('TIME')
   local now = t[1] * 1000 + math.floor(t[2] / 1000)
-  if meta.a then unwait(id, now) elseif redis.call('ZREM', KEYS[1], id) == 0 then unqueue(id, meta) end
+  if meta.a then unwait(id, now) elseif redis.call('ZREM', KEYS[1], id) == 0 then unqueue(id, meta, KEYS[MOVED]) end
   unpoint(id, meta)
   fire(id, meta, 'cancelled', now)
   if meta.n > 0 then emitFor(tonumber(ARGV[2]), meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(tonumber(ARGV[2]), meta, 'type', 'cancelled', 'id', id) end

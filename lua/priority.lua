@@ -46,13 +46,12 @@ if old == level then return 'same' end
 -- an ungrouped task's list is its level's; a grouped task's lane only tells 0 from the rest.
 local requeue = not meta.a and not redis.call('ZSCORE', KEYS[1], id)
   and (not meta.g or (old > 0) ~= (level > 0))
--- Out of the old place first. A grouped task's place is a ZSET member (O(log N)); an ungrouped
--- one's old entry is left in its list as a ghost, since finding it would be O(N).
-if requeue and meta.g and unqueue(id, meta) == 0 then
+-- Out of the old place first (by the old level): a grouped task's ZSET member goes; an
+-- ungrouped one's old entry is left in its list as a ghost, since finding it would be O(N).
+if requeue and unqueue(id, meta, KEYS[21]) == 0 then
   -- In no line at all (cannot happen while the invariants hold): nothing to move, nothing written.
   return 'missing'
 end
-if requeue and not meta.g then ghost(KEYS[#KEYS], old, id) end
 -- As put stores it: no field for level 0.
 if level > 0 then meta.p = level else meta.p = nil end
 if requeue then push(id, meta) end

@@ -38,6 +38,7 @@
   KEYS[35] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
   KEYS[36] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
   KEYS[37] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
+  KEYS[38] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
   ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -66,7 +67,7 @@
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
 local DATA, META, DEAD, READY, LEVELS, EVENTS, PROGRESS, WINDOWS, WAITING = 1, 2, 5, 4, 10, 25, 26, 27, 28
 local DELAYED, COUNTS, RESULTS, KEPT, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 3, 6, 29, 30, 31, 32, 33, 34, 35, 36
-local LOGS = 37
+local LOGS, MOVED = 37, 38
 -- include: levels
 -- include: events
 -- include: outcomes

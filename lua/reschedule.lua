@@ -22,10 +22,11 @@
   KEYS[19] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
   KEYS[20] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
   KEYS[21] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
+  KEYS[22] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
   ARGV[1] id  task id
   ARGV[2] at  new run-at (epoch ms)
   Returns: 1 when moved, 0 for an active, dead or unknown task ]]
-local READY, LEVELS = 2, 7
+local READY, LEVELS, MOVED = 2, 7, 22
 -- include: levels
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
@@ -44,7 +45,7 @@ if meta.a then
 end
 local wake = false
 if at > now then
-  if not delayed then unqueue(id, meta) end
+  if not delayed then unqueue(id, meta, KEYS[MOVED]) end
   redis.call('ZADD', KEYS[1], at, id)
   wake = redis.call('ZRANGE', KEYS[1], 0, 0)[1] == id
 elseif delayed then

@@ -146,10 +146,15 @@ local function unghost(moved, level, id)
   return true
 end
 
--- Takes a ready task out of wherever it waits (cancel, reschedule). O(N) in a ready list: LREM
--- has to find the entry; O(log N) for a grouped or parked task.
-local function unqueue(id, meta)
-  if not meta.g then return redis.call('LREM', readyOf(meta), 1, id) end
+-- Takes a ready task out of wherever it waits (cancel, reschedule, priority, a put that replaces
+-- it), in O(log N): a grouped or parked task's member goes; an ungrouped one's list entry stays as
+-- a ghost (see ghost above), since finding it in the list would be O(N). `moved` is the including
+-- script's key. Returns 1, or 0 for a grouped task found in neither place.
+local function unqueue(id, meta, moved)
+  if not meta.g then
+    ghost(moved, meta.p or 0, id)
+    return 1
+  end
   local member = meta.q and parkedAs(id, meta)
   -- Its place in the group's order was its tag: queued again, it gets a new one.
   meta.q = nil

@@ -19,7 +19,7 @@ local function replace(id, old, payload, o)
     redis.call('HSET', KEYS[META], id, cjson.encode(meta))
     if newData then redis.call('HSET', KEYS[DATA], id, newData) end
   else
-    if wasDelayed then redis.call('ZREM', KEYS[3], id) else unqueue(id, old) end
+    if wasDelayed then redis.call('ZREM', KEYS[3], id) else unqueue(id, old, KEYS[MOVED]) end
     store(id, meta, newData)
   end
   pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }

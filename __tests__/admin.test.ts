@@ -61,7 +61,7 @@ describe('pause and resume', () => {
 
   it('pauses one queue only', async () => {
     const s = await redis.scheduler();
-    await s.pause('a');
+    await s.pause({ queue: 'a' });
     await s.put(1, { queue: 'a' });
     await s.put(2, { queue: 'b' });
     expect(await s.claim({ queue: 'a' })).toBeNull();
@@ -70,8 +70,28 @@ describe('pause and resume', () => {
 
   it('refuses a bad queue name', async () => {
     const s = await redis.scheduler();
-    await expect(s.pause('a b')).rejects.toBeInstanceOf(ValidationError);
-    await expect(s.resume(7 as never)).rejects.toThrow(/^queue: /);
+    await expect(s.pause({ queue: 'a b' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(s.resume({ queue: 7 } as never)).rejects.toThrow(/^options.queue: /);
+    await expect(s.resume(7 as never)).rejects.toThrow(/^options: /);
+  });
+
+  it("still takes the queue as a string (before 0.2's one convention), with one deprecation warning per method", async () => {
+    const warnings: string[] = [];
+    const s = await redis.scheduler({ onWarning: (m) => warnings.push(m) });
+    expect(await s.pause('old')).toBe(true);
+    expect(await s.pause('old')).toBe(false);
+    expect(await s.stats({ queue: 'old' })).toMatchObject({ paused: true });
+    expect(await s.resume('old')).toBe(true);
+    await s.put('x', { queue: 'old' });
+    expect((await s.throughput('old', { window: 60_000 })).buckets.length).toBeGreaterThan(0);
+    expect(s.events('old', { from: 'start' })).toBeDefined();
+    await expect(s.pause('a b')).rejects.toThrow(/^queue: /);
+    const deprecations = warnings.filter((w) => w.includes('deprecated'));
+    expect(deprecations).toHaveLength(4);
+    expect(deprecations[0]).toMatch(/pause\('queue'\) is deprecated.*\{ queue: 'queue' \}/);
+    // The new form says nothing.
+    await s.pause({ queue: 'old' });
+    expect(warnings.filter((w) => w.includes('deprecated'))).toHaveLength(4);
   });
 });
 

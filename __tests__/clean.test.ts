@@ -161,8 +161,8 @@ describe('obliterate', () => {
     await s.put('kept', { queue: 'stays' });
     await killAll(s, 3, 'gone');
     await s.limitRate({ queue: 'gone', max: 100, per: 1000 });
-    await s.pause('gone');
-    await s.resume('gone');
+    await s.pause({ queue: 'gone' });
+    await s.resume({ queue: 'gone' });
     const leased = await s.claim({ queue: 'gone' });
     await s.progress(leased!, { half: true });
     await s.every('tick', 60_000, 'tick', { queue: 'gone' });

@@ -76,7 +76,7 @@ describe('stats', () => {
     await s.putMany([4, 5, 6].map((data) => ({ data, options: { queue: 'emails', after: [first.hash] } })));
     await s.put('r', { queue: 'reports' });
     await s.claim({ queue: 'reports' });
-    await s.pause('reports');
+    await s.pause({ queue: 'reports' });
     const docket = on(s.prefix);
 
     const table = await docket('stats');

@@ -61,9 +61,9 @@ describe('events', () => {
   it("reads from the start, or after a given id, and 'now' skips the past", async () => {
     const s = await redis.scheduler();
     await s.putMany([{ data: 1 }, { data: 1 }, { data: 1 }]);
-    const all = await take(s.events(undefined, { from: 'start' }), 2);
+    const all = await take(s.events({ from: 'start' }), 2);
     expect(all.map((e) => e.type)).toEqual(['deduplicated', 'deduplicated']);
-    const after = s.events('default', { from: all[0].id });
+    const after = s.events({ queue: 'default', from: all[0].id });
     expect((await take(after, 1))[0].id).toBe(all[1].id);
     const now = s.events();
     await s.put(1);
@@ -73,7 +73,7 @@ describe('events', () => {
   it('ends when its signal aborts, even while it waits', async () => {
     const s = await redis.scheduler();
     const ac = new AbortController();
-    const it = s.events('q', { signal: ac.signal });
+    const it = s.events({ queue: 'q', signal: ac.signal });
     const pending = it.next();
     setTimeout(() => ac.abort(), 50);
     expect(await pending).toEqual({ done: true, value: undefined });
@@ -95,8 +95,8 @@ describe('events', () => {
 
   it('refuses bad options before reading anything', async () => {
     const s = await redis.scheduler();
-    expect(() => s.events('default', { from: 'yesterday' })).toThrow(ValidationError);
-    expect(() => s.events('a b')).toThrow(/^queue: /);
+    expect(() => s.events({ from: 'yesterday' })).toThrow(ValidationError);
+    expect(() => s.events({ queue: 'a b' })).toThrow(/^options.queue: /);
     await expect(redis.scheduler({ eventsMaxLength: -1 })).rejects.toThrow('options.eventsMaxLength: must be from 0 to 10000000');
   });
 });
@@ -107,13 +107,13 @@ describe('throughput', () => {
     await s.putMany([{ data: 1 }, { data: 2 }, { data: 3 }, { data: 1 }]);
     for (const task of await s.claimMany(2)) await s.ack(task);
     await s.fail((await s.claim())!, { error: 'x', maxAttempts: 1 });
-    const t = await s.throughput('default', { window: 60_000, bucket: 1000 });
+    const t = await s.throughput({ queue: 'default', window: 60_000, bucket: 1000 });
     expect(t.buckets).toHaveLength(60);
     expect(t.buckets[59].at + 1000).toBe(t.now);
     const sum = (k: 'completed' | 'dead' | 'deduplicated' | 'failed') => t.buckets.reduce((n, b) => n + b[k], 0);
     expect([sum('completed'), sum('dead'), sum('deduplicated'), sum('failed')]).toEqual([2, 1, 1, 0]);
     expect(t.since).toBe(t.buckets[0].at);
-    await expect(s.throughput('default', { window: 60_000, bucket: 10 })).rejects.toThrow('options.bucket: must be 100 or more');
+    await expect(s.throughput({ window: 60_000, bucket: 10 })).rejects.toThrow('options.bucket: must be 100 or more');
   });
 
   it('says from when its counts are whole once the capped stream dropped the window start', async () => {

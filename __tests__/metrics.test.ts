@@ -25,7 +25,7 @@ describe('registerMetrics', () => {
     const [a, b] = await producer.claimMany(2, { queue: 'mail' });
     await producer.ack(a);
     await producer.fail(b, { error: 'nope' });
-    await producer.pause('sms');
+    await producer.pause({ queue: 'sms' });
 
     const registry = new Registry();
     s.registerMetrics(registry);
@@ -50,7 +50,7 @@ describe('registerMetrics', () => {
     expect(text).toContain('# TYPE docket_tasks gauge');
 
     // A later scrape sees later work, done by another process.
-    await producer.resume('sms');
+    await producer.resume({ queue: 'sms' });
     await producer.ack((await producer.claim({ queue: 'sms' }))!);
     await new Promise((r) => setTimeout(r, 600));
     const later = await registry.metrics();

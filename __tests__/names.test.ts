@@ -24,7 +24,7 @@ describe('task names', () => {
 
   it('names the task in its events', async () => {
     const s = await redis.scheduler();
-    const events = s.events(undefined, { from: 'start' })[Symbol.asyncIterator]();
+    const events = s.events({ from: 'start' })[Symbol.asyncIterator]();
     await s.put('e', { name: 'report' });
     await s.ack((await s.claim())!);
     await s.put('plain');

@@ -158,9 +158,13 @@ export interface Scheduler {
   work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
   stats(options?: QueueOption): Promise<QueueStats>;
   /** Stops claims on a queue for every worker (puts are still accepted); false if it was paused. */
-  pause(queue?: string): Promise<boolean>;
+  pause(options?: QueueOption): Promise<boolean>;
+  /** @deprecated The queue as a string: pass `{ queue }`, as every other method takes it. */
+  pause(queue: string): Promise<boolean>;
   /** Lets workers claim from a paused queue again; false if it was not paused. */
-  resume(queue?: string): Promise<boolean>;
+  resume(options?: QueueOption): Promise<boolean>;
+  /** @deprecated The queue as a string: pass `{ queue }`, as every other method takes it. */
+  resume(queue: string): Promise<boolean>;
   /**
    * A page of a queue's tasks in one state, in the order they will leave it. With `preview`, each
    * task carries the first `preview` bytes of its payload and its size instead of its data.
@@ -175,9 +179,13 @@ export interface Scheduler {
    * The outcomes of a queue's tasks (completed, failed, dead, expired, deduplicated) as they
    * happen, from any process, read from the queue's capped events stream.
    */
-  events(queue?: string, options?: EventsOptions): AsyncIterableIterator<QueueEvent>;
+  events(options?: EventsOptions & QueueOption): AsyncIterableIterator<QueueEvent>;
+  /** @deprecated The queue as a string: pass `{ queue, ...options }`, as every other method takes it. */
+  events(queue: string | undefined, options?: EventsOptions): AsyncIterableIterator<QueueEvent>;
   /** A queue's outcomes per time bucket over a recent window, counted from its events stream. */
-  throughput(queue?: string, options?: ThroughputOptions): Promise<Throughput>;
+  throughput(options?: ThroughputOptions & QueueOption): Promise<Throughput>;
+  /** @deprecated The queue as a string: pass `{ queue, ...options }`, as every other method takes it. */
+  throughput(queue: string | undefined, options?: ThroughputOptions): Promise<Throughput>;
   /**
    * Adds docket's gauges (tasks per queue and state, paused) and counters (put, added,
    * deduplicated, completed, failed, dead, expired, lease lost) to a prom-client registry. Values
@@ -266,7 +274,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
     const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()), log);
     ctx.unblock = (await checkAccess(ctx, warn)).unblock;
-    return new DocketScheduler(ctx);
+    return new DocketScheduler(ctx, warn);
   } catch (err) {
     // A scheduler that cannot start leaves no connection behind.
     await conn.close();
@@ -293,7 +301,10 @@ class DocketScheduler implements Scheduler {
   /** Aborted by close(): ends every events() iterator. */
   private readonly closing = new AbortController();
 
-  constructor(private readonly ctx: Context) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly warn: (message: string) => void,
+  ) {}
 
   put(data: Json, options?: PutOptions): Promise<PutResult> {
     return this.open(async () => putOne(this.ctx, data, options));
@@ -422,12 +433,12 @@ class DocketScheduler implements Scheduler {
     return this.open(() => admin.stats(this.ctx, this.ctx.queueOf(options)));
   }
 
-  pause(queue?: string): Promise<boolean> {
-    return this.open(() => admin.setPaused(this.ctx, this.queueArg(queue), true));
+  pause(options?: QueueOption | string): Promise<boolean> {
+    return this.open(() => admin.setPaused(this.ctx, this.queueIn('pause', options), true));
   }
 
-  resume(queue?: string): Promise<boolean> {
-    return this.open(() => admin.setPaused(this.ctx, this.queueArg(queue), false));
+  resume(options?: QueueOption | string): Promise<boolean> {
+    return this.open(() => admin.setPaused(this.ctx, this.queueIn('resume', options), false));
   }
 
   list(state: TaskState, options: PreviewListOptions): Promise<PreviewPage>;
@@ -444,13 +455,17 @@ class DocketScheduler implements Scheduler {
     return this.open(() => admin.serverTime(this.ctx));
   }
 
-  events(queue?: string, options?: EventsOptions): AsyncIterableIterator<QueueEvent> {
+  events(first?: (EventsOptions & QueueOption) | string, second?: EventsOptions): AsyncIterableIterator<QueueEvent> {
     if (this.closed) throw new ClosedError('scheduler');
-    return events(this.ctx, this.queueArg(queue), options, this.closing.signal);
+    const [queue, options] = this.queueAnd('events', first, second);
+    return events(this.ctx, queue, options, this.closing.signal);
   }
 
-  throughput(queue?: string, options?: ThroughputOptions): Promise<Throughput> {
-    return this.open(() => throughput(this.ctx, this.queueArg(queue), options));
+  throughput(first?: (ThroughputOptions & QueueOption) | string, second?: ThroughputOptions): Promise<Throughput> {
+    return this.open(async () => {
+      const [queue, options] = this.queueAnd('throughput', first, second);
+      return throughput(this.ctx, queue, options);
+    });
   }
 
   registerMetrics(registry: MetricsRegistry, options?: MetricsOptions): void {
@@ -561,8 +576,39 @@ class DocketScheduler implements Scheduler {
     return fn();
   }
 
-  private queueArg(queue: unknown): string {
-    return queue === undefined ? this.ctx.options.queue : this.ctx.checkQueue(queue, 'queue');
+  /**
+   * The queue of a method that took it as a string before 0.2 and takes `{ queue }` now: a string
+   * still works, with a deprecation warning once per method.
+   */
+  private queueIn(method: string, options: unknown): string {
+    if (typeof options !== 'string') return this.ctx.queueOf(options);
+    this.deprecated(method);
+    return this.ctx.checkQueue(options, 'queue');
+  }
+
+  /**
+   * events() and throughput(): `({ queue, ...options })`, or the old `(queue, options)`. The
+   * queue is split off here; the rest is checked by the method's own schema as before.
+   */
+  private queueAnd<O extends object>(method: string, first: unknown, second: O | undefined): [string, O | undefined] {
+    if (typeof first === 'string' || (first === undefined && second !== undefined)) {
+      this.deprecated(method);
+      return [first === undefined ? this.ctx.options.queue : this.ctx.checkQueue(first, 'queue'), second];
+    }
+    if (second !== undefined) throw new ValidationError('options', `${method}() takes one options object ({ queue, ... }); got a second argument`);
+    if (first === null || typeof first !== 'object' || Array.isArray(first)) {
+      if (first === undefined) return [this.ctx.options.queue, undefined];
+      throw new ValidationError('options', 'expected an object');
+    }
+    const { queue, ...rest } = first as { queue?: unknown };
+    return [this.ctx.queueOf({ queue }), rest as O];
+  }
+
+  private readonly warned = new Set<string>();
+  private deprecated(method: string): void {
+    if (this.warned.has(method)) return;
+    this.warned.add(method);
+    this.warn(`docket: ${method}('queue') is deprecated and will go in 1.0: pass { queue: 'queue' }, as every other method takes it`);
   }
 
   private target(hash: unknown, options: unknown): { queue: string; id: string } {

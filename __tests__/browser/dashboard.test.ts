@@ -121,7 +121,7 @@ async function seed(s: Scheduler & { prefix: string }) {
   for (let i = 0; i < 12; i++) await s.put({ report: 'monthly', account: 1000 + i }, { queue: 'reports' });
   await s.put({ report: 'yearly', account: 7 }, { queue: 'reports', delay: 3_600_000 });
   for (let i = 0; i < 3; i++) await s.put({ url: `https://hooks.example.com/${i}`, event: 'order.paid' }, { queue: 'webhooks' });
-  await s.pause('webhooks');
+  await s.pause({ queue: 'webhooks' });
   return { queue, dead };
 }
 

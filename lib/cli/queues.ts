@@ -84,7 +84,7 @@ function pausing(paused: boolean): Command {
       const queue = queueArg(positionals(name, input, ['queue'])[0]);
       return async ({ connect, out, prefix }) => {
         const s = await connect();
-        const changed = paused ? await s.pause(queue) : await s.resume(queue);
+        const changed = paused ? await s.pause({ queue }) : await s.resume({ queue });
         const note = await unknownQueueNote(s, queue, prefix);
         const said = changed ? `${paused ? 'paused' : 'resumed'} queue '${queue}'` : `queue '${queue}' was already ${paused ? 'paused' : 'running'}`;
         out.emit({ queue, paused, changed }, () => `${said}\n${note}`);

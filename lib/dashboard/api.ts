@@ -125,7 +125,7 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
     name === undefined
       ? null
       : Promise.all([
-          scheduler.throughput(name, { window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }),
+          scheduler.throughput({ queue: name, window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }),
           readLimits(scheduler, name),
           page(scheduler, 'delayed', name, limit),
           page(scheduler, 'waiting', name, limit),

@@ -26,6 +26,17 @@ describe('groups', () => {
     expect(claims).toBeLessThanOrEqual(250);
   });
 
+  it("tells a handler its task's group (task.group), and null for a task without one", async () => {
+    const s = await redis.scheduler();
+    await s.put('a', { group: 'tenant-a' });
+    await s.put('plain');
+    const seen: Record<string, string | null> = {};
+    const worker = s.work(async (task) => void (seen[task.data as string] = task.group));
+    await eventually(() => Object.keys(seen).length === 2);
+    await worker.close();
+    expect(seen).toEqual({ a: 'tenant-a', plain: null });
+  });
+
   it('keeps put order within a group, and takes one task per group per round', async () => {
     const s = await redis.scheduler();
     for (const [data, group] of [['a1', 'a'], ['a2', 'a'], ['a3', 'a'], ['b1', 'b'], ['c1', 'c'], ['b2', 'b']]) await s.put(data, { group });

@@ -36,6 +36,24 @@ describe('sharded', () => {
     for (const [i, r] of results.entries()) expect(r.queue).toBe(jobs.shardOf(items[i].data));
   });
 
+  it('limits groups on every shard: at most the limit of a group active per shard', async () => {
+    const s = await redis.scheduler();
+    const jobs = s.sharded('limited', 2);
+    await expect(jobs.limitGroups(0)).rejects.toBeInstanceOf(ValidationError);
+    await expect(jobs.limitGroups(1, { queue: 'x' } as never)).rejects.toThrow(/options.queue/);
+    expect(await jobs.groupLimits()).toMatchObject({ default: null, groups: {} });
+    await jobs.limitGroups(1, { group: 'acme' });
+    for (const queue of jobs.queues) expect(await s.groupLimits({ queue })).toMatchObject({ groups: { acme: 1 } });
+    // Enough tasks of one group that both shards hold some.
+    await jobs.putMany(Array.from({ length: 20 }, (_, i) => ({ data: { i }, options: { group: 'acme' } })));
+    const leased = (await Promise.all(jobs.queues.map((queue) => s.claimMany(10, { queue })))).map((tasks) => tasks.length);
+    expect(leased).toEqual([1, 1]);
+    const limits = await jobs.groupLimits();
+    expect(limits).toMatchObject({ groups: { acme: 1 }, active: { acme: 2 } });
+    await jobs.limitGroups(null, { group: 'acme' });
+    expect((await jobs.groupLimits()).groups).toEqual({});
+  });
+
   it('works every shard, and closes all its workers', async () => {
     const s = await redis.scheduler();
     const jobs = s.sharded('jobs', 3);

@@ -52,8 +52,8 @@ export interface ClaimBatch<T = Json> {
   acked: boolean[];
 }
 
-/** Entries per leased task in a claim reply (claim.lua FIELDS): id, payload, attempt, run-at, expire-at, trace, keepResult, timeout, name. */
-const LEASED_FIELDS = 9;
+/** Entries per leased task in a claim reply (claim.lua FIELDS): id, payload, attempt, run-at, expire-at, trace, keepResult, timeout, name, group. */
+const LEASED_FIELDS = 10;
 const MAX_ERROR_CHARS = 2000;
 /**
  * An ack's token is remembered for this many command deadlines: enough for work()'s three tries
@@ -125,6 +125,7 @@ async function claimCall<T>(
       keepResult: keepResult === '' ? null : Number(keepResult),
       timeout: timeout === '' ? null : Number(timeout),
       name: reply[i + 8] === '' ? null : String(reply[i + 8]),
+      group: reply[i + 9] === '' ? null : String(reply[i + 9]),
       progress: (value: Json) => progressOf(ctx, task, onProblem).report(value),
       log: (line: string) => logsOf(ctx, task, onProblem).write(line),
       dependencies: () => dependencies(ctx, queue, task.hash),

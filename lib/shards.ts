@@ -13,6 +13,7 @@ import type { PutOptions, PutResult } from './put';
 import { sumStats, type QueueStats } from './admin';
 import type { TaskOutcome } from './outcome';
 import type { ResultOptions, Scheduler } from './scheduler';
+import type { GroupLimitOptions, GroupLimits } from './groups';
 import type { Span } from './time';
 import { handlerOf, type Handlers } from './route';
 import type { Handler, Worker, WorkOptions } from './worker';
@@ -38,6 +39,15 @@ export interface Sharded {
   result<R = Json>(hash: string, options?: Omit<ResultOptions, 'queue'>): Promise<TaskOutcome<R> | null>;
   /** The shards' counts, added up. */
   stats(): Promise<QueueStats>;
+  /**
+   * Sets (or with null removes) a group limit on every shard, as Scheduler.limitGroups does on one
+   * queue. Tasks go to shards by their identity, not their group, so a group's tasks spread over
+   * the shards and the limit holds per shard: at most `limit` active tasks of a group in each,
+   * `limit × count` in all. (Routing by group instead would split de-duplication by group.)
+   */
+  limitGroups(limit: number | null, options?: Omit<GroupLimitOptions, 'queue'>): Promise<void>;
+  /** The shards' group limits (the same on each when set through limitGroups), with active tasks added up. */
+  groupLimits(): Promise<GroupLimits>;
 }
 
 export interface ShardedWorker {
@@ -57,7 +67,7 @@ export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count
   };
   const shardOf = (data: Json, key?: string, field = 'data') => {
     // The identity's id, as put.lua stores it: its first 8 hex digits pick the shard.
-    const id = ctx.hash(identityOf(canonicalJson(data, field), key));
+    const id = ctx.hash(identityOf(canonicalJson(data, field, { bytes: ctx.options.maxPayloadBytes }), key));
     return queues[parseInt(id.slice(0, 8), 16) % count];
   };
   return {
@@ -104,6 +114,18 @@ export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count
     },
     async stats() {
       return sumStats(await Promise.all(queues.map((queue) => scheduler.stats({ queue }))));
+    },
+    async limitGroups(limit, options) {
+      rejectQueue(options, 'options');
+      // The first shard checks the arguments, so bad input writes nothing to any shard.
+      await scheduler.limitGroups(limit, { ...options, queue: queues[0] });
+      await Promise.all(queues.slice(1).map((queue) => scheduler.limitGroups(limit, { ...options, queue })));
+    },
+    async groupLimits() {
+      const all = await Promise.all(queues.map((queue) => scheduler.groupLimits({ queue })));
+      const active: Record<string, number> = {};
+      for (const l of all) for (const [g, n] of Object.entries(l.active)) active[g] = (active[g] ?? 0) + n;
+      return { ...all[0], active };
     },
   };
 }

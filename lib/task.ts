@@ -33,6 +33,8 @@ export interface Task<T = Json> {
   readonly timeout: number | null;
   /** Its name (put's `name`), or null: what `work({ [name]: handler })` routes by. */
   readonly name: string | null;
+  /** Its fair group (put's `group`), or null: whose turn and group limit it counts against. */
+  readonly group: string | null;
   /**
    * Stores the task's latest progress (any JSON), fenced like ack: resolves true once stored,
    * false when the lease is lost. Writes are throttled to one per task per 100 ms; the last value

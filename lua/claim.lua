@@ -60,10 +60,10 @@
   Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', then 1 (acked) or
     0 (lease lost) for each ack, then
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
-    (ms) or '', name or '' for each leased task } ]]
+    (ms) or '', name or '', group or '' for each leased task } ]]
 local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
 -- Entries per leased task in the reply (see Returns; lib/lease.ts reads the same number).
-local FIELDS = 9
+local FIELDS = 10
 local DATA, META, DEAD, WAITING, LIMITS, RATES, GHELD = 4, 5, 6, 31, 32, 33, 34
 local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX, MOVED = 1, 7, 35, 36, 37, 38, 39, 40, 42
 local LOGS = 41
@@ -376,6 +376,7 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       table.insert(out, id); table.insert(out, false); table.insert(out, meta.n)
       table.insert(out, meta.r); table.insert(out, meta.e or ''); table.insert(out, meta.tp or '')
       table.insert(out, meta.kr or ''); table.insert(out, meta.to or ''); table.insert(out, meta.nm or '')
+      table.insert(out, meta.g or '')
     end
   end
 end

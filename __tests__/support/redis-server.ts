@@ -3,12 +3,16 @@
  * persistence, and stops it by its pid. Used by jest's global setup, by the demo and by the fault
  * suite, which also kills, pauses and restarts it: a restart reuses the port and the dir, so a
  * server started with `--appendonly yes` reloads its data the way a crashed production one would.
+ *
+ * Every server has a guard: a tiny node process that removes the server and its dir when the
+ * process that started it dies without stop(), even by SIGKILL, which runs no exit handler.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import net, { type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 
 export interface RedisServer {
   url: string;
@@ -57,7 +61,11 @@ export async function startRedis(extraArgs: string[] = [], options: StartOptions
   const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'docket-redis-'));
   const port = options.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs];
-  let child = await launch(args);
+  const guard = startGuard(dir);
+  let child = await launch(args, guard).catch((err) => {
+    guard.end(); // no server to keep: the guard removes the dir
+    throw err;
+  });
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -81,19 +89,67 @@ export async function startRedis(extraArgs: string[] = [], options: StartOptions
     halt: () => stopPid(child),
     async restart() {
       if (isRunning(child)) throw new Error(`redis-server ${child.pid} is still running: kill() or halt() it first`);
-      child = await launch(args);
+      child = await launch(args, guard);
     },
     async stop() {
       await stopPid(child);
       rmSync(dir, { recursive: true, force: true });
+      guard.end();
     },
   };
 }
 
-async function launch(args: string[]): Promise<ChildProcess> {
+async function launch(args: string[], guard: Writable): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Told at once, not once ready: the parent may die while the server loads its data.
+  guard.write(`${child.pid}\n`);
+  // A pid that exited may be reused by an unrelated process, which the guard must not kill.
+  child.once('exit', () => guard.write('\n'));
   await waitReady(child);
   return child;
+}
+
+/**
+ * The guard reads the server's current pid, one line per change (an empty line: none), on a pipe
+ * from this process. The pipe closes when this process ends, however it ends, and that is the
+ * only signal a SIGKILLed process still gives. It is plain JavaScript run with `node -e`, so it
+ * needs no file and works the same from ts-node, ts-jest and the compiled children.
+ */
+const GUARD = `
+  const dir = process.argv[1];
+  let pid = 0, pending = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (text) => {
+    const lines = (pending + text).split('\\n');
+    pending = lines.pop();
+    if (lines.length) pid = Number(lines[lines.length - 1]);
+  });
+  const clean = () => {
+    if (pid) try { process.kill(pid, 'SIGKILL'); } catch {}
+    // Retries: a server killed while writing (AOF, nodes.conf) may add a file during the removal.
+    require('node:fs').rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    process.exit(0);
+  };
+  process.stdin.on('end', clean);
+  process.stdin.on('error', clean);
+`;
+
+function startGuard(dir: string): Writable {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS; // e.g. a ts-node loader: the guard needs none, and starts faster without
+  const guard = spawn(process.execPath, ['-e', GUARD, dir], {
+    // Its own process group: a Ctrl-C or a kill of this process's group must not take the guard
+    // down before it has cleaned up.
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+    env,
+  });
+  // Neither the guard nor its pipe may keep this process alive: the demo and the benches exit when done.
+  guard.unref();
+  (guard.stdin as unknown as Socket).unref();
+  guard.on('error', () => {}); // without node the servers are simply unguarded, as before
+  guard.stdin!.on('error', () => {}); // a guard gone early must not crash the tests
+  return guard.stdin!;
 }
 
 function isRunning(child: ChildProcess): boolean {
@@ -114,13 +170,14 @@ function waitReady(child: ChildProcess): Promise<void> {
       reject(err);
     };
     child.once('error', (err) => fail(new Error(`cannot run redis-server (is it on PATH?): ${err.message}`)));
-    child.once('exit', (code) => fail(new Error(`redis-server exited with ${code}:\n${out}`)));
+    const exited = (code: number | null) => fail(new Error(`redis-server exited with ${code}:\n${out}`));
+    child.once('exit', exited);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       // Printed after the data set (RDB or AOF) is loaded, so a restarted server is whole by then.
       if (out.includes('Ready to accept connections')) {
         clearTimeout(timer);
-        child.removeAllListeners('exit');
+        child.removeListener('exit', exited);
         child.stdout!.removeAllListeners('data');
         child.stdout!.resume();
         child.stderr!.resume();

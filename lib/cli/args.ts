@@ -25,6 +25,7 @@ const OPTIONS = {
   host: { type: 'string' },
   token: { type: 'string' },
   'token-file': { type: 'string' },
+  'insecure-no-token': { type: 'boolean' },
   wait: { type: 'string' },
   concurrency: { type: 'string' },
   rate: { type: 'string' },
@@ -49,11 +50,14 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   all: '--all                 every dead task of the queue',
   interval: '--interval <seconds>  time between frames, 0.1 to 3600 (default 1)',
   port: '--port <n>            port to listen on, 0 for a free one (default 8650)',
-  host: "--host <address>      address to bind (default 127.0.0.1: this machine only)",
+  host: "--host <address>      address to bind (default 127.0.0.1: this machine only); any other asks for a token",
   token:
     '--token <token>       require this token (16+ characters) from every request; every user of the machine\n' +
     '                        sees it in the process list: prefer --token-file or $DOCKET_DASHBOARD_TOKEN',
   'token-file': '--token-file <path>   read the token from this file (surrounding white space trimmed)',
+  'insecure-no-token':
+    '--insecure-no-token   serve without a token on any --host: anyone who can reach the port can change tasks;\n' +
+    '                        only behind a proxy of your own that authenticates every request',
   wait: '--wait <span>         wait up to this long for the task to finish: 500ms, 30s, 5m, 2h or 1d (default: answer at once)',
   concurrency: '--concurrency <n|off> most tasks of the queue leased at once, 1 to 100000, across every worker; off removes it',
   rate: '--rate <max>/<span>   most claims of the queue in any window of <span>: 100/1m, 5/1s (span up to 30d); off removes it',

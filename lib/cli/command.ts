@@ -80,6 +80,7 @@ export interface CommandFlags {
   host?: string;
   token?: string;
   'token-file'?: string;
+  'insecure-no-token'?: boolean;
   wait?: string;
   concurrency?: string;
   rate?: string;

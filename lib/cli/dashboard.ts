@@ -2,14 +2,16 @@
  * `docket dashboard`: the web dashboard (lib/dashboard) on a local HTTP server, until Ctrl-C (or
  * io.signal) stops it. It binds 127.0.0.1 unless --host says otherwise: the dashboard can change
  * tasks, so it is not put on a network unasked. A token makes it ask for that token; the URL
- * printed carries it once, and the browser keeps it in a cookie.
+ * printed carries it once, and the browser keeps it in a cookie. On any other address it always
+ * asks for one: without a token it generates one and prints the URL that carries it (as Jupyter
+ * does), unless --insecure-no-token says, by a name nobody types by accident, not to.
  *
  * The token comes from --token, --token-file or $DOCKET_DASHBOARD_TOKEN, in that order. A flag's
  * value is in the process list (ps, /proc/<pid>/cmdline) for every user of the machine to read;
  * a file's or the environment's is not.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { serveDashboard } from '../dashboard';
+import { serveDashboard, type DashboardServer } from '../dashboard';
 import { hostName } from '../dashboard/options';
 import { intArg } from './args';
 import { positionals, RunError, UsageError, type Command, type Input } from './command';
@@ -27,25 +29,47 @@ export const dashboard: Command = {
   usage: '',
   summary: 'serve the web dashboard on http://127.0.0.1 until Ctrl-C',
   details:
-    'Opens no browser: open the URL it prints. With --host 0.0.0.0 it listens on every address; set a token then.\n' +
+    'Opens no browser: open the URL it prints. With --host 0.0.0.0 (any address but loopback) it asks for a token:\n' +
+    'without one it generates one and prints, once, the URL that carries it. --insecure-no-token serves without\n' +
+    'a token, for a proxy of your own in front that authenticates every request.\n' +
     `The token may also come from $${TOKEN_ENV}, which --token and --token-file override.`,
-  flags: ['port', 'host', 'token', 'token-file'],
+  flags: ['port', 'host', 'token', 'token-file', 'insecure-no-token'],
   prepare(input) {
     positionals('dashboard', input, []);
     const port = intArg('port', input.flags.port, 0, 65535, 8650);
     const host = hostArg(input.flags.host);
     const token = tokenOf(input);
+    const insecureNoToken = input.flags['insecure-no-token'] === true;
+    if (insecureNoToken && token !== undefined) {
+      throw new UsageError(`dashboard: --insecure-no-token and a token (--token, --token-file or $${TOKEN_ENV}): give one or the other`);
+    }
     return async (ctx) => {
       const scheduler = await ctx.connect();
-      const server = await serveDashboard(scheduler, { port, host, token }).catch((err: unknown) => Promise.reject(listenError(err, host, port)));
+      let warning: string | null = null;
+      const options = { port, host, token, insecureNoToken, onWarning: (message: string) => void (warning = message) };
+      const server = await serveDashboard(scheduler, options).catch((err: unknown) => Promise.reject(listenError(err, host, port)));
       const stopped = ctx.interrupted();
-      ctx.out.emit({ url: server.url, host, port: Number(new URL(server.url).port) }, () => `docket dashboard: ${server.url}\nPress Ctrl-C to stop.\n`);
+      const doc = { url: server.url, host, port: Number(new URL(server.url).port), tokenGenerated: server.tokenGenerated, warning };
+      ctx.out.emit(doc, () => banner(server, host, warning));
       await new Promise<void>((resolve) => (stopped.aborted ? resolve() : stopped.addEventListener('abort', () => resolve(), { once: true })));
       await server.close();
       return 0;
     };
   },
 };
+
+/** What the operator reads: the URL (the only place a generated token is printed), and why it has one. */
+function banner(server: DashboardServer, host: string, warning: string | null): string {
+  const lines = [`docket dashboard: ${server.url}`];
+  if (server.tokenGenerated) {
+    lines.push(
+      `No token was given for ${host}, which is not loopback, so one was generated for this run: open the URL above,`,
+      `which carries it (the browser then keeps it in a cookie). Set your own with --token-file or $${TOKEN_ENV}.`,
+    );
+  }
+  if (warning !== null) lines.push(`WARNING: ${warning}`);
+  return `${lines.join('\n')}\nPress Ctrl-C to stop.\n`;
+}
 
 function hostArg(text: string | undefined): string {
   if (text === undefined) return '127.0.0.1';

@@ -34,7 +34,9 @@ export interface HostCheck {
 /**
  * The dashboard as a request handler. Mount it at `options.basePath` (the path it is served
  * under); requests outside that path, or to no route of its own, go to `next` when given, else
- * get a 404. Throws a ValidationError for a bad option.
+ * get a 404. It authenticates nobody without `options.token`: mount it behind your app's own
+ * auth (docs/operations.md shows Express and Fastify), or give it a token. Throws a
+ * ValidationError for a bad option.
  */
 export function createDashboard(scheduler: Scheduler, options?: DashboardOptions): DashboardHandler {
   return dashboardHandler(scheduler, parse(dashboardOptions, options ?? {}, 'options'));

@@ -22,8 +22,21 @@ export interface DashboardOptions {
 export interface ServeOptions extends DashboardOptions {
   /** Port to listen on; 0 (the default) takes a free one. */
   port?: number;
-  /** Address to bind. Default '127.0.0.1': the dashboard can change tasks, so it is not exposed unasked. */
+  /**
+   * Address to bind. Default '127.0.0.1': the dashboard can change tasks, so it is not exposed
+   * unasked. On any other address it always asks for a token: without `token`, it generates one
+   * (the returned `url` carries it), unless `insecureNoToken` says not to.
+   */
   host?: string;
+  /**
+   * Serve without a token on a non-loopback `host` (default false), for a proxy of your own in
+   * front that authenticates every request. Anyone who reaches the port can then pause queues and
+   * cancel, re-drive and reschedule tasks: serveDashboard warns (`onWarning`) each time it starts
+   * so. Cannot be combined with `token`.
+   */
+  insecureNoToken?: boolean;
+  /** Receives the warning insecureNoToken brings. Default: process.emitWarning (type 'DocketWarning'). */
+  onWarning?: (message: string) => void;
 }
 
 /** A token short enough to guess makes the constant-time comparison pointless. */
@@ -59,11 +72,16 @@ const dashboardShape = {
 
 export const dashboardOptions = z.strictObject(dashboardShape);
 
-export const serveOptions = z.strictObject({
-  ...dashboardShape,
-  port: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 65535' }).max(65535, { error: 'must be from 0 to 65535' }).default(0),
-  host: hostName.default('127.0.0.1'),
-});
+export const serveOptions = z
+  .strictObject({
+    ...dashboardShape,
+    port: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 65535' }).max(65535, { error: 'must be from 0 to 65535' }).default(0),
+    host: hostName.default('127.0.0.1'),
+    // A boolean, not anything truthy: 'false' or 1 from a config file must not switch the token off.
+    insecureNoToken: z.boolean({ error: 'expected true or false' }).default(false),
+    onWarning: z.custom<(message: string) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
+  })
+  .refine((o) => !(o.insecureNoToken && o.token !== undefined), { error: 'give token or insecureNoToken, not both', path: ['insecureNoToken'] });
 
 export type ParsedDashboardOptions = z.output<typeof dashboardOptions>;
 export type ParsedServeOptions = z.output<typeof serveOptions>;

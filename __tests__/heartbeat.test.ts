@@ -3,7 +3,7 @@
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { ClosedError } from '../lib';
+import { ClosedError, EventLoopBlockedError, ValidationError } from '../lib';
 import { HEARTBEAT_TTL_MS } from '../lib/heartbeat';
 import { childModule } from './support/children';
 import { eventually, serverNow, sleep, testUrl, useRedis } from './support/harness';
@@ -53,6 +53,72 @@ describe('heartbeats', () => {
     await sleep(HEARTBEAT_TTL_MS + 800);
     await Promise.all([a.close(), b.close()]);
     expect(runs).toEqual([1]);
+  });
+});
+
+describe('heartbeat timing', () => {
+  it('beats at the interval given, with the deadline given, on the Redis clock', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const worker = s.work(async () => {}, { heartbeatInterval: 200, heartbeatDeadline: { seconds: 10 } });
+    const key = `${s.prefix}:{default}:workers`;
+    await eventually(async () => (await raw.zScore(key, worker.id)) !== null);
+    // The entry's score is its deadline: about 10 s ahead, not the default 2 s.
+    expect((await raw.zScore(key, worker.id))! - (await serverNow(raw))).toBeGreaterThan(8000);
+    await worker.close();
+  });
+
+  it('reports a handler that blocks the event loop for half the deadline or more, saying what to change', async () => {
+    const s = await redis.scheduler();
+    const errors: unknown[] = [];
+    await s.put('blocks');
+    let ran = 0;
+    const worker = s.work(
+      async () => {
+        ran++;
+        const until = Date.now() + 800;
+        while (Date.now() < until); // synchronous work: no beat can fire meanwhile
+      },
+      { heartbeatInterval: 100, heartbeatDeadline: 1000, onError: (err) => errors.push(err) },
+    );
+    await eventually(() => errors.length > 0, 5000);
+    await worker.close();
+    expect(ran).toBe(1);
+    const err = errors[0] as EventLoopBlockedError;
+    expect(err).toBeInstanceOf(EventLoopBlockedError);
+    expect(err).toMatchObject({ name: 'EventLoopBlockedError', code: 'ERR_EVENT_LOOP_BLOCKED', worker: worker.id, deadlineMs: 1000 });
+    expect(err.lagMs).toBeGreaterThanOrEqual(500);
+    expect(err.message).toMatch(/sandbox: true.*heartbeatDeadline/);
+  });
+
+  it('says nothing for a worker whose loop stays free', async () => {
+    const s = await redis.scheduler();
+    const errors: unknown[] = [];
+    const worker = s.work(async () => void (await sleep(300)), { heartbeatInterval: 100, heartbeatDeadline: 1000, onError: (err) => errors.push(err) });
+    await s.put('sleeps');
+    await sleep(800);
+    await worker.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('refuses an interval or deadline out of bounds with a ValidationError naming it', async () => {
+    const sch = await redis.scheduler();
+    for (const [options, field] of [
+      [{ heartbeatInterval: 50 }, 'options.heartbeatInterval'],
+      [{ heartbeatInterval: 61_000 }, 'options.heartbeatInterval'],
+      [{ heartbeatDeadline: 11 * 60_000 }, 'options.heartbeatDeadline'],
+      [{ heartbeatInterval: 1000, heartbeatDeadline: 1500 }, 'options.heartbeatDeadline'],
+      [{ heartbeatDeadline: 'soon' }, 'options.heartbeatDeadline'],
+    ] as const) {
+      let err: unknown;
+      try {
+        sch.work(async () => {}, options as never);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(err).toMatchObject({ field });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
-import { canonicalJson } from '../lib/payload';
-import { ValidationError } from '../lib/errors';
+import { canonicalJson, MAX_DEPTH } from '../lib/payload';
+import { PayloadTooLargeError, ValidationError } from '../lib/errors';
 
 describe('canonicalJson', () => {
   it('sorts object keys at every depth, so key order does not make a different task', () => {
@@ -62,19 +62,81 @@ describe('canonicalJson', () => {
 });
 
 describe('canonicalJson fast and careful paths', () => {
-  it('gives the same text for values within and beyond the fast path depth', () => {
+  it('writes every valid value on the fast path, a child shared by two fields included', () => {
     const shallow = { b: [1, { d: 'x', c: null }], a: true };
     expect(canonicalJson(shallow)).toBe('{"a":true,"b":[1,{"c":null,"d":"x"}]}');
-    // 100 levels: past the fast path's bound, so the careful writer (cycle-safe) produces it.
-    let deep: unknown = { z: 1, y: 2 };
-    for (let i = 0; i < 100; i++) deep = { next: deep, at: i };
-    const text = canonicalJson(deep);
-    expect(JSON.parse(text)).toEqual(deep);
-    expect(text.startsWith('{"at":99,"next":{"at":98,')).toBe(true);
-    expect(text).toContain('{"y":2,"z":1}');
+    const child = { y: 2, z: 1 };
+    const text = canonicalJson({ next: child, at: [child] });
+    expect(text).toBe('{"at":[{"y":2,"z":1}],"next":{"y":2,"z":1}}');
   });
 
   it('still names the bad field when the fast path gives up', () => {
     expect(() => canonicalJson({ a: [1, { b: Number.NaN }] })).toThrow(/data\.a\[1\]\.b/);
   });
 });
+
+describe('canonicalJson limits', () => {
+  /** `levels` objects, one inside the other. */
+  const nested = (levels: number): unknown => {
+    let value: unknown = { y: 2, z: 1 };
+    for (let i = 1; i < levels; i++) value = { next: value, at: i };
+    return value;
+  };
+
+  it(`writes values nested up to ${MAX_DEPTH} levels, in the same text as JSON.parse reads back`, () => {
+    const deep = nested(MAX_DEPTH);
+    const text = canonicalJson(deep);
+    expect(JSON.parse(text)).toEqual(deep);
+    expect(text.startsWith(`{"at":${MAX_DEPTH - 1},"next":{"at":${MAX_DEPTH - 2},`)).toBe(true);
+  });
+
+  it('refuses a value nested deeper, naming where the limit is crossed and the limit', () => {
+    const err = errorOf(() => canonicalJson(nested(MAX_DEPTH + 1), 'result'));
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.field).toBe(`result${'.next'.repeat(MAX_DEPTH)}`);
+    expect(err.message).toContain(`nested deeper than the limit of ${MAX_DEPTH} levels`);
+  });
+
+  it('refuses a value nested past any stack without overflowing it', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 1_000_000; i++) deep = [deep];
+    expect(errorOf(() => canonicalJson(deep))).toBeInstanceOf(ValidationError);
+  });
+
+  it('stops writing once the text is surely over the size limit', () => {
+    let bomb: unknown = 'x';
+    for (let i = 0; i < 60; i++) bomb = [bomb, bomb];
+    const err = errorOf(() => canonicalJson(bomb, 'data', { bytes: 1000 })) as PayloadTooLargeError;
+    expect(err).toBeInstanceOf(PayloadTooLargeError);
+    expect(err.limit).toBe(1000);
+    expect(err.bytes).toBeGreaterThan(1000);
+    expect(err.message).toMatch(/^data: payload is more than \d+ bytes, over the limit of 1000 bytes$/);
+  });
+
+  it('measures the whole text against the limit in UTF-8 bytes', () => {
+    expect(canonicalJson('é'.repeat(10), 'progress', { bytes: 22 })).toBe(`"${'é'.repeat(10)}"`);
+    const err = errorOf(() => canonicalJson('é'.repeat(10), 'progress', { bytes: 21, what: 'progress' })) as PayloadTooLargeError;
+    expect(err).toMatchObject({ field: 'progress', bytes: 22, limit: 21 });
+    expect(err.message).toBe('progress: progress is 22 bytes, over the limit of 21 bytes');
+  });
+
+  it('refuses a value whose getter or proxy trap throws, with what it threw as the cause', () => {
+    const boom = new Error('boom');
+    const err = errorOf(() => canonicalJson({ a: { get b(): never { throw boom; } } }));
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.field).toBe('data');
+    expect(err.message).toBe('data: could not be read: reading it threw Error: boom');
+    expect(err.cause).toBe(boom);
+    const trap = new Proxy({}, { ownKeys: () => { throw new TypeError('trap'); } });
+    expect(errorOf(() => canonicalJson([trap]))).toBeInstanceOf(ValidationError);
+  });
+});
+
+function errorOf(call: () => unknown): ValidationError {
+  try {
+    call();
+  } catch (err) {
+    return err as ValidationError;
+  }
+  throw new Error('expected a throw');
+}

@@ -34,7 +34,11 @@ async function startAndKill(module: string, execArgv: string[], args: string[]):
   try {
     await eventually(() => out.includes('\n') || child.exitCode !== null, 15_000);
     expect(child.exitCode).toBeNull();
-    return JSON.parse(out) as Started;
+    const started = JSON.parse(out) as Started;
+    // Checked while the child lives: once it is killed, the guard may remove the dir at once.
+    expect(existsSync(started.dir)).toBe(true);
+    expect(alive(started.pids[started.pids.length - 1])).toBe(true);
+    return started;
   } finally {
     child.kill('SIGKILL');
     await exited;
@@ -43,7 +47,6 @@ async function startAndKill(module: string, execArgv: string[], args: string[]):
 
 async function expectCleanedUp({ pids, dir }: Started): Promise<void> {
   try {
-    expect(existsSync(dir)).toBe(true);
     // Generous: the guard acts at once, but the killed server stays a zombie until init reaps it.
     await eventually(() => pids.every((pid) => !alive(pid)) && !existsSync(dir), 10_000).catch(() => {});
     expect(pids.filter(alive)).toEqual([]);

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'ERR_CLOSED'
   | 'ERR_LEASE_LOST'
   | 'ERR_RUN_TIMEOUT'
+  | 'ERR_EVENT_LOOP_BLOCKED'
   | 'ERR_UNKNOWN_TASK_NAME'
   | 'ERR_OUT_OF_MEMORY'
   | 'ERR_INDETERMINATE'
@@ -45,10 +46,24 @@ export class DocketError extends Error {
 export class ValidationError extends DocketError {
   readonly field: string;
 
-  constructor(field: string, message: string, code: ErrorCode = 'ERR_VALIDATION') {
-    super(code, `${field}: ${message}`);
+  constructor(field: string, message: string, code: ErrorCode = 'ERR_VALIDATION', options?: { cause?: unknown }) {
+    super(code, `${field}: ${message}`, options);
     this.field = field;
   }
+}
+
+/**
+ * An argument could not even be read: a getter or a proxy trap of it threw `cause` while docket
+ * looked at it. Refused like any invalid argument, before any I/O, with what it threw as `cause`.
+ */
+export function unreadable(field: string, cause: unknown): ValidationError {
+  let thrown: string;
+  try {
+    thrown = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  } catch {
+    thrown = 'a value that cannot be shown';
+  }
+  return new ValidationError(field, `could not be read: reading it threw ${thrown}`, 'ERR_VALIDATION', { cause });
 }
 
 /**
@@ -69,9 +84,12 @@ export class PayloadTooLargeError extends ValidationError {
   readonly bytes: number;
   readonly limit: number;
 
-  /** `what` names the value in the message: a payload, a result, a progress value. */
-  constructor(field: string, bytes: number, limit: number, what = 'payload') {
-    super(field, `${what} is ${bytes} bytes, over the limit of ${limit} bytes`, 'ERR_PAYLOAD_TOO_LARGE');
+  /**
+   * `what` names the value in the message: a payload, a result, a progress value. `atLeast`: the
+   * value was refused before it was written whole, so `bytes` is what was written by then.
+   */
+  constructor(field: string, bytes: number, limit: number, what = 'payload', atLeast = false) {
+    super(field, `${what} is ${atLeast ? 'more than ' : ''}${bytes} bytes, over the limit of ${limit} bytes`, 'ERR_PAYLOAD_TOO_LARGE');
     this.bytes = bytes;
     this.limit = limit;
   }
@@ -110,6 +128,30 @@ export class LeaseLostError extends DocketError {
   constructor(hash: string) {
     super('ERR_LEASE_LOST', `lease on task ${hash} was lost; another worker may run it`);
     this.hash = hash;
+  }
+}
+
+/**
+ * The worker's event loop was blocked so long that its heartbeat fired `lagMs` late: reported to
+ * work()'s onError (and the logger) when the lag reaches half the heartbeat deadline. Past the
+ * deadline other workers take the worker for dead and run its tasks again.
+ */
+export class EventLoopBlockedError extends DocketError {
+  readonly worker: string;
+  readonly lagMs: number;
+  readonly deadlineMs: number;
+
+  constructor(worker: string, lagMs: number, deadlineMs: number) {
+    const past = lagMs >= deadlineMs;
+    super(
+      'ERR_EVENT_LOOP_BLOCKED',
+      `worker ${worker}: the event loop was blocked for about ${lagMs} ms, against a heartbeat deadline of ${deadlineMs} ms; ` +
+        (past ? 'other workers may have taken this one for dead and run its tasks again. ' : 'a little longer and other workers take this one for dead and run its tasks again. ') +
+        'Move CPU-bound work off the loop (work(module, { sandbox: true }) runs handlers in threads), or raise the heartbeatDeadline option of work() (recovery after a crash then takes as long)',
+    );
+    this.worker = worker;
+    this.lagMs = lagMs;
+    this.deadlineMs = deadlineMs;
   }
 }
 

@@ -161,7 +161,8 @@ export interface Throughput {
 const throughputOptions = z
   .strictObject({
     window: z.number().int().min(1000, { error: 'must be from 1000 to 86400000' }).max(86_400_000, { error: 'must be from 1000 to 86400000' }).default(600_000),
-    bucket: z.number().int().min(100, { error: 'must be 100 or more' }).default(10_000),
+    // Bounded like window (past it, the bucket times made no valid stream id: a RedisError).
+    bucket: z.number().int().min(100, { error: 'must be 100 or more' }).max(86_400_000, { error: 'must be at most 86400000' }).default(10_000),
   })
   .refine((o) => o.window / o.bucket <= 1000, { error: 'window / bucket must be at most 1000 buckets', path: ['bucket'] });
 

@@ -40,6 +40,7 @@ export {
   ClosedError,
   LeaseLostError,
   RunTimeoutError,
+  EventLoopBlockedError,
   UnknownTaskNameError,
   OutOfMemoryError,
   IndeterminateError,

@@ -141,8 +141,9 @@ function ackMemory(ctx: Context): number {
 }
 
 /** Checks claim()/claimMany() arguments: the queue and the lease in ms. */
-export function parseClaim(ctx: Context, options: ClaimOptions | undefined, count?: unknown) {
-  if (count !== undefined) parse(countArg, count, 'count');
+export function parseClaim(ctx: Context, options: ClaimOptions | undefined, count: unknown) {
+  // Always checked: claimMany(undefined) reached claim.lua with no count (and failed in it).
+  parse(countArg, count, 'count');
   const parsed = parse(claimOptions, options ?? {}, 'options');
   return { queue: parsed.queue ?? ctx.options.queue, lease: parsed.lease };
 }

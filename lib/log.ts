@@ -4,6 +4,10 @@
  * nothing: a library should not write to a service's output unasked.
  */
 import { ValidationError } from './errors';
+import { canonicalJson } from './payload';
+
+/** Most bytes of JSON thrownText writes for a thrown array, or an object String() cannot show. */
+const MAX_JSON_CHARS = 16 * 1024;
 
 export type LogFn = (obj: Record<string, unknown>, msg: string) => void;
 
@@ -50,15 +54,17 @@ export function errorFields(err: unknown): Record<string, unknown> {
 export function thrownText(value: unknown): string {
   try {
     if (value instanceof Error) return String(value.stack ?? `${value.name}: ${value.message}`);
-    return String(value);
+    // String() joins an array at every depth, which never ends for one whose elements share a
+    // child ([x, x] forty deep): an array is written as bounded JSON below instead.
+    if (!Array.isArray(value)) return String(value);
   } catch {
     // Not convertible by String(): try JSON, then the bare type.
   }
   try {
-    const json = JSON.stringify(value);
-    if (typeof json === 'string') return json;
+    // Bounded (JSON.stringify is not: the shared child above takes it for ever too).
+    return canonicalJson(value, 'error', { bytes: MAX_JSON_CHARS });
   } catch {
-    // A cycle, a throwing toJSON or getter.
+    // Not JSON (a cycle, a function, a getter that throws), or longer than the bound.
   }
   try {
     return Object.prototype.toString.call(value);

@@ -46,8 +46,9 @@ const SNAPSHOT_MS = 500;
 
 export function registerMetrics(source: Source, registry: MetricsRegistry, options: MetricsOptions = {}): void {
   if (typeof registry?.registerMetric !== 'function') throw new ValidationError('registry', 'expected a prom-client Registry');
+  if (typeof options !== 'object' || options === null) throw new ValidationError('options', 'expected { queues?, prefix? }');
   const prefix = options.prefix ?? 'docket_';
-  if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new ValidationError('options.prefix', 'expected a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)');
+  if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new ValidationError('options.prefix', 'expected a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)');
   const prom = loadPromClient();
   // The caller's registry, of whichever prom-client copy made it: only registerMetric is used.
   const registers = [registry as import('prom-client').Registry];

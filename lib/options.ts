@@ -3,7 +3,7 @@
  * strict, so a misspelled option is reported instead of dropped.
  */
 import { z } from 'zod';
-import { ValidationError } from './errors';
+import { unreadable, ValidationError } from './errors';
 import { urlProblem } from './redis-url';
 import { spanToMs, instantToMs } from './time';
 
@@ -32,7 +32,7 @@ const prefixName = z
   .regex(NAME_RULE, { error: `must have ${NAME_HINT}` })
   .refine(isWellFormed, wellFormed);
 
-const unit = z.number().finite().nonnegative().optional();
+const unit = z.number().finite({ error: 'must be a finite number >= 0' }).nonnegative({ error: 'must be a finite number >= 0' }).optional();
 /** date-fns' Duration, with every unit it knows. */
 const durationObject = z.strictObject({
   years: unit,
@@ -46,15 +46,19 @@ const durationObject = z.strictObject({
 const SPAN_HINT = 'expected milliseconds (a finite number >= 0) or a Duration such as { minutes: 5 }';
 
 /**
- * The latest instant docket accepts (the end of year 9999, UTC), and the longest span (100 years).
+ * The latest instant docket accepts (the end of year 4999, UTC), and the longest span (100 years).
  * A run-at beyond what a Date can show (1e300 was accepted once) broke every view that printed it.
+ * And Redis's Lua writes a number with 14 significant digits (cjson.encode, tostring, `..`), so a
+ * time of 1e14 ms (16 November 5138) or later came back changed from a task's record: the end of
+ * the year 9999 came back 1 ms later. The latest run-at plus the longest span (an expire counts
+ * from the run-at) stays under 1e14.
  */
-export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const MAX_INSTANT_MS = Date.UTC(4999, 11, 31, 23, 59, 59, 999);
 export const MAX_SPAN_MS = 100 * 365.25 * 24 * 3600 * 1000;
 
 /** A relative span: ms or a date-fns Duration, turned into whole milliseconds. */
 const span = z
-  .union([z.number().finite().nonnegative(), durationObject], { error: SPAN_HINT })
+  .union([z.number().finite({ error: SPAN_HINT }).nonnegative({ error: SPAN_HINT }), durationObject], { error: SPAN_HINT })
   .transform((value) => spanToMs(value))
   .refine((ms) => ms <= MAX_SPAN_MS, { error: `must be at most 100 years (${MAX_SPAN_MS} ms)` });
 
@@ -64,18 +68,27 @@ const positiveSpan = span.refine((ms) => ms > 0, { error: 'must be longer than 0
 export const MAX_KEEP_RESULT_MS = 30 * 24 * 3600 * 1000;
 /** The longest run timeout: what one timer can count (setTimeout fires at once beyond it), about 24 days. */
 export const MAX_RUN_TIMEOUT_MS = 2 ** 31 - 1;
+/**
+ * The longest span this process counts with a timer (Node's setTimeout and setInterval fire after
+ * 1 ms beyond it): commandTimeout, work()'s lease (renewed every third of it), shutdownTimeout.
+ * A commandTimeout of a year timed every call out at once before this bound.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+const timerSpan = <S extends z.ZodType<number>>(base: S) =>
+  base.refine((ms) => ms <= MAX_TIMER_MS, { error: `must be at most 24 days (${MAX_TIMER_MS} ms): a timer counts it` });
 const runTimeout = positiveSpan.refine((ms) => ms <= MAX_RUN_TIMEOUT_MS, { error: `must be at most 24 days (${MAX_RUN_TIMEOUT_MS} ms)` });
 
 /** The longest de-dup window: 30 days. */
 export const MAX_DEDUP_WINDOW_MS = 30 * 24 * 3600 * 1000;
 const keepResult = positiveSpan.refine((ms) => ms <= MAX_KEEP_RESULT_MS, { error: `must be at most 30 days (${MAX_KEEP_RESULT_MS} ms)` });
 
+const INSTANT_HINT = 'expected a valid Date or epoch milliseconds >= 0';
 const instant = z
-  .union([z.number().finite().nonnegative(), z.date().refine((d) => !Number.isNaN(d.getTime()))], {
-    error: 'expected a valid Date or epoch milliseconds',
+  .union([z.number().finite({ error: INSTANT_HINT }).nonnegative({ error: INSTANT_HINT }), z.date().refine((d) => !Number.isNaN(d.getTime()), { error: INSTANT_HINT })], {
+    error: INSTANT_HINT,
   })
   .transform((value) => instantToMs(value))
-  .refine((ms) => ms <= MAX_INSTANT_MS, { error: 'must be no later than the year 9999' });
+  .refine((ms) => ms <= MAX_INSTANT_MS, { error: `must be no later than the end of the year 4999 (${MAX_INSTANT_MS} ms)` });
 
 const count = (max: number) =>
   z
@@ -109,7 +122,7 @@ export const schedulerOptions = z.strictObject({
   /** How long a dead task is kept for inspection and re-drive. */
   deadMaxAge: positiveSpan.default(7 * 24 * 3600 * 1000),
   /** Deadline of every Redis call, retries of LOADING, BUSY and TRYAGAIN included. */
-  commandTimeout: positiveSpan.default(5000),
+  commandTimeout: timerSpan(positiveSpan).default(5000),
   /** Entries kept in each queue's events stream (about: trimming is approximate); 0 for none. */
   eventsMaxLength: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 10000000' }).max(10_000_000, { error: 'must be from 0 to 10000000' }).default(10_000),
   /** Largest result (or progress value) a handler may report, in bytes of JSON. */
@@ -229,16 +242,24 @@ export const failOptions = z.strictObject({
   maxAttempts: count(1000).optional(),
 });
 
+/** Heartbeats (heartbeat.ts): the defaults recover a crashed worker's tasks in 2–2.5 s. */
+export const HEARTBEAT_INTERVAL_MS = 500;
+export const HEARTBEAT_DEADLINE_MS = 2000;
+export const MIN_HEARTBEAT_INTERVAL_MS = 100;
+export const MAX_HEARTBEAT_INTERVAL_MS = 60_000;
+/** A longer deadline would keep a crashed worker's tasks waiting longer than a lease: the lease recovers them then. */
+export const MAX_HEARTBEAT_DEADLINE_MS = 10 * 60_000;
+
 export const workOptions = z.strictObject({
   queue: queueName.optional(),
   concurrency: count(1000).default(1),
-  lease: positiveSpan.default(30_000),
+  lease: timerSpan(positiveSpan).default(30_000),
   maxAttempts: count(1000).optional(),
   backoff: z.custom<(attempt: number) => number>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'expected an AbortSignal' }).optional(),
   /** Called with errors the worker recovered from (Redis errors, lost leases). docket logs nothing itself. */
   onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
-  shutdownTimeout: span.default(30_000),
+  shutdownTimeout: timerSpan(span).default(30_000),
   handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
   /** How long a task's outcome is kept once it finishes, for tasks whose put gave none. */
   keepResult: keepResult.optional(),
@@ -246,7 +267,20 @@ export const workOptions = z.strictObject({
   timeout: runTimeout.optional(),
   /** Run the handler module (a path or file URL) in worker threads (sandbox.ts). */
   sandbox: z.boolean({ error: 'expected a boolean' }).default(false),
+  /** How often the worker's heartbeat is sent (heartbeat.ts). */
+  heartbeatInterval: positiveSpan
+    .refine((ms) => ms >= MIN_HEARTBEAT_INTERVAL_MS && ms <= MAX_HEARTBEAT_INTERVAL_MS, { error: `must be from ${MIN_HEARTBEAT_INTERVAL_MS} ms to ${MAX_HEARTBEAT_INTERVAL_MS / 1000} s` })
+    .default(HEARTBEAT_INTERVAL_MS),
+  /** How old its last heartbeat may be before other workers take it for dead and re-run its tasks. */
+  heartbeatDeadline: positiveSpan
+    .refine((ms) => ms <= MAX_HEARTBEAT_DEADLINE_MS, { error: `must be at most ${MAX_HEARTBEAT_DEADLINE_MS / 60_000} minutes` })
+    .default(HEARTBEAT_DEADLINE_MS),
+}).refine((o) => o.heartbeatDeadline >= 2 * o.heartbeatInterval, {
+  // One late beat must not make a live worker look dead.
+  error: 'must be at least twice heartbeatInterval',
+  path: ['heartbeatDeadline'],
 });
+
 
 /** The longest result() waits: what one timer can count (setTimeout fires at once beyond it). */
 export const MAX_WAIT_MS = 2 ** 31 - 1;
@@ -263,7 +297,7 @@ export const dependenciesOptions = z.strictObject({
   limit: z.int({ error: 'expected a whole number' }).min(1, { error: 'must be at least 1' }).optional(),
 });
 
-export const closeOptions = z.strictObject({ timeout: span.optional() });
+export const closeOptions = z.strictObject({ timeout: timerSpan(span).optional() });
 
 /** The states clean() deletes from: pending tasks (ready, delayed) and dead ones. */
 export const CLEAN_STATES = ['ready', 'delayed', 'dead'] as const;
@@ -333,7 +367,13 @@ export const countArg = count(1000);
 
 /** Parses `value` with `schema`, or throws a ValidationError naming the first bad field. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, field: string): z.output<S> {
-  const result = schema.safeParse(value);
+  let result: z.ZodSafeParseResult<z.output<S>>;
+  try {
+    result = schema.safeParse(value);
+  } catch (err) {
+    // zod lets what a getter or proxy trap of the value throws through.
+    throw unreadable(field, err);
+  }
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   // Of several unknown options, name the first: the field is one place to look.

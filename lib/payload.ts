@@ -4,27 +4,72 @@
  * Anything JSON cannot carry faithfully is refused, naming where it sits, instead of being
  * silently changed (JSON.stringify drops undefined and functions, and turns NaN into null).
  */
-import { ValidationError } from './errors';
+import { DocketError, PayloadTooLargeError, unreadable, ValidationError } from './errors';
 
 /** Any value that survives a JSON round trip unchanged. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** Serialises `value` canonically, or throws a ValidationError naming the offending path. */
-export function canonicalJson(value: unknown, field = 'data'): string {
-  const fast = quick(value, 0);
-  // The careful writer runs only to name what is wrong (or for very deep values).
-  return fast ?? write(value, field, new Set());
+/**
+ * The deepest nesting of arrays and objects accepted in a payload, result or progress value: `[]`
+ * is 1 level, `{ "a": [] }` 2. Ruby's JSON (so Sidekiq) stops at the same 100, and real payloads
+ * rarely pass 10. It keeps every walk of a value short: the writer below takes one stack frame a
+ * level, so no input reaches a stack overflow, and Redis's Lua cjson, which refuses more than
+ * 1,000 levels (encoding or decoding), could read any stored value.
+ */
+export const MAX_DEPTH = 100;
+
+/** The size limit a value is serialised under (see canonicalJson). */
+export interface SizeLimit {
+  /** Most bytes of JSON: writing stops once the text is surely longer. */
+  bytes: number;
+  /** What the value is, for PayloadTooLargeError's message: 'payload', 'result', 'progress'. */
+  what?: string;
 }
 
-/** Nesting beyond which quick() hands over to write(), which detects cycles. */
-const QUICK_DEPTH = 64;
+/**
+ * Serialises `value` canonically, or throws a ValidationError naming the offending path (a value
+ * nested deeper than MAX_DEPTH included). With `limit`, a value whose text is surely over
+ * `limit.bytes` is refused with a PayloadTooLargeError as soon as that is clear, so an object
+ * graph that shares one child many times (`[x, x]` a few dozen levels deep) cannot make it write
+ * gigabytes before a size check; a text that is over it once written whole is refused as well.
+ */
+export function canonicalJson(value: unknown, field = 'data', limit?: SizeLimit): string {
+  const state: State = { field, seen: new Set(), maxChars: limit?.bytes ?? Infinity, what: limit?.what ?? 'payload' };
+  let text: string;
+  try {
+    // The careful writer runs only to name what is wrong.
+    text = quick(value, 0, state.maxChars) ?? write(value, field, 0, state);
+  } catch (err) {
+    if (err instanceof DocketError) throw err;
+    // The value's own doing: a getter or a proxy trap threw (or, with no limit, the text outgrew
+    // what a string can hold). The walk is bounded, so this is never a stack overflow.
+    throw unreadable(field, err);
+  }
+  if (limit !== undefined && text.length * 3 > limit.bytes) {
+    // Only a text that might be over the limit is measured: a UTF-16 unit is 1 to 3 bytes of UTF-8.
+    const bytes = Buffer.byteLength(text);
+    if (bytes > limit.bytes) throw new PayloadTooLargeError(field, bytes, limit.bytes, state.what);
+  }
+  return text;
+}
+
+interface State {
+  field: string;
+  seen: Set<object>;
+  /**
+   * A text longer than this many UTF-16 units is surely over the byte limit: each unit is at
+   * least one byte of UTF-8.
+   */
+  maxChars: number;
+  what: string;
+}
 
 /**
  * The hot path: the same output as write() for every valid value, without building a path for
  * each field or tracking cycles (depth is bounded instead). Returns undefined for anything that
- * write() would refuse, and for values nested deeper than QUICK_DEPTH.
+ * write() would refuse: invalid, nested deeper than MAX_DEPTH, or longer than `maxChars`.
  */
-function quick(value: unknown, depth: number): string | undefined {
+function quick(value: unknown, depth: number, maxChars: number): string | undefined {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -34,14 +79,15 @@ function quick(value: unknown, depth: number): string | undefined {
       return Number.isFinite(value) ? JSON.stringify(value) : undefined;
     case 'object': {
       if (value === null) return 'null';
-      if (depth >= QUICK_DEPTH) return undefined;
+      if (depth >= MAX_DEPTH) return undefined;
       if (Array.isArray(value)) {
         let out = '[';
         for (let i = 0; i < value.length; i++) {
           if (!(i in value)) return undefined;
-          const part = quick(value[i], depth + 1);
+          const part = quick(value[i], depth + 1, maxChars);
           if (part === undefined) return undefined;
           out += i === 0 ? part : `,${part}`;
+          if (out.length > maxChars) return undefined;
         }
         return `${out}]`;
       }
@@ -51,9 +97,10 @@ function quick(value: unknown, depth: number): string | undefined {
       const keys = Object.keys(record).sort();
       let out = '{';
       for (let i = 0; i < keys.length; i++) {
-        const part = quick(record[keys[i]], depth + 1);
+        const part = quick(record[keys[i]], depth + 1, maxChars);
         if (part === undefined) return undefined;
         out += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${part}`;
+        if (out.length > maxChars) return undefined;
       }
       return `${out}}`;
     }
@@ -62,7 +109,7 @@ function quick(value: unknown, depth: number): string | undefined {
   }
 }
 
-function write(value: unknown, path: string, seen: Set<object>): string {
+function write(value: unknown, path: string, depth: number, state: State): string {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -72,12 +119,14 @@ function write(value: unknown, path: string, seen: Set<object>): string {
       return JSON.stringify(value);
     case 'object':
       if (value === null) return 'null';
-      if (seen.has(value)) refuse(path, 'is a cycle back to an enclosing value');
-      seen.add(value);
+      if (state.seen.has(value)) refuse(path, 'is a cycle back to an enclosing value');
+      // Checked before going in: the walk never goes deeper than MAX_DEPTH frames.
+      if (depth >= MAX_DEPTH) refuse(path, `is nested deeper than the limit of ${MAX_DEPTH} levels of arrays and objects`);
+      state.seen.add(value);
       try {
-        return Array.isArray(value) ? writeArray(value, path, seen) : writeObject(value, path, seen);
+        return Array.isArray(value) ? writeArray(value, path, depth, state) : writeObject(value, path, depth, state);
       } finally {
-        seen.delete(value);
+        state.seen.delete(value);
       }
     default:
       // undefined, bigint, function, symbol
@@ -85,16 +134,20 @@ function write(value: unknown, path: string, seen: Set<object>): string {
   }
 }
 
-function writeArray(value: unknown[], path: string, seen: Set<object>): string {
+function writeArray(value: unknown[], path: string, depth: number, state: State): string {
   const parts: string[] = [];
+  let chars = 2;
   for (let i = 0; i < value.length; i++) {
     if (!(i in value)) refuse(`${path}[${i}]`, 'is a hole in a sparse array');
-    parts.push(write(value[i], `${path}[${i}]`, seen));
+    const part = write(value[i], `${path}[${i}]`, depth + 1, state);
+    parts.push(part);
+    chars += part.length + 1;
+    if (chars > state.maxChars) tooLarge(state, chars);
   }
   return `[${parts.join(',')}]`;
 }
 
-function writeObject(value: object, path: string, seen: Set<object>): string {
+function writeObject(value: object, path: string, depth: number, state: State): string {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
     // Dates, Maps, class instances: JSON would turn them into something else.
@@ -102,11 +155,22 @@ function writeObject(value: object, path: string, seen: Set<object>): string {
   }
   if (Object.getOwnPropertySymbols(value).length > 0) refuse(path, 'has symbol keys');
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  const parts = keys.map((key) => `${JSON.stringify(key)}:${write(record[key], `${path}.${key}`, seen)}`);
+  const parts: string[] = [];
+  let chars = 2;
+  for (const key of Object.keys(record).sort()) {
+    const part = `${JSON.stringify(key)}:${write(record[key], `${path}.${key}`, depth + 1, state)}`;
+    parts.push(part);
+    chars += part.length + 1;
+    if (chars > state.maxChars) tooLarge(state, chars);
+  }
   return `{${parts.join(',')}}`;
 }
 
 function refuse(path: string, message: string): never {
   throw new ValidationError(path, message);
+}
+
+/** The text is surely over the limit: `chars` of it were written before that was clear. */
+function tooLarge(state: State, chars: number): never {
+  throw new PayloadTooLargeError(state.field, chars, state.maxChars, state.what, true);
 }

@@ -23,7 +23,7 @@ interface Waiting {
  * not JSON (ValidationError) or is over maxResultBytes (PayloadTooLargeError).
  */
 export function outcomeJson(ctx: Context, value: unknown, field: string): string {
-  const json = canonicalJson(value, field);
+  const json = canonicalJson(value, field, { bytes: ctx.options.maxResultBytes, what: field.split('.').pop() });
   const bytes = Buffer.byteLength(json);
   if (bytes > ctx.options.maxResultBytes) throw new PayloadTooLargeError(field, bytes, ctx.options.maxResultBytes, field.split('.').pop());
   return json;

@@ -254,7 +254,7 @@ function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; resul
 function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string): Prepared {
   if (at && (typeof item !== 'object' || item === null)) throw new ValidationError(at.slice(0, -1), 'expected { data, options }');
   const o = item.options == null ? DEFAULTS : parse(putOptions, item.options, `${at}options`);
-  const payload = canonicalJson(item.data, `${at}data`);
+  const payload = canonicalJson(item.data, `${at}data`, { bytes: ctx.options.maxPayloadBytes });
   const bytes = Buffer.byteLength(payload);
   if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);
   const id = ctx.hash(identityOf(payload, o.key, o.name));

@@ -143,7 +143,7 @@ export class Recurring {
   static prepare(ctx: Context, name: unknown, schedule: unknown, data: unknown, options: unknown): Recurring {
     const checkedName = parse(scheduleName, name, 'name');
     const occurrences = Occurrences.of(schedule);
-    const canonical = canonicalJson(data as Json, 'data');
+    const canonical = canonicalJson(data as Json, 'data', { bytes: ctx.options.maxPayloadBytes });
     const opts = parse(everyOptions, options ?? {}, 'options');
     return new Recurring(ctx, checkedName, occurrences, data as Json, canonical, opts);
   }

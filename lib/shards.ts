@@ -65,14 +65,16 @@ export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count
   const rejectQueue = (options: unknown, field: string) => {
     if (options && typeof options === 'object' && 'queue' in options) throw new ValidationError(`${field}.queue`, 'is chosen by the shard, not given');
   };
-  const shardOf = (data: Json, key?: string, field = 'data') => {
+  const shardOf = (data: Json, key: unknown, field = 'data', keyField = 'options.key') => {
+    // Checked here, before the identity is built of it: put checks it again, with the rest.
+    if (key !== undefined && typeof key !== 'string') throw new ValidationError(keyField, 'expected a string');
     // The identity's id, as put.lua stores it: its first 8 hex digits pick the shard.
     const id = ctx.hash(identityOf(canonicalJson(data, field, { bytes: ctx.options.maxPayloadBytes }), key));
     return queues[parseInt(id.slice(0, 8), 16) % count];
   };
   return {
     queues,
-    shardOf: (data, key) => shardOf(data, key),
+    shardOf: (data, key) => shardOf(data, key, 'data', 'key'),
     async put(data, options) {
       rejectQueue(options, 'options');
       return scheduler.put(data, { ...options, queue: shardOf(data, options?.key) });
@@ -84,7 +86,7 @@ export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count
       const shard: string[] = [];
       items.forEach((item, i) => {
         rejectQueue(item?.options, `items[${i}].options`);
-        shard[i] = shardOf(item?.data, item?.options?.key, `items[${i}].data`);
+        shard[i] = shardOf(item?.data, item?.options?.key, `items[${i}].data`, `items[${i}].options.key`);
         const list = byShard.get(shard[i]);
         if (list) list.push(i);
         else byShard.set(shard[i], [i]);

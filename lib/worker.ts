@@ -55,6 +55,18 @@ export interface WorkOptions {
    * worker threads, so CPU work or a crash in it cannot stop the heartbeat or the process. Default false.
    */
   sandbox?: boolean;
+  /**
+   * How often the worker's heartbeat is sent: 100 ms to 60 s. Default 500 ms. A beat also looks for
+   * workers whose heartbeat ran out and puts their tasks back at once.
+   */
+  heartbeatInterval?: Span;
+  /**
+   * How old the worker's last heartbeat may be before other workers take it for dead and run its
+   * tasks again: at least twice heartbeatInterval, at most 10 minutes. Default 2 s. Longer tolerates
+   * handlers that block the event loop longer (reported to onError as EventLoopBlockedError from
+   * half of it), at the price of slower recovery after a crash; see docs/guarantees.md.
+   */
+  heartbeatDeadline?: Span;
 }
 
 /** A handler: its resolved value (any JSON, or nothing) is the task's result. */
@@ -139,7 +151,7 @@ export class Worker {
     // Its keepResult goes to the tasks it leases; a refused progress write is reported as a refused ack is.
     this.worked = { keep: this.opts.keepResult ?? 0, onProblem: (err) => this.report(err) };
     this.closed = new Promise((resolve) => (this.finish = resolve));
-    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, (err) => this.report(err));
+    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, (err) => this.report(err), { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline });
     this.idle = new IdleWait(ctx, this.keys, (err) => this.report(err));
     const onAbort = () => void this.close();
     this.opts.signal?.addEventListener('abort', onAbort, { once: true });

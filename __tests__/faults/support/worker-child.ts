@@ -71,6 +71,10 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
     if (work.outcomes) await reportStart(scheduler, oracle, task);
     // The work ignores the signal on purpose: a late finisher is what fencing must cope with.
     const ms = workTime(task.data, work.workMs);
+    // A payload may ask its first attempt to block the event loop (synchronous work: no heartbeat
+    // meanwhile); a re-delivery runs normally, so the two workers do not take turns blocking.
+    const block = (task.data as { blockMs?: unknown } | null)?.blockMs;
+    if (typeof block === 'number' && task.attempt === 1) for (const until = Date.now() + block; Date.now() < until; );
     const steps = work.outcomes ? setInterval(() => void task.progress({ attempt: task.attempt, step: 1 }), 3) : null;
     await new Promise((resolve) => setTimeout(resolve, ms));
     if (steps) clearInterval(steps);
@@ -84,6 +88,7 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
     queue: config.queue,
     concurrency: work.concurrency,
     lease: work.leaseMs,
+    heartbeatDeadline: work.heartbeatDeadlineMs,
     onError: (err) => event({ kind: 'error', hash: (err as { hash?: string }).hash, ...describe(lib, err) }),
   });
 }

@@ -40,6 +40,8 @@ export interface WorkConfig {
    * what a re-delivery sees of an earlier attempt's progress, and returns `{ label }` as its result.
    */
   outcomes?: boolean;
+  /** work()'s heartbeatDeadline, when not the default. */
+  heartbeatDeadlineMs?: number;
 }
 
 export type ChildRequest =

@@ -145,7 +145,7 @@ export class EventLoopBlockedError extends DocketError {
     const past = lagMs >= deadlineMs;
     super(
       'ERR_EVENT_LOOP_BLOCKED',
-      `worker ${worker}: the event loop was blocked for about ${lagMs} ms, against a heartbeat deadline of ${deadlineMs} ms; ` +
+      `worker ${worker}: the event loop was blocked (or the process paused) for about ${lagMs} ms, against a heartbeat deadline of ${deadlineMs} ms; ` +
         (past ? 'other workers may have taken this one for dead and run its tasks again. ' : 'a little longer and other workers take this one for dead and run its tasks again. ') +
         'Move CPU-bound work off the loop (work(module, { sandbox: true }) runs handlers in threads), or raise the heartbeatDeadline option of work() (recovery after a crash then takes as long)',
     );

@@ -293,7 +293,7 @@ end
 -- Where to take from: the priority levels of ungrouped tasks, highest first; then the grouped
 -- tasks, lowest tag (earliest round) first; then ungrouped normal tasks.
 local sources = {}
--- 'm' in `levels` says some ready list holds ghosts of priority changes (include: levels).
+-- 'm' in `levels` says some ready list holds ghosts (include: levels).
 local ghosts = false
 for _, level in ipairs(redis.call('ZREVRANGE', KEYS[LEVELS], 0, -1)) do
   if level == 'm' then
@@ -337,7 +337,8 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
       if (tonumber(redis.call('HGET', KEYS[GTAGS], lane)) or 0) <= tags[id] then redis.call('HDEL', KEYS[GTAGS], lane) end
     end
     if ghosts and not sources[from].grouped and unghost(KEYS[MOVED], sources[from].level or '0', id) then
-      -- An entry its priority change left behind: the task waits (or ran) under its new level.
+      -- An entry a cancel, reschedule or priority change left behind (include: levels): its task
+      -- is gone, delayed, or waits (or ran) under its new level.
       skipped = skipped + 1
     elseif not meta then
       -- No record: nothing to run (cannot happen while the invariants hold).

@@ -85,9 +85,9 @@ else
   take(redis.call('ZCARD', KEYS[19]), bare('ZRANGE', KEYS[19], parkedId))
 end
 
--- Entries left behind by priority changes (include: levels) are not tasks: the total leaves them
--- out, and a page skips them as a claim would, the first <ghosts of id there> entries of id in
--- a list. (It counts from the page's start, so a page after one that held such an entry can be
+-- Ghosts, the entries cancels, reschedules and priority changes leave behind (include: levels),
+-- are not tasks: the total leaves them out, and a page skips them as a claim would, the first
+-- <ghosts of id there> entries of id in a list. (It counts from the page's start, so a page after one that held such an entry can be
 -- off by it; pages are for eyes, and ghosts go with the next claims.)
 local ghosts = state == 'ready' and tonumber(redis.call('HGET', KEYS[25], '')) or 0
 local out = { now, total - ghosts }

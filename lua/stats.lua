@@ -29,7 +29,7 @@ local ready = redis.call('LLEN', KEYS[1])
 for level = 1, 9 do ready = ready + redis.call('LLEN', KEYS[6 + level]) end
 -- Tasks parked while their group is at its limit are ready too: only the limit holds them.
 ready = ready + redis.call('ZCARD', KEYS[16]) + redis.call('ZCARD', KEYS[18])
--- Entries left behind by priority changes are not tasks (include: levels).
+-- Ghosts (entries left behind by cancels, reschedules, priority changes) are not tasks (include: levels).
 ready = ready - (tonumber(redis.call('HGET', KEYS[23], '')) or 0)
 local out = {
   ready, redis.call('ZCARD', KEYS[2]),

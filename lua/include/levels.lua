@@ -119,14 +119,15 @@ local function finished(meta, requeued)
   return refill(meta.g)
 end
 
--- A priority change leaves the task's old ready-list entry where it is (finding it would be an
--- LREM, O(N) in the list) and counts it as a ghost in `moved`: field '<level>|<id>' -> how many of
+-- Taking a task out of a ready list (unqueue, below: cancel, reschedule, priority, a replacing
+-- put) leaves its entry where it is (finding it would be an LREM, O(N) in the list) and counts it
+-- as a ghost in `moved`: field '<level>|<id>' -> how many of
 -- id's entries in that level's list are ghosts, field '' -> all ghosts of the queue. An entry is
 -- only an id, so ghosts are counted, not marked: whoever next takes an entry of id from that list
 -- (a claim, a clean) finds the count above 0, takes one off it and drops the entry, whichever of
 -- id's entries there it is. While any ghost is left, `levels` holds the member 'm' (score -1), so
--- a claim learns from the read it makes anyway whether to look, and a queue that never changed a
--- priority pays nothing. `moved` is the including script's key, passed in.
+-- a claim learns from the read it makes anyway whether to look, and a queue that never left a
+-- ghost pays nothing. `moved` is the including script's key, passed in.
 local function ghost(moved, level, id)
   redis.call('HINCRBY', moved, level .. '|' .. id, 1)
   redis.call('HINCRBY', moved, '', 1)

@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createClient } from 'redis';
 import { createScheduler, OutOfMemoryError } from '../lib';
-import { LUA_DIR, SCRIPTS, type ScriptName } from '../lib/scripts';
+import { READY_LEVELS, SUFFIXES } from '../lib/keys';
+import { compile, LUA_DIR, SCRIPTS, type ScriptName } from '../lib/scripts';
 import { startRedis, type RedisServer } from './support/redis-server';
 
 function header(file: string) {
@@ -16,15 +17,16 @@ function header(file: string) {
   const match = /^--\[\[([\s\S]*?)\]\]/.exec(source);
   if (!match) throw new Error('no --[[ ... ]] header at the top');
   const text = match[1];
-  const keys = [...text.matchAll(/^\s*KEYS\[(\d+)\]\s+<prefix>:\{<queue>\}:(\w+)\s+(\w+)/gm)];
+  // KEYS are named, not numbered: one list of suffixes, wrapped, up to the first ARGV or Returns.
+  const listed = /^\s*KEYS \(as K\.<name>[^)]*\):([\s\S]*?)(?=^\s*(?:ARGV|Returns))/m.exec(text);
+  const keys = listed ? listed[1].split(/[\s,]+/).filter(Boolean) : [];
   const args = [...text.matchAll(/^\s*ARGV\[(\d+)\]\s+(\w+)/gm)];
   const each = [...text.matchAll(/^\s*ARGV\[\+(\d+)\]\s+(\w+)/gm)];
-  keys.forEach((m, i) => expect(Number(m[1])).toBe(i + 1));
   args.forEach((m, i) => expect(Number(m[1])).toBe(i + 1));
   each.forEach((m, i) => expect(Number(m[1])).toBe(i + 1));
   return {
     flags: /flags=([\w-]+)/.exec(shebang)?.[1] ?? '',
-    keys: keys.map((m) => m[2]),
+    keys,
     args: args.map((m) => m[2]),
     each: each.map((m) => m[2]),
     returns: /Returns:/.test(text),
@@ -47,19 +49,43 @@ describe('Lua headers', () => {
     expect(h.args).toEqual(spec.args);
     expect(h.each).toEqual('each' in spec ? spec.each : []);
     expect(h.returns).toBe(true);
-    // The body uses no KEYS slot beyond the header's.
-    const used = [...h.body.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1]));
-    expect(Math.max(0, ...used)).toBeLessThanOrEqual(spec.keys.length);
+    // Keys are used by name only: K.<suffix>, which compile() builds from the registry.
+    expect(h.body).not.toMatch(/KEYS\[/);
     if (!('each' in spec)) {
       const argv = [...h.body.matchAll(/ARGV\[(\d+)\]/g)].map((m) => Number(m[1]));
       expect(Math.max(0, ...argv)).toBeLessThanOrEqual(spec.args.length);
     }
   });
 
-  it.each(Object.keys(SCRIPTS))('%s.lua builds no key names (cluster and ACL safety)', (name) => {
-    const body = header(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8')).body;
-    expect(body).not.toMatch(/KEYS\[\d+\]\s*\.\./);
-    expect(body).not.toMatch(/\.\.\s*KEYS\[/);
+  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s, with its includes, uses exactly the keys it is given', (name) => {
+    const source = compile(name);
+    // The one line compile() adds is the only place KEYS is read.
+    expect(source.split('\n')[1]).toMatch(/^local K = \{ /);
+    expect(source.split('\n').slice(2).join('\n')).not.toMatch(/KEYS\[/);
+    const used = new Set([...source.matchAll(/\bK\.(\w+)/g)].map((m) => m[1]));
+    // A level's list is chosen by number: K['ready' .. level].
+    if (/K\['ready' \.\./.test(source)) for (const k of READY_LEVELS) used.add(k);
+    const given = new Set<string>(SCRIPTS[name].keys);
+    expect([...used].filter((k) => !given.has(k))).toEqual([]);
+    // Includes may bring functions a script never calls, so a given key need not be used; but
+    // every given key is a real queue key.
+    for (const k of given) expect(SUFFIXES).toContain(k);
+  });
+
+  it('docs/design.md describes every key the scripts name', () => {
+    const table = readFileSync(path.join(__dirname, '..', 'docs', 'design.md'), 'utf8');
+    const rows = new Set([...table.matchAll(/^\| `(\w+)`/gm)].map((m) => m[1]));
+    const missing = SUFFIXES.filter((k) => !rows.has(k) && !(READY_LEVELS as readonly string[]).includes(k));
+    expect(missing).toEqual([]);
+    expect(table).toMatch(/^\| `ready1` … `ready9` \|/m);
+  });
+
+  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s.lua builds no key names (cluster and ACL safety)', (name) => {
+    // With its includes: a key is only ever one of K's values, never a string made from one.
+    const source = compile(name);
+    expect(source).not.toMatch(/\bK\.\w+\s*\.\./);
+    expect(source).not.toMatch(/\.\.\s*K\.\w/);
+    expect(source).not.toMatch(/\.\.\s*K\[/);
   });
 });
 

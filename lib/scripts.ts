@@ -117,9 +117,7 @@ export class Scripts {
     private readonly conn: Connection,
     private readonly timeoutMs: number,
   ) {
-    for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
-      this.loaded.set(name, load(withIncludes(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8'))));
-    }
+    for (const name of Object.keys(SCRIPTS) as ScriptName[]) this.loaded.set(name, load(compile(name)));
   }
 
   /**
@@ -154,6 +152,19 @@ export class Scripts {
       }
     }
   }
+}
+
+/**
+ * The source Redis runs for `name`: lua/<name>.lua with its includes inlined and, on the line after
+ * the `#!lua` one, the table `K` of its keys by suffix (`K.meta`, `K.ready`), built from the
+ * registry entry. A key's position in KEYS is said once, here; scripts and includes only name keys.
+ * (One line, so Redis's line numbers in errors are off by one at most.)
+ */
+export function compile(name: ScriptName): string {
+  const source = withIncludes(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8'));
+  const named = SCRIPTS[name].keys.map((suffix, i) => `${suffix} = KEYS[${i + 1}]`).join(', ');
+  const cut = source.indexOf('\n') + 1;
+  return `${source.slice(0, cut)}local K = { ${named} }\n${source.slice(cut)}`;
 }
 
 /**

@@ -2,10 +2,7 @@
 --[[ beat: a worker's heartbeat. Renews this worker's entry, and lapses at once the leases of
   every worker whose heartbeat has run out (it crashed or hangs), so their tasks are re-delivered
   within about the heartbeat's ttl instead of after their full lease.
-  KEYS[1] <prefix>:{<queue>}:workers  ZSET  member = worker id, score = heartbeat deadline (ms)
-  KEYS[2] <prefix>:{<queue>}:held     ZSET  lex index: member = worker id .. '|' .. task id, score 0
-  KEYS[3] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
-  KEYS[4] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
+  KEYS (as K.<name>; each described in docs/design.md#keys): workers, held, active, wake
   ARGV[1] worker  this worker's id (host:pid:random)
   ARGV[2] ttl     ms until this heartbeat runs out; 0 when the worker leaves
   Returns: how many leases were lapsed ]]
@@ -13,18 +10,18 @@ local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local ttl = tonumber(ARGV[2])
 if ttl > 0 then
-  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+  redis.call('ZADD', K.workers, now + ttl, ARGV[1])
 else
-  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZREM', K.workers, ARGV[1])
 end
 local lapsed = 0
-for _, w in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 10)) do
+for _, w in ipairs(redis.call('ZRANGEBYSCORE', K.workers, '-inf', now, 'LIMIT', 0, 10)) do
   -- Every member that starts with "<w>|": '}' is the character after '|'.
-  for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[2], '[' .. w .. '|', '(' .. w .. '}')) do
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', K.held, '[' .. w .. '|', '(' .. w .. '}')) do
     -- A deadline of now makes the lease lapsed: the next claim re-queues it (or makes it dead).
-    lapsed = lapsed + redis.call('ZADD', KEYS[3], 'XX', 'CH', now, string.sub(m, #w + 2))
+    lapsed = lapsed + redis.call('ZADD', K.active, 'XX', 'CH', now, string.sub(m, #w + 2))
   end
-  redis.call('ZREM', KEYS[1], w)
+  redis.call('ZREM', K.workers, w)
 end
-if lapsed > 0 and redis.call('LLEN', KEYS[4]) == 0 then redis.call('RPUSH', KEYS[4], '1') end
+if lapsed > 0 and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
 return lapsed

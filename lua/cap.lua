@@ -3,9 +3,7 @@
   idle worker, since a raised or removed limit may let it lease (and have the next claim look again
   at the groups a rate limit holds). Allowed on a full Redis: raising a
   limit is how an operator lets a queue drain.
-  KEYS[1] <prefix>:{<queue>}:limits   HASH  queue-wide limits: concurrency, rate, per, until (include: limits)
-  KEYS[2] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
-  KEYS[3] <prefix>:{<queue>}:gheld    ZSET  member = group held by its rate limit, score = when its window reopens (ms)
+  KEYS (as K.<name>; each described in docs/design.md#keys): limits, wake, gheld
   ARGV[1] count  number of fields to change; then 2 slots per field, starting at ARGV[2]:
   ARGV[+1] name  the field: concurrency, rate, per or until
   ARGV[+2] value its new value; '' removes it; '+<ms>' is that long after the server's now
@@ -16,11 +14,11 @@ local out = {}
 for i = 1, tonumber(ARGV[1]) do
   local name, value = ARGV[2 * i], ARGV[2 * i + 1]
   if string.sub(value, 1, 1) == '+' then value = tostring(now + tonumber(string.sub(value, 2))) end
-  if value == '' then redis.call('HDEL', KEYS[1], name) else redis.call('HSET', KEYS[1], name, value) end
+  if value == '' then redis.call('HDEL', K.limits, name) else redis.call('HSET', K.limits, name, value) end
   table.insert(out, value)
 end
 -- Groups held by a rate limit are looked at again by the next claim, under the new limits (a
 -- removed or raised one lets their parked tasks go; one still in force parks them again).
-for _, g in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do redis.call('ZADD', KEYS[3], 0, g) end
-if redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
+for _, g in ipairs(redis.call('ZRANGE', K.gheld, 0, -1)) do redis.call('ZADD', K.gheld, 0, g) end
+if redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
 return out

@@ -2,48 +2,11 @@
 --[[ claim: on the server's clock, ack the tasks a worker finished, then promote due tasks,
   re-queue lapsed leases, trim the dead, drop expired tasks, and lease up to `count` ready tasks.
   Acking and claiming in one call is one round trip per task for a busy worker; `count` 0 only acks.
-  KEYS[1]  <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
-  KEYS[2]  <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
-  KEYS[3]  <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
-  KEYS[4]  <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
-  KEYS[5]  <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
-  KEYS[6]  <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
-  KEYS[7]  <prefix>:{<queue>}:counts   HASH  counter name -> count
-  KEYS[8]  <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
-  KEYS[9]  <prefix>:{<queue>}:held     ZSET  lex index: member = worker id .. '|' .. task id, score 0
-  KEYS[10] <prefix>:{<queue>}:acked    ZSET  member = lease token of a recent ack, score = acked-at (ms)
-  KEYS[11] <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
-  KEYS[12] <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
-  KEYS[13] <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
-  KEYS[14] <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
-  KEYS[15] <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
-  KEYS[16] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
-  KEYS[17] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
-  KEYS[18] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
-  KEYS[19] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
-  KEYS[20] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
-  KEYS[21] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
-  KEYS[22] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
-  KEYS[23] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
-  KEYS[24] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
-  KEYS[25] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
-  KEYS[26] <prefix>:{<queue>}:paused   STRING present while the queue is paused: claims lease nothing
-  KEYS[27] <prefix>:{<queue>}:events   STREAM outcomes (completed, failed, dead, expired), capped by length
-  KEYS[28] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
-  KEYS[29] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
-  KEYS[30] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
-  KEYS[31] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
-  KEYS[32] <prefix>:{<queue>}:limits   HASH  queue-wide limits (include: limits)
-  KEYS[33] <prefix>:{<queue>}:rates    ZSET  lex: '<group>|<16-digit lease time>|<lease token>', score 0: recent leases under a rate limit (group '' for the queue's)
-  KEYS[34] <prefix>:{<queue>}:gheld    ZSET  member = group held by its rate limit, score = when its window reopens (ms)
-  KEYS[35] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
-  KEYS[36] <prefix>:{<queue>}:after    ZSET  lex: '<id>|<ref>|<ref queue>' dependencies not yet settled, score 0
-  KEYS[37] <prefix>:{<queue>}:dependents ZSET lex: '<ref>|<id>|<queue>' tasks waiting on task ref of this queue, score 0
-  KEYS[38] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
-  KEYS[39] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
-  KEYS[40] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
-  KEYS[41] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
-  KEYS[42] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
+  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, data, meta,
+    dead, counts, wake, held, acked, levels, ready1, ready2, ready3, ready4, ready5, ready6,
+    ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, paused, events, results,
+    kept, progress, waiting, limits, rates, gheld, blocked, after, dependents, deplist, settle,
+    outbox, logs, moved
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -61,12 +24,8 @@
     0 (lease lost) for each ack, then
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
     (ms) or '', name or '', group or '' for each leased task } ]]
-local READY, LEVELS, PAUSED, EVENTS, RESULTS, KEPT, PROGRESS = 2, 11, 26, 27, 28, 29, 30
 -- Entries per leased task in the reply (see Returns; lib/lease.ts reads the same number).
 local FIELDS = 10
-local DATA, META, DEAD, WAITING, LIMITS, RATES, GHELD = 4, 5, 6, 31, 32, 33, 34
-local DELAYED, COUNTS, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX, MOVED = 1, 7, 35, 36, 37, 38, 39, 40, 42
-local LOGS = 41
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -95,11 +54,11 @@ local freed = 0
 if acks > 0 then
   local ids, tokens = {}, {}
   for j = 1, acks do ids[j], tokens[j] = ARGV[8 + 3 * j], ARGV[9 + 3 * j] end
-  local deadlines = redis.call('ZMSCORE', KEYS[3], unpack(ids))
-  local metas = redis.call('HMGET', KEYS[5], unpack(ids))
+  local deadlines = redis.call('ZMSCORE', K.active, unpack(ids))
+  local metas = redis.call('HMGET', K.meta, unpack(ids))
   local gone, held, seen, remembered = {}, {}, {}, {}
   local remember = tonumber(ARGV[7])
-  redis.call('ZREMRANGEBYSCORE', KEYS[10], '-inf', now - remember)
+  redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
   for j = 1, acks do
     local ok = 0
     -- Refused once the deadline has passed or another lease replaced this one.
@@ -118,11 +77,11 @@ if acks > 0 then
             emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
           end
           keepOutcome(ids[j], meta, now, 'done', result)
-          countNamed(KEYS[7], 'completed', meta)
+          countNamed(K.counts, 'completed', meta)
           fire(ids[j], meta, 'done', now)
-          if meta.pg then redis.call('HDEL', KEYS[PROGRESS], ids[j]) end
-          if meta.lg then redis.call('HDEL', KEYS[LOGS], ids[j]) end
-          if meta.dl then redis.call('HDEL', KEYS[DEPLIST], ids[j]) end
+          if meta.pg then redis.call('HDEL', K.progress, ids[j]) end
+          if meta.lg then redis.call('HDEL', K.logs, ids[j]) end
+          if meta.dl then redis.call('HDEL', K.deplist, ids[j]) end
           table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
           table.insert(remembered, now); table.insert(remembered, tokens[j])
         end
@@ -130,20 +89,20 @@ if acks > 0 then
     end
     -- Tokens are random per lease, so a remembered one can only be this very lease's ack, retried
     -- because its first reply was lost.
-    if ok == 0 and redis.call('ZSCORE', KEYS[10], tokens[j]) then ok = 1 end
+    if ok == 0 and redis.call('ZSCORE', K.acked, tokens[j]) then ok = 1 end
     table.insert(out, ok)
   end
   freed = #gone
   if #gone > 0 then
     -- A finished task leaves no keys behind, and its de-dup identity is free again.
-    many('ZREM', KEYS[3], gone)
-    many('ZREM', KEYS[9], held)
-    many('HDEL', KEYS[4], gone)
-    many('HDEL', KEYS[5], gone)
-    many('ZADD', KEYS[10], remembered)
-    redis.call('HINCRBY', KEYS[7], 'completed', #gone)
+    many('ZREM', K.active, gone)
+    many('ZREM', K.held, held)
+    many('HDEL', K.data, gone)
+    many('HDEL', K.meta, gone)
+    many('ZADD', K.acked, remembered)
+    redis.call('HINCRBY', K.counts, 'completed', #gone)
     -- The memory of acks goes too once a queue falls quiet.
-    redis.call('PEXPIRE', KEYS[10], remember)
+    redis.call('PEXPIRE', K.acked, remember)
   end
 end
 
@@ -153,58 +112,58 @@ if count == 0 then
   if stepped then drain(BATCH, now, cap) end
   -- Only acks: a parked task they moved back, or a concurrency slot they gave back, is for an idle
   -- worker to take.
-  local slots = freed > 0 and redis.call('EXISTS', KEYS[LIMITS]) == 1
-  if (refilled > 0 or slots or stepped) and redis.call('LLEN', KEYS[8]) == 0 then redis.call('RPUSH', KEYS[8], '1') end
+  local slots = freed > 0 and redis.call('EXISTS', K.limits) == 1
+  if (refilled > 0 or slots or stepped) and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
   -- A finished task that tasks of other queues wait on: its client carries the steps at once.
   if outboxed then out[3] = now end
   return out
 end
 
 ---------------------------------------------------------------------------- housekeeping
-local function load(id) return cjson.decode(redis.call('HGET', KEYS[5], id)) end
+local function load(id) return cjson.decode(redis.call('HGET', K.meta, id)) end
 -- Deletes a task's records; its progress, logs and dependency list too, unless its metadata says it has none.
 local function purge(id, meta)
-  redis.call('HDEL', KEYS[4], id); redis.call('HDEL', KEYS[5], id)
-  if not meta or meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
-  if not meta or meta.lg then redis.call('HDEL', KEYS[LOGS], id) end
-  if not meta or meta.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
+  redis.call('HDEL', K.data, id); redis.call('HDEL', K.meta, id)
+  if not meta or meta.pg then redis.call('HDEL', K.progress, id) end
+  if not meta or meta.lg then redis.call('HDEL', K.logs, id) end
+  if not meta or meta.dl then redis.call('HDEL', K.deplist, id) end
 end
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
 -- Each check looks at the earliest member first, so an idle queue costs one call per structure.
-local d, a = earliest(KEYS[1]), earliest(KEYS[3])
+local d, a = earliest(K.delayed), earliest(K.active)
 if d and d <= now then
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, BATCH)) do
-    redis.call('ZREM', KEYS[1], id)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.delayed, '-inf', now, 'LIMIT', 0, BATCH)) do
+    redis.call('ZREM', K.delayed, id)
     push(id, load(id))
   end
-  d = earliest(KEYS[1])
+  d = earliest(K.delayed)
 end
 
 -- A lapsed lease was a delivery (counted when leased): out of attempts means dead.
 if a and a <= now then
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, BATCH)) do
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.active, '-inf', now, 'LIMIT', 0, BATCH)) do
     local meta = load(id)
-    redis.call('ZREM', KEYS[3], id)
-    if meta.w then redis.call('ZREM', KEYS[9], meta.w .. '|' .. id) end
+    redis.call('ZREM', K.active, id)
+    if meta.w then redis.call('ZREM', K.held, meta.w .. '|' .. id) end
     meta.t, meta.l, meta.w, meta.err = nil, nil, nil, 'lease expired'
     refilled = refilled + finished(meta)
     -- Counted as a failed attempt too: the attempt ended without an ack.
-    redis.call('HINCRBY', KEYS[7], 'lease-lost', 1)
-    redis.call('HINCRBY', KEYS[7], 'failed', 1)
-    countNamed(KEYS[7], 'failed', meta)
+    redis.call('HINCRBY', K.counts, 'lease-lost', 1)
+    redis.call('HINCRBY', K.counts, 'failed', 1)
+    countNamed(K.counts, 'failed', meta)
     -- (Not one that others wait on: they wait on this task, so it is retried.)
     local into = meta.n < meta.m and not meta.dp and waitingCopy(id, meta)
     if into then
       -- An until-start task whose identity already has a task waiting: that one does the work.
       purge(id, meta)
-      redis.call('HINCRBY', KEYS[7], 'merged', 1)
+      redis.call('HINCRBY', K.counts, 'merged', 1)
       emitFor(cap, meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(meta.err), 'into', into)
       keepOutcome(id, meta, now, 'merged', into)
     elseif meta.n >= meta.m then
-      redis.call('ZADD', KEYS[6], now, id)
-      redis.call('HINCRBY', KEYS[7], 'dead', 1)
-      countNamed(KEYS[7], 'dead', meta)
+      redis.call('ZADD', K.dead, now, id)
+      redis.call('HINCRBY', K.counts, 'dead', 1)
+      countNamed(K.counts, 'dead', meta)
       emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
       keepOutcome(id, meta, now, 'dead', meta.err)
       fire(id, meta, 'dead', now)
@@ -213,40 +172,40 @@ if a and a <= now then
       repoint(id, meta)
       emitFor(cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(meta.err))
     end
-    if not into then redis.call('HSET', KEYS[5], id, cjson.encode(meta)) end
+    if not into then redis.call('HSET', K.meta, id, cjson.encode(meta)) end
   end
-  a = earliest(KEYS[3])
+  a = earliest(K.active)
 end
 
-local dead = redis.call('ZCARD', KEYS[6])
+local dead = redis.call('ZCARD', K.dead)
 if dead > 0 then
-  local old = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, BATCH)
+  local old = redis.call('ZRANGEBYSCORE', K.dead, '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, BATCH)
   local excess = math.min(dead - tonumber(ARGV[5]), BATCH)
-  if excess > 0 then old = redis.call('ZRANGE', KEYS[6], 0, excess - 1) end
-  for _, id in ipairs(old) do redis.call('ZREM', KEYS[6], id); purge(id) end
+  if excess > 0 then old = redis.call('ZRANGE', K.dead, 0, excess - 1) end
+  for _, id in ipairs(old) do redis.call('ZREM', K.dead, id); purge(id) end
 end
 
 -- One EXISTS for the four keys a plain queue lacks (dependency steps, pause, its own limits): a
 -- queue that uses none of them pays one command for all, in every claim.
-local extras = redis.call('EXISTS', KEYS[SETTLE], KEYS[OUTBOX], KEYS[PAUSED], KEYS[LIMITS]) > 0
+local extras = redis.call('EXISTS', K.settle, K.outbox, K.paused, K.limits) > 0
 
 -- Dependency work (include: deps): steps for this queue, a batch a call; and whether the outbox
 -- holds steps for other queues that are due, for the worker to carry over (lib/deps.ts).
 local carry, settling = nil, false
-if extras and redis.call('EXISTS', KEYS[SETTLE], KEYS[OUTBOX]) > 0 then
+if extras and redis.call('EXISTS', K.settle, K.outbox) > 0 then
   settling = true
   drain(BATCH, now, cap)
-  carry = earliest(KEYS[OUTBOX])
+  carry = earliest(K.outbox)
   if carry then out[3] = carry end
-  d = earliest(KEYS[1])
+  d = earliest(K.delayed)
 end
 
 ---------------------------------------------------------------------------- lease
 -- A paused queue leases nothing; housekeeping above still runs, so leases lapse and due tasks
 -- become ready as usual. The worker looks again at the next run-at or lease end, or when
 -- resume's wake token arrives: it never spins on the ready backlog it may not take.
-local controls = extras and redis.call('EXISTS', KEYS[PAUSED], KEYS[LIMITS]) or 0
-if controls > 0 and redis.call('EXISTS', KEYS[PAUSED]) == 1 then
+local controls = extras and redis.call('EXISTS', K.paused, K.limits) or 0
+if controls > 0 and redis.call('EXISTS', K.paused) == 1 then
   if d or a then out[2] = math.min(d or a, a or d) end
   return out
 end
@@ -259,7 +218,7 @@ if controls > 0 then
   count, capped, later = allowed(count, now)
   limited = true
   reopen(now)
-  held = tonumber(redis.call('ZRANGE', KEYS[GHELD], 0, 0, 'WITHSCORES')[2])
+  held = tonumber(redis.call('ZRANGE', K.gheld, 0, 0, 'WITHSCORES')[2])
   if count == 0 then
     if later then out[2] = later elseif d or a then out[2] = math.min(d or a, a or d) end
     return out
@@ -271,16 +230,16 @@ local taken, dropped, skipped, parked = {}, 0, 0, 0
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
 local function full(g)
   local limit = limitOf(g)
-  return limit and (tonumber(redis.call('HGET', KEYS[GACTIVE], g)) or 0) >= limit
+  return limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit
 end
 -- Sets a task of a group at its limit aside until the group has a place (see levels: refill). Its
 -- place in the group's order is fixed the first time, so a task parked again keeps it.
 local function park(id, meta, tag)
   if not meta.q then
     meta.q = ((meta.p or 0) > 0 and '0' or '1') .. string.format('%016d', tag)
-    redis.call('HSET', KEYS[5], id, cjson.encode(meta))
+    redis.call('HSET', K.meta, id, cjson.encode(meta))
   end
-  redis.call('ZADD', KEYS[PARKED], 0, parkedAs(id, meta))
+  redis.call('ZADD', K.parked, 0, parkedAs(id, meta))
 end
 local leased, scored, holders, leasedGroups = {}, {}, {}, {}
 -- Whether group g has no rate room now; then `reopens` says when it will.
@@ -295,23 +254,23 @@ end
 local sources = {}
 -- 'm' in `levels` says some ready list holds ghosts (include: levels).
 local ghosts = false
-for _, level in ipairs(redis.call('ZREVRANGE', KEYS[LEVELS], 0, -1)) do
+for _, level in ipairs(redis.call('ZREVRANGE', K.levels, 0, -1)) do
   if level == 'm' then
     ghosts = true
   elseif level == 'g' then
-    table.insert(sources, { key = KEYS[GROUPED], level = level, grouped = true })
+    table.insert(sources, { key = K.grouped, level = level, grouped = true })
   else
-    table.insert(sources, { key = KEYS[LEVELS + tonumber(level)], level = level })
+    table.insert(sources, { key = K['ready' .. tonumber(level)], level = level })
   end
 end
-table.insert(sources, { key = KEYS[READY] })
+table.insert(sources, { key = K.ready })
 local source, round, tags = 1, nil, {}
 while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #sources do
   local want = count - #taken
   local ids
   local from = source
   if sources[source].grouped then
-    local popped = redis.call('ZPOPMIN', KEYS[GROUPED], want)
+    local popped = redis.call('ZPOPMIN', K.grouped, want)
     ids = {}
     for j = 1, #popped, 2 do
       table.insert(ids, popped[j])
@@ -324,19 +283,19 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
   end
   if not ids or #ids < want then
     -- This list is empty now: a priority level leaves the index, and the next list is next.
-    if sources[source].level then redis.call('ZREM', KEYS[LEVELS], sources[source].level) end
+    if sources[source].level then redis.call('ZREM', K.levels, sources[source].level) end
     source = source + 1
   end
   ids = ids or {}
-  local metas = #ids > 0 and redis.call('HMGET', KEYS[5], unpack(ids)) or {}
+  local metas = #ids > 0 and redis.call('HMGET', K.meta, unpack(ids)) or {}
   for j, id in ipairs(ids) do
     local meta = metas[j] and cjson.decode(metas[j])
     if meta and tags[id] then
       -- The lane's latest tag is reached: forget it, so a group's hash field goes with its tasks.
       local lane = laneOf(meta)
-      if (tonumber(redis.call('HGET', KEYS[GTAGS], lane)) or 0) <= tags[id] then redis.call('HDEL', KEYS[GTAGS], lane) end
+      if (tonumber(redis.call('HGET', K.gtags, lane)) or 0) <= tags[id] then redis.call('HDEL', K.gtags, lane) end
     end
-    if ghosts and not sources[from].grouped and unghost(KEYS[MOVED], sources[from].level or '0', id) then
+    if ghosts and not sources[from].grouped and unghost(K.moved, sources[from].level or '0', id) then
       -- An entry a cancel, reschedule or priority change left behind (include: levels): its task
       -- is gone, delayed, or waits (or ran) under its new level.
       skipped = skipped + 1
@@ -357,12 +316,12 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
     elseif tags[id] and limited and rateHeld(meta.g) then
       -- Its group has used its rate: parked until the window reopens (include: limits).
       park(id, meta, tags[id]); parked = parked + 1
-      redis.call('ZADD', KEYS[GHELD], reopens, meta.g)
+      redis.call('ZADD', K.gheld, reopens, meta.g)
       held = math.min(held or reopens, reopens)
     else
       local i = #taken + 1
       if tags[id] then
-        redis.call('HINCRBY', KEYS[GACTIVE], meta.g, 1)
+        redis.call('HINCRBY', K.gactive, meta.g, 1)
         meta.q = nil
       end
       meta.n, meta.t, meta.l, meta.w = meta.n + 1, ARGV[3] .. ':' .. i, until_, ARGV[4]
@@ -382,19 +341,19 @@ while #taken < count and dropped + skipped + parked < BATCH * 10 and source <= #
   end
 end
 -- The round grouped claims have reached: a group that was idle joins it, not an earlier one.
-if round then redis.call('HSET', KEYS[GTAGS], '', round) end
-if dropped > 0 then redis.call('HINCRBY', KEYS[7], 'expired', dropped) end
+if round then redis.call('HSET', K.gtags, '', round) end
+if dropped > 0 then redis.call('HINCRBY', K.counts, 'expired', dropped) end
 if limited and #taken > 0 then
   local tokens, groups = {}, {}
   for i = 1, #taken do tokens[i] = ARGV[3] .. ':' .. i; groups[i] = leasedGroups[i] or false end
   counted(tokens, groups, now)
 end
 if #taken > 0 then
-  many('HSET', KEYS[5], leased)
-  many('ZADD', KEYS[3], scored)
-  many('ZADD', KEYS[9], holders)
+  many('HSET', K.meta, leased)
+  many('ZADD', K.active, scored)
+  many('ZADD', K.held, holders)
   -- Payloads go back as stored: the client parses them once.
-  local payloads = redis.call('HMGET', KEYS[4], unpack(taken))
+  local payloads = redis.call('HMGET', K.data, unpack(taken))
   local base = #out - FIELDS * #taken
   for i = 1, #taken do out[base + FIELDS * (i - 1) + 2] = payloads[i] end
   a = math.min(a or until_, until_)
@@ -404,10 +363,10 @@ end
 if stepped then drain(BATCH, now, cap) end
 
 -- When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
-local backlog = source < #sources or (source == #sources and redis.call('LLEN', KEYS[READY]) > 0)
-  or (refilled > 0 and redis.call('ZCARD', KEYS[GROUPED]) > 0)
+local backlog = source < #sources or (source == #sources and redis.call('LLEN', K.ready) > 0)
+  or (refilled > 0 and redis.call('ZCARD', K.grouped) > 0)
   -- Steps left in `settle` (a batch a call): the worker claims again at once to take the next.
-  or ((settling or stepped) and redis.call('LLEN', KEYS[SETTLE]) > 0)
+  or ((settling or stepped) and redis.call('LLEN', K.settle) > 0)
 -- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will.)
 -- (A group held by its rate limit reopens at `held`.)
 local due = d
@@ -419,7 +378,7 @@ if carry and carry > now and (not due or carry < due) then due = carry end
 if backlog and not capped then out[2] = now elseif due then out[2] = due end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)
-if backlog and #taken == count and not capped and redis.call('LLEN', KEYS[8]) == 0 then
-  redis.call('RPUSH', KEYS[8], '1')
+if backlog and #taken == count and not capped and redis.call('LLEN', K.wake) == 0 then
+  redis.call('RPUSH', K.wake, '1')
 end
 return out

@@ -3,34 +3,19 @@
   the limit of every group without one), then move back into `grouped` the parked tasks that the
   new limit leaves room for, a batch at a time. Allowed on a full Redis: raising a limit is how an
   operator lets parked tasks drain.
-  KEYS[1]  <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
-  KEYS[2]  <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
-  KEYS[3]  <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
-  KEYS[4]  <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
-  KEYS[5]  <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
-  KEYS[6]  <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
-  KEYS[7]  <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
-  KEYS[8]  <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
-  KEYS[9]  <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
-  KEYS[10] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
-  KEYS[11] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
-  KEYS[12] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
-  KEYS[13] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
-  KEYS[14] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
-  KEYS[15] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
-  KEYS[16] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
-  KEYS[17] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
+  KEYS (as K.<name>; each described in docs/design.md#keys): ready, wake, levels, ready1,
+    ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked,
+    gactive, glimits
   ARGV[1] group  the group whose own limit this is, or '' for the limit of every group without one
   ARGV[2] limit  most active tasks at once, or '' to remove the limit
   ARGV[3] from   '' on the first call; else the `next` the previous call returned, to go on from
   ARGV[4] batch  most parked tasks to move (and groups to look at) in this call
   Returns: { moved, next }: how many parked tasks went back to `grouped`, and where to go on from,
     or '' when no parked task is left that the limit has room for ]]
-local READY, LEVELS = 1, 3
 -- include: levels
 local group, from, batch = ARGV[1], ARGV[3], tonumber(ARGV[4])
 if from == '' then
-  if ARGV[2] == '' then redis.call('HDEL', KEYS[GLIMITS], group) else redis.call('HSET', KEYS[GLIMITS], group, ARGV[2]) end
+  if ARGV[2] == '' then redis.call('HDEL', K.glimits, group) else redis.call('HSET', K.glimits, group, ARGV[2]) end
 end
 
 -- Moves up to `most` of group g's parked tasks, as many as its limit has room for (tasks already
@@ -38,7 +23,7 @@ end
 local function room(g, most, before)
   local limit = limitOf(g)
   local n = most
-  if limit then n = math.min(most, limit - before - (tonumber(redis.call('HGET', KEYS[GACTIVE], g)) or 0)) end
+  if limit then n = math.min(most, limit - before - (tonumber(redis.call('HGET', K.gactive, g)) or 0)) end
   if n <= 0 then return 0 end
   return unpark(g, n)
 end
@@ -54,7 +39,7 @@ else
   -- next group, and '}' (the character after '|') steps past all of that group's members.
   local cursor, looked = from == '' and '-' or from, 0
   while moved < batch and looked < batch do
-    local m = redis.call('ZRANGEBYLEX', KEYS[PARKED], cursor, '+', 'LIMIT', 0, 1)[1]
+    local m = redis.call('ZRANGEBYLEX', K.parked, cursor, '+', 'LIMIT', 0, 1)[1]
     if not m then cursor = nil; break end
     local g = string.match(m, '^([^|]*)|')
     local n = room(g, batch - moved, 0)
@@ -64,5 +49,5 @@ else
   end
   nextFrom = cursor or ''
 end
-if moved > 0 and redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
+if moved > 0 and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
 return { moved, nextFrom }

@@ -1,9 +1,7 @@
 #!lua flags=allow-oom
 --[[ log: append lines to a leased task's log, dropping its oldest lines beyond the caps. Refused
   when the caller no longer holds the lease (fencing), as ack is.
-  KEYS[1] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
-  KEYS[2] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
-  KEYS[3] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
+  KEYS (as K.<name>; each described in docs/design.md#keys): active, meta, logs
   ARGV[1] id        task id
   ARGV[2] token     the lease token handed out by claim
   ARGV[3] maxLines  most lines kept for the task
@@ -13,9 +11,9 @@
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local id = ARGV[1]
-local deadline = tonumber(redis.call('ZSCORE', KEYS[1], id))
+local deadline = tonumber(redis.call('ZSCORE', K.active, id))
 if not deadline or deadline <= now then return 0 end
-local raw = redis.call('HGET', KEYS[2], id)
+local raw = redis.call('HGET', K.meta, id)
 local meta = raw and cjson.decode(raw)
 if not meta or meta.t ~= ARGV[2] then return 0 end
 local maxLines, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -24,7 +22,7 @@ local maxLines, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4])
 -- so '\n' ends an entry and the field is read back by splitting on it.
 local added = {}
 for i = 5, #ARGV do added[#added + 1] = now .. ' ' .. ARGV[i] .. '\n' end
-local old = redis.call('HGET', KEYS[3], id) or ''
+local old = redis.call('HGET', K.logs, id) or ''
 local value = old .. table.concat(added)
 local lines = #added
 for _ in string.gmatch(old, '\n') do lines = lines + 1 end
@@ -35,14 +33,14 @@ while lines > 0 and (lines > maxLines or #value - from + 1 > maxBytes) do
   lines = lines - 1
 end
 if lines == 0 then
-  redis.call('HDEL', KEYS[3], id)
+  redis.call('HDEL', K.logs, id)
 else
-  redis.call('HSET', KEYS[3], id, from > 1 and string.sub(value, from) or value)
+  redis.call('HSET', K.logs, id, from > 1 and string.sub(value, from) or value)
 end
 -- The flag tells the scripts that delete the task to delete its logs too: one HDEL for the tasks
 -- that log, none for the rest.
 if not meta.lg then
   meta.lg = 1
-  redis.call('HSET', KEYS[2], id, cjson.encode(meta))
+  redis.call('HSET', K.meta, id, cjson.encode(meta))
 end
 return 1

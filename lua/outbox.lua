@@ -2,18 +2,18 @@
 --[[ outbox: a client carrying dependency steps from this queue to others (lib/deps.ts) says which
   it has carried, and takes the next steps that are due. A step taken is leased: its score moves
   to now + lease, so another carrier takes it only if this one dies before saying it is carried.
-  KEYS[1] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
+  KEYS (as K.<name>; each described in docs/design.md#keys): outbox
   ARGV[1] lease  ms a taken step stays with its carrier
   ARGV[2] most   most steps to take
   ARGV[+1] step  a step carried (applied in its queue): removed
   Returns: { now, then each step taken } ]]
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
-for i = 3, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end
-local steps = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+for i = 3, #ARGV do redis.call('ZREM', K.outbox, ARGV[i]) end
+local steps = redis.call('ZRANGEBYSCORE', K.outbox, '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
 local leased = {}
 for _, step in ipairs(steps) do table.insert(leased, now + tonumber(ARGV[1])); table.insert(leased, step) end
-if #leased > 0 then redis.call('ZADD', KEYS[1], unpack(leased)) end
+if #leased > 0 then redis.call('ZADD', K.outbox, unpack(leased)) end
 local out = { now }
 for _, step in ipairs(steps) do table.insert(out, step) end
 return out

@@ -1,31 +1,27 @@
 #!lua flags=allow-oom
 --[[ progress: store the latest progress of a leased task. Refused when the caller no longer holds
   the lease (fencing), as ack is.
-  KEYS[1] <prefix>:{<queue>}:active   ZSET  member = task id, score = lease deadline (ms)
-  KEYS[2] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
-  KEYS[3] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
-  KEYS[4] <prefix>:{<queue>}:events   STREAM outcomes (here: progress), capped by length
+  KEYS (as K.<name>; each described in docs/design.md#keys): active, meta, progress, events
   ARGV[1] id      task id
   ARGV[2] token   the lease token handed out by claim
   ARGV[3] value   the progress, as JSON (stored as given: never decoded here)
   ARGV[4] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when stored, 0 when the lease is lost ]]
-local EVENTS = 4
 -- include: events
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local id = ARGV[1]
-local deadline = tonumber(redis.call('ZSCORE', KEYS[1], id))
+local deadline = tonumber(redis.call('ZSCORE', K.active, id))
 if not deadline or deadline <= now then return 0 end
-local raw = redis.call('HGET', KEYS[2], id)
+local raw = redis.call('HGET', K.meta, id)
 local meta = raw and cjson.decode(raw)
 if not meta or meta.t ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[3], id, ARGV[3])
+redis.call('HSET', K.progress, id, ARGV[3])
 -- The flag tells the scripts that delete the task to delete its progress too: one HDEL for the
 -- tasks that report progress, none for the rest.
 if not meta.pg then
   meta.pg = 1
-  redis.call('HSET', KEYS[2], id, cjson.encode(meta))
+  redis.call('HSET', K.meta, id, cjson.encode(meta))
 end
 -- An event carries a small value whole; a large one is read with get() (a cut JSON would not parse).
 if #ARGV[3] <= 1024 then

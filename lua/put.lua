@@ -1,44 +1,10 @@
 #!lua
 --[[ put: add tasks to a queue unless an identical live task is already there (de-dup), in the
   mode each put asks for: an until-start identity, a de-dup window, replace or debounce.
-  KEYS[1] <prefix>:{<queue>}:data     HASH  task id -> canonical JSON payload
-  KEYS[2] <prefix>:{<queue>}:meta     HASH  task id -> JSON task metadata
-  KEYS[3] <prefix>:{<queue>}:delayed  ZSET  member = task id, score = run-at (ms)
-  KEYS[4] <prefix>:{<queue>}:ready    LIST  task ids; head = next to claim
-  KEYS[5] <prefix>:{<queue>}:dead     ZSET  member = task id, score = died-at (ms)
-  KEYS[6] <prefix>:{<queue>}:counts   HASH  counter name -> count
-  KEYS[7] <prefix>:{<queue>}:wake     LIST  wake-up tokens for idle workers (at most one)
-  KEYS[8] <prefix>:{<queue>}:occurred HASH  recurring schedule name -> latest occurrence put (ms)
-  KEYS[9] <prefix>:{<queue>}:schedules HASH recurring schedule name -> JSON definition
-  KEYS[10] <prefix>:{<queue>}:levels   ZSET  priority levels whose ready lists may hold tasks, score = level
-  KEYS[11] <prefix>:{<queue>}:ready1   LIST  ready task ids of priority level 1; head = next
-  KEYS[12] <prefix>:{<queue>}:ready2   LIST  ready task ids of priority level 2; head = next
-  KEYS[13] <prefix>:{<queue>}:ready3   LIST  ready task ids of priority level 3; head = next
-  KEYS[14] <prefix>:{<queue>}:ready4   LIST  ready task ids of priority level 4; head = next
-  KEYS[15] <prefix>:{<queue>}:ready5   LIST  ready task ids of priority level 5; head = next
-  KEYS[16] <prefix>:{<queue>}:ready6   LIST  ready task ids of priority level 6; head = next
-  KEYS[17] <prefix>:{<queue>}:ready7   LIST  ready task ids of priority level 7; head = next
-  KEYS[18] <prefix>:{<queue>}:ready8   LIST  ready task ids of priority level 8; head = next
-  KEYS[19] <prefix>:{<queue>}:ready9   LIST  ready task ids of priority level 9; head = next
-  KEYS[20] <prefix>:{<queue>}:grouped  ZSET  ready tasks of fair groups, score = virtual start tag (round)
-  KEYS[21] <prefix>:{<queue>}:gtags    HASH  group -> its latest tag; field '' -> the round claims have reached
-  KEYS[22] <prefix>:{<queue>}:parked   ZSET  lex: '<group>|<order>|<id>' ready tasks held back by their group's limit, score 0
-  KEYS[23] <prefix>:{<queue>}:gactive  HASH  group -> its active tasks
-  KEYS[24] <prefix>:{<queue>}:glimits  HASH  group -> most active tasks; field '' -> the limit of every other group
-  KEYS[25] <prefix>:{<queue>}:events   STREAM outcomes (here: deduplicated and replaced puts), capped by length
-  KEYS[26] <prefix>:{<queue>}:progress HASH  task id -> JSON progress its handler reported
-  KEYS[27] <prefix>:{<queue>}:windows  ZSET  member = identity's base id, score = when its de-dup window ends (ms)
-  KEYS[28] <prefix>:{<queue>}:waiting  HASH  base id -> id of its until-start identity's waiting task (include: identity)
-  KEYS[29] <prefix>:{<queue>}:results  HASH  task id -> kept outcome of a finished task (include: outcomes)
-  KEYS[30] <prefix>:{<queue>}:kept     ZSET  member = task id, score = when its kept outcome goes (ms)
-  KEYS[31] <prefix>:{<queue>}:blocked  ZSET  member = task id waiting on its dependencies, score = when put (ms) (include: deps)
-  KEYS[32] <prefix>:{<queue>}:after    ZSET  lex: '<id>|<ref>|<ref queue>' dependencies not yet settled, score 0
-  KEYS[33] <prefix>:{<queue>}:dependents ZSET lex: '<ref>|<id>|<queue>' tasks waiting on task ref of this queue, score 0
-  KEYS[34] <prefix>:{<queue>}:deplist  HASH  task id -> JSON [[queue, hash], ...] the tasks it was put after
-  KEYS[35] <prefix>:{<queue>}:settle   LIST  JSON steps of dependency work for this queue, taken by claims
-  KEYS[36] <prefix>:{<queue>}:outbox   ZSET  JSON steps for other queues, score = when due (ms); carried by clients
-  KEYS[37] <prefix>:{<queue>}:logs     HASH  task id -> its log lines, '<at ms> <JSON string>\n' each, oldest first
-  KEYS[38] <prefix>:{<queue>}:moved    HASH  '<level>|<id>' -> ghost entries of id left in that level's ready list; '' -> all (include: levels)
+  KEYS (as K.<name>; each described in docs/design.md#keys): data, meta, delayed, ready, dead,
+    counts, wake, occurred, schedules, levels, ready1, ready2, ready3, ready4, ready5, ready6,
+    ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, events, progress, windows,
+    waiting, results, kept, blocked, after, dependents, deplist, settle, outbox, logs, moved
   ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -65,9 +31,6 @@
     task revived by this put, 3 a pending task replaced (replace, debounce), 0 a duplicate (of a
     live task, or of one put within its window: then run-at is when the window ends); a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
-local DATA, META, DEAD, READY, LEVELS, EVENTS, PROGRESS, WINDOWS, WAITING = 1, 2, 5, 4, 10, 25, 26, 27, 28
-local DELAYED, COUNTS, RESULTS, KEPT, BLOCKED, AFTER, DEPENDENTS, DEPLIST, SETTLE, OUTBOX = 3, 6, 29, 30, 31, 32, 33, 34, 35, 36
-local LOGS, MOVED = 37, 38
 -- include: levels
 -- include: events
 -- include: outcomes
@@ -98,23 +61,23 @@ end
 
 -- Makes the gathered writes.
 local function flush()
-  many('HSET', KEYS[1], data)
-  many('HSET', KEYS[2], metas)
-  many('RPUSH', KEYS[READY], queued[0])
+  many('HSET', K.data, data)
+  many('HSET', K.meta, metas)
+  many('RPUSH', K.ready, queued[0])
   if #grouped > 0 then
-    many('ZADD', KEYS[GROUPED], grouped)
+    many('ZADD', K.grouped, grouped)
     local latest = {}
     for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, tagged.lanes[lane]) end
-    many('HSET', KEYS[GTAGS], latest)
-    redis.call('ZADD', KEYS[LEVELS], 0.5, 'g')
+    many('HSET', K.gtags, latest)
+    redis.call('ZADD', K.levels, 0.5, 'g')
   end
   for level = 1, 9 do
     if #queued[level] > 0 then
-      many('RPUSH', KEYS[LEVELS + level], queued[level])
-      redis.call('ZADD', KEYS[LEVELS], level, level)
+      many('RPUSH', K['ready' .. level], queued[level])
+      redis.call('ZADD', K.levels, level, level)
     end
   end
-  many('ZADD', KEYS[3], delayed)
+  many('ZADD', K.delayed, delayed)
   data, metas, delayed, grouped, lanes = {}, {}, {}, {}, {}
   for level = 0, 9 do queued[level] = {} end
   stale, batch = true, batch + 1
@@ -177,39 +140,39 @@ local function wait(id, meta, payload, after)
   local policy, refs = string.sub(after, 1, 1), string.sub(after, 2)
   meta.a, meta.dl = 1, 1
   if policy ~= 'd' then meta.df = policy end
-  redis.call('HSET', KEYS[DATA], id, payload)
-  redis.call('HSET', KEYS[META], id, cjson.encode(meta))
-  redis.call('ZADD', KEYS[BLOCKED], now, id)
-  redis.call('HSET', KEYS[DEPLIST], id, refs)
+  redis.call('HSET', K.data, id, payload)
+  redis.call('HSET', K.meta, id, cjson.encode(meta))
+  redis.call('ZADD', K.blocked, now, id)
+  redis.call('HSET', K.deplist, id, refs)
   local named, entries = cjson.decode(refs), {}
   for _, ref in ipairs(named) do
     table.insert(entries, 0); table.insert(entries, id .. '|' .. ref[2] .. '|' .. ref[1])
   end
-  many('ZADD', KEYS[AFTER], entries)
+  many('ZADD', K.after, entries)
   registerAll(named, id, now, cap)
   stale = true
 end
 local schedule = ARGV[3]
-if schedule ~= '' and redis.call('HEXISTS', KEYS[9], schedule) == 0 then
+if schedule ~= '' and redis.call('HEXISTS', K.schedules, schedule) == 0 then
   for i = 1, count do
     local a = string.match(ARGV[4 * i + 3], '^[^|]*|([^|]*)|')
     table.insert(out, ''); table.insert(out, -1); table.insert(out, tonumber(a))
   end
   return out
 end
-local latest = schedule ~= '' and tonumber(redis.call('HGET', KEYS[8], schedule)) or nil
+local latest = schedule ~= '' and tonumber(redis.call('HGET', K.occurred, schedule)) or nil
 local bases = {}
 for i = 1, count do bases[i] = ARGV[4 * i + 1] end
-local stored = redis.call('HMGET', KEYS[2], unpack(bases))
+local stored = redis.call('HMGET', K.meta, unpack(bases))
 -- One EXISTS tells whether the queue has until-start pointers or de-dup windows at all: a queue
 -- with neither (most) pays nothing more per put.
-if redis.call('EXISTS', KEYS[WAITING], KEYS[WINDOWS]) == 0 then
+if redis.call('EXISTS', K.waiting, K.windows) == 0 then
   waitingKnown, windowsKnown = false, false
 else
-  waitingKnown = redis.call('EXISTS', KEYS[WAITING]) == 1
+  waitingKnown = redis.call('EXISTS', K.waiting) == 1
 end
 -- A new earliest run-at means an idle worker must re-arm its timer.
-earliest = tonumber(redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2])
+earliest = tonumber(redis.call('ZRANGE', K.delayed, 0, 0, 'WITHSCORES')[2])
 
 local function answer(id, code, runAt) table.insert(out, id); table.insert(out, code); table.insert(out, runAt) end
 -- A duplicate: a result, not an error.
@@ -234,7 +197,7 @@ for i = 1, count do
       if not stale then raw = stored[i] end
       id, old = find(base, payload, o.key, o.name, raw)
     end
-    local state = old and (pending[id] and 'pending' or (old.t and 'active') or (redis.call('ZSCORE', KEYS[DEAD], id) and 'dead') or 'pending')
+    local state = old and (pending[id] and 'pending' or (old.t and 'active') or (redis.call('ZSCORE', K.dead, id) and 'dead') or 'pending')
     local closes = nil
     if not old or state == 'dead' then closes = windowEnd(base) end
     if old and state ~= 'dead' then
@@ -254,17 +217,17 @@ for i = 1, count do
       -- New, or a dead task revived by putting it again (it starts afresh: its progress and logs go, and
       -- the tasks it waited on before: this put's `after`, if any, is its list now).
       if old then
-        redis.call('ZREM', KEYS[DEAD], id)
-        if old.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
-        if old.lg then redis.call('HDEL', KEYS[LOGS], id) end
-        if old.dl then redis.call('HDEL', KEYS[DEPLIST], id) end
+        redis.call('ZREM', K.dead, id)
+        if old.pg then redis.call('HDEL', K.progress, id) end
+        if old.lg then redis.call('HDEL', K.logs, id) end
+        if old.dl then redis.call('HDEL', K.deplist, id) end
       end
       local meta = metaOf(o, o.at or now + (o.delay or 0))
       if id ~= base then
         -- Not at its base (an until-start identity whose task there runs, or a collision): a
         -- pointer lets later lookups find it even once the base's record is gone.
         meta.b = base
-        redis.call('HSET', KEYS[WAITING], base, id)
+        redis.call('HSET', K.waiting, base, id)
         waitingKnown = true
       end
       added = added + 1
@@ -275,10 +238,10 @@ for i = 1, count do
     end
   end
 end
-if schedule ~= '' and latest then redis.call('HSET', KEYS[8], schedule, latest) end
+if schedule ~= '' and latest then redis.call('HSET', K.occurred, schedule, latest) end
 flush()
-if dups > 0 then redis.call('HINCRBY', KEYS[6], 'deduplicated', dups) end
-if added > 0 then redis.call('HINCRBY', KEYS[6], 'added', added) end
-if replaced > 0 then redis.call('HINCRBY', KEYS[6], 'replaced', replaced) end
-if (wake or stepped) and redis.call('LLEN', KEYS[7]) == 0 then redis.call('RPUSH', KEYS[7], '1') end
+if dups > 0 then redis.call('HINCRBY', K.counts, 'deduplicated', dups) end
+if added > 0 then redis.call('HINCRBY', K.counts, 'added', added) end
+if replaced > 0 then redis.call('HINCRBY', K.counts, 'replaced', replaced) end
+if (wake or stepped) and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
 return out

@@ -24,7 +24,7 @@
   events, outcomes and identity before this. ]]
 
 -- This queue's name: its keys' hash tag (names hold no braces).
-local QUEUE = string.match(KEYS[META], '{(.*)}')
+local QUEUE = string.match(K.meta, '{(.*)}')
 
 -- Whether this call added steps (the caller then wakes an idle worker to take them), and steps
 -- for other queues (the caller may say so, for its client to carry them at once).
@@ -45,8 +45,8 @@ local function routeAll(steps, now)
       table.insert(there, now); table.insert(there, cjson.encode(step))
     end
   end
-  for i = 1, #here, SLICE do redis.call('RPUSH', KEYS[SETTLE], unpack(here, i, math.min(i + SLICE - 1, #here))) end
-  for i = 1, #there, 2 * SLICE do redis.call('ZADD', KEYS[OUTBOX], unpack(there, i, math.min(i + 2 * SLICE - 1, #there))) end
+  for i = 1, #here, SLICE do redis.call('RPUSH', K.settle, unpack(here, i, math.min(i + SLICE - 1, #here))) end
+  for i = 1, #there, 2 * SLICE do redis.call('ZADD', K.outbox, unpack(there, i, math.min(i + 2 * SLICE - 1, #there))) end
   if #steps > 0 then stepped = true end
   if #there > 0 then outboxed = true end
 end
@@ -57,10 +57,10 @@ local function route(step, now) routeAll({ step }, now) end
 -- outcome counts as done. nil while it is live (pending, waiting or active).
 local function outcomeOf(id, raw, now)
   if raw then
-    if redis.call('ZSCORE', KEYS[DEAD], id) then return 'dead' end
+    if redis.call('ZSCORE', K.dead, id) then return 'dead' end
     return nil
   end
-  local kept = redis.call('HGET', KEYS[RESULTS], id)
+  local kept = redis.call('HGET', K.results, id)
   if not kept then return 'done' end
   local state, untilAt, body = string.match(kept, '^([^|]*)|[^|]*|[^|]*|([^|]*)|(.*)$')
   if tonumber(untilAt) <= now then return 'done' end
@@ -74,12 +74,12 @@ local function fire(id, meta, outcome, now)
   meta.dp = nil
   local from, to = '[' .. id .. '|', '[' .. id .. '|\255'
   local steps = {}
-  for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[DEPENDENTS], from, to)) do
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', K.dependents, from, to)) do
     local dependent, queue = string.match(m, '^[^|]*|([^|]*)|(.*)$')
     table.insert(steps, { 'res', queue, dependent, id, QUEUE, outcome })
   end
   routeAll(steps, now)
-  redis.call('ZREMRANGEBYLEX', KEYS[DEPENDENTS], from, to)
+  redis.call('ZREMRANGEBYLEX', K.dependents, from, to)
 end
 
 -- Waiting task id leaves the waiting state before all its dependencies settled (one failed, or it
@@ -88,10 +88,10 @@ end
 -- claim would remove the registration of the same task put again meanwhile (same id), which would
 -- then wait for ever.
 local function unwait(id, now)
-  redis.call('ZREM', KEYS[BLOCKED], id)
+  redis.call('ZREM', K.blocked, id)
   local from, to = '[' .. id .. '|', '[' .. id .. '|\255'
   local mine, steps = {}, {}
-  for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[AFTER], from, to)) do
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', K.after, from, to)) do
     local ref, queue = string.match(m, '^[^|]*|([^|]*)|(.*)$')
     if queue == QUEUE then
       table.insert(mine, ref .. '|' .. id .. '|' .. QUEUE)
@@ -99,21 +99,21 @@ local function unwait(id, now)
       table.insert(steps, { 'unr', queue, ref, id, QUEUE })
     end
   end
-  for i = 1, #mine, SLICE do redis.call('ZREM', KEYS[DEPENDENTS], unpack(mine, i, math.min(i + SLICE - 1, #mine))) end
+  for i = 1, #mine, SLICE do redis.call('ZREM', K.dependents, unpack(mine, i, math.min(i + SLICE - 1, #mine))) end
   routeAll(steps, now)
-  redis.call('ZREMRANGEBYLEX', KEYS[AFTER], from, to)
+  redis.call('ZREMRANGEBYLEX', K.after, from, to)
 end
 
 -- Queues a task whose dependencies are all done: ready now, or delayed until its run-at.
 local function unblock(id, meta, now)
-  redis.call('ZREM', KEYS[BLOCKED], id)
+  redis.call('ZREM', K.blocked, id)
   meta.a = nil
   if meta.r > now then
-    redis.call('ZADD', KEYS[DELAYED], meta.r, id)
+    redis.call('ZADD', K.delayed, meta.r, id)
   else
     push(id, meta)
   end
-  redis.call('HSET', KEYS[META], id, cjson.encode(meta))
+  redis.call('HSET', K.meta, id, cjson.encode(meta))
   stepped = true
 end
 
@@ -122,10 +122,10 @@ end
 -- goes dead (meta.df nil), is cancelled ('c'), or counts it as settled and runs ('r'). Merged
 -- (an until-start task whose work another task does): the task waits on that one instead.
 local function settle(id, ref, refQueue, outcome, into, now, cap)
-  if redis.call('ZREM', KEYS[AFTER], id .. '|' .. ref .. '|' .. refQueue) == 0 then return end
-  local meta = cjson.decode(redis.call('HGET', KEYS[META], id))
+  if redis.call('ZREM', K.after, id .. '|' .. ref .. '|' .. refQueue) == 0 then return end
+  local meta = cjson.decode(redis.call('HGET', K.meta, id))
   if outcome == 'merged' and into then
-    redis.call('ZADD', KEYS[AFTER], 0, id .. '|' .. into .. '|' .. refQueue)
+    redis.call('ZADD', K.after, 0, id .. '|' .. into .. '|' .. refQueue)
     route({ 'reg', refQueue, into, id, QUEUE }, now)
     return
   end
@@ -134,32 +134,32 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
     meta.a = nil
     meta.err = 'dependency ' .. refQueue .. '/' .. ref .. ' ' .. outcome
     if meta.df == 'c' then
-      redis.call('HDEL', KEYS[DATA], id); redis.call('HDEL', KEYS[META], id); redis.call('HDEL', KEYS[DEPLIST], id)
-      if meta.pg then redis.call('HDEL', KEYS[PROGRESS], id) end
-      if meta.lg then redis.call('HDEL', KEYS[LOGS], id) end
+      redis.call('HDEL', K.data, id); redis.call('HDEL', K.meta, id); redis.call('HDEL', K.deplist, id)
+      if meta.pg then redis.call('HDEL', K.progress, id) end
+      if meta.lg then redis.call('HDEL', K.logs, id) end
       unpoint(id, meta)
       emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'error', meta.err)
       keepOutcome(id, meta, now, 'cancelled', meta.err)
       fire(id, meta, 'cancelled', now)
     else
-      redis.call('ZADD', KEYS[DEAD], now, id)
-      redis.call('HINCRBY', KEYS[COUNTS], 'dead', 1)
-      countNamed(KEYS[COUNTS], 'dead', meta)
+      redis.call('ZADD', K.dead, now, id)
+      redis.call('HINCRBY', K.counts, 'dead', 1)
+      countNamed(K.counts, 'dead', meta)
       emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', meta.err)
       keepOutcome(id, meta, now, 'dead', meta.err)
       fire(id, meta, 'dead', now)
-      redis.call('HSET', KEYS[META], id, cjson.encode(meta))
+      redis.call('HSET', K.meta, id, cjson.encode(meta))
     end
     return
   end
-  local left = redis.call('ZRANGEBYLEX', KEYS[AFTER], '[' .. id .. '|', '[' .. id .. '|\255', 'LIMIT', 0, 1)
+  local left = redis.call('ZRANGEBYLEX', K.after, '[' .. id .. '|', '[' .. id .. '|\255', 'LIMIT', 0, 1)
   if #left == 0 then unblock(id, meta, now) end
 end
 
 -- Task ref of this queue: id (of idQueue) waits on it. Registered while ref is live; else id
 -- learns at once how it ended (at once too, when it is of this queue).
 local function register(ref, id, idQueue, now, cap)
-  local raw = redis.call('HGET', KEYS[META], ref)
+  local raw = redis.call('HGET', K.meta, ref)
   local outcome, into = outcomeOf(ref, raw, now)
   if outcome and idQueue == QUEUE then
     settle(id, ref, QUEUE, outcome, into, now, cap)
@@ -168,11 +168,11 @@ local function register(ref, id, idQueue, now, cap)
     route({ 'res', idQueue, id, ref, QUEUE, outcome, into }, now)
     return
   end
-  redis.call('ZADD', KEYS[DEPENDENTS], 0, ref .. '|' .. id .. '|' .. idQueue)
+  redis.call('ZADD', K.dependents, 0, ref .. '|' .. id .. '|' .. idQueue)
   local meta = cjson.decode(raw)
   if not meta.dp then
     meta.dp = 1
-    redis.call('HSET', KEYS[META], ref, cjson.encode(meta))
+    redis.call('HSET', K.meta, ref, cjson.encode(meta))
   end
 end
 
@@ -189,8 +189,8 @@ local function registerAll(refs, id, now, cap)
   routeAll(steps, now)
   for i = 1, #mine, SLICE do
     local part = { unpack(mine, i, math.min(i + SLICE - 1, #mine)) }
-    local raws = redis.call('HMGET', KEYS[META], unpack(part))
-    local dead = redis.call('ZMSCORE', KEYS[DEAD], unpack(part))
+    local raws = redis.call('HMGET', K.meta, unpack(part))
+    local dead = redis.call('ZMSCORE', K.dead, unpack(part))
     local members, marked = {}, {}
     for j, ref in ipairs(part) do
       if raws[j] and not dead[j] then
@@ -204,8 +204,8 @@ local function registerAll(refs, id, now, cap)
         table.insert(ended, ref)
       end
     end
-    if #members > 0 then redis.call('ZADD', KEYS[DEPENDENTS], unpack(members)) end
-    if #marked > 0 then redis.call('HSET', KEYS[META], unpack(marked)) end
+    if #members > 0 then redis.call('ZADD', K.dependents, unpack(members)) end
+    if #marked > 0 then redis.call('HSET', K.meta, unpack(marked)) end
   end
   for _, ref in ipairs(ended) do register(ref, id, QUEUE, now, cap) end
 end
@@ -218,7 +218,7 @@ local function apply(step, now, cap)
   elseif op == 'reg' then
     register(step[3], step[4], step[5], now, cap)
   elseif op == 'unr' then
-    redis.call('ZREM', KEYS[DEPENDENTS], step[3] .. '|' .. step[4] .. '|' .. step[5])
+    redis.call('ZREM', K.dependents, step[3] .. '|' .. step[4] .. '|' .. step[5])
   end
 end
 
@@ -226,7 +226,7 @@ end
 -- failure passed down a chain).
 local function drain(n, now, cap)
   while n > 0 do
-    local steps = redis.call('LPOP', KEYS[SETTLE], n)
+    local steps = redis.call('LPOP', K.settle, n)
     if not steps then return end
     n = n - #steps
     for _, step in ipairs(steps) do apply(cjson.decode(step), now, cap) end

@@ -1,12 +1,12 @@
 --[[ events: included by the scripts that finish, fail, drop or de-duplicate tasks (not a script
   itself). Each such outcome is appended to the queue's `events` STREAM, which the including script
-  passes as KEYS[EVENTS], capped at about `cap` entries (MAXLEN ~, so trimming is cheap); cap 0
+  passes as K.events, capped at about `cap` entries (MAXLEN ~, so trimming is cheap); cap 0
   turns events off. The entry id is the server's clock, so consumers order and time events by it.
   Fields: type (completed | failed | dead | expired | deduplicated | cancelled | progress), id (the
   task), and where they apply attempt (the delivery it was), error (the last failure) and progress
   (the value reported, as JSON). ]]
 local function emit(cap, ...)
-  if cap > 0 then redis.call('XADD', KEYS[EVENTS], 'MAXLEN', '~', cap, '*', ...) end
+  if cap > 0 then redis.call('XADD', K.events, 'MAXLEN', '~', cap, '*', ...) end
 end
 
 -- Outcome counts per task name: `counts` fields '<counter>|<name>' (completed, failed, dead), for
@@ -30,9 +30,9 @@ end
 local function emitFor(cap, meta, ...)
   if cap <= 0 then return end
   if meta and meta.nm then
-    redis.call('XADD', KEYS[EVENTS], 'MAXLEN', '~', cap, '*', 'name', meta.nm, ...)
+    redis.call('XADD', K.events, 'MAXLEN', '~', cap, '*', 'name', meta.nm, ...)
   else
-    redis.call('XADD', KEYS[EVENTS], 'MAXLEN', '~', cap, '*', ...)
+    redis.call('XADD', K.events, 'MAXLEN', '~', cap, '*', ...)
   end
 end
 

@@ -2,7 +2,7 @@
   itself). A task's id is its identity's hash, the base; a collision (another identity with the
   same hash) probes base-1, base-2, ... An `until-start` task (meta.us) releases its identity once
   leased: a leased or dead until-start record no longer matches, so a put of the same data adds a
-  new task, at the next free id. When that id is not the base, the `waiting` HASH (KEYS[WAITING])
+  new task, at the next free id. When that id is not the base, the `waiting` HASH (K.waiting)
   points from the base to it (and the task carries meta.b = base) until it is leased or leaves, so
   a later lookup finds it even after the base's record is gone.
   The including script sets DATA, META, DEAD and WAITING (KEYS indices) first; put fills `pending`
@@ -12,7 +12,7 @@ local waitingKnown = nil
 
 -- Whether a record's identity is released: an until-start task once leased (active, or dead).
 local function released(id, meta)
-  return meta.us ~= nil and (meta.t ~= nil or redis.call('ZSCORE', KEYS[DEAD], id) ~= false)
+  return meta.us ~= nil and (meta.t ~= nil or redis.call('ZSCORE', K.dead, id) ~= false)
 end
 
 -- Whether the record at id (meta; p when added by this call) is the identity name + payload/key.
@@ -21,17 +21,17 @@ local function matches(id, meta, p, payload, key, name)
   if (meta.nm or '') ~= name then return false end
   if key ~= '' then return meta.k == key end
   if meta.k ~= nil then return false end
-  local stored = p and p.payload or redis.call('HGET', KEYS[DATA], id)
+  local stored = p and p.payload or redis.call('HGET', K.data, id)
   return stored == payload
 end
 
 -- The live record of this identity (id, meta), skipping `self` and released ones; else a free id
 -- and nil. `raw` is the base's meta when the caller has read it already (false: none), else nil.
 local function find(base, payload, key, name, raw, self)
-  if waitingKnown == nil then waitingKnown = redis.call('EXISTS', KEYS[WAITING]) == 1 end
+  if waitingKnown == nil then waitingKnown = redis.call('EXISTS', K.waiting) == 1 end
   if waitingKnown then
-    local w = redis.call('HGET', KEYS[WAITING], base)
-    local r = w and w ~= self and (pending[w] and true or redis.call('HGET', KEYS[META], w))
+    local w = redis.call('HGET', K.waiting, base)
+    local r = w and w ~= self and (pending[w] and true or redis.call('HGET', K.meta, w))
     if r then
       local p = pending[w]
       local meta = p and p.meta or cjson.decode(r)
@@ -42,7 +42,7 @@ local function find(base, payload, key, name, raw, self)
   while true do
     local id = n == 0 and base or (base .. '-' .. n)
     local p = pending[id]
-    if n > 0 or raw == nil then raw = redis.call('HGET', KEYS[META], id) end
+    if n > 0 or raw == nil then raw = redis.call('HGET', K.meta, id) end
     if not p and not raw then return id, nil end
     local meta = p and p.meta or cjson.decode(raw)
     if id ~= self and matches(id, meta, p, payload, key, name) and not released(id, meta) then return id, meta end
@@ -54,20 +54,20 @@ end
 -- it ran): that one will do the same work, so this one is not queued again. Its id, else nil.
 local function waitingCopy(id, meta)
   if not meta.us then return nil end
-  local payload = meta.k == nil and redis.call('HGET', KEYS[DATA], id) or ''
+  local payload = meta.k == nil and redis.call('HGET', K.data, id) or ''
   local other, found = find(meta.b or id, payload, meta.k or '', meta.nm or '', nil, id)
   return found and other or nil
 end
 
 -- A task leased, or leaving unleased (cancel, expiry): it is no longer its identity's waiting copy.
 local function unpoint(id, meta)
-  if meta.b and redis.call('HGET', KEYS[WAITING], meta.b) == id then redis.call('HDEL', KEYS[WAITING], meta.b) end
+  if meta.b and redis.call('HGET', K.waiting, meta.b) == id then redis.call('HDEL', K.waiting, meta.b) end
 end
 
 -- A task away from its base waits again (a retry): it is its identity's waiting copy once more.
 local function repoint(id, meta)
   if meta.b then
-    redis.call('HSET', KEYS[WAITING], meta.b, id)
+    redis.call('HSET', K.waiting, meta.b, id)
     waitingKnown = true
   end
 end

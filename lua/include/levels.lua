@@ -1,27 +1,26 @@
 --[[ levels: included by the scripts that queue, dequeue or remove ready tasks (not a script itself;
   Scripts inlines it where a script says `-- include: levels`).
   Ready tasks wait in one list per priority level. Level 0, normal tasks, is the `ready` list,
-  KEYS[READY]; level L (1-9) is the list KEYS[LEVELS + L]. The `levels` ZSET, KEYS[LEVELS], holds
+  K.ready; level L (1-9) is the list K['ready' .. L]. The `levels` ZSET, K.levels, holds
   every level whose list may be non-empty (score = level), so a claim finds the highest non-empty
   level with one read instead of looking at nine lists; claim drops a level it finds empty.
   Tasks put with a `group` (fair scheduling across tenants) wait instead in the `grouped` ZSET,
-  KEYS[LEVELS + 10], by start-time fair queueing: a task of group g is tagged max(V, last[g]) + 1,
+  K.grouped, by start-time fair queueing: a task of group g is tagged max(V, last[g]) + 1,
   where V (`gtags` field '') is the tag of the last grouped task claimed and last[g] (`gtags`
-  field g, KEYS[LEVELS + 11]) the group's latest tag; claims take the lowest tag. So every group
+  field g, K.gtags) the group's latest tag; claims take the lowest tag. So every group
   with tasks waiting gets one task per round whatever its backlog, a group that was idle joins the
   current round, and within a group tasks keep their order. A group's priority tasks (any level
   above 0) keep a lane of their own (field g|p), so they go ahead of the group's backlog. While
   `grouped` may hold tasks, `levels` holds the member 'g' with score 0.5, so a claim finds out
   from the same read, and one that finds `grouped` empty removes it.
-  Per-group limits: `glimits` (KEYS[LEVELS + 14]) holds the most active tasks a group may have
-  (field group, else field '' for every group); `gactive` (KEYS[LEVELS + 13]) counts each group's
+  Per-group limits: `glimits` (K.glimits) holds the most active tasks a group may have
+  (field group, else field '' for every group); `gactive` (K.gactive) counts each group's
   active tasks. A claim that takes a task of a group at its limit parks it in `parked`
-  (KEYS[LEVELS + 12]), a lex-ordered ZSET of '<group>|<order>|<id>' members, so a group's parked
+  (K.parked), a lex-ordered ZSET of '<group>|<order>|<id>' members, so a group's parked
   tasks are one range read away and the claim never meets them again; each time a task of the group
   leaves the active set (or a ready one leaves `grouped` unclaimed) its first parked task goes back
   into `grouped` at the current round.
-  The including script sets READY and LEVELS, the KEYS indices of `ready` and `levels`, first. ]]
-local GROUPED, GTAGS, PARKED, GACTIVE, GLIMITS = LEVELS + 10, LEVELS + 11, LEVELS + 12, LEVELS + 13, LEVELS + 14
+  Keys are named (K.ready, K.levels, ...): lib/scripts.ts builds K for every script. ]]
 
 -- The `gtags` field that holds a grouped task's lane's latest tag.
 local function laneOf(meta)
@@ -32,8 +31,8 @@ end
 -- The ready list of a task's level (for a task without a group).
 local function readyOf(meta)
   local level = meta.p or 0
-  if level > 0 then return KEYS[LEVELS + level] end
-  return KEYS[READY]
+  if level > 0 then return K['ready' .. level] end
+  return K.ready
 end
 
 -- The round and lane tags read or given in this script call, so that a script queueing many
@@ -43,10 +42,10 @@ local tagged = { round = nil, lanes = {} }
 -- The start tag of a grouped task: the current round for a task handed back, else one past the
 -- later of the round and its lane's latest tag, which it becomes (the caller writes it to gtags).
 local function tagOf(meta, head)
-  if not tagged.round then tagged.round = tonumber(redis.call('HGET', KEYS[GTAGS], '')) or 0 end
+  if not tagged.round then tagged.round = tonumber(redis.call('HGET', K.gtags, '')) or 0 end
   if head then return tagged.round end
   local lane = laneOf(meta)
-  if tagged.lanes[lane] == nil then tagged.lanes[lane] = tonumber(redis.call('HGET', KEYS[GTAGS], lane)) or 0 end
+  if tagged.lanes[lane] == nil then tagged.lanes[lane] = tonumber(redis.call('HGET', K.gtags, lane)) or 0 end
   tagged.lanes[lane] = math.max(tagged.round, tagged.lanes[lane]) + 1
   return tagged.lanes[lane]
 end
@@ -56,14 +55,14 @@ end
 local function push(id, meta, head)
   if meta.g then
     local tag = tagOf(meta, head)
-    if not head then redis.call('HSET', KEYS[GTAGS], laneOf(meta), tag) end
-    redis.call('ZADD', KEYS[GROUPED], tag, id)
+    if not head then redis.call('HSET', K.gtags, laneOf(meta), tag) end
+    redis.call('ZADD', K.grouped, tag, id)
     -- Indexed with the levels, between level 1 and the ungrouped normal tasks.
-    redis.call('ZADD', KEYS[LEVELS], 0.5, 'g')
+    redis.call('ZADD', K.levels, 0.5, 'g')
     return
   end
   redis.call(head and 'LPUSH' or 'RPUSH', readyOf(meta), id)
-  if (meta.p or 0) > 0 then redis.call('ZADD', KEYS[LEVELS], meta.p, meta.p) end
+  if (meta.p or 0) > 0 then redis.call('ZADD', K.levels, meta.p, meta.p) end
 end
 
 -- A parked task's member of `parked`: its group, then its place in the group's order (priority
@@ -77,10 +76,10 @@ end
 -- pays one EXISTS a call.
 local limited, limits = nil, {}
 local function limitOf(g)
-  if limited == nil then limited = redis.call('EXISTS', KEYS[GLIMITS]) == 1 end
+  if limited == nil then limited = redis.call('EXISTS', K.glimits) == 1 end
   if not limited then return nil end
   if limits[g] == nil then
-    local l = redis.call('HMGET', KEYS[GLIMITS], g, '')
+    local l = redis.call('HMGET', K.glimits, g, '')
     limits[g] = tonumber(l[1] or l[2]) or false
   end
   return limits[g] or nil
@@ -89,14 +88,14 @@ end
 -- Moves up to n of group g's parked tasks (all, when n is nil) back into `grouped` at the current
 -- round, first parked first. Returns how many moved.
 local function unpark(g, n)
-  local range = { 'ZRANGEBYLEX', KEYS[PARKED], '[' .. g .. '|', '(' .. g .. '}' }
+  local range = { 'ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g .. '}' }
   if n then table.insert(range, 'LIMIT'); table.insert(range, 0); table.insert(range, n) end
   local members = redis.call(unpack(range))
   for _, m in ipairs(members) do
-    redis.call('ZREM', KEYS[PARKED], m)
-    redis.call('ZADD', KEYS[GROUPED], tagOf(nil, true), string.match(m, '|([^|]*)$'))
+    redis.call('ZREM', K.parked, m)
+    redis.call('ZADD', K.grouped, tagOf(nil, true), string.match(m, '|([^|]*)$'))
   end
-  if #members > 0 then redis.call('ZADD', KEYS[LEVELS], 0.5, 'g') end
+  if #members > 0 then redis.call('ZADD', K.levels, 0.5, 'g') end
   return #members
 end
 
@@ -105,7 +104,7 @@ end
 -- task too many only parks again, so erring towards moving one never loses a place.
 local function refill(g)
   local limit = limitOf(g)
-  if limit and (tonumber(redis.call('HGET', KEYS[GACTIVE], g)) or 0) >= limit then return 0 end
+  if limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit then return 0 end
   return unpark(g, 1)
 end
 
@@ -114,7 +113,7 @@ end
 -- Returns how many parked tasks moved back.
 local function finished(meta, requeued)
   if not meta.g then return 0 end
-  if redis.call('HINCRBY', KEYS[GACTIVE], meta.g, -1) <= 0 then redis.call('HDEL', KEYS[GACTIVE], meta.g) end
+  if redis.call('HINCRBY', K.gactive, meta.g, -1) <= 0 then redis.call('HDEL', K.gactive, meta.g) end
   if requeued then return 0 end
   return refill(meta.g)
 end
@@ -131,7 +130,7 @@ end
 local function ghost(moved, level, id)
   redis.call('HINCRBY', moved, level .. '|' .. id, 1)
   redis.call('HINCRBY', moved, '', 1)
-  redis.call('ZADD', KEYS[LEVELS], -1, 'm')
+  redis.call('ZADD', K.levels, -1, 'm')
 end
 
 -- Whether an entry of id just taken from level's list is a ghost; if so it is counted off.
@@ -142,7 +141,7 @@ local function unghost(moved, level, id)
   if n > 1 then redis.call('HINCRBY', moved, field, -1) else redis.call('HDEL', moved, field) end
   if redis.call('HINCRBY', moved, '', -1) <= 0 then
     redis.call('DEL', moved)
-    redis.call('ZREM', KEYS[LEVELS], 'm')
+    redis.call('ZREM', K.levels, 'm')
   end
   return true
 end
@@ -159,9 +158,9 @@ local function unqueue(id, meta, moved)
   local member = meta.q and parkedAs(id, meta)
   -- Its place in the group's order was its tag: queued again, it gets a new one.
   meta.q = nil
-  if redis.call('ZREM', KEYS[GROUPED], id) == 1 then
+  if redis.call('ZREM', K.grouped, id) == 1 then
     refill(meta.g)
     return 1
   end
-  return member and redis.call('ZREM', KEYS[PARKED], member) or 0
+  return member and redis.call('ZREM', K.parked, member) or 0
 end

@@ -1,12 +1,12 @@
 --[[ limits: included by claim (not a script itself). A queue's own limits live in the `limits` HASH
-  (KEYS[LIMITS]), set by cap.lua: 'concurrency' (most tasks leased at once), 'rate' and 'per' (at
+  (K.limits), set by cap.lua: 'concurrency' (most tasks leased at once), 'rate' and 'per' (at
   most `rate` claims in any `per` ms), 'until' (no claim before this time: backoffQueue), and the
   rate limits of groups: 'rate|<group>' and 'per|<group>' for one group, 'grate' and 'gper' for
   every group without its own. A grouped task whose group has no rate room is parked (include:
-  levels) and its group noted in the `gheld` ZSET (KEYS[GHELD]) at the time its window reopens;
+  levels) and its group noted in the `gheld` ZSET (K.gheld) at the time its window reopens;
   a claim from then on moves back as many of its parked tasks as the rate allows, so other groups
   are never held up and nobody polls.
-  The rate is a sliding log on the Redis clock: the `rates` ZSET (KEYS[RATES]) holds one member per
+  The rate is a sliding log on the Redis clock: the `rates` ZSET (K.rates) holds one member per
   recent lease, '|' .. 16-digit lease time .. '|' .. lease token, all with score 0, so members sort
   by time and a lex range counts or trims them (the leading '|' is the queue's scope; a group's
   scope can come before it later). A lease at time t counts while now - t < per: any span of `per`
@@ -18,19 +18,19 @@ local function stamp(ms) return string.format('|%016d|', ms) end
 -- whether that is fewer (capped), and, when it is none, when to look again (nil: at the next
 -- run-at or lease end, as without limits).
 local function allowed(count, now)
-  local l = redis.call('HMGET', KEYS[LIMITS], 'concurrency', 'rate', 'per', 'until')
+  local l = redis.call('HMGET', K.limits, 'concurrency', 'rate', 'per', 'until')
   local most, rate, per, hold = tonumber(l[1]), tonumber(l[2]), tonumber(l[3]), tonumber(l[4])
   if hold and hold > now then return 0, true, hold end
   local capped = false
   if most then
-    local room = most - redis.call('ZCARD', KEYS[3])
+    local room = most - redis.call('ZCARD', K.active)
     if room <= count then count, capped = math.max(0, room), true end
   end
   if rate and per and count > 0 then
-    redis.call('ZREMRANGEBYLEX', KEYS[RATES], '[|', '(' .. stamp(now - per + 1))
-    local room = rate - redis.call('ZLEXCOUNT', KEYS[RATES], '[|', '(|~')
+    redis.call('ZREMRANGEBYLEX', K.rates, '[|', '(' .. stamp(now - per + 1))
+    local room = rate - redis.call('ZLEXCOUNT', K.rates, '[|', '(|~')
     if room <= 0 then
-      local oldest = redis.call('ZRANGEBYLEX', KEYS[RATES], '[|', '(|~', 'LIMIT', 0, 1)[1]
+      local oldest = redis.call('ZRANGEBYLEX', K.rates, '[|', '(|~', 'LIMIT', 0, 1)[1]
       return 0, true, tonumber(string.sub(oldest, 2, 17)) + per
     end
     if room <= count then count, capped = room, true end
@@ -43,11 +43,11 @@ end
 local groupRates = {}
 local function rateOf(g)
   if groupRates[''] == nil then
-    local l = redis.call('HMGET', KEYS[LIMITS], 'grate', 'gper')
+    local l = redis.call('HMGET', K.limits, 'grate', 'gper')
     groupRates[''] = tonumber(l[1]) and { tonumber(l[1]), tonumber(l[2]) } or false
   end
   if groupRates[g] == nil then
-    local l = redis.call('HMGET', KEYS[LIMITS], 'rate|' .. g, 'per|' .. g)
+    local l = redis.call('HMGET', K.limits, 'rate|' .. g, 'per|' .. g)
     groupRates[g] = tonumber(l[1]) and { tonumber(l[1]), tonumber(l[2]) } or groupRates['']
   end
   return groupRates[g] or nil
@@ -61,14 +61,14 @@ local function groupRoom(g, now)
   if not r then return true end
   local from, to = '[' .. g .. '|', '(' .. g .. '|~'
   if groupUsed[g] == nil then
-    redis.call('ZREMRANGEBYLEX', KEYS[RATES], from, '(' .. g .. stamp(now - r[2] + 1))
-    groupUsed[g] = redis.call('ZLEXCOUNT', KEYS[RATES], from, to)
+    redis.call('ZREMRANGEBYLEX', K.rates, from, '(' .. g .. stamp(now - r[2] + 1))
+    groupUsed[g] = redis.call('ZLEXCOUNT', K.rates, from, to)
   end
   if groupUsed[g] < r[1] then
     groupUsed[g] = groupUsed[g] + 1
     return true
   end
-  local oldest = redis.call('ZRANGEBYLEX', KEYS[RATES], from, to, 'LIMIT', 0, 1)[1]
+  local oldest = redis.call('ZRANGEBYLEX', K.rates, from, to, 'LIMIT', 0, 1)[1]
   return nil, oldest and tonumber(string.sub(oldest, #g + 2, #g + 17)) + r[2] or now + r[2]
 end
 
@@ -76,19 +76,19 @@ end
 -- now; a group with more parked is held again until the window's oldest lease ages out (by then
 -- this claim may have filled it). A group whose limit is gone gets all of them back.
 local function reopen(now)
-  for _, g in ipairs(redis.call('ZRANGEBYSCORE', KEYS[GHELD], '-inf', now, 'LIMIT', 0, 100)) do
-    redis.call('ZREM', KEYS[GHELD], g)
+  for _, g in ipairs(redis.call('ZRANGEBYSCORE', K.gheld, '-inf', now, 'LIMIT', 0, 100)) do
+    redis.call('ZREM', K.gheld, g)
     local r = rateOf(g)
     if not r then
       unpark(g)
     else
       local from, to = '[' .. g .. '|', '(' .. g .. '|~'
-      redis.call('ZREMRANGEBYLEX', KEYS[RATES], from, '(' .. g .. stamp(now - r[2] + 1))
-      groupUsed[g] = redis.call('ZLEXCOUNT', KEYS[RATES], from, to)
+      redis.call('ZREMRANGEBYLEX', K.rates, from, '(' .. g .. stamp(now - r[2] + 1))
+      groupUsed[g] = redis.call('ZLEXCOUNT', K.rates, from, to)
       if r[1] > groupUsed[g] then unpark(g, r[1] - groupUsed[g]) end
-      if #redis.call('ZRANGEBYLEX', KEYS[PARKED], '[' .. g .. '|', '(' .. g .. '}', 'LIMIT', 0, 1) > 0 then
-        local oldest = redis.call('ZRANGEBYLEX', KEYS[RATES], from, to, 'LIMIT', 0, 1)[1]
-        redis.call('ZADD', KEYS[GHELD], (oldest and tonumber(string.sub(oldest, #g + 2, #g + 17)) or now) + r[2], g)
+      if #redis.call('ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g .. '}', 'LIMIT', 0, 1) > 0 then
+        local oldest = redis.call('ZRANGEBYLEX', K.rates, from, to, 'LIMIT', 0, 1)[1]
+        redis.call('ZADD', K.gheld, (oldest and tonumber(string.sub(oldest, #g + 2, #g + 17)) or now) + r[2], g)
       end
     end
   end
@@ -96,7 +96,7 @@ end
 
 -- Records the leases made now under rate limits: the queue's (if any) and each group's.
 local function counted(tokens, groups, now)
-  local per = tonumber(redis.call('HGET', KEYS[LIMITS], 'per')) or 0
+  local per = tonumber(redis.call('HGET', K.limits, 'per')) or 0
   local members = {}
   for i, token in ipairs(tokens) do
     if per > 0 then table.insert(members, 0); table.insert(members, stamp(now) .. token) end
@@ -107,7 +107,7 @@ local function counted(tokens, groups, now)
     end
   end
   if #members == 0 then return end
-  redis.call('ZADD', KEYS[RATES], unpack(members))
+  redis.call('ZADD', K.rates, unpack(members))
   -- The log goes by itself once the queue has been quiet for its longest window.
-  redis.call('PEXPIRE', KEYS[RATES], per)
+  redis.call('PEXPIRE', K.rates, per)
 end

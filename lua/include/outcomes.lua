@@ -1,9 +1,9 @@
 --[[ outcomes: included by the scripts that finish tasks (not a script itself). A task put (or
   leased by a worker) with `keepResult` has meta.kr, the span in ms its outcome is kept once it
-  finishes. The outcome goes to the `results` HASH (KEYS[RESULTS]) as one string,
+  finishes. The outcome goes to the `results` HASH (K.results) as one string,
   'state|finished-at|attempts|keep-until|body' (body: the result's JSON for 'done', the last error
   for 'dead', else empty; it is never decoded here, so cjson cannot change a number in it), and
-  its keep-until to the `kept` ZSET (KEYS[KEPT]). A read treats an outcome past its keep-until as
+  its keep-until to the `kept` ZSET (K.kept). A read treats an outcome past its keep-until as
   gone, so it is readable for exactly its span on the Redis clock. Storage goes in two ways, neither
   a sweep that grows: each outcome kept removes up to two whose span has ended, and both keys carry
   a TTL at least as long as the longest span in them, so once the last span ends Redis deletes
@@ -12,13 +12,13 @@ local function keepOutcome(id, meta, now, state, body)
   local span = tonumber(meta.kr)
   if not span or span <= 0 then return end
   local until_ = now + span
-  redis.call('HSET', KEYS[RESULTS], id, state .. '|' .. now .. '|' .. meta.n .. '|' .. until_ .. '|' .. (body or ''))
-  redis.call('ZADD', KEYS[KEPT], until_, id)
-  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[KEPT], '-inf', now, 'LIMIT', 0, 2)) do
-    redis.call('ZREM', KEYS[KEPT], old)
-    redis.call('HDEL', KEYS[RESULTS], old)
+  redis.call('HSET', K.results, id, state .. '|' .. now .. '|' .. meta.n .. '|' .. until_ .. '|' .. (body or ''))
+  redis.call('ZADD', K.kept, until_, id)
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', K.kept, '-inf', now, 'LIMIT', 0, 2)) do
+    redis.call('ZREM', K.kept, old)
+    redis.call('HDEL', K.results, old)
   end
   -- PTTL is -1 for a key without a TTL: less than any span, so it gets one.
-  if redis.call('PTTL', KEYS[RESULTS]) < span then redis.call('PEXPIRE', KEYS[RESULTS], span) end
-  if redis.call('PTTL', KEYS[KEPT]) < span then redis.call('PEXPIRE', KEYS[KEPT], span) end
+  if redis.call('PTTL', K.results) < span then redis.call('PEXPIRE', K.results, span) end
+  if redis.call('PTTL', K.kept) < span then redis.call('PEXPIRE', K.kept, span) end
 end

@@ -12,14 +12,14 @@ local function replace(id, old, payload, o)
   if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or now + (o.delay or 0) end
   local meta = metaOf(o, runAt, old)
   meta.b = old.b
-  local wasDelayed = redis.call('ZSCORE', KEYS[3], id)
+  local wasDelayed = redis.call('ZSCORE', K.delayed, id)
   local newData = o.key ~= '' and payload or nil
   if not wasDelayed and runAt <= now and (meta.p or 0) == (old.p or 0) and meta.g == old.g then
     meta.q = old.q
-    redis.call('HSET', KEYS[META], id, cjson.encode(meta))
-    if newData then redis.call('HSET', KEYS[DATA], id, newData) end
+    redis.call('HSET', K.meta, id, cjson.encode(meta))
+    if newData then redis.call('HSET', K.data, id, newData) end
   else
-    if wasDelayed then redis.call('ZREM', KEYS[3], id) else unqueue(id, old, KEYS[MOVED]) end
+    if wasDelayed then redis.call('ZREM', K.delayed, id) else unqueue(id, old, K.moved) end
     store(id, meta, newData)
   end
   pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }

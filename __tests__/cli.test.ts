@@ -454,10 +454,41 @@ describe('reschedule', () => {
     await s.claim({ queue: 'q' });
     const dead = await deadTask(s, 'q', 'd', 'x');
     const docket = on(s.prefix);
+    const worker = (await s.get(active, { queue: 'q' }))?.worker;
+    expect(worker).toEqual(expect.any(String));
     expect(await docket('reschedule', 'q', 'nope', '+5m')).toMatchObject({ code: 1, stdout: '', stderr: "docket: no task nope in queue 'q'\n" });
-    expect(await docket('reschedule', 'q', active, '+5m')).toMatchObject({ code: 1, stderr: expect.stringContaining(': it is active (leased by ') });
-    expect(await docket('reschedule', 'q', dead, '+5m')).toMatchObject({ code: 1, stderr: expect.stringContaining(`it is dead; use 'docket requeue-dead q ${dead}'`) });
+    expect(await docket('reschedule', 'q', active, '+5m')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `docket: cannot reschedule task ${active} in queue 'q': it is active (leased by ${worker}); its worker finishes or fails it\n`,
+    });
+    expect(await docket('reschedule', 'q', dead, '+5m')).toEqual({ code: 1, stdout: '', stderr: `docket: cannot reschedule task ${dead} in queue 'q': it is dead; use 'docket redrive q ${dead}'\n` });
     expect(await s.stats({ queue: 'q' })).toMatchObject({ active: 1, dead: 1, delayed: 0 });
+  });
+});
+
+describe('priority', () => {
+  it('moves a task to another level; exits 1 with the reason for an unknown, active or dead task', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('p', { queue: 'q', delay: 60_000 });
+    const { hash: active } = await s.put('a', { queue: 'q' });
+    await s.claim({ queue: 'q' });
+    const dead = await deadTask(s, 'q', 'd', 'x');
+    const worker = (await s.get(active, { queue: 'q' }))?.worker;
+    const docket = on(s.prefix);
+    expect(await docket('priority', 'q', hash, '7')).toEqual({ code: 0, stdout: `moved ${hash} in queue 'q' to priority level 7\n`, stderr: '' });
+    expect(await s.get(hash, { queue: 'q' })).toMatchObject({ level: 7 });
+    expect(await docket('priority', 'q', 'nope', '7')).toEqual({ code: 1, stdout: '', stderr: "docket: no task nope in queue 'q'\n" });
+    expect(await docket('priority', 'q', active, '7')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `docket: cannot change the priority of task ${active} in queue 'q': it is active (leased by ${worker}); its worker finishes or fails it\n`,
+    });
+    expect(await docket('priority', 'q', dead, '7')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `docket: cannot change the priority of task ${dead} in queue 'q': it is dead; use 'docket redrive q ${dead}'\n`,
+    });
   });
 });
 
@@ -473,8 +504,10 @@ describe('cancel', () => {
     expect(await s.get(hash, { queue: 'q' })).toBeNull();
     expect(await docket('cancel', 'q', hash, '--json')).toMatchObject({ code: 1, stdout: '', stderr: `docket: no task ${hash} in queue 'q'\n` });
 
+    const worker = (await s.get(active, { queue: 'q' }))?.worker;
+    expect(worker).toEqual(expect.any(String));
     const refused = await docket('cancel', 'q', active);
-    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot cancel task \w+ in queue 'q': it is active/) });
+    expect(refused).toEqual({ code: 1, stdout: '', stderr: `docket: cannot cancel task ${active} in queue 'q': it is active (leased by ${worker}); its worker finishes or fails it\n` });
     expect((await s.get(active, { queue: 'q' }))?.state).toBe('active');
 
     const { hash: other } = await s.put('json', { queue: 'q' });
@@ -482,21 +515,32 @@ describe('cancel', () => {
   });
 });
 
-describe('requeue-dead', () => {
+describe('redrive', () => {
   it('requeues one dead task, or all of them with --all', async () => {
     const s = await redis.scheduler();
     const [a, b, c] = [await deadTask(s, 'q', 'a', 'x'), await deadTask(s, 'q', 'b', 'x'), await deadTask(s, 'q', 'c', 'x')];
     const docket = on(s.prefix);
 
-    expect(await docket('requeue-dead', 'q', a)).toMatchObject({ code: 0, stdout: `requeued ${a} in queue 'q': it is ready\n` });
+    expect(await docket('redrive', 'q', a)).toMatchObject({ code: 0, stdout: `requeued ${a} in queue 'q': it is ready\n` });
     expect(await s.get(a, { queue: 'q' })).toMatchObject({ state: 'ready', attempts: 0 });
-    expect(await docket('requeue-dead', 'q', a)).toMatchObject({ code: 1, stderr: `docket: cannot requeue task ${a} in queue 'q': it is ready, not dead\n` });
+    expect(await docket('redrive', 'q', a)).toMatchObject({ code: 1, stderr: `docket: cannot requeue task ${a} in queue 'q': it is ready, not dead\n` });
 
-    const all = await docket('requeue-dead', 'q', '--all', '--json');
+    const all = await docket('redrive', 'q', '--all', '--json');
     expect(JSON.parse(all.stdout)).toEqual({ queue: 'q', requeued: 2 });
     expect(await s.stats({ queue: 'q' })).toMatchObject({ ready: 3, dead: 0 });
     expect((await s.list('ready', { queue: 'q' })).tasks.map((t) => t.hash).sort()).toEqual([a, b, c].sort());
-    expect((await docket('requeue-dead', 'q', '--all')).stdout).toBe("requeued 0 dead tasks in queue 'q'\n");
+    expect((await docket('redrive', 'q', '--all')).stdout).toBe("requeued 0 dead tasks in queue 'q'\n");
+  });
+
+  it('still runs as requeue-dead, its old name, which its help mentions', async () => {
+    const s = await redis.scheduler();
+    const a = await deadTask(s, 'q', 'a', 'x');
+    expect(await on(s.prefix)('requeue-dead', 'q', a)).toMatchObject({ code: 0, stdout: `requeued ${a} in queue 'q': it is ready\n` });
+    const help = await cli(['help', 'requeue-dead']);
+    expect(help).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: docket redrive <queue> \(<hash> \| --all\)\n/) });
+    expect(help.stdout).toContain("'requeue-dead' is its old name");
+    expect((await cli(['help'])).stdout).not.toMatch(/\n {2}requeue-dead /);
+    expect(await cli(['redrive', 'q'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^docket: redrive: missing <hash>/) });
   });
 });
 
@@ -861,8 +905,8 @@ describe('usage', () => {
     ['a bad <when>', ['reschedule', 'q', 'abc', 'tomorrow'], /bad <when> 'tomorrow'/],
     ['an invalid queue name', ['pause', 'a b'], /invalid queue name 'a b'/],
     ['a queue name with braces', ['purge-dead', '{q}'], /invalid queue name '\{q\}'/],
-    ['requeue-dead with a hash and --all', ['requeue-dead', 'q', 'abc', '--all'], /give a <hash> or --all, not both/],
-    ['requeue-dead with neither', ['requeue-dead', 'q'], /missing <hash> \(or --all/],
+    ['redrive with a hash and --all', ['redrive', 'q', 'abc', '--all'], /give a <hash> or --all, not both/],
+    ['redrive with neither', ['redrive', 'q'], /missing <hash> \(or --all/],
     ['a bad --timeout', ['stats', '--timeout', '0'], /bad --timeout '0'/],
     ['a bad --interval', ['watch', '--interval', '0'], /bad --interval '0'/],
     ['help for an unknown command', ['help', 'nope'], /unknown command 'nope'/],
@@ -897,7 +941,7 @@ describe('usage', () => {
   it('prints help for help, --help and -h, overall or for one command', async () => {
     const overview = await cli(['help']);
     expect(overview).toMatchObject({ code: 0, stderr: '' });
-    for (const name of ['stats', 'list', 'inspect', 'reschedule', 'cancel', 'requeue-dead', 'purge-dead', 'pause', 'resume', 'watch']) {
+    for (const name of ['stats', 'list', 'inspect', 'reschedule', 'cancel', 'redrive', 'purge-dead', 'pause', 'resume', 'watch']) {
       expect(overview.stdout).toMatch(new RegExp(`\\n  ${name} `));
     }
     expect((await cli(['--help'])).stdout).toBe(overview.stdout);

@@ -8,6 +8,7 @@ import net, { type AddressInfo } from 'node:net';
 import { ValidationError, type Scheduler } from '../lib';
 import { createDashboard, serveDashboard, type DashboardOptions, type Overview } from '../lib/dashboard';
 import { MAX_GROUP_RATES } from '../lib/dashboard/limits';
+import type { Lookup } from '../lib/dashboard/lookup';
 import { queueKeys } from '../lib/keys';
 import { sleep, testUrl, useRedis } from './support/harness';
 
@@ -388,11 +389,25 @@ describe('writes', () => {
       ['pause', { queue: 'no-such-queue' }, 404, 'queue'],
       ['redrive', { queue, hash: delayed[0] }, 409, 'hash'],
       ['cancel', { queue, hash: held.hash }, 409, 'hash'],
+      ['cancel', { queue, hash: 'f'.repeat(32) }, 404, 'hash'],
+      ['reschedule', { queue, hash: held.hash, delay: 1000 }, 409, 'hash'],
+      ['reschedule', { queue, hash: 'f'.repeat(32), delay: 1000 }, 404, 'hash'],
     ];
     for (const [action, body, status, field] of cases) {
       const res = await post(`${base}/api/${action}`, body, csrf);
       expect([action, body, res.status]).toEqual([action, body, status]);
       expect(((await res.json()) as { error: { field: string } }).error.field).toBe(field);
+    }
+    // A refusal says why, as the script answered it: whose lease holds the task, or that there is none.
+    const worker = (await s.get(held.hash, { queue }))?.worker;
+    expect(worker).toEqual(expect.any(String));
+    for (const [action, extra] of [['cancel', {}], ['reschedule', { delay: 1000 }]] as const) {
+      expect(await (await post(`${base}/api/${action}`, { queue, hash: held.hash, ...extra }, csrf)).json()).toEqual({
+        error: { code: 'ERR_CONFLICT', message: `task ${held.hash} is active: its worker (${worker}) holds the lease`, field: 'hash' },
+      });
+      expect(await (await post(`${base}/api/${action}`, { queue, hash: 'f'.repeat(32), ...extra }, csrf)).json()).toEqual({
+        error: { code: 'ERR_NOT_FOUND', message: `no task ${'f'.repeat(32)} in queue ${queue}`, field: 'hash' },
+      });
     }
     expect((await post(`${base}/api/cancel`, 'not json', csrf)).status).toBe(400);
     expect((await fetch(`${base}/api/cancel`, { method: 'POST', headers: { 'content-type': 'text/plain', ...csrf }, body: 'x' })).status).toBe(415);
@@ -743,9 +758,9 @@ describe('progress and task lookup', () => {
   const hostile = '</script><script>alert(1)</script><img src=x onerror=alert(2)>\u202Egpj.exe\u001b[2J\u200b';
 
   /** GET <base>/api/task for `hash` of `queue`. */
-  async function task(base: string, queue: string, hash: string): Promise<{ status: number; body: Record<string, any> }> {
+  async function task(base: string, queue: string, hash: string): Promise<{ status: number; body: Lookup }> {
     const res = await fetch(`${base}/api/task?queue=${encodeURIComponent(queue)}&hash=${encodeURIComponent(hash)}`);
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Lookup };
   }
 
   it('shows each active task’s progress, escaped and cut at 120 characters', async () => {
@@ -804,13 +819,13 @@ describe('progress and task lookup', () => {
     expect(b.status).toBe(200);
     expect(b.body.task).toBeNull();
     expect(b.body.outcome).toMatchObject({ hash: done.hash, queue, state: 'done', attempts: 1, finishedAt: expect.any(Number), error: null });
-    expect(b.body.outcome.result).toHaveLength(2000);
-    expect(b.body.outcome.result).toMatch(/^\{"said":".*y…$/s);
-    expect(b.body.outcome.result.slice(0, -1)).toBe(JSON.stringify(result).slice(0, 1999));
+    expect(b.body.outcome?.result).toHaveLength(2000);
+    expect(b.body.outcome?.result).toMatch(/^\{"said":".*y…$/s);
+    expect(b.body.outcome?.result?.slice(0, -1)).toBe(JSON.stringify(result).slice(0, 1999));
 
     const c = await task(base, queue, dead.hash);
     expect(c.body.outcome).toMatchObject({ state: 'dead', result: null, error: expect.stringMatching(/^boom <\/script>/) });
-    expect(c.body.outcome.error).toHaveLength(2000);
+    expect(c.body.outcome?.error).toHaveLength(2000);
 
     // A failed until-start task merged into the waiting task of its identity: the page links to it.
     const first = await s.put({ job: 'refresh' }, { queue, keepResult: 60_000, unique: 'until-start' });
@@ -938,8 +953,8 @@ describe('progress and task lookup', () => {
     const roots = await s.putMany(Array.from({ length: 120 }, (_, i) => ({ data: i, options: { queue: 'many' } })));
     const crowd = await s.put('crowd', { queue: 'many', after: roots.map((r) => r.hash) });
     const many = await task(base, 'many', crowd.hash);
-    expect(many.body.task.dependencies).toHaveLength(100);
-    expect(many.body.task.dependencyCount).toBeNull();
+    expect(many.body.task?.dependencies).toHaveLength(100);
+    expect(many.body.task?.dependencyCount).toBeNull();
     expect((await getPage(`${base}/?queue=many&hash=${crowd.hash}`)).body).toContain('<dt>put after (more than 100)</dt>');
     expect((await getPage(`${base}/?queue=many&hash=${crowd.hash}`)).body).toContain('<li class="dim">and more (see <code>docket inspect</code>)</li></ul>');
     // 100 exactly: all of them, counted.

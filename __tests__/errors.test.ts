@@ -17,7 +17,11 @@ import {
   IndeterminateError,
   isTransient,
   TimeoutError,
+  HashFunctionError,
+  UnreadableRecordError,
 } from '../lib/errors';
+import { guardHash } from '../lib/hashing';
+import { parseRecord } from '../lib/payload';
 
 describe('errors', () => {
   it('set name and a stable code on every class', () => {
@@ -36,6 +40,8 @@ describe('errors', () => {
       [new TryAgainError(new Error('x')), 'TryAgainError', 'ERR_TRYAGAIN'],
       [new ReadOnlyError(new Error('x')), 'ReadOnlyError', 'ERR_READONLY'],
       [new PermissionError(new Error('x')), 'PermissionError', 'ERR_NOPERM'],
+      [new HashFunctionError('threw'), 'HashFunctionError', 'ERR_HASH_FUNCTION'],
+      [new UnreadableRecordError('the payload of task a', new SyntaxError('x')), 'UnreadableRecordError', 'ERR_UNREADABLE_RECORD'],
     ];
     for (const [err, name, code] of cases) {
       expect(err).toBeInstanceOf(DocketError);
@@ -43,6 +49,23 @@ describe('errors', () => {
       expect(err.name).toBe(name);
       expect(err.code).toBe(code);
     }
+  });
+
+  it('wrap what the hash option throws, or a return that is no hash, in a HashFunctionError', () => {
+    const boom = new TypeError('boom');
+    const thrown = (() => { try { guardHash(() => { throw boom; })('x'); } catch (err) { return err; } })();
+    expect(thrown).toBeInstanceOf(HashFunctionError);
+    expect(thrown).toMatchObject({ message: 'options.hash threw: it must return a non-empty string for every identity', cause: boom });
+    expect(() => guardHash(() => undefined as never)('x')).toThrow('options.hash returned undefined');
+    expect(() => guardHash(() => '')('x')).toThrow('options.hash returned an empty string');
+    expect(guardHash((identity) => `h${identity}`)('x')).toBe('hx');
+  });
+
+  it('turn a stored record that is not JSON into an UnreadableRecordError that names it', () => {
+    expect(parseRecord('{"a":1}', 'the payload of task a')).toEqual({ a: 1 });
+    const err = (() => { try { parseRecord('{"a":', 'the payload of task a'); } catch (e) { return e; } })();
+    expect(err).toBeInstanceOf(UnreadableRecordError);
+    expect(err).toMatchObject({ what: 'the payload of task a', message: expect.stringMatching(/^the payload of task a in Redis is unreadable: /), cause: expect.any(SyntaxError) });
   });
 
   it('name the field in the message', () => {

@@ -37,7 +37,7 @@ async function errorOf(call: () => unknown): Promise<unknown> {
 }
 
 /** Checks that `call` is refused with `type` naming `field`, and writes nothing under the prefix. */
-async function refusedUnchanged(s: Scheduler & { prefix: string }, raw: RedisClientType, call: () => unknown, field: string, type: Function = ValidationError) {
+async function refusedUnchanged(s: Scheduler & { prefix: string }, raw: RedisClientType, call: () => unknown, field: string, type: new (...args: never[]) => Error = ValidationError) {
   const before = await keysUnder(raw, s.prefix);
   const err = await errorOf(call);
   expect(err).toBeInstanceOf(type);

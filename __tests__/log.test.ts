@@ -72,8 +72,13 @@ describe('logger', () => {
     expect(writes).toEqual([]);
   });
 
-  it('refuses a logger without the four levels', async () => {
-    await expect(redis.scheduler({ logger: { info() {}, warn() {}, error() {} } as never })).rejects.toThrow(ValidationError);
-    await expect(redis.scheduler({ logger: 'console' as never })).rejects.toThrow(/^options\.logger: /);
+  it('takes a logger with the two levels it calls, info and warn, and refuses one without them', async () => {
+    const lines: string[] = [];
+    const s = await redis.scheduler({ logger: { info: (_obj, msg) => lines.push(msg), warn: (_obj, msg) => lines.push(msg) } });
+    await s.work(async () => {}).close();
+    expect(lines).toEqual(['docket: worker started', 'docket: worker closed']);
+    await expect(redis.scheduler({ logger: { info() {}, error() {} } as never })).rejects.toThrow('options.logger.warn: expected a function');
+    await expect(redis.scheduler({ logger: { debug() {}, warn() {} } as never })).rejects.toThrow(ValidationError);
+    await expect(redis.scheduler({ logger: 'console' as never })).rejects.toThrow('options.logger: expected a logger with info and warn methods (pino-shaped)');
   });
 });

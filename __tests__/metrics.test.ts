@@ -74,4 +74,13 @@ describe('registerMetrics', () => {
     expect(() => s.registerMetrics({} as never)).toThrow(ValidationError);
     expect(() => s.registerMetrics(new Registry(), { prefix: 'bad-name' })).toThrow('options.prefix');
   });
+
+  it('checks its options as every other call does: known names only, queue names as put checks them', async () => {
+    const s = await redis.scheduler();
+    expect(() => s.registerMetrics({} as never)).toThrow('registry: expected a prom-client Registry');
+    expect(() => s.registerMetrics(new Registry(), null as never)).toThrow('options: expected { queues?, prefix? }');
+    expect(() => s.registerMetrics(new Registry(), { prefx: 'a_' } as never)).toThrow('options.prefx: is not a known option');
+    expect(() => s.registerMetrics(new Registry(), { queues: ['ok', 'a{b'] })).toThrow(/^options\.queues\[1\]: must have no braces/);
+    expect(() => s.registerMetrics(new Registry(), { prefix: 5 } as never)).toThrow('options.prefix: expected a Prometheus metric name prefix');
+  });
 });

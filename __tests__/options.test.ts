@@ -13,12 +13,12 @@ import {
   type SchedulerOptions,
   type WorkOptions,
 } from '../lib';
-import { claimOptions, failOptions, putOptions, schedulerOptions, workOptions } from '../lib/options';
+import type { claimOptions, failOptions, putOptions, schedulerOptions, workOptions } from '../lib/options';
 import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
 
-async function refused(call: () => Promise<unknown> | unknown, field: string, type: Function = ValidationError) {
+async function refused(call: () => Promise<unknown> | unknown, field: string, type: new (...args: never[]) => Error = ValidationError) {
   let error: unknown;
   try {
     await call();

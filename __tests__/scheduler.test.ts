@@ -2,6 +2,8 @@
  * The scheduler's time and state operations: delay, at, reschedule, expire, cancel, get, stats,
  * and the rule that every time decision is made on the Redis server's clock.
  */
+import { DocketError, HashFunctionError, UnreadableRecordError, ValidationError } from '../lib';
+import { queueKeys } from '../lib/keys';
 import { keysUnder, serverNow, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();
@@ -218,5 +220,35 @@ describe('get and stats', () => {
       byName: {},
     });
     expect(await s.stats({ queue: 'side' })).toMatchObject({ ready: 1, delayed: 0, active: 0 });
+  });
+});
+
+describe('every rejection is a DocketError', () => {
+  it('turns what a hash function throws, or a hash that is no string, into a HashFunctionError before any I/O', async () => {
+    const boom = new Error('boom');
+    const s = await redis.scheduler({ hash: () => { throw boom; } });
+    const err = await s.put('x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HashFunctionError);
+    expect(err).toMatchObject({ code: 'ERR_HASH_FUNCTION', message: expect.stringMatching(/^options\.hash threw: /), cause: boom });
+    const numbers = await redis.scheduler({ hash: (() => 42) as never });
+    await expect(numbers.put('x')).rejects.toThrow('options.hash returned number');
+    const empty = await redis.scheduler({ hash: () => '' });
+    await expect(empty.put('x')).rejects.toThrow('options.hash returned an empty string');
+    expect(await keysUnder(await redis.raw(), s.prefix)).toEqual([]);
+    await expect(redis.scheduler({ hash: 'xxh' as never })).rejects.toThrow('options.hash: expected a function');
+    await expect(redis.scheduler({ onWarning: 1 as never })).rejects.toThrow(ValidationError);
+  });
+
+  it('turns a record that is not JSON into an UnreadableRecordError naming it', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const { hash } = await s.put('t', { queue: 'q' });
+    await raw.hSet(queueKeys(s.prefix, 'q').meta, hash, '{"r":');
+    for (const call of [() => s.get(hash, { queue: 'q' }), () => s.result(hash, { queue: 'q' }), () => s.list('ready', { queue: 'q' })]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnreadableRecordError);
+      expect(err).toBeInstanceOf(DocketError);
+      expect(err).toMatchObject({ code: 'ERR_UNREADABLE_RECORD', what: `the metadata of task ${hash}`, cause: expect.any(SyntaxError) });
+    }
   });
 });

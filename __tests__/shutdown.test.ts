@@ -74,16 +74,18 @@ describe('close', () => {
       execArgv: compiled.execArgv,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    const messages: any[] = [];
-    child.on('message', (m) => messages.push(m));
+    // What freeze-child.ts sends: 'ready', then { closed }, then { held, lateErrors }.
+    const messages: Array<'ready' | { closed?: { workerMs: number; totalMs: number }; held?: unknown[]; lateErrors?: number }> = [];
+    child.on('message', (m) => messages.push(m as (typeof messages)[number]));
+    const sent = (field: 'closed' | 'held') => messages.find((m) => typeof m === 'object' && m[field] !== undefined);
     const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
     try {
       await eventually(() => messages.includes('ready'), 15_000);
       await sleep(200); // the handler holds its task
       server.signal('SIGSTOP');
       child.send('close');
-      await eventually(() => messages.some((m) => m.closed), 10_000);
-      const { closed } = messages.find((m) => m.closed);
+      await eventually(() => sent('closed') !== undefined, 10_000);
+      const closed = (sent('closed') as { closed: { workerMs: number; totalMs: number } }).closed;
       // shutdownTimeout (500) + one commandTimeout (1000) for the worker; one more for the connection.
       expect(closed.workerMs).toBeLessThan(500 + 1000 + 700);
       expect(closed.totalMs).toBeLessThan(500 + 2 * 1000 + 700);
@@ -91,8 +93,8 @@ describe('close', () => {
       await sleep(5000); // the late replies arrive now: nothing may throw
       expect(child.exitCode).toBeNull();
       child.send('finish');
-      await eventually(() => messages.some((m) => m.held), 5000);
-      expect(messages.find((m) => m.held)).toEqual({ held: [], lateErrors: 0 });
+      await eventually(() => sent('held') !== undefined, 5000);
+      expect(sent('held')).toEqual({ held: [], lateErrors: 0 });
       // Nothing left: without its IPC channel the process ends by itself, cleanly.
       expect(await Promise.race([exited, sleep(3000).then(() => 'still running')])).toBe(0);
     } finally {

@@ -86,19 +86,19 @@ export async function checkAccess(ctx: Context, warn: (message: string) => void)
   const named: Array<[string, Line]> = [...Object.entries(REQUIRED), ['CLIENT UNBLOCK', UNBLOCK]];
   if (ctx.options.eventsMaxLength > 0) named.push(['XADD', EVENTS]);
   const lines = named.map(([, line]) => line(keys, registry));
-  const reply = (await ctx.scripts.run('access', keys, lines.map((l) => JSON.stringify(l)))) as Array<number | string> | null;
-  if (!reply) return { unblock: true };
+  const refusals = await ctx.scripts.run('access', keys, { lines });
+  if (!refusals) return { unblock: true };
   const refused: string[] = [];
   const told: string[] = [];
   let unblock = true;
-  for (let i = 0; i < reply.length; i += 2) {
-    const [name] = named[Number(reply[i]) - 1];
+  for (const { line, reason } of refusals) {
+    const [name] = named[line];
     if (name === 'CLIENT UNBLOCK') {
       unblock = false;
       continue;
     }
     refused.push(name);
-    told.push(`${name}${reply[i + 1] ? ` (${reply[i + 1]})` : ''}${name === 'XADD' ? ' (or set eventsMaxLength: 0)' : ''}`);
+    told.push(`${name}${reason ? ` (${reason})` : ''}${name === 'XADD' ? ' (or set eventsMaxLength: 0)' : ''}`);
   }
   if (refused.length > 0) {
     const on = `${ctx.options.prefix}:{${ctx.options.queue}}:* and ${registry}`;

@@ -3,10 +3,10 @@
  * state, pausing a queue for every worker, and the registry of queue names that the CLI and the
  * dashboard list (so they never scan the keyspace).
  */
-import { z } from 'zod';
 import type { Context } from './context';
-import { parse, queueName } from './options';
+import { listOptions, parse, stateArg, STATES } from './options';
 import type { Json } from './payload';
+import type { ListedRecord } from './codecs/reads';
 import { toTaskInfo, type TaskInfo, type TaskState } from './task';
 
 /** Lifetime counters of a queue, kept in Redis by the scripts, so every process sees the same. */
@@ -109,20 +109,8 @@ export type TaskPage<T = Json> = Page<ListedTask<T>>;
 /** A page of tasks with previews of their payloads (list() with `preview`). */
 export type PreviewPage = Page<PreviewTask>;
 
-/** Every state, in the order the views show them. */
-export const STATES = ['ready', 'delayed', 'waiting', 'active', 'dead'] as const satisfies readonly TaskState[];
-
-const stateArg = z.enum(STATES, { error: `expected one of ${STATES.join(', ')}` });
-/** Past this, a preview is no preview: a whole payload is what list() without it returns. */
-const MAX_PREVIEW_BYTES = 65_536;
-const PREVIEW_HINT = `must be a whole number of bytes from 1 to ${MAX_PREVIEW_BYTES}`;
-
-export const listOptions = z.strictObject({
-  queue: queueName.optional(),
-  limit: z.number().int().min(1, { error: 'must be from 1 to 1000' }).max(1000, { error: 'must be from 1 to 1000' }).default(100),
-  offset: z.number().int().min(0, { error: 'must be 0 or more' }).default(0),
-  preview: z.number({ error: PREVIEW_HINT }).int({ error: PREVIEW_HINT }).min(1, { error: PREVIEW_HINT }).max(MAX_PREVIEW_BYTES, { error: PREVIEW_HINT }).optional(),
-});
+/** Every state, in the order the views show them (declared with list()'s checks in options.ts). */
+export { STATES };
 
 const COUNTERS: Record<keyof QueueTotals, string> = {
   added: 'added',
@@ -137,31 +125,26 @@ const COUNTERS: Record<keyof QueueTotals, string> = {
 };
 
 export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
-  const reply = (await ctx.scripts.run('stats', ctx.keys(queue), [])) as Array<string | number>;
-  const counters = new Map<string, number>();
+  const { ready, delayed, active, dead, waiting, paused, counters } = await ctx.scripts.run('stats', ctx.keys(queue), {});
   const byName: Record<string, NamedTotals> = Object.create(null) as Record<string, NamedTotals>;
-  for (let i = 6; i < reply.length; i += 2) {
-    const field = String(reply[i]);
+  for (const [field, count] of counters) {
     const bar = field.indexOf('|');
-    if (bar < 0) {
-      counters.set(field, Number(reply[i + 1]));
-      continue;
-    }
+    if (bar < 0) continue;
     const [outcome, name] = [field.slice(0, bar), field.slice(bar + 1)];
     if (outcome !== 'completed' && outcome !== 'failed' && outcome !== 'dead') continue;
-    (byName[name] ??= { completed: 0, failed: 0, dead: 0 })[outcome] = Number(reply[i + 1]);
+    (byName[name] ??= { completed: 0, failed: 0, dead: 0 })[outcome] = count;
   }
   const totals = Object.fromEntries(Object.entries(COUNTERS).map(([field, name]) => [field, counters.get(name) ?? 0])) as unknown as QueueTotals;
   return {
-    ready: Number(reply[0]),
-    delayed: Number(reply[1]),
-    active: Number(reply[2]),
-    dead: Number(reply[3]),
-    waiting: Number(reply[4]),
+    ready,
+    delayed,
+    active,
+    dead,
+    waiting,
     expired: totals.expired,
     deduplicated: totals.deduplicated,
     replaced: totals.replaced,
-    paused: Number(reply[5]) === 1,
+    paused,
     totals,
     byName: { ...byName },
   };
@@ -178,32 +161,24 @@ export async function list<T>(ctx: Context, state: unknown, options?: ListOption
   const o = parse(listOptions, options ?? {}, 'options');
   const queue = o.queue ?? ctx.options.queue;
   // ARGV preview 0 reads whole payloads: list() without the option keeps its data.
-  const reply = (await ctx.scripts.run('list', ctx.keys(queue), [s, o.offset, o.limit, o.preview ?? 0])) as Array<string | number | null>;
-  const records: ListReplyTask[] = [];
-  for (let i = 2; i < reply.length; i += 6) records.push(reply.slice(i, i + 6) as ListReplyTask);
-  const page = { now: Number(reply[0]), total: Number(reply[1]) };
-  if (o.preview === undefined) return { ...page, tasks: records.map((r) => toListed<T>(queue, s, r)) };
-  return { ...page, tasks: records.map((r) => toPreview(queue, s, r)) };
+  const { now, total, tasks } = await ctx.scripts.run('list', ctx.keys(queue), { state: s, offset: o.offset, limit: o.limit, preview: o.preview ?? 0 });
+  if (o.preview === undefined) return { now, total, tasks: tasks.map((r) => toListed<T>(queue, s, r)) };
+  return { now, total, tasks: tasks.map((r) => toPreview(queue, s, r)) };
 }
 
-/**
- * One task of the list script's reply: id, payload (or its head; null when missing), payload
- * bytes, meta, score (a waiting task's: its unsettled dependencies), progress (or its head).
- */
-type ListReplyTask = [id: string, payload: string | null, bytes: number, meta: string, score: string, progress: string | null];
-
-function toListed<T>(queue: string, state: TaskState, [id, payload, , meta, score, progress]: ListReplyTask): ListedTask<T> {
+function toListed<T>(queue: string, state: TaskState, { id, payload, meta, score, progress }: ListedRecord): ListedTask<T> {
   // A missing payload (a damaged record) reads as null, as it always has.
   const info = toTaskInfo<T>(queue, id, [payload ?? 'null', meta, state, progress]);
   return { ...info, diedAt: state === 'dead' ? Number(score) : null, waitingOn: state === 'waiting' ? Number(score) : null };
 }
 
-function toPreview(queue: string, state: TaskState, [id, payload, bytes, meta, score, progress]: ListReplyTask): PreviewTask {
-  const shown = { preview: payload ?? '', bytes: Number(bytes), progressPreview: progress || null };
+function toPreview(queue: string, state: TaskState, record: ListedRecord): PreviewTask {
+  const { id, payload, bytes, progress } = record;
+  const shown = { preview: payload ?? '', bytes, progressPreview: progress || null };
   try {
     // The head of a payload is no JSON to parse: the task's fields come from its meta alone (and
     // the progress, when it came whole).
-    const { data: _, ...fields } = toListed<null>(queue, state, [id, 'null', bytes, meta, score, null]);
+    const { data: _, ...fields } = toListed<null>(queue, state, { ...record, payload: 'null', progress: null });
     if (progress) fields.progress = wholeJson(progress);
     return { ...fields, ...shown };
   } catch (err) {
@@ -241,7 +216,7 @@ export async function serverTime(ctx: Context, queue = ctx.options.queue): Promi
 
 /** Pauses (`paused` true) or resumes a queue; true when this call changed its state. */
 export async function setPaused(ctx: Context, queue: string, paused: boolean): Promise<boolean> {
-  return Number(await ctx.scripts.run('pause', ctx.keys(queue), [paused ? 1 : 0])) === 1;
+  return ctx.scripts.run('pause', ctx.keys(queue), { paused });
 }
 
 /**

@@ -31,8 +31,6 @@ const SOURCES = {
   ready: ['ready9', 'ready8', 'ready7', 'ready6', 'ready5', 'ready4', 'ready3', 'ready2', 'ready1', 'ready', 'parked', 'grouped'],
 } as const;
 
-type CleanReply = [deleted: number, done: number, cursor: string, outboxed: number];
-
 /**
  * Deletes the queue's tasks in `state` (those put, or for dead ones died, at least `olderThan`
  * ago on the Redis clock), at most `limit`, in calls of at most BATCH deletions. Returns how many.
@@ -42,19 +40,19 @@ export async function clean(ctx: Context, options: CleanOptions): Promise<number
   const queue = o.queue ?? ctx.options.queue;
   const keys = ctx.keys(queue);
   // One cut-off for the whole clean, so tasks that grow old while it runs are not chased.
-  const before = o.olderThan === undefined ? -1 : (await serverTime(ctx, queue)) - o.olderThan;
+  const before = o.olderThan === undefined ? null : (await serverTime(ctx, queue)) - o.olderThan;
   const limit = o.limit ?? Number.MAX_SAFE_INTEGER;
   let total = 0;
   let outboxed = false;
   for (const source of SOURCES[o.state]) {
     let cursor = '';
     while (total < limit) {
-      const args = [source, before, Math.min(BATCH, limit - total), SCAN, cursor, ctx.options.eventsMaxLength];
-      const [deleted, done, next, out] = (await ctx.scripts.run('clean', keys, args)) as CleanReply;
-      total += Number(deleted);
-      cursor = String(next);
-      outboxed ||= Number(out) === 1;
-      if (Number(done) === 1) break;
+      const input = { source, before, most: Math.min(BATCH, limit - total), scan: SCAN, cursor, events: ctx.options.eventsMaxLength };
+      const reply = await ctx.scripts.run('clean', keys, input);
+      total += reply.deleted;
+      cursor = reply.cursor;
+      outboxed ||= reply.outboxed;
+      if (reply.done) break;
     }
   }
   // Tasks of other queues waited on cleaned ones: they learn now (else at a claim there).
@@ -69,16 +67,16 @@ export async function clean(ctx: Context, options: CleanOptions): Promise<number
 export async function obliterate(ctx: Context, options?: ObliterateOptions): Promise<void> {
   const o = parse(obliterateOptions, options ?? {}, 'options');
   const queue = o.queue ?? ctx.options.queue;
-  let [status, n] = (await ctx.scripts.run('obliterate', ctx.keys(queue), [o.force ? 1 : 0])) as [string, number];
-  if (status === 'active') throw new QueueActiveError(queue, Number(n));
+  let reply = await ctx.scripts.run('obliterate', ctx.keys(queue), { force: o.force === true });
+  if (reply.status === 'active') throw new QueueActiveError(queue, reply.leased);
   // Steps for other queues were left in its outbox (tasks there waited on its tasks, or its tasks
   // on theirs): carried, then the outbox goes too. A step another client holds is due again when
   // its lease ends, so a few rounds over one lease see every step carried.
   const until = Date.now() + 2 * CARRY_LEASE_MS;
-  while (status === 'carry') {
+  while (reply.status === 'carry') {
     await carry(ctx, queue);
-    [status] = (await ctx.scripts.run('obliterate', ctx.keys(queue), [1])) as [string, number];
-    if (status === 'carry') {
+    reply = await ctx.scripts.run('obliterate', ctx.keys(queue), { force: true });
+    if (reply.status === 'carry') {
       if (Date.now() > until) {
         // Left for a later obliterate (or a claimer of the queue) to carry: the name stays registered.
         ctx.log.warn({ queue }, 'docket: obliterate left dependency steps for other queues in the outbox; call obliterate again to carry them');

@@ -9,11 +9,12 @@
  * sends through it from then on. Until the cluster has promoted a replica, the fresh client still
  * sees the dead master, the next call times out again, and the next refresh tries again.
  */
-import type { RedisClientType, RedisClusterType } from 'redis';
+import type { RedisClientType, RedisClusterType, RedisFunctions, RedisModules, RedisScripts } from 'redis';
+import { withDeadline } from './deadline';
 import { ConnectionError, IndeterminateError } from './errors';
 
-type Cluster = RedisClusterType<any, any, any>;
-type Standalone = RedisClientType<any, any, any>;
+type Cluster = RedisClusterType<RedisModules, RedisFunctions, RedisScripts>;
+type Standalone = RedisClientType<RedisModules, RedisFunctions, RedisScripts>;
 
 /** A cluster client; `connected` is called once it has connected, `retire` once it is dropped. */
 export interface Opened {
@@ -68,19 +69,13 @@ export class ClusterLink {
     const opened = this.reopen();
     const fresh = opened.client;
     fresh.on('error', () => {});
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        fresh.connect(),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('cluster refresh timed out')), this.connectTimeoutMs))),
-      ]);
+      await withDeadline<unknown>(fresh.connect(), this.connectTimeoutMs, 'cluster refresh');
     } catch {
       // No node answered yet: the next failed call tries again.
       opened.retire();
       await fresh.disconnect().catch(() => {});
       return;
-    } finally {
-      clearTimeout(timer);
     }
     opened.connected();
     const old = this.current;

@@ -3,9 +3,10 @@
  * caller passed in (which close() leaves open). Commands are routed by their first key, so on a
  * cluster each goes straight to the node that owns the queue's slot.
  */
-import { createClient, createCluster, type RedisClientType, type RedisClusterType } from 'redis';
+import { createClient, createCluster, type RedisClientType, type RedisClusterType, type RedisFunctions, type RedisModules, type RedisScripts } from 'redis';
 import { ClusterLink } from './cluster';
-import { ConnectionError, fromRedisError, TimeoutError, ValidationError } from './errors';
+import { withDeadline } from './deadline';
+import { ConnectionError, fromRedisError, ValidationError } from './errors';
 import { redact } from './redis-url';
 
 export { redact };
@@ -15,10 +16,10 @@ const RECONNECT_MAX_MS = 2000;
 /** How long close() waits for calls still in flight before it drops the connection. */
 const CLOSE_WAIT_MS = 5000;
 
-/** A node-redis v4 client or cluster. */
-export type RedisLike = RedisClientType<any, any, any> | RedisClusterType<any, any, any>;
-export type Standalone = RedisClientType<any, any, any>;
-type Cluster = RedisClusterType<any, any, any>;
+/** A node-redis v4 client or cluster, with any modules, functions and scripts of its own. */
+export type RedisLike = Standalone | Cluster;
+export type Standalone = RedisClientType<RedisModules, RedisFunctions, RedisScripts>;
+type Cluster = RedisClusterType<RedisModules, RedisFunctions, RedisScripts>;
 
 /** How long a call may wait for its reply, and what to call it in errors. */
 export interface Deadline {
@@ -178,20 +179,6 @@ export function slotOf(key: string): number {
   }
   return crc % 16384;
 }
-
-/**
- * `promise`, or a TimeoutError once `ms` pass. The loser is still handled, so its late failure
- * is no unhandled rejection.
- */
-export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  promise.catch(() => {});
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
-}
-
 
 /** A flat HGETALL reply, or node-redis's object form, as a map. */
 export function hashReply(reply: unknown): Map<string, string> {

@@ -34,7 +34,7 @@ export class Context {
     return `Context { prefix: ${JSON.stringify(this.options.prefix)}, queue: ${JSON.stringify(this.options.queue)} }`;
   }
 
-  /** The keys of `queue`, or of the default queue. */
+  /** The keys of `queue` (named by the caller: queueOf() picks the default queue), built once per queue. */
   keys(queue: string): QueueKeys {
     let keys = this.keyCache.get(queue);
     if (!keys) {

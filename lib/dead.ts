@@ -28,17 +28,17 @@ export async function listDead<T>(ctx: Context, options?: ListDeadOptions): Prom
 
 /** Re-drives one dead task (`id`), or every dead task of the queue in batches (`id` undefined). */
 export async function redrive(ctx: Context, queue: string, id?: string): Promise<number> {
-  if (id !== undefined) return Number(await ctx.scripts.run('redrive', ctx.keys(queue), [id, 1]));
-  return drain(() => ctx.scripts.run('redrive', ctx.keys(queue), ['', BATCH]));
+  if (id !== undefined) return ctx.scripts.run('redrive', ctx.keys(queue), { id, limit: 1 });
+  return drain(() => ctx.scripts.run('redrive', ctx.keys(queue), { id: null, limit: BATCH }));
 }
 
 /** Deletes every dead task of the queue, in batches. */
 export function purgeDead(ctx: Context, queue: string): Promise<number> {
-  return drain(() => ctx.scripts.run('purge', ctx.keys(queue), [BATCH]));
+  return drain(() => ctx.scripts.run('purge', ctx.keys(queue), { limit: BATCH }));
 }
 
-async function drain(batch: () => Promise<unknown>): Promise<number> {
+async function drain(batch: () => Promise<number>): Promise<number> {
   let total = 0;
-  for (let n = BATCH; n === BATCH; total += n) n = Number(await batch());
+  for (let n = BATCH; n === BATCH; total += n) n = await batch();
   return total;
 }

@@ -10,10 +10,11 @@
  * says so; one that dies midway leaves them to be taken again when the lease ends, by any process
  * that claims from the queue. Every step is idempotent, so carrying one twice is harmless.
  */
+import { stepQueue } from './codecs/deps';
 import type { Context } from './context';
 import { ValidationError } from './errors';
 import { result, type TaskOutcome } from './outcome';
-import type { Json } from './payload';
+import { parseRecord, type Json } from './payload';
 
 export { MAX_AFTER } from './options';
 /** How long a carrier holds the steps it took; after that another may take them. */
@@ -95,26 +96,25 @@ async function carryOnce(ctx: Context, queue: string, depth: number): Promise<vo
   let carried: string[] = [];
   const chase = new Set<string>();
   for (let round = 0; round < CARRY_ROUNDS; round++) {
-    const reply = (await ctx.scripts.run('outbox', ctx.keys(queue), [CARRY_LEASE_MS, CARRY_BATCH, ...carried])) as string[];
+    const { steps } = await ctx.scripts.run('outbox', ctx.keys(queue), { lease: CARRY_LEASE_MS, most: CARRY_BATCH, carried });
     carried = [];
-    const steps = reply.slice(1);
     if (steps.length === 0) return chaseAll(ctx, chase, depth);
     const byTarget = new Map<string, string[]>();
     for (const step of steps) {
-      const target = (JSON.parse(step) as [string, string])[1];
+      const target = stepQueue(step);
       byTarget.set(target, [...(byTarget.get(target) ?? []), step]);
     }
     await Promise.all(
       [...byTarget].map(async ([target, list]) => {
-        const due = await ctx.scripts.run('apply', ctx.keys(target), [ctx.options.eventsMaxLength, ...list]);
+        const due = await ctx.scripts.run('apply', ctx.keys(target), { events: ctx.options.eventsMaxLength, steps: list });
         // The steps made new steps there (a registration that found its task finished answers).
-        if (due !== '') chase.add(target);
+        if (due !== null) chase.add(target);
       }),
     );
     carried = steps;
   }
   // Out of rounds: say what was carried; the rest stays due for the next carrier.
-  await ctx.scripts.run('outbox', ctx.keys(queue), [CARRY_LEASE_MS, 0, ...carried]);
+  await ctx.scripts.run('outbox', ctx.keys(queue), { lease: CARRY_LEASE_MS, most: 0, carried });
 }
 
 async function chaseAll(ctx: Context, queues: Set<string>, depth: number): Promise<void> {
@@ -132,7 +132,7 @@ export async function dependencies(ctx: Context, queue: string, hash: string, li
   const raw = (await ctx.conn.send(key, ['HGET', key, hash], { ms: ctx.options.commandTimeout, what: 'dependencies' })) as string | null;
   if (!raw) return [];
   // One outcome read per dependency: a page that shows the first few reads only those.
-  const refs = (JSON.parse(raw) as Array<[string, string]>).slice(0, limit);
+  const refs = parseRecord<Array<[string, string]>>(raw, `the dependency list of task ${hash}`).slice(0, limit);
   const never = new AbortController().signal;
   return Promise.all(refs.map(async ([q, h]) => ({ queue: q, hash: h, outcome: await result(ctx, q, h, 0, never) })));
 }

@@ -25,7 +25,10 @@ export type ErrorCode =
   | 'ERR_REDIS'
   | 'ERR_MISSING_PEER'
   | 'ERR_QUEUE_ACTIVE'
-  | 'ERR_SANDBOX_EXIT';
+  | 'ERR_SANDBOX_EXIT'
+  | 'ERR_HASH_FUNCTION'
+  | 'ERR_UNREADABLE_RECORD'
+  | 'ERR_REPLY';
 
 /** Base class of every error docket throws. */
 export class DocketError extends Error {
@@ -207,6 +210,31 @@ export class SandboxExitError extends DocketError {
 }
 
 /**
+ * The `hash` function given to createScheduler threw, or returned no hash (a non-empty string):
+ * thrown by the call that hashed (put, putMany, a sharded put), before any I/O; `cause` holds what
+ * it threw. Fix the function: docket cannot name a task without it.
+ */
+export class HashFunctionError extends DocketError {
+  constructor(problem: string, cause?: unknown) {
+    super('ERR_HASH_FUNCTION', `options.hash ${problem}: it must return a non-empty string for every identity`, { cause });
+  }
+}
+
+/**
+ * A record docket read from Redis is not what docket writes: a task's payload, metadata, result or
+ * progress that is not JSON (written by hand, or by another program, or damaged). `what` names
+ * the record; `cause` holds the JSON parser's error. Nothing was changed by the read.
+ */
+export class UnreadableRecordError extends DocketError {
+  readonly what: string;
+
+  constructor(what: string, cause: unknown) {
+    super('ERR_UNREADABLE_RECORD', `${what} in Redis is unreadable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.what = what;
+  }
+}
+
+/**
  * Redis refused a write because `maxmemory` is reached. A refused put wrote nothing: put is a
  * deny-oom script, refused before it runs. (The scripts that work or shrink a queue are allow-oom,
  * so workers can still drain a full Redis: see ScriptFlags in scripts.ts.)
@@ -293,6 +321,20 @@ export class PermissionError extends DocketError {
   constructor(cause: unknown, commands: readonly string[] = []) {
     super('ERR_NOPERM', `Redis refused the call for lack of permission: ${messageOf(cause)}`, { cause });
     this.commands = commands;
+  }
+}
+
+/**
+ * A script's reply did not have the shape its header documents (lib/codecs reads every reply):
+ * a Lua script and this client disagree, say a server still running another docket version's
+ * scripts. `script` names it. The script ran: what it wrote stays.
+ */
+export class ReplyError extends DocketError {
+  readonly script: string;
+
+  constructor(script: string, problem: string) {
+    super('ERR_REPLY', `unexpected reply from script ${script}: ${problem}`);
+    this.script = script;
   }
 }
 

@@ -4,13 +4,12 @@
  * reads it as an async iterator, on a connection of its own, so any process can follow a queue,
  * and a producer can wait for its own task's outcome.
  */
-import { z } from 'zod';
 import { hashReply, type Standalone } from './connection';
 import type { Context } from './context';
 import { type DocketError, fromRedisError } from './errors';
 import { errorFields } from './log';
-import { parse } from './options';
-import type { Json } from './payload';
+import { eventsOptions, parse, throughputOptions } from './options';
+import { parseRecord, type Json } from './payload';
 
 export type EventType = 'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'replaced' | 'merged' | 'cancelled' | 'progress';
 
@@ -46,11 +45,6 @@ export interface EventsOptions {
   /** Aborting it ends the iteration; so does closing the scheduler. */
   signal?: AbortSignal;
 }
-
-const eventsOptions = z.strictObject({
-  from: z.union([z.literal('now'), z.literal('start'), z.string().regex(/^\d+-\d+$/)], { error: "expected 'now', 'start' or an event id such as '1700000000000-0'" }).default('now'),
-  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'expected an AbortSignal' }).optional(),
-});
 
 /** Entries read per call, and how long one blocking read waits before it looks again. */
 const BATCH = 100;
@@ -133,8 +127,8 @@ function toEvent(queue: string, id: string, fields: string[]): QueueEvent {
     error: f.get('error') ?? null,
     into: f.get('into') ?? null,
     name: f.get('name') ?? null,
-    result: f.get('result') ? (JSON.parse(f.get('result')!) as Json) : null,
-    progress: f.has('progress') ? (JSON.parse(f.get('progress')!) as Json) : null,
+    result: f.get('result') ? parseRecord(f.get('result')!, "an event's result") : null,
+    progress: f.has('progress') ? parseRecord(f.get('progress')!, "an event's progress") : null,
   };
 }
 
@@ -157,14 +151,6 @@ export interface Throughput {
   /** Oldest first; `at` is each bucket's start. */
   buckets: Array<{ at: number } & Record<EventType, number>>;
 }
-
-const throughputOptions = z
-  .strictObject({
-    window: z.number().int().min(1000, { error: 'must be from 1000 to 86400000' }).max(86_400_000, { error: 'must be from 1000 to 86400000' }).default(600_000),
-    // Bounded like window (past it, the bucket times made no valid stream id: a RedisError).
-    bucket: z.number().int().min(100, { error: 'must be 100 or more' }).max(86_400_000, { error: 'must be at most 86400000' }).default(10_000),
-  })
-  .refine((o) => o.window / o.bucket <= 1000, { error: 'window / bucket must be at most 1000 buckets', path: ['bucket'] });
 
 const TYPES: readonly EventType[] = ['completed', 'failed', 'dead', 'expired', 'deduplicated', 'replaced', 'merged', 'cancelled', 'progress'];
 

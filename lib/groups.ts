@@ -31,11 +31,10 @@ export async function limitGroups(ctx: Context, limit: unknown, options?: GroupL
   const o = parse(groupLimitOptions, options ?? {}, 'options');
   const keys = ctx.keys(o.queue ?? ctx.options.queue);
   // The first call writes the limit; later ones only move parked tasks the limit now has room for.
-  let from = '';
+  let from: string | null = null;
   do {
-    const [, next] = (await ctx.scripts.run('limit', keys, [o.group ?? '', n ?? '', from, BATCH])) as [number, string];
-    from = next;
-  } while (from !== '');
+    ({ next: from } = await ctx.scripts.run('limit', keys, { group: o.group ?? null, limit: n ?? null, from, batch: BATCH }));
+  } while (from !== null);
 }
 
 export async function groupLimits(ctx: Context, options?: { queue?: string }): Promise<GroupLimits> {
@@ -68,7 +67,7 @@ export interface ConcurrencyLimit {
 export async function limitConcurrency(ctx: Context, limit: unknown, options?: { queue?: string }): Promise<void> {
   const n = parse(concurrencyArg, limit, 'limit');
   const keys = ctx.keys(ctx.queueOf(options));
-  await ctx.scripts.run('cap', keys, [1, 'concurrency', n ?? '']);
+  await ctx.scripts.run('cap', keys, { fields: [{ name: 'concurrency', value: n ?? null }] });
 }
 
 export async function concurrencyLimit(ctx: Context, options?: { queue?: string }): Promise<ConcurrencyLimit> {

@@ -1,12 +1,13 @@
 /**
- * Task identity. A task's id is a 128-bit xxhash of its identity: the canonical payload, or the
- * caller's `key`. xxhash-wasm has no 128-bit variant, so two differently seeded 64-bit hashes are
- * joined. A hash is not proof of sameness: put.lua compares the identity itself on a match and
+ * Task identity. A task's hash (the `id` of the Lua scripts) is a 128-bit xxhash of its identity:
+ * the canonical payload, or the caller's `key`. xxhash-wasm has no 128-bit variant, so two
+ * differently seeded 64-bit hashes are joined. A hash is not proof of sameness: put.lua compares the identity itself on a match and
  * stores a colliding task apart, so a collision never drops a task.
  */
 import xxhash from 'xxhash-wasm';
+import { HashFunctionError } from './errors';
 
-/** Maps an identity string to a task id. Injectable (see SchedulerOptions.hash) for tests. */
+/** Maps an identity string to a task's hash. Injectable (see SchedulerOptions.hash) for tests. */
 export type HashFunction = (identity: string) => string;
 
 const SEED_A = 0x646f636b6574n; // 'docket' in ASCII; any fixed seed would do
@@ -16,6 +17,23 @@ const SEED_B = 0x9e3779b97f4a7c15n; // the golden-ratio constant: far from SEED_
 export async function createHash128(): Promise<HashFunction> {
   const { h64ToString } = await xxhash();
   return (identity) => h64ToString(identity, SEED_A).padStart(16, '0') + h64ToString(identity, SEED_B).padStart(16, '0');
+}
+
+/**
+ * A caller's hash function (SchedulerOptions.hash), made to fail as docket's errors do: what it
+ * throws, or a return that is not a non-empty string, is a HashFunctionError.
+ */
+export function guardHash(fn: HashFunction): HashFunction {
+  return (identity) => {
+    let id: unknown;
+    try {
+      id = fn(identity);
+    } catch (err) {
+      throw new HashFunctionError('threw', err);
+    }
+    if (typeof id !== 'string' || id === '') throw new HashFunctionError(`returned ${typeof id === 'string' ? 'an empty string' : typeof id}`);
+    return id;
+  };
 }
 
 /**

@@ -68,7 +68,7 @@ export class Heartbeat {
     this.report(new EventLoopBlockedError(this.worker, lag, this.timing.deadline));
   }
 
-  private send(ttl: number): Promise<unknown> {
-    return this.ctx.scripts.run('beat', this.keys, [this.worker, ttl]);
+  private send(ttl: number): Promise<number> {
+    return this.ctx.scripts.run('beat', this.keys, { worker: this.worker, ttl });
   }
 }

@@ -5,8 +5,8 @@
  * CLIENT UNBLOCK. BLPOP's own timeout is only a backstop: Redis checks blocking timeouts just `hz`
  * times a second, which would make delayed tasks up to 100 ms late.
  */
-import type { RedisClientType } from 'redis';
-import { withDeadline } from './connection';
+import type { Standalone } from './connection';
+import { withDeadline } from './deadline';
 import type { Context } from './context';
 import type { QueueKeys } from './keys';
 
@@ -16,7 +16,7 @@ export const MAX_IDLE_MS = 5000;
 const UNBLOCK_RETRY_MS = 2;
 
 export class IdleWait {
-  private blocker: RedisClientType<any, any, any> | null = null;
+  private blocker: Standalone | null = null;
   /** The blocker's CLIENT ID while it waits in BLPOP, so a timer or close() can unblock it. */
   private blockedId: Promise<number> | null = null;
   private stopped = false;

@@ -3,8 +3,8 @@
  * fenced leases. These are the public exports; everything else is internal.
  */
 export { createScheduler } from './scheduler';
-export type { Scheduler, SchedulerOptions, QueueOption, ResultOptions, DependenciesOptions } from './scheduler';
-export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome } from './outcome';
+export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, ChangeOptions, Explained, Change, Refusal } from './scheduler';
+export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome, ResultOptions } from './outcome';
 export type { Dependency, DependencyRef, DependencyFailure } from './deps';
 export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './admin';
 export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './events';
@@ -15,12 +15,12 @@ export type { OpenTelemetryOptions, OpenTelemetryInstrumentation } from './otel'
 export { channels as tracingChannels } from './tracing';
 export { createDashboard, serveDashboard } from './dashboard';
 export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer } from './dashboard';
-export type { Carrier, PutMessage, ClaimMessage, AckMessage, FailMessage } from './tracing';
-export type { PutOptions, PutResult, PutStatus } from './put';
+export type { PutMessage, ClaimMessage, AckMessage, FailMessage } from './tracing';
+export type { PutOptions } from './put';
 export type { ClaimOptions, FailOptions } from './lease';
-export type { Worker, WorkOptions, Handler } from './worker';
-export type { Handlers } from './route';
-export type { Task, TaskInfo, TaskState } from './task';
+export type { Worker, WorkOptions } from './worker';
+export type { Handler, Handlers } from './route';
+export type { Task, TaskInfo, TaskState, PutResult, PutStatus, Carrier } from './task';
 export type { LogLine } from './logs';
 export type { DeadTask, ListDeadOptions } from './dead';
 export type { CleanOptions, ObliterateOptions } from './clean';
@@ -55,5 +55,8 @@ export {
   MissingPeerError,
   QueueActiveError,
   SandboxExitError,
+  HashFunctionError,
+  UnreadableRecordError,
+  ReplyError,
 } from './errors';
 export type { ErrorCode } from './errors';

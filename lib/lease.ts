@@ -9,9 +9,10 @@ import { carry, dependencies } from './deps';
 import { errorFields, thrownText } from './log';
 import { channels, decodeCarrier, traced } from './tracing';
 import { claimOptions, countArg, failOptions, parse, spanArg } from './options';
+import type { ClaimInput, FailOutcome } from './codecs/lease';
 import type { Span } from './time';
 import type { Task } from './task';
-import type { Json } from './payload';
+import { parseRecord, type Json } from './payload';
 import { outcomeJson, progressOf } from './progress';
 import { logsOf } from './logs';
 
@@ -52,8 +53,6 @@ export interface ClaimBatch<T = Json> {
   acked: boolean[];
 }
 
-/** Entries per leased task in a claim reply (claim.lua FIELDS): id, payload, attempt, run-at, expire-at, trace, keepResult, timeout, name, group. */
-const LEASED_FIELDS = 10;
 const MAX_ERROR_CHARS = 2000;
 /**
  * An ack's token is remembered for this many command deadlines: enough for work()'s three tries
@@ -95,45 +94,41 @@ async function claimCall<T>(
 ): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
   const token = newToken();
-  const args: Array<string | number> = [count, leaseMs, token, worker, deadMaxCount, deadMaxAge, ackMemory(ctx), ctx.options.eventsMaxLength, keep, acks.length];
-  for (const { task, result } of acks) args.push(task.hash, task.token, result);
-  const what = count === 0 ? 'ack' : 'claim';
-  const reply = (await ctx.scripts.run('claim', ctx.keys(queue), args, what)) as Array<string | number | null>;
-  const now = Number(reply[0]);
+  const input: ClaimInput = {
+    count, lease: leaseMs, token, worker, deadMaxCount, deadMaxAge, remember: ackMemory(ctx), events: ctx.options.eventsMaxLength, keep,
+    acks: acks.map(({ task, result }) => ({ id: task.hash, token: task.token, result })),
+  };
+  const reply = await ctx.scripts.run('claim', ctx.keys(queue), input, count === 0 ? 'ack' : 'claim');
+  const { now, carryAt } = reply;
   // Steps for other queues are due (a task others wait on finished): carried over apart from the
   // claim, so the worker goes on at once; a failure leaves them to the next claim.
-  const carryAt = reply[2] === '' ? null : Number(reply[2]);
   if (carryAt !== null && carryAt <= now) {
     void carry(ctx, queue).catch((err: unknown) => (onProblem ? onProblem(err) : ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet')));
   }
-  const acked = reply.slice(3, 3 + acks.length).map((ok) => ok === 1);
-  const tasks: Task<T>[] = [];
-  for (let i = 3 + acks.length; i < reply.length; i += LEASED_FIELDS) {
-    const expireAt = reply[i + 4];
-    const keepResult = reply[i + 6];
-    const timeout = reply[i + 7];
+  const tasks = reply.leased.map((leased, i) => {
     const task: Task<T> = {
-      hash: String(reply[i]),
+      hash: leased.id,
       queue,
-      data: JSON.parse(String(reply[i + 1])) as T,
-      attempt: Number(reply[i + 2]),
-      runAt: Number(reply[i + 3]),
-      expireAt: expireAt === '' ? null : Number(expireAt),
+      // A damaged record without its payload reads as null, as it always has.
+      data: parseRecord<T>(leased.payload ?? 'null', `the payload of task ${leased.id}`),
+      attempt: leased.attempt,
+      runAt: leased.runAt,
+      expireAt: leased.expireAt,
       leaseUntil: now + leaseMs,
-      token: `${token}:${tasks.length + 1}`,
-      trace: decodeCarrier(String(reply[i + 5])),
-      keepResult: keepResult === '' ? null : Number(keepResult),
-      timeout: timeout === '' ? null : Number(timeout),
-      name: reply[i + 8] === '' ? null : String(reply[i + 8]),
-      group: reply[i + 9] === '' ? null : String(reply[i + 9]),
+      token: `${token}:${i + 1}`,
+      trace: decodeCarrier(leased.trace),
+      keepResult: leased.keepResult,
+      timeout: leased.timeout,
+      name: leased.name,
+      group: leased.group,
       progress: (value: Json) => progressOf(ctx, task, onProblem).report(value),
       log: (line: string) => logsOf(ctx, task, onProblem).write(line),
       dependencies: () => dependencies(ctx, queue, task.hash),
     };
-    tasks.push(task);
-  }
+    return task;
+  });
   // (next-due covers steps a dead carrier holds: an idle worker wakes when its lease ends.)
-  return { tasks, now, nextDue: reply[1] === '' ? null : Number(reply[1]), acked };
+  return { tasks, now, nextDue: reply.nextDue, acked: reply.acked };
 }
 
 function ackMemory(ctx: Context): number {
@@ -167,17 +162,16 @@ export function resultJson(ctx: Context, task: Task<unknown>, result: unknown): 
   return task.keepResult ? json : '';
 }
 
-export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'> {
+export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<FailOutcome> {
   checkTask(ctx, task);
   const o = parse(failOptions, options ?? {}, 'options');
   const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
-  const args = [task.hash, task.token, retryIn, describe(o.error), o.maxAttempts ?? '', ctx.options.eventsMaxLength];
+  const input = { id: task.hash, token: task.token, retryIn, error: describe(o.error), maxAttempts: o.maxAttempts ?? null, events: ctx.options.eventsMaxLength };
   const call = async () => {
-    const reply = String(await ctx.scripts.run('fail', ctx.keys(task.queue), args));
+    const { outcome, carry: carried } = await ctx.scripts.run('fail', ctx.keys(task.queue), input);
     // A task that went dead with dependents in other queues left steps for them: carried now, not
     // at this queue's next claim. Only then: a plain fail costs no second round trip.
-    const [outcome, carried] = reply.split(':') as ['retry' | 'dead' | 'merged' | 'lost', string | undefined];
-    if (carried === 'carry') {
+    if (carried) {
       void carry(ctx, task.queue).catch((err: unknown) => ctx.log.warn({ queue: task.queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
     }
     return outcome;
@@ -188,15 +182,15 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
 /** Hands a held task back unfinished, without counting the delivery; false once the lease is lost. */
 export async function release(ctx: Context, task: Task<unknown>): Promise<boolean> {
   checkTask(ctx, task);
-  return (await ctx.scripts.run('release', ctx.keys(task.queue), [task.hash, task.token])) === 1;
+  return ctx.scripts.run('release', ctx.keys(task.queue), { id: task.hash, token: task.token });
 }
 
 /** Moves the lease deadline to now + `by` on the Redis clock; false once the lease is lost. */
 export async function extend(ctx: Context, task: Task<unknown>, by: Span): Promise<boolean> {
   checkTask(ctx, task);
   const ms = parse(spanArg, by, 'by');
-  const until = Number(await ctx.scripts.run('extend', ctx.keys(task.queue), [task.hash, task.token, ms]));
-  if (until === 0) return false;
+  const until = await ctx.scripts.run('extend', ctx.keys(task.queue), { id: task.hash, token: task.token, by: ms });
+  if (until === null) return false;
   task.leaseUntil = until;
   return true;
 }

@@ -3,7 +3,7 @@
  * or bunyan, or a small adapter of your own, plugs in as it is. With none given, docket logs
  * nothing: a library should not write to a service's output unasked.
  */
-import { ValidationError } from './errors';
+import { loggerOption, parse } from './options';
 import { canonicalJson } from './payload';
 
 /** Most bytes of JSON thrownText writes for a thrown array, or an object String() cannot show. */
@@ -11,29 +11,28 @@ const MAX_JSON_CHARS = 16 * 1024;
 
 export type LogFn = (obj: Record<string, unknown>, msg: string) => void;
 
-/** The levels docket logs at; pino's logger has them all (and more, which docket leaves alone). */
+/**
+ * The levels docket logs at: info (a worker started or closed, a task will be retried) and warn (a
+ * task is dead, a recovered error). pino's logger has them (and more, which docket leaves alone).
+ */
 export interface Logger {
-  debug: LogFn;
   info: LogFn;
   warn: LogFn;
-  error: LogFn;
+  /** Never called by docket: optional, so that a logger object written with every level still fits. */
+  debug?: LogFn;
+  /** Never called by docket: optional, as `debug`. */
+  error?: LogFn;
 }
 
-const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-
 const quiet = (): void => {};
-export const SILENT: Logger = { debug: quiet, info: quiet, warn: quiet, error: quiet };
+export const SILENT: Logger = { info: quiet, warn: quiet };
 
-/** Checks a logger option; a missing level is an error, not a silent gap in the logs. */
+/** Checks a logger option (loggerOption in options.ts); a missing level is an error, not a silent gap in the logs. */
 export function checkLogger(logger: unknown, field: string): Logger {
   if (logger === undefined) return SILENT;
-  if (typeof logger !== 'object' || logger === null) throw new ValidationError(field, 'expected a logger with debug, info, warn and error methods (pino-shaped)');
-  for (const level of LEVELS) {
-    if (typeof (logger as Record<string, unknown>)[level] !== 'function') throw new ValidationError(`${field}.${level}`, 'expected a function');
-  }
-  const l = logger as Logger;
+  const l = parse(loggerOption, logger, field);
   // Bound, so a logger whose methods use `this` (pino's do) keeps working when called detached.
-  return { debug: l.debug.bind(l), info: l.info.bind(l), warn: l.warn.bind(l), error: l.error.bind(l) };
+  return { info: l.info.bind(l), warn: l.warn.bind(l) };
 }
 
 /** What a log record says of an error: its name, code and message, not the whole object. */

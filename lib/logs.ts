@@ -92,11 +92,11 @@ export class LogWriter {
     if (batch.length === 0) return;
     const { hash, token, queue } = this.task;
     const { logMaxLines, logMaxBytes } = this.ctx.options;
-    const args: Array<string | number> = [hash, token, logMaxLines, logMaxBytes, ...kept(batch, logMaxLines, logMaxBytes)];
-    this.sending = this.ctx.scripts.run('log', this.ctx.keys(queue), args).then(
+    const input = { id: hash, token, maxLines: logMaxLines, maxBytes: logMaxBytes, lines: kept(batch, logMaxLines, logMaxBytes) };
+    this.sending = this.ctx.scripts.run('log', this.ctx.keys(queue), input).then(
       (stored) => {
-        if (stored !== 1) this.onProblem?.(new LeaseLostError(hash));
-        batch.forEach((p) => p.resolve(stored === 1));
+        if (!stored) this.onProblem?.(new LeaseLostError(hash));
+        batch.forEach((p) => p.resolve(stored));
       },
       (err: unknown) => {
         this.onProblem?.(err);

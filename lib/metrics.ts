@@ -5,7 +5,8 @@
  * which survive restarts, and nothing is counted in this process's memory.
  */
 import { STATES, type QueueStats } from './admin';
-import { MissingPeerError, ValidationError } from './errors';
+import { MissingPeerError } from './errors';
+import { metricsOptions, metricsRegistry, parse } from './options';
 
 /** What registerMetrics needs of a prom-client Registry (any prom-client 14 or 15). */
 export interface MetricsRegistry {
@@ -44,11 +45,9 @@ const COUNTERS = [
 /** One scrape reads each queue's stats once, however many metrics use them. */
 const SNAPSHOT_MS = 500;
 
-export function registerMetrics(source: Source, registry: MetricsRegistry, options: MetricsOptions = {}): void {
-  if (typeof registry?.registerMetric !== 'function') throw new ValidationError('registry', 'expected a prom-client Registry');
-  if (typeof options !== 'object' || options === null) throw new ValidationError('options', 'expected { queues?, prefix? }');
-  const prefix = options.prefix ?? 'docket_';
-  if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new ValidationError('options.prefix', 'expected a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)');
+export function registerMetrics(source: Source, registry: MetricsRegistry, options?: MetricsOptions): void {
+  parse(metricsRegistry, registry, 'registry');
+  const { prefix, queues: listed } = parse(metricsOptions, options === undefined ? {} : options, 'options');
   const prom = loadPromClient();
   // The caller's registry, of whichever prom-client copy made it: only registerMetric is used.
   const registers = [registry as import('prom-client').Registry];
@@ -56,7 +55,7 @@ export function registerMetrics(source: Source, registry: MetricsRegistry, optio
   const snapshot = (): Promise<Snapshot> => {
     if (!cached || Date.now() - cached.at > SNAPSHOT_MS) {
       const read = async () => {
-        const queues = options.queues ?? (await source.queues());
+        const queues = listed ?? (await source.queues());
         return Promise.all(queues.map(async (queue) => ({ queue, stats: await source.stats({ queue }) })));
       };
       cached = { at: Date.now(), snapshot: read() };

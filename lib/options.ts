@@ -3,7 +3,9 @@
  * strict, so a misspelled option is reported instead of dropped.
  */
 import { z } from 'zod';
+import type { RedisLike } from './connection';
 import { unreadable, ValidationError } from './errors';
+import { guardHash, type HashFunction } from './hashing';
 import { urlProblem } from './redis-url';
 import { spanToMs, instantToMs } from './time';
 
@@ -97,10 +99,13 @@ const count = (max: number) =>
     .min(1, { error: `must be from 1 to ${max}` })
     .max(max, { error: `must be from 1 to ${max}` });
 
-const clientLike = z.custom<object>(
+const clientLike = z.custom<RedisLike>(
   (v) => typeof v === 'object' && v !== null && typeof (v as { sendCommand?: unknown }).sendCommand === 'function',
   { error: 'expected a node-redis v4 client or cluster' },
 );
+
+/** A function option: checked to be one, and passed through as it is. */
+const fn = <F>() => z.custom<F>((v) => typeof v === 'function', { error: 'expected a function' });
 
 /** Checked here, not by node-redis, whose errors quote the URL with its password (redis-url.ts). */
 const redisUrl = z.string({ error: 'expected a string' }).superRefine((url, ctx) => {
@@ -131,6 +136,29 @@ export const schedulerOptions = z.strictObject({
   logMaxLines: count(1_000_000).default(100),
   /** Most bytes of log kept per task (each line's JSON plus 15 bytes): the oldest lines go first. */
   logMaxBytes: count(512 * 1024 * 1024).default(64 * 1024),
+  /** Receives start-up warnings about Redis settings. */
+  onWarning: fn<(message: string) => void>().optional(),
+  /**
+   * Replaces the identity hash (tests). Wrapped (hashing.ts): what it throws, or a return that is
+   * no hash, becomes a HashFunctionError, so a put still rejects with a DocketError.
+   */
+  hash: fn<HashFunction>().transform(guardHash).optional(),
+});
+
+/** A log method of pino's call shape: `logger.warn({ queue }, 'docket: ...')`. */
+type LogMethod = (obj: Record<string, unknown>, msg: string) => void;
+/** The levels docket calls (log.ts): info and warn. A logger may have more; docket leaves them alone. */
+const LOG_LEVELS = ['info', 'warn'] as const;
+
+/** The logger option (log.ts's Logger): an object with the levels docket calls, as functions. */
+export const loggerOption = z.custom<{ info: LogMethod; warn: LogMethod; debug?: LogMethod; error?: LogMethod }>().superRefine((logger, ctx) => {
+  if (typeof logger !== 'object' || logger === null) {
+    ctx.addIssue({ code: 'custom', message: `expected a logger with ${LOG_LEVELS.join(' and ')} methods (pino-shaped)` });
+    return;
+  }
+  for (const level of LOG_LEVELS) {
+    if (typeof logger[level] !== 'function') ctx.addIssue({ code: 'custom', message: 'expected a function', path: [level] });
+  }
 });
 
 /** Deliveries before a task goes dead, unless put says otherwise. */
@@ -201,6 +229,9 @@ export const putOptions = z
 
 export const queueOptions = z.strictObject({ queue: queueName.optional() });
 
+/** reschedule, changePriority and cancel: `explain` answers why a refused change was refused. */
+export const changeOptions = z.strictObject({ queue: queueName.optional(), explain: z.boolean().optional() });
+
 /** Most active tasks at once per group. */
 export const MAX_GROUP_LIMIT = 100_000;
 /** A per-group limit: a whole number of active tasks, or null for none. */
@@ -250,15 +281,17 @@ export const MAX_HEARTBEAT_INTERVAL_MS = 60_000;
 /** A longer deadline would keep a crashed worker's tasks waiting longer than a lease: the lease recovers them then. */
 export const MAX_HEARTBEAT_DEADLINE_MS = 10 * 60_000;
 
+const abortSignal = z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'expected an AbortSignal' });
+
 export const workOptions = z.strictObject({
   queue: queueName.optional(),
   concurrency: count(1000).default(1),
   lease: timerSpan(positiveSpan).default(30_000),
   maxAttempts: count(1000).optional(),
-  backoff: z.custom<(attempt: number) => number>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
-  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'expected an AbortSignal' }).optional(),
+  backoff: fn<(attempt: number) => number>().optional(),
+  signal: abortSignal.optional(),
   /** Called with errors the worker recovered from (Redis errors, lost leases). docket logs nothing itself. */
-  onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
+  onError: fn<(err: unknown) => void>().optional(),
   shutdownTimeout: timerSpan(span).default(30_000),
   handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
   /** How long a task's outcome is kept once it finishes, for tasks whose put gave none. */
@@ -356,8 +389,56 @@ export const everyOptions = z.strictObject({
   /** Keep each occurrence's outcome this long once it finishes (see put's keepResult). */
   keepResult: keepResult.optional(),
   /** Called with the errors of the background loop that puts occurrences; it retries on its own. */
-  onError: z.custom<(err: unknown) => void>((v) => typeof v === 'function', { error: 'expected a function' }).optional(),
+  onError: fn<(err: unknown) => void>().optional(),
 });
+
+/** Every state a task can be listed in (list()), in the order the views show them. */
+export const STATES = ['ready', 'delayed', 'waiting', 'active', 'dead'] as const;
+export const stateArg = z.enum(STATES, { error: `expected one of ${STATES.join(', ')}` });
+/** Past this, a preview is no preview: a whole payload is what list() without it returns. */
+export const MAX_PREVIEW_BYTES = 65_536;
+const PREVIEW_HINT = `must be a whole number of bytes from 1 to ${MAX_PREVIEW_BYTES}`;
+
+/** list(state, options) and listDead(options): a page of tasks, with or without previews. */
+export const listOptions = z.strictObject({
+  queue: queueName.optional(),
+  limit: z.number().int().min(1, { error: 'must be from 1 to 1000' }).max(1000, { error: 'must be from 1 to 1000' }).default(100),
+  offset: z.number().int().min(0, { error: 'must be 0 or more' }).default(0),
+  preview: z.number({ error: PREVIEW_HINT }).int({ error: PREVIEW_HINT }).min(1, { error: PREVIEW_HINT }).max(MAX_PREVIEW_BYTES, { error: PREVIEW_HINT }).optional(),
+});
+
+/** events(options): where to start reading, and a signal that ends the iteration. */
+export const eventsOptions = z.strictObject({
+  from: z.union([z.literal('now'), z.literal('start'), z.string().regex(/^\d+-\d+$/)], { error: "expected 'now', 'start' or an event id such as '1700000000000-0'" }).default('now'),
+  signal: abortSignal.optional(),
+});
+
+/** throughput(options): a window of at most 24 hours, cut into at most 1000 buckets. */
+export const throughputOptions = z
+  .strictObject({
+    window: z.number().int().min(1000, { error: 'must be from 1000 to 86400000' }).max(86_400_000, { error: 'must be from 1000 to 86400000' }).default(600_000),
+    // Bounded like window (past it, the bucket times made no valid stream id: a RedisError).
+    bucket: z.number().int().min(100, { error: 'must be 100 or more' }).max(86_400_000, { error: 'must be at most 86400000' }).default(10_000),
+  })
+  .refine((o) => o.window / o.bucket <= 1000, { error: 'window / bucket must be at most 1000 buckets', path: ['bucket'] });
+
+/** registerMetrics(registry): what it needs of a prom-client Registry (any prom-client 14 or 15). */
+export const metricsRegistry = z.custom<{ registerMetric(metric: unknown): void }>(
+  (v) => typeof (v as { registerMetric?: unknown } | null | undefined)?.registerMetric === 'function',
+  { error: 'expected a prom-client Registry' },
+);
+
+/** registerMetrics(registry, options): which queues to report, and the metric names' prefix. */
+export const metricsOptions = z.strictObject(
+  {
+    queues: z.array(queueName, { error: 'expected an array of queue names' }).optional(),
+    prefix: z
+      .string({ error: 'expected a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)' })
+      .regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, { error: 'expected a Prometheus metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*)' })
+      .default('docket_'),
+  },
+  { error: 'expected { queues?, prefix? }' },
+);
 
 export const instantArg = instant;
 /** A priority given on its own (changePriority), checked as put's option: parsed to the level 0-9. */
@@ -383,12 +464,8 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, field: str
   throw new ValidationError(name, message);
 }
 
-export type SchedulerOptionsInput = z.input<typeof schedulerOptions>;
-export type PutOptionsInput = z.input<typeof putOptions>;
 export type ParsedSchedule = z.output<typeof scheduleArg>;
 export type ParsedEveryOptions = z.output<typeof everyOptions>;
-export type WorkOptionsInput = z.input<typeof workOptions>;
-export type ParsedPutOptions = z.output<typeof putOptions>;
 export type ParsedSchedulerOptions = z.output<typeof schedulerOptions>;
 export type ParsedWorkOptions = z.output<typeof workOptions>;
 export type CleanOptionsInput = z.input<typeof cleanOptions>;

@@ -13,8 +13,8 @@
 import type * as Otel from '@opentelemetry/api';
 import { MissingPeerError } from './errors';
 import { thrownText } from './log';
-import type { Task } from './task';
-import { channels, subscribers, type AckMessage, type Carrier, type ClaimMessage, type FailMessage, type PutMessage } from './tracing';
+import type { Carrier, Task } from './task';
+import { channels, subscribers, type AckMessage, type ClaimMessage, type FailMessage, type PutMessage } from './tracing';
 
 export interface OpenTelemetryOptions {
   /** Where the tracer comes from. Default: the global tracer provider of @opentelemetry/api. */

@@ -8,11 +8,13 @@
  * waits, and a thousand of them share one connection.
  */
 import type { Standalone } from './connection';
+import type { ResultReply } from './codecs/reads';
 import type { Context } from './context';
 import { ClosedError, fromRedisError } from './errors';
 import { errorFields } from './log';
-import type { Json } from './payload';
-import type { Meta } from './task';
+import type { Meta } from './meta';
+import { parseRecord, type Json } from './payload';
+import type { Span } from './time';
 
 interface OutcomeBase {
   readonly hash: string;
@@ -65,25 +67,29 @@ export interface MergedOutcome extends OutcomeBase {
 
 export type TaskOutcome<R = Json> = LiveOutcome | DoneOutcome<R> | DeadOutcome | EndedOutcome | MergedOutcome;
 
+/** The options of Scheduler.result (and Sharded.result, without `queue`). */
+export interface ResultOptions {
+  queue?: string;
+  /** Wait this long for the task to finish (ms or a Duration; at most 24 days). Default 0: answer now. */
+  wait?: Span;
+}
+
 /** The event types that end a task, as the scripts emit them, and the outcome state each means. */
 const FINISHES: Record<string, 'done' | 'dead' | 'expired' | 'cancelled' | 'merged'> = { completed: 'done', dead: 'dead', expired: 'expired', cancelled: 'cancelled', merged: 'merged' };
 
-/** result.lua's reply: kind, then its fields, then the events stream's latest id (or ''). */
-type Reply = [kind: 'live' | 'kept' | 'none', a: string, b: string, c: string, d: string, stream: string];
-
 /** What docket knows of task `id` now; `stream` asks for the events stream's latest id too. */
 async function read(ctx: Context, queue: string, id: string, stream: boolean): Promise<{ outcome: TaskOutcome | null; stream: string }> {
-  const reply = (await ctx.scripts.run('result', ctx.keys(queue), [id, stream ? '1' : '0'])) as Reply;
-  return { outcome: toOutcome(queue, id, reply), stream: reply[5] };
+  const reply = await ctx.scripts.run('result', ctx.keys(queue), { id, stream });
+  return { outcome: toOutcome(queue, id, reply), stream: reply.stream };
 }
 
-function toOutcome(queue: string, hash: string, [kind, a, b, c, d]: Reply): TaskOutcome | null {
-  if (kind === 'none') return null;
-  if (kind === 'kept') return parseKept(queue, hash, a);
-  const meta = JSON.parse(a) as Meta;
-  if (b === 'dead') return { state: 'dead', hash, queue, attempts: meta.n, error: meta.err ?? null, finishedAt: Number(d) };
-  const progress = c === '' ? null : (JSON.parse(c) as Json);
-  return { state: b === 'active' ? 'active' : 'pending', hash, queue, attempts: meta.n, runAt: meta.r, progress };
+function toOutcome(queue: string, hash: string, reply: ResultReply): TaskOutcome | null {
+  if (reply.kind === 'none') return null;
+  if (reply.kind === 'kept') return parseKept(queue, hash, reply.outcome);
+  const meta = parseRecord<Meta>(reply.meta, `the metadata of task ${hash}`);
+  if (reply.state === 'dead') return { state: 'dead', hash, queue, attempts: meta.n, error: meta.err ?? null, finishedAt: Number(reply.diedAt) };
+  const progress = reply.progress === null ? null : parseRecord(reply.progress, `the progress of task ${hash}`);
+  return { state: reply.state === 'active' ? 'active' : 'pending', hash, queue, attempts: meta.n, runAt: meta.r, progress };
 }
 
 /** A kept outcome: 'state|finished-at|attempts|keep-until|body' (lua/include/outcomes.lua). */
@@ -92,7 +98,7 @@ function parseKept(queue: string, hash: string, text: string): TaskOutcome {
   const body = text.slice(parts.join('|').length + 1);
   const base = { hash, queue, attempts: Number(parts[2]), finishedAt: Number(parts[1]) };
   const state = parts[0];
-  if (state === 'done') return { ...base, state, result: body === '' ? null : (JSON.parse(body) as Json) };
+  if (state === 'done') return { ...base, state, result: body === '' ? null : parseRecord(body, `the result of task ${hash}`) };
   if (state === 'dead') return { ...base, state, error: body };
   if (state === 'merged') return { ...base, state, into: body };
   return { ...base, state: state as 'expired' | 'cancelled' };
@@ -145,7 +151,7 @@ interface Finish {
 function fromEvent(queue: string, hash: string, e: Finish): TaskOutcome {
   const base = { hash, queue, attempts: e.attempt, finishedAt: e.at };
   const state = FINISHES[e.type];
-  if (state === 'done') return { ...base, state, result: e.result ? (JSON.parse(e.result) as Json) : null };
+  if (state === 'done') return { ...base, state, result: e.result ? parseRecord(e.result, `the result of task ${hash}`) : null };
   if (state === 'dead') return { ...base, state, error: e.error };
   if (state === 'merged') return { ...base, state, into: e.into ?? '' };
   return { ...base, state };

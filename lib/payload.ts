@@ -4,10 +4,23 @@
  * Anything JSON cannot carry faithfully is refused, naming where it sits, instead of being
  * silently changed (JSON.stringify drops undefined and functions, and turns NaN into null).
  */
-import { DocketError, PayloadTooLargeError, unreadable, ValidationError } from './errors';
+import { DocketError, PayloadTooLargeError, unreadable, UnreadableRecordError, ValidationError } from './errors';
 
 /** Any value that survives a JSON round trip unchanged. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * A stored record (a payload, a task's metadata, a result) read back: docket wrote it as JSON, but
+ * a record written by something else may not be, and that is an UnreadableRecordError naming
+ * `what`, not the parser's bare SyntaxError.
+ */
+export function parseRecord<T = Json>(text: string, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new UnreadableRecordError(what, err);
+  }
+}
 
 /**
  * The deepest nesting of arrays and objects accepted in a payload, result or progress value: `[]`

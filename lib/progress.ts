@@ -106,11 +106,11 @@ export class ProgressWriter {
     this.pending = null;
     this.last = performance.now();
     const { hash, token, queue } = this.task;
-    const args = [hash, token, p.json, this.ctx.options.eventsMaxLength];
-    this.sending = this.ctx.scripts.run('progress', this.ctx.keys(queue), args).then(
+    const input = { id: hash, token, value: p.json, events: this.ctx.options.eventsMaxLength };
+    this.sending = this.ctx.scripts.run('progress', this.ctx.keys(queue), input).then(
       (stored) => {
-        if (stored !== 1) this.onProblem?.(new LeaseLostError(hash));
-        p.waiting.forEach((w) => w.resolve(stored === 1));
+        if (!stored) this.onProblem?.(new LeaseLostError(hash));
+        p.waiting.forEach((w) => w.resolve(stored));
       },
       (err: unknown) => {
         this.onProblem?.(err);

@@ -8,17 +8,18 @@ import { register, registryKey } from './admin';
 import type { Context } from './context';
 import { afterArg, carry, otherQueues, type DependencyFailure, type DependencyRef } from './deps';
 import { errorFields } from './log';
-import { channels, encodeCarrier, listened, traced, type Carrier } from './tracing';
+import { channels, encodeCarrier, listened, traced } from './tracing';
+import type { Carrier, PutResult, PutStatus } from './task';
 import { PayloadTooLargeError, ValidationError } from './errors';
 import { identityOf } from './hashing';
 import { DEFAULT_MAX_ATTEMPTS, parse, putOptions } from './options';
 import { canonicalJson, type Json } from './payload';
+import type { PutCode, PutItem } from './codecs/put';
 import type { Span } from './time';
 
 export interface PutOptions {
   /** Queue to put into. Default: the scheduler's `queue`. */
   queue?: string;
-  /** true: claimed before every normal task. Default false. */
   /**
    * Ahead of normal tasks: a level from 1 (lowest) to 9 (highest), FIFO within a level; `true` is
    * level 9, `false` or 0 a normal task. Default normal.
@@ -89,26 +90,6 @@ export interface PutOptions {
   onDependencyFailure?: DependencyFailure;
 }
 
-/**
- * What a put did: `added` a new task; `duplicate`, an identical live task was there (a result, not
- * an error); `revived`, an identical task was dead, and this put sent it back to be run, its
- * attempts reset; `replaced`, an identical task was still pending and this put replaced its
- * options (onDuplicate 'replace' or 'debounce').
- */
-export type PutStatus = 'added' | 'duplicate' | 'replaced' | 'revived';
-
-export interface PutResult {
-  /** The task's id, the same for every put of the same data (or key) while the task lives. */
-  hash: string;
-  /** false when an identical task was already there: a duplicate is a result, not an error. */
-  added: boolean;
-  /** What this put did; `added` is true for `added` and `revived`. */
-  status: PutStatus;
-  queue: string;
-  /** Run-at on the Redis clock (epoch ms); for a duplicate, the existing task's. */
-  runAt: number;
-}
-
 /** Tasks per script call: large enough to amortise the round trip, small enough not to stall Redis. */
 const CHUNK_ITEMS = 250;
 /** A chunk also closes once its payloads pass this many bytes. */
@@ -117,7 +98,8 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULTS = parse(putOptions, {}, 'options');
 interface Prepared {
   queue: string;
-  args: Array<string | number>;
+  /** The task as put.lua takes it. */
+  item: PutItem;
   bytes: number;
   options: ParsedPut;
   /** Other queues its `after` names: they must exist, and its put is carried to them. */
@@ -159,7 +141,7 @@ function withTrace(prepared: Prepared[], send: () => Promise<PutResult[]>): Prom
   return traced(channels.put, () => ({ items }), () => {
     items.forEach((item, i) => {
       const trace = encodeCarrier(item.carrier);
-      if (trace !== '') prepared[i].args[2] = optionsString(prepared[i].options, trace);
+      if (trace !== '') prepared[i].item.options = optionsString(prepared[i].options, trace);
     });
     return send();
   });
@@ -261,7 +243,7 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   if (typeof id !== 'string' || id.length === 0) throw new ValidationError('options.hash', 'the hash function must return a non-empty string');
   const queue = o.queue ?? ctx.options.queue;
   const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
-  return { queue, args: [id, payload, optionsString(o, ''), after], bytes, options: o, others: otherQueues(queue, after) };
+  return { queue, item: { id, payload, options: optionsString(o, ''), after }, bytes, options: o, others: otherQueues(queue, after) };
 }
 
 /**
@@ -318,13 +300,13 @@ async function send(ctx: Context, queue: string, chunk: Prepared[]): Promise<Put
   return (await call(ctx, queue, chunk, '')).map((r) => r.result);
 }
 
-const STATUS: Record<number, PutStatus> = { 1: 'added', 2: 'revived', 3: 'replaced', 0: 'duplicate' };
+/** What a put did, by its code; a skipped occurrence (-1, the schedule is gone) reads as a duplicate. */
+const STATUS: Record<PutCode, PutStatus> = { 1: 'added', 2: 'revived', 3: 'replaced', 0: 'duplicate', [-1]: 'duplicate' };
 
-/** One put.lua call; `code` is 1 (added), 2 (revived), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
-async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: number; result: PutResult }>> {
-  const args: Array<string | number> = [chunk.length, DEFAULT_MAX_ATTEMPTS, schedule, ctx.options.eventsMaxLength];
-  for (const p of chunk) args.push(p.args[0], p.args[1], p.args[2], p.args[3]);
-  const reply = (await ctx.scripts.run('put', ctx.keys(queue), args)) as Array<string | number>;
+/** One put.lua call; `code` is 1 (added), 2 (revived), 3 (replaced), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
+async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: PutCode; result: PutResult }>> {
+  const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, events: ctx.options.eventsMaxLength, items: chunk.map((p) => p.item) };
+  const answers = await ctx.scripts.run('put', ctx.keys(queue), input);
   // A task that waits on tasks of other queues registers with them through the outbox: carried
   // now, so that the put returns with it done (if this fails, the queue's next claim carries it).
   if (chunk.some((p) => p.others.length > 0)) {
@@ -333,10 +315,5 @@ async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: st
   // After the put, so a refused put registers nothing; a failure here must not fail a put that
   // was made, and the next put tries again.
   await register(ctx, queue).catch((err: unknown) => ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not add the queue to the registry'));
-  const results: Array<{ code: number; result: PutResult }> = [];
-  for (let i = 0; i < chunk.length * 3; i += 3) {
-    const code = Number(reply[i + 1]);
-    results.push({ code, result: { hash: String(reply[i]), added: code === 1 || code === 2, status: STATUS[code] ?? 'duplicate', queue, runAt: Number(reply[i + 2]) } });
-  }
-  return results;
+  return answers.map(({ id, code, runAt }) => ({ code, result: { hash: id, added: code === 1 || code === 2, status: STATUS[code], queue, runAt } }));
 }

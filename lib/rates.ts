@@ -60,13 +60,13 @@ export async function limitRate(ctx: Context, limit: unknown, options?: RateLimi
   if (limit === null) {
     const scope = parse(rateScope, options ?? {}, 'options');
     const [rate, per] = fields(scope);
-    await ctx.scripts.run('cap', ctx.keys(scope.queue ?? ctx.options.queue), [2, rate, '', per, '']);
+    await ctx.scripts.run('cap', ctx.keys(scope.queue ?? ctx.options.queue), { fields: [{ name: rate, value: null }, { name: per, value: null }] });
     return;
   }
   if (options !== undefined) throw new ValidationError('options', 'give the queue and group inside the limit: limitRate({ max, per, queue, group })');
   const o = parse(rateArg, limit, 'limit');
   const [rate, per] = fields(o);
-  await ctx.scripts.run('cap', ctx.keys(o.queue ?? ctx.options.queue), [2, rate, o.max, per, o.per]);
+  await ctx.scripts.run('cap', ctx.keys(o.queue ?? ctx.options.queue), { fields: [{ name: rate, value: o.max }, { name: per, value: o.per }] });
 }
 
 /** No claim of the queue, by any worker, for `span` from the Redis server's now. */
@@ -74,8 +74,9 @@ export async function backoffQueue(ctx: Context, queue: unknown, span: Span): Pr
   if (queue === undefined) throw new ValidationError('queue', 'expected a queue name');
   const name = ctx.checkQueue(queue, 'queue');
   const ms = parse(spanArg, span, 'span');
-  const [until] = (await ctx.scripts.run('cap', ctx.keys(name), [1, 'until', `+${ms}`])) as [string];
-  return Number(until);
+  // The one field written: `until`, as the time it ends on the server's clock.
+  const [until] = await ctx.scripts.run('cap', ctx.keys(name), { fields: [{ name: 'until', value: { after: ms } }] });
+  return until ?? 0;
 }
 
 export async function rateLimits(ctx: Context, options?: RateLimitOptions): Promise<RateLimits> {

@@ -10,7 +10,7 @@ import { hashReply } from './connection';
 import type { Context } from './context';
 import { fromRedisError, ValidationError } from './errors';
 import { everyOptions, parse, scheduleArg, scheduleName, type ParsedEveryOptions, type ParsedSchedule } from './options';
-import { canonicalJson, type Json } from './payload';
+import { canonicalJson, parseRecord, type Json } from './payload';
 import { identityOf } from './hashing';
 import { putOccurrences, type PutOptions } from './put';
 import type { Span } from './time';
@@ -238,7 +238,7 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
   return [...defs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, json]) => {
-      const d = JSON.parse(json) as Definition;
+      const d = parseRecord<Definition>(json, `schedule ${name}`);
       const at = lasts.get(name);
       return {
         name,
@@ -246,7 +246,7 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
         cron: d.cron ?? null,
         tz: d.tz ?? null,
         every: d.every ?? null,
-        data: JSON.parse(d.data) as T,
+        data: parseRecord<T>(d.data, `the data of schedule ${name}`),
         latest: at === undefined ? null : Number(at),
       };
     });
@@ -259,13 +259,13 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
 export async function unschedule(ctx: Context, queue: string, name: unknown): Promise<boolean> {
   const checked = parse(scheduleName, name, 'name');
   const keys = ctx.keys(queue);
-  const [existed, latest] = (await ctx.scripts.run('unschedule', keys, [checked])) as [number, string | null];
+  const { existed, latest } = await ctx.scripts.run('unschedule', keys, { name: checked });
   if (latest !== null) {
     // The latest occurrence is an ordinary task, identified by its key: cancel it unless it has
     // run or is running (cancel leaves an active task to its worker).
-    await ctx.scripts.run('cancel', keys, [ctx.hash(identityOf('', occurrenceKey(checked, Number(latest)))), ctx.options.eventsMaxLength]);
+    await ctx.scripts.run('cancel', keys, { id: ctx.hash(identityOf('', occurrenceKey(checked, latest))), events: ctx.options.eventsMaxLength });
   }
-  return existed === 1;
+  return existed;
 }
 
 /** The de-dup key of one occurrence: the schedule's name and the occurrence's time. */

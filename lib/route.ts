@@ -6,7 +6,10 @@
  */
 import { UnknownTaskNameError, ValidationError } from './errors';
 import type { Json } from './payload';
-import type { Handler } from './worker';
+import type { Task } from './task';
+
+/** A handler: its resolved value (any JSON, or nothing) is the task's result. */
+export type Handler<T = Json> = (task: Task<T>, signal: AbortSignal) => Promise<Json | void | undefined>;
 
 /** Handlers by task name; `'*'` takes every task whose name has none of its own. */
 export type Handlers<T = Json> = Readonly<Record<string, Handler<T>>>;

@@ -18,7 +18,7 @@ import { Worker as Thread } from 'node:worker_threads';
 import { SandboxExitError, ValidationError } from './errors';
 import { errorOf, rethrown, shapeOf, thrownOf, type FromThread, type ToThread } from './sandbox-thread';
 import type { Task } from './task';
-import type { Handler } from './worker';
+import type { Handler } from './route';
 
 /** How long an aborted run's thread may take to return before it is terminated. */
 export const ABORT_GRACE_MS = 1000;

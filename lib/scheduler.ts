@@ -21,20 +21,21 @@ import { carry, dependencies, type Dependency } from './deps';
 import { checkLogger, errorFields, type Logger } from './log';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from './rates';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
-import { dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions } from './options';
-import { result, type TaskOutcome } from './outcome';
+import { changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions } from './options';
+import type { Cancelled, Change, PriorityChange } from './codecs/changes';
+import { result, type ResultOptions, type TaskOutcome } from './outcome';
 import { progressOf } from './progress';
 import { flushLogs, logsOf, readLogs, type LogLine } from './logs';
 import type { Json } from './payload';
-import { flushPuts, putMany, putOne, type PutOptions, type PutResult } from './put';
+import { flushPuts, putMany, putOne, type PutOptions } from './put';
 import { listSchedules, Recurring, unschedule, type EveryOptions, type Schedule, type ScheduleInfo } from './recurring';
 import { urlProblem } from './redis-url';
 import { Scripts } from './scripts';
 import { sharded, type Sharded } from './shards';
-import { toTaskInfo, type Task, type TaskInfo, type TaskState } from './task';
+import { toTaskInfo, type PutResult, type Task, type TaskInfo, type TaskState } from './task';
 import type { Span } from './time';
-import { Worker, type Handler, type WorkOptions } from './worker';
-import { handlerOf, type Handlers } from './route';
+import { Worker, type WorkOptions } from './worker';
+import { handlerOf, type Handler, type Handlers } from './route';
 import { sandboxOf } from './sandbox';
 
 export interface SchedulerOptions {
@@ -85,31 +86,60 @@ export interface QueueOption {
   queue?: string;
 }
 
+/** Options of reschedule, changePriority and cancel. */
+export interface ChangeOptions extends QueueOption {
+  /**
+   * true: resolve to a {@link Change}, `{ done: true }` or `{ done: false, reason, worker? }`,
+   * instead of a boolean. Default false.
+   */
+  explain?: boolean;
+}
+
+/** ChangeOptions asking why: the call resolves to a {@link Change}. */
+export interface Explained extends ChangeOptions {
+  explain: true;
+}
+
+export type { Change, Refusal } from './codecs/changes';
+
+/** A change as its caller asked for it: a Change with `explain`, else whether it was done. */
+function answer(change: Change | PriorityChange | Cancelled, explain: boolean): boolean | Change {
+  if (!explain) return change.done;
+  if (!change.done) return change.worker === undefined ? { done: false, reason: change.reason } : { done: false, reason: change.reason, worker: change.worker };
+  return { done: true };
+}
+
 export interface DependenciesOptions {
   queue?: string;
   /** Read only the first this many (in put order), each one more outcome read. Default: all. */
   limit?: number;
 }
 
-export interface ResultOptions {
-  queue?: string;
-  /** Wait this long for the task to finish (ms or a Duration; at most 24 days). Default 0: answer now. */
-  wait?: Span;
-}
-
 export interface Scheduler {
   put(data: Json, options?: PutOptions): Promise<PutResult>;
   putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
-  reschedule(hash: string, at: Date | number, options?: QueueOption): Promise<boolean>;
+  /**
+   * Moves a pending (delayed, ready or waiting) task's run-at. True when moved; false for an
+   * active, dead or unknown task. With `explain: true`, resolves to a {@link Change} instead, which
+   * says why a refused change was refused (from the script's own answer, in the same step).
+   */
+  reschedule(hash: string, at: Date | number, options: Explained): Promise<Change>;
+  reschedule(hash: string, at: Date | number, options?: ChangeOptions): Promise<boolean>;
   /**
    * Moves a pending task to another priority level, given as put's `priority` (1-9, true = 9,
    * false or 0 = normal). A ready task goes to the tail of the new level (FIFO within it); a
    * delayed or waiting one takes the level when it becomes ready; a task of a fair group changes
    * lane in its group only when the level crosses 0. True when changed or already at that level;
-   * false for an active, dead or unknown task.
+   * false for an active, dead or unknown task. With `explain: true`, resolves to a {@link Change}.
    */
-  changePriority(hash: string, priority: boolean | number, options?: QueueOption): Promise<boolean>;
-  cancel(hash: string, options?: QueueOption): Promise<boolean>;
+  changePriority(hash: string, priority: boolean | number, options: Explained): Promise<Change>;
+  changePriority(hash: string, priority: boolean | number, options?: ChangeOptions): Promise<boolean>;
+  /**
+   * Deletes a delayed, ready, waiting or dead task. True when deleted; false for an active or
+   * unknown task. With `explain: true`, resolves to a {@link Change}.
+   */
+  cancel(hash: string, options: Explained): Promise<Change>;
+  cancel(hash: string, options?: ChangeOptions): Promise<boolean>;
   get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null>;
   claim<T = Json>(options?: ClaimOptions): Promise<Task<T> | null>;
   claimMany<T = Json>(count: number, options?: ClaimOptions): Promise<Task<T>[]>;
@@ -259,11 +289,9 @@ export interface Scheduler {
 
 /** Connects to Redis and readies the hash function; both start asynchronously. */
 export async function createScheduler(options: SchedulerOptions = {}): Promise<Scheduler> {
-  const { hash, onWarning, logger, ...rest } = options;
+  const { logger, ...rest } = options;
   const log = checkLogger(logger, 'options.logger');
-  if (hash !== undefined && typeof hash !== 'function') throw new ValidationError('options.hash', 'expected a function');
-  if (onWarning !== undefined && typeof onWarning !== 'function') throw new ValidationError('options.onWarning', 'expected a function');
-  const parsed = parse(schedulerOptions, rest, 'options');
+  const { hash, onWarning, ...parsed } = parse(schedulerOptions, rest, 'options');
   if (parsed.cluster && (parsed.url !== undefined || parsed.client !== undefined)) {
     throw new ValidationError('options.cluster', 'give cluster, or url or client, not both');
   }
@@ -314,39 +342,45 @@ class DocketScheduler implements Scheduler {
     return this.open(() => putMany(this.ctx, items));
   }
 
-  reschedule(hash: string, at: Date | number, options?: QueueOption): Promise<boolean> {
+  reschedule(hash: string, at: Date | number, options: Explained): Promise<Change>;
+  reschedule(hash: string, at: Date | number, options?: ChangeOptions): Promise<boolean>;
+  reschedule(hash: string, at: Date | number, options?: ChangeOptions): Promise<boolean | Change> {
     return this.open(async () => {
-      const { queue, id } = this.target(hash, options);
+      const { queue, id, explain } = this.change(hash, options);
       const ms = parse(instantArg, at, 'at');
-      return (await this.ctx.scripts.run('reschedule', this.ctx.keys(queue), [id, ms])) === 1;
+      return answer(await this.ctx.scripts.run('reschedule', this.ctx.keys(queue), { id, at: ms }), explain);
     });
   }
 
-  changePriority(hash: string, priority: boolean | number, options?: QueueOption): Promise<boolean> {
+  changePriority(hash: string, priority: boolean | number, options: Explained): Promise<Change>;
+  changePriority(hash: string, priority: boolean | number, options?: ChangeOptions): Promise<boolean>;
+  changePriority(hash: string, priority: boolean | number, options?: ChangeOptions): Promise<boolean | Change> {
     return this.open(async () => {
-      const { queue, id } = this.target(hash, options);
+      const { queue, id, explain } = this.change(hash, options);
       const level = parse(priorityArg, priority, 'priority');
-      const reply = await this.ctx.scripts.run('priority', this.ctx.keys(queue), [id, level]);
-      // 'moved', 'kept' or 'same'; refused: 'missing', 'active' or 'dead'.
-      return reply === 'moved' || reply === 'kept' || reply === 'same';
+      // Done: moved, kept (only its record changed) or the same level already.
+      return answer(await this.ctx.scripts.run('priority', this.ctx.keys(queue), { id, level }), explain);
     });
   }
 
-  cancel(hash: string, options?: QueueOption): Promise<boolean> {
+  cancel(hash: string, options: Explained): Promise<Change>;
+  cancel(hash: string, options?: ChangeOptions): Promise<boolean>;
+  cancel(hash: string, options?: ChangeOptions): Promise<boolean | Change> {
     return this.open(async () => {
-      const { queue, id } = this.target(hash, options);
-      const done = Number(await this.ctx.scripts.run('cancel', this.ctx.keys(queue), [id, this.ctx.options.eventsMaxLength]));
+      const { queue, id, explain } = this.change(hash, options);
+      const change = await this.ctx.scripts.run('cancel', this.ctx.keys(queue), { id, events: this.ctx.options.eventsMaxLength });
       // Tasks of other queues wait on it, or it waited on some: they learn now (else at a claim).
-      if (done === 2) await carry(this.ctx, queue).catch((err: unknown) => this.ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
-      return done > 0;
+      if (change.done && change.outboxed) await carry(this.ctx, queue).catch((err: unknown) => this.ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
+      return answer(change, explain);
     });
   }
 
   get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null> {
     return this.open(async () => {
       const { queue, id } = this.target(hash, options);
-      const reply = await this.ctx.scripts.run('get', this.ctx.keys(queue), [id]);
-      return reply ? toTaskInfo<T>(queue, id, reply as [string, string, TaskState, string | null]) : null;
+      const record = await this.ctx.scripts.run('get', this.ctx.keys(queue), { id });
+      // A missing payload (a damaged record) reads as null, as it always has.
+      return record ? toTaskInfo<T>(queue, id, [record.payload ?? 'null', record.meta, record.state, record.progress]) : null;
     });
   }
 
@@ -570,7 +604,11 @@ class DocketScheduler implements Scheduler {
     await this.ctx.conn.close();
   }
 
-  /** Runs `fn` unless the scheduler is closed; every rejection is a DocketError. */
+  /**
+   * Runs `fn` unless the scheduler is closed. Every rejection is a DocketError: Redis errors are
+   * mapped (fromRedisError), a caller's hash function that throws is a HashFunctionError
+   * (hashing.ts), and a record in Redis that is not JSON an UnreadableRecordError (parseRecord).
+   */
   private async open<R>(fn: () => Promise<R>): Promise<R> {
     if (this.closed) throw new ClosedError('scheduler');
     return fn();
@@ -609,6 +647,12 @@ class DocketScheduler implements Scheduler {
     if (this.warned.has(method)) return;
     this.warned.add(method);
     this.warn(`docket: ${method}('queue') is deprecated and will go in 1.0: pass { queue: 'queue' }, as every other method takes it`);
+  }
+
+  /** The task a change names, and whether its caller asked for the reason of a refusal. */
+  private change(hash: unknown, options: unknown): { queue: string; id: string; explain: boolean } {
+    const { explain, ...rest } = parse(changeOptions, options ?? {}, 'options');
+    return { ...this.target(hash, rest), explain: explain === true };
   }
 
   private target(hash: unknown, options: unknown): { queue: string; id: string } {

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { CODECS, type Codec, type InputOf, type OutputOf } from './codecs';
 import type { Connection } from './connection';
 import { isTransient } from './errors';
 import { READY_LEVELS, SUFFIXES, type QueueKeys, type Suffix } from './keys';
@@ -98,6 +99,17 @@ export const SCRIPTS = {
 
 export type ScriptName = keyof typeof SCRIPTS;
 
+/**
+ * Each registered script's codec (lib/codecs): its input encoded as ARGV, its reply decoded. The
+ * type says that every script has exactly one, and no codec is left without a script.
+ */
+const SCRIPT_CODECS: { readonly [N in ScriptName]: (typeof CODECS)[N] } & Record<Exclude<keyof typeof CODECS, ScriptName>, never> = CODECS;
+
+/** What `run(name, ...)` takes for the script's ARGV. */
+export type ScriptInput<N extends ScriptName> = InputOf<N>;
+/** What `run(name, ...)` resolves to: the script's reply, decoded. */
+export type ScriptOutput<N extends ScriptName> = OutputOf<N>;
+
 /** Where the Lua files live: next to lib/ under jest, next to dist/ once installed. */
 export const LUA_DIR = path.join(__dirname, '..', 'lua');
 
@@ -121,11 +133,18 @@ export class Scripts {
   }
 
   /**
-   * Calls `name` with the queue's keys in registry order and `args` as ARGV. NOSCRIPT, LOADING and
-   * BUSY never reach the caller: the call is retried until it succeeds or its deadline passes.
-   * `what` names the operation in errors, when one script serves several (claim also acks).
+   * Calls `name` with the queue's keys in registry order and `input` encoded as ARGV by the
+   * script's codec, and resolves to its reply decoded by the same codec (a reply of another shape
+   * is a ReplyError). NOSCRIPT, LOADING and BUSY never reach the caller: the call is retried until
+   * it succeeds or its deadline passes. `what` names the operation in errors, when one script
+   * serves several (claim also acks).
    */
-  async run(name: ScriptName, keys: QueueKeys, args: Array<string | number>, what: string = name): Promise<unknown> {
+  async run<N extends ScriptName>(name: N, keys: QueueKeys, input: ScriptInput<N>, what: string = name): Promise<ScriptOutput<N>> {
+    const codec = SCRIPT_CODECS[name] as Codec<ScriptInput<N>, ScriptOutput<N>>;
+    return codec.decode(await this.call(name, keys, codec.encode(input), what), input);
+  }
+
+  private async call(name: ScriptName, keys: QueueKeys, args: Array<string | number>, what: string): Promise<unknown> {
     const names = SCRIPTS[name].keys.map((suffix) => keys[suffix]);
     const tail = [String(names.length), ...names];
     for (const arg of args) tail.push(String(arg));
@@ -169,10 +188,16 @@ export function compile(name: ScriptName): string {
 
 /**
  * Inlines each `-- include: <name>` line with lua/include/<name>.lua: Lua code that several
- * scripts share (EVAL takes one self-contained script, so sharing happens here).
+ * scripts share (EVAL takes one self-contained script, so sharing happens here). An include may
+ * include others, which are inlined where it says so, before its own code (a Lua local must be
+ * declared before the code that uses it); each is inlined once, where it is first named.
  */
-export function withIncludes(source: string): string {
-  return source.replace(/^-- include: (\w+)$/gm, (_, name: string) => readFileSync(path.join(LUA_DIR, 'include', `${name}.lua`), 'utf8'));
+export function withIncludes(source: string, seen: Set<string> = new Set()): string {
+  return source.replace(/^-- include: (\w+)$/gm, (_, name: string) => {
+    if (seen.has(name)) return `-- (include: ${name}, above)`;
+    seen.add(name);
+    return withIncludes(readFileSync(path.join(LUA_DIR, 'include', `${name}.lua`), 'utf8'), seen);
+  });
 }
 
 function load(source: string): Loaded {

@@ -9,14 +9,14 @@ import { ValidationError } from './errors';
 import { identityOf } from './hashing';
 import { parse, queueName } from './options';
 import { canonicalJson, type Json } from './payload';
-import type { PutOptions, PutResult } from './put';
+import type { PutOptions } from './put';
 import { sumStats, type QueueStats } from './admin';
-import type { TaskOutcome } from './outcome';
-import type { ResultOptions, Scheduler } from './scheduler';
+import type { ResultOptions, TaskOutcome } from './outcome';
 import type { GroupLimitOptions, GroupLimits } from './groups';
+import type { PutResult } from './task';
 import type { Span } from './time';
-import { handlerOf, type Handlers } from './route';
-import type { Handler, Worker, WorkOptions } from './worker';
+import { handlerOf, type Handler, type Handlers } from './route';
+import type { Worker, WorkOptions } from './worker';
 
 /** Most shards of one queue. */
 export const MAX_SHARDS = 1024;
@@ -56,7 +56,21 @@ export interface ShardedWorker {
   close(options?: { timeout?: Span }): Promise<void>;
 }
 
-export function sharded(ctx: Context, scheduler: Scheduler, name: unknown, count: unknown): Sharded {
+/**
+ * The one-queue calls of a Scheduler that a Sharded spreads over its shards: the Scheduler itself,
+ * named by what is used of it so that this module does not import scheduler.ts, which imports it.
+ */
+export interface ShardTarget {
+  put(data: Json, options: PutOptions): Promise<PutResult>;
+  putMany(items: Array<{ data: Json; options: PutOptions }>): Promise<PutResult[]>;
+  work(handler: Handler, options: WorkOptions): Worker;
+  result<R = Json>(hash: string, options: ResultOptions): Promise<TaskOutcome<R> | null>;
+  stats(options: { queue: string }): Promise<QueueStats>;
+  limitGroups(limit: number | null, options: GroupLimitOptions): Promise<void>;
+  groupLimits(options: { queue: string }): Promise<GroupLimits>;
+}
+
+export function sharded(ctx: Context, scheduler: ShardTarget, name: unknown, count: unknown): Sharded {
   const base = parse(queueName, name, 'name');
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_SHARDS) {
     throw new ValidationError('count', `must be a whole number from 1 to ${MAX_SHARDS}`);

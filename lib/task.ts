@@ -3,12 +3,15 @@
  * A task's stored metadata is a small JSON object in the queue's `meta` hash (docs/design.md).
  */
 import type { Dependency } from './deps';
-import type { Json } from './payload';
-import type { Carrier } from './tracing';
+import type { Meta } from './meta';
+import { parseRecord, type Json } from './payload';
+
+/** A trace context to store with a task: string fields, such as `traceparent` and `tracestate`. */
+export type Carrier = Record<string, string>;
 
 /** A leased task, as claim() and work() hand it out. */
 export interface Task<T = Json> {
-  /** The task's id: its identity hash. */
+  /** The task's hash: the hash of its identity, as put() returned it (the Lua scripts call it the id). */
   readonly hash: string;
   readonly queue: string;
   readonly data: T;
@@ -71,7 +74,12 @@ export interface TaskInfo<T = Json> {
   readonly expireAt: number | null;
   /** Deliveries so far. */
   readonly attempts: number;
+  /** Deliveries before the task goes dead (put's `maxAttempts`); `attempts` counts them. */
   readonly maxAttempts: number;
+  /**
+   * Whether the task is ahead of normal ones: `level > 0`.
+   * @deprecated Read `level`, the one word for a task's priority (it tells 1 from 9); this stays until 1.0.
+   */
   readonly priority: boolean;
   /** The priority level: 0 for a normal task, 1 to 9 ahead of normal ones (9 first). */
   readonly level: number;
@@ -95,37 +103,33 @@ export interface TaskInfo<T = Json> {
   readonly name: string | null;
 }
 
-/** The stored metadata; single letters keep each of a million records small. */
-export interface Meta {
-  r: number; // run-at
-  m: number; // max attempts
-  n: number; // deliveries so far
-  c: number; // created at
-  p?: number; // priority level 1-9 (absent: 0, normal)
-  g?: string; // fair-scheduling group
-  q?: string; // its place in its group's order, once parked by the group's limit (cleared when leased)
-  k?: string; // de-dup key
-  x?: number; // expire window (ms after run-at)
-  e?: number; // expire-at
-  t?: string; // lease token
-  l?: number; // lease deadline
-  w?: string; // worker holding the lease
-  tp?: string; // the producer's trace context, encoded (tracing.ts)
-  err?: string; // last error
-  kr?: number; // keep the outcome this long once finished (ms)
-  to?: number; // run timeout of one attempt (ms)
-  nm?: string; // name
-  pg?: 1; // has reported progress (in the queue's `progress` hash)
-  lg?: 1; // has log lines (in the queue's `logs` hash)
+/**
+ * What a put did: `added` a new task; `duplicate`, an identical live task was there (a result, not
+ * an error); `revived`, an identical task was dead, and this put sent it back to be run, its
+ * attempts reset; `replaced`, an identical task was still pending and this put replaced its
+ * options (onDuplicate 'replace' or 'debounce').
+ */
+export type PutStatus = 'added' | 'duplicate' | 'replaced' | 'revived';
+
+export interface PutResult {
+  /** The task's hash, the same for every put of the same data (or key) while the task lives. */
+  hash: string;
+  /** false when an identical task was already there: a duplicate is a result, not an error. */
+  added: boolean;
+  /** What this put did; `added` is true for `added` and `revived`. */
+  status: PutStatus;
+  queue: string;
+  /** Run-at on the Redis clock (epoch ms); for a duplicate, the existing task's. */
+  runAt: number;
 }
 
 export function toTaskInfo<T>(queue: string, hash: string, reply: [string, string, TaskState, string | null]): TaskInfo<T> {
   const [payload, metaJson, state, progress] = reply;
-  const meta = JSON.parse(metaJson) as Meta;
+  const meta = parseRecord<Meta>(metaJson, `the metadata of task ${hash}`);
   return {
     hash,
     queue,
-    data: JSON.parse(payload) as T,
+    data: parseRecord<T>(payload, `the payload of task ${hash}`),
     state,
     runAt: meta.r,
     expireAt: meta.e ?? null,
@@ -138,7 +142,7 @@ export function toTaskInfo<T>(queue: string, hash: string, reply: [string, strin
     lastError: meta.err ?? null,
     leaseUntil: meta.l ?? null,
     worker: meta.w ?? null,
-    progress: progress ? (JSON.parse(progress) as Json) : null,
+    progress: progress ? parseRecord(progress, `the progress of task ${hash}`) : null,
     keepResult: meta.kr ?? null,
     timeout: meta.to ?? null,
     name: meta.nm ?? null,

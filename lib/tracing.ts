@@ -10,11 +10,7 @@
  * is how a consumer's span links to its producer's across processes.
  */
 import diagnostics_channel, { type TracingChannel, type TracingChannelSubscribers } from 'node:diagnostics_channel';
-import type { PutResult } from './put';
-import type { Task } from './task';
-
-/** A trace context to store with a task: string fields, such as `traceparent` and `tracestate`. */
-export type Carrier = Record<string, string>;
+import type { Carrier, PutResult, Task } from './task';
 
 export interface PutMessage {
   /** One entry per task of this put() or putMany() call, in call order. */

@@ -14,9 +14,9 @@ import { IdleWait } from './idle';
 import { errorFields, thrownText } from './log';
 import { closeOptions, MAX_SPAN_MS, parse, workOptions, type ParsedWorkOptions } from './options';
 import { closeOnSignals } from './signals';
-import type { Json } from './payload';
 import { attempt } from './attempt';
 import { flushProgress, stopProgress } from './progress';
+import type { Handler } from './route';
 import type { Sandbox } from './sandbox';
 import { flushLogs, stopLogs } from './logs';
 import type { Task } from './task';
@@ -68,9 +68,6 @@ export interface WorkOptions {
    */
   heartbeatDeadline?: Span;
 }
-
-/** A handler: its resolved value (any JSON, or nothing) is the task's result. */
-export type Handler<T = Json> = (task: Task<T>, signal: AbortSignal) => Promise<Json | void | undefined>;
 
 interface Running {
   task: Task<unknown>;

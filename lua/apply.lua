@@ -10,13 +10,14 @@
   ARGV[1] events  most entries kept in the events stream; 0 for no events
   ARGV[+1] step   a step for this queue, as JSON (include: deps)
   Returns: when this queue's outbox has steps due (ms), or '' ]]
+-- include: clock
+-- include: wake
 -- include: levels
 -- include: events
 -- include: outcomes
 -- include: identity
 -- include: deps
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local now = nowMs()
 local cap = tonumber(ARGV[1])
 for i = 2, #ARGV do
   local step = cjson.decode(ARGV[i])
@@ -25,6 +26,6 @@ for i = 2, #ARGV do
 end
 -- Steps for this queue that these made (a failure passed down) are applied too, a batch.
 if stepped then drain(100, now, cap) end
-if stepped and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+if stepped then wakeIdle() end
 local due = redis.call('ZRANGE', K.outbox, 0, 0, 'WITHSCORES')[2]
 return due or ''

@@ -6,8 +6,9 @@
   ARGV[1] worker  this worker's id (host:pid:random)
   ARGV[2] ttl     ms until this heartbeat runs out; 0 when the worker leaves
   Returns: how many leases were lapsed ]]
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+-- include: clock
+-- include: wake
+local now = nowMs()
 local ttl = tonumber(ARGV[2])
 if ttl > 0 then
   redis.call('ZADD', K.workers, now + ttl, ARGV[1])
@@ -23,5 +24,5 @@ for _, w in ipairs(redis.call('ZRANGEBYSCORE', K.workers, '-inf', now, 'LIMIT', 
   end
   redis.call('ZREM', K.workers, w)
 end
-if lapsed > 0 and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+if lapsed > 0 then wakeIdle() end
 return lapsed

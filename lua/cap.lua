@@ -8,8 +8,9 @@
   ARGV[+1] name  the field: concurrency, rate, per or until
   ARGV[+2] value its new value; '' removes it; '+<ms>' is that long after the server's now
   Returns: the values written, in order ('' for a removal) ]]
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+-- include: clock
+-- include: wake
+local now = nowMs()
 local out = {}
 for i = 1, tonumber(ARGV[1]) do
   local name, value = ARGV[2 * i], ARGV[2 * i + 1]
@@ -20,5 +21,5 @@ end
 -- Groups held by a rate limit are looked at again by the next claim, under the new limits (a
 -- removed or raised one lets their parked tasks go; one still in force parks them again).
 for _, g in ipairs(redis.call('ZRANGE', K.gheld, 0, -1)) do redis.call('ZADD', K.gheld, 0, g) end
-if redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+wakeIdle()
 return out

@@ -18,14 +18,16 @@
   ARGV[6] events  most entries kept in the events stream; 0 for no events
   Returns: { deleted, 1 when the source is done else 0, next cursor, 1 when steps for other
     queues were made (for the caller to carry) else 0 } ]]
+-- include: clock
+-- include: wake
 -- include: levels
 -- include: events
 -- include: outcomes
 -- include: identity
 -- include: deps
+-- include: records
 local source, before, most, scan, cursor, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local now = nowMs()
 local deleted = 0
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
 local TOMB = '|cleaned|'
@@ -57,11 +59,7 @@ local function drop(id, meta)
   fire(id, meta, 'cancelled', now)
   if meta.n > 0 then emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'cancelled', 'id', id) end
   keepOutcome(id, meta, now, 'cancelled')
-  redis.call('HDEL', K.data, id)
-  redis.call('HDEL', K.meta, id)
-  if meta.pg then redis.call('HDEL', K.progress, id) end
-  if meta.lg then redis.call('HDEL', K.logs, id) end
-  if meta.dl then redis.call('HDEL', K.deplist, id) end
+  forget(id, meta)
   deleted = deleted + 1
 end
 
@@ -137,6 +135,6 @@ end
 if stepped then
   -- The tasks that waited on them learn now (a batch; claims take the rest).
   drain(100, now, cap)
-  if redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+  wakeIdle()
 end
 return { deleted, done and 1 or 0, nextCursor, outboxed and 1 or 0 }

@@ -12,6 +12,7 @@
   ARGV[4] batch  most parked tasks to move (and groups to look at) in this call
   Returns: { moved, next }: how many parked tasks went back to `grouped`, and where to go on from,
     or '' when no parked task is left that the limit has room for ]]
+-- include: wake
 -- include: levels
 local group, from, batch = ARGV[1], ARGV[3], tonumber(ARGV[4])
 if from == '' then
@@ -49,5 +50,5 @@ else
   end
   nextFrom = cursor or ''
 end
-if moved > 0 and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+if moved > 0 then wakeIdle() end
 return { moved, nextFrom }

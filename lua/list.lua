@@ -15,8 +15,8 @@
     meta JSON, score or '', progress JSON (or its first bytes) or false for each task }: score is
     the run-at (delayed), lease end (active), died-at (dead), or how many of its dependencies are
     not yet settled (waiting). A task whose payload is missing (a damaged record) has false and 0. ]]
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+-- include: clock
+local now = nowMs()
 local state, skip, want = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local most = tonumber(ARGV[4])
 local picked, total = {}, 0

@@ -8,14 +8,12 @@
   ARGV[4] maxBytes  most bytes kept for the task (its whole field, times and quotes included)
   ARGV[+1] line     a line, as a JSON string (stored as given: never decoded here)
   Returns: 1 when stored, 0 when the lease is lost ]]
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+-- include: clock
+-- include: lease
+local now = nowMs()
 local id = ARGV[1]
-local deadline = tonumber(redis.call('ZSCORE', K.active, id))
-if not deadline or deadline <= now then return 0 end
-local raw = redis.call('HGET', K.meta, id)
-local meta = raw and cjson.decode(raw)
-if not meta or meta.t ~= ARGV[2] then return 0 end
+local meta = held(id, ARGV[2], now)
+if not meta then return 0 end
 local maxLines, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4])
 
 -- Every line of this call carries the same time: the call's. A JSON string holds no raw newline,

@@ -19,13 +19,13 @@
   ARGV[1] force  1 to delete even while tasks are leased, else 0
   Returns: { 'ok', keys deleted }, { 'carry', keys deleted } (every key but the outbox, which
     holds steps for other queues), or { 'active', leased tasks } (then nothing was deleted) ]]
+-- include: clock
 if ARGV[1] ~= '1' then
   local leased = redis.call('ZCARD', K.active)
   if leased > 0 then return { 'active', leased } end
 end
 local QUEUE = string.match(K.data, '{(.*)}')
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local now = nowMs()
 local steps = {}
 -- Ids and hashes hold no '|': a member splits at its first two, and the queue is the rest.
 for _, m in ipairs(redis.call('ZRANGE', K.dependents, 0, -1)) do
@@ -45,7 +45,7 @@ for i = 1, #steps, 500 do
   redis.call('ZADD', K.outbox, unpack(part))
 end
 local others = {}
-for i, key in ipairs(KEYS) do if i ~= OUTBOX then table.insert(others, key) end end
+for _, key in ipairs(KEYS) do if key ~= K.outbox then table.insert(others, key) end end
 local deleted = redis.call('UNLINK', unpack(others))
 if redis.call('EXISTS', K.outbox) == 1 then return { 'carry', deleted } end
 return { 'ok', deleted }

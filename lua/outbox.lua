@@ -7,8 +7,8 @@
   ARGV[2] most   most steps to take
   ARGV[+1] step  a step carried (applied in its queue): removed
   Returns: { now, then each step taken } ]]
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+-- include: clock
+local now = nowMs()
 for i = 3, #ARGV do redis.call('ZREM', K.outbox, ARGV[i]) end
 local steps = redis.call('ZRANGEBYSCORE', K.outbox, '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
 local leased = {}

@@ -4,11 +4,12 @@
   KEYS (as K.<name>; each described in docs/design.md#keys): paused, wake
   ARGV[1] paused  1 to pause, 0 to resume
   Returns: 1 when this call changed the queue's state, 0 when it was already so ]]
+-- include: wake
 if ARGV[1] == '1' then
   return redis.call('SET', K.paused, '1', 'NX') and 1 or 0
 end
 local changed = redis.call('DEL', K.paused)
 -- Idle workers wait for a wake token or their own timer: one token starts a worker, and a worker
 -- that fills up with a backlog left wakes the next (claim), so the whole pool comes back.
-if changed == 1 and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+if changed == 1 then wakeIdle() end
 return changed

@@ -10,19 +10,20 @@
     gtags, parked, gactive, glimits, moved
   ARGV[1] id     task id
   ARGV[2] level  the new priority level: 0 (normal) to 9
-  Returns: 'moved' (queued again at the tail of the new level or lane), 'kept' (only its record
-    changed: delayed, waiting, or a grouped task that stays in its lane), 'same' (already at that
-    level; nothing written), or the refusal 'missing', 'active' or 'dead' ]]
+  Returns: { 'moved' } (queued again at the tail of the new level or lane), { 'kept' } (only its
+    record changed: delayed, waiting, or a grouped task that stays in its lane), { 'same' } (already
+    at that level; nothing written), or a refusal (include: refusals): { 'missing' },
+    { 'active', worker }, { 'dead' } ]]
 -- include: levels
+-- include: refusals
 local id, level = ARGV[1], tonumber(ARGV[2])
 local raw = redis.call('HGET', K.meta, id)
-if not raw then return 'missing' end
 -- Active: its worker holds it, and a retry keeps the level it had (as reschedule, refused).
-if redis.call('ZSCORE', K.active, id) then return 'active' end
-if redis.call('ZSCORE', K.dead, id) then return 'dead' end
+local refused = refusal(id, raw, true)
+if refused then return refused end
 local meta = cjson.decode(raw)
 local old = meta.p or 0
-if old == level then return 'same' end
+if old == level then return { 'same' } end
 -- Queued now (not delayed, not waiting on its dependencies), and its place depends on the level:
 -- an ungrouped task's list is its level's; a grouped task's lane only tells 0 from the rest.
 local requeue = not meta.a and not redis.call('ZSCORE', K.delayed, id)
@@ -31,11 +32,11 @@ local requeue = not meta.a and not redis.call('ZSCORE', K.delayed, id)
 -- ungrouped one's old entry is left in its list as a ghost, since finding it would be O(N).
 if requeue and unqueue(id, meta, K.moved) == 0 then
   -- In no line at all (cannot happen while the invariants hold): nothing to move, nothing written.
-  return 'missing'
+  return { 'missing' }
 end
 -- As put stores it: no field for level 0.
 if level > 0 then meta.p = level else meta.p = nil end
 if requeue then push(id, meta) end
 redis.call('HSET', K.meta, id, cjson.encode(meta))
-if requeue then return 'moved' end
-return 'kept'
+if requeue then return { 'moved' } end
+return { 'kept' }

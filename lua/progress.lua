@@ -7,15 +7,13 @@
   ARGV[3] value   the progress, as JSON (stored as given: never decoded here)
   ARGV[4] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when stored, 0 when the lease is lost ]]
+-- include: clock
+-- include: lease
 -- include: events
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local now = nowMs()
 local id = ARGV[1]
-local deadline = tonumber(redis.call('ZSCORE', K.active, id))
-if not deadline or deadline <= now then return 0 end
-local raw = redis.call('HGET', K.meta, id)
-local meta = raw and cjson.decode(raw)
-if not meta or meta.t ~= ARGV[2] then return 0 end
+local meta = held(id, ARGV[2], now)
+if not meta then return 0 end
 redis.call('HSET', K.progress, id, ARGV[3])
 -- The flag tells the scripts that delete the task to delete its progress too: one HDEL for the
 -- tasks that report progress, none for the rest.

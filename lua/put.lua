@@ -31,13 +31,16 @@
     task revived by this put, 3 a pending task replaced (replace, debounce), 0 a duplicate (of a
     live task, or of one put within its window: then run-at is when the window ends); a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
+-- include: clock
+-- include: many
+-- include: wake
 -- include: levels
 -- include: events
 -- include: outcomes
 -- include: identity
 -- include: deps
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+-- include: records
+local now = nowMs()
 local count = tonumber(ARGV[1])
 local out, wake, dups, added, replaced = {}, false, 0, 0, 0
 local cap = tonumber(ARGV[4])
@@ -54,10 +57,6 @@ local grouped, lanes = {}, {}
 -- `batch` counts flushes, so a task added since the last one is known as not yet written.
 local stale, batch = false, 0
 
--- Slices hold 1000 values, an even number, so field-value and score-member pairs stay whole.
-local function many(cmd, key, list)
-  for i = 1, #list, 1000 do redis.call(cmd, key, unpack(list, i, math.min(i + 999, #list))) end
-end
 
 -- Makes the gathered writes.
 local function flush()
@@ -218,9 +217,7 @@ for i = 1, count do
       -- the tasks it waited on before: this put's `after`, if any, is its list now).
       if old then
         redis.call('ZREM', K.dead, id)
-        if old.pg then redis.call('HDEL', K.progress, id) end
-        if old.lg then redis.call('HDEL', K.logs, id) end
-        if old.dl then redis.call('HDEL', K.deplist, id) end
+        forgetExtras(id, old)
       end
       local meta = metaOf(o, o.at or now + (o.delay or 0))
       if id ~= base then
@@ -243,5 +240,5 @@ flush()
 if dups > 0 then redis.call('HINCRBY', K.counts, 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', K.counts, 'added', added) end
 if replaced > 0 then redis.call('HINCRBY', K.counts, 'replaced', replaced) end
-if (wake or stepped) and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+if (wake or stepped) then wakeIdle() end
 return out

@@ -7,9 +7,10 @@
   ARGV[1] id     the task to re-drive, or '' for a batch of the oldest
   ARGV[2] limit  most tasks in a batch
   Returns: how many tasks went back to ready ]]
+-- include: clock
+-- include: wake
 -- include: levels
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local now = nowMs()
 local ids
 if ARGV[1] ~= '' then
   ids = redis.call('ZSCORE', K.dead, ARGV[1]) and { ARGV[1] } or {}
@@ -25,5 +26,5 @@ for _, id in ipairs(ids) do
   redis.call('HSET', K.meta, id, cjson.encode(meta))
   push(id, meta)
 end
-if #ids > 0 and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+if #ids > 0 then wakeIdle() end
 return #ids

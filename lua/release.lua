@@ -8,14 +8,14 @@
   ARGV[1] id     task id
   ARGV[2] token  the lease token handed out by claim
   Returns: 1 when released, 0 when the lease was already lost ]]
+-- include: clock
+-- include: lease
+-- include: wake
 -- include: levels
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local now = nowMs()
 local id = ARGV[1]
-local deadline = tonumber(redis.call('ZSCORE', K.active, id))
-if not deadline or deadline <= now then return 0 end
-local meta = cjson.decode(redis.call('HGET', K.meta, id))
-if meta.t ~= ARGV[2] then return 0 end
+local meta = held(id, ARGV[2], now)
+if not meta then return 0 end
 redis.call('ZREM', K.active, id)
 redis.call('ZREM', K.held, meta.w .. '|' .. id)
 meta.n, meta.t, meta.l, meta.w = math.max(0, meta.n - 1), nil, nil, nil
@@ -23,5 +23,5 @@ redis.call('HSET', K.meta, id, cjson.encode(meta))
 push(id, meta, true)
 -- Queued at the current round, it takes its group's place again itself.
 finished(meta, true)
-if redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
+wakeIdle()
 return 1

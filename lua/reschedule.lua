@@ -6,13 +6,17 @@
     grouped, gtags, parked, gactive, glimits, moved
   ARGV[1] id  task id
   ARGV[2] at  new run-at (epoch ms)
-  Returns: 1 when moved, 0 for an active, dead or unknown task ]]
+  Returns: { 'moved' }, or a refusal (include: refusals): { 'missing' }, { 'active', worker },
+    { 'dead' } ]]
+-- include: clock
+-- include: wake
 -- include: levels
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+-- include: refusals
+local now = nowMs()
 local id, at = ARGV[1], tonumber(ARGV[2])
 local raw = redis.call('HGET', K.meta, id)
-if not raw or redis.call('ZSCORE', K.active, id) or redis.call('ZSCORE', K.dead, id) then return 0 end
+local refused = refusal(id, raw, true)
+if refused then return refused end
 local meta = cjson.decode(raw)
 local delayed = redis.call('ZSCORE', K.delayed, id)
 -- The expiry window moves with the run-at: it counts from when the task becomes due.
@@ -21,7 +25,7 @@ if meta.x then meta.e = at + meta.x end
 if meta.a then
   -- Waiting on its dependencies (include: deps): it keeps waiting, and is queued for this run-at.
   redis.call('HSET', K.meta, id, cjson.encode(meta))
-  return 1
+  return { 'moved' }
 end
 local wake = false
 if at > now then
@@ -34,5 +38,5 @@ elseif delayed then
   wake = true
 end
 redis.call('HSET', K.meta, id, cjson.encode(meta))
-if wake and redis.call('LLEN', K.wake) == 0 then redis.call('RPUSH', K.wake, '1') end
-return 1
+if wake then wakeIdle() end
+return { 'moved' }

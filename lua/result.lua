@@ -7,6 +7,7 @@
   Returns: { kind, a, b, c, d, stream id or '' }: kind 'live' with a = meta JSON, b = state
     (delayed, ready, active or dead), c = progress JSON or '', d = died-at (dead) or ''; 'kept'
     with a = the outcome string (include: outcomes); 'none' ]]
+-- include: clock
 local id = ARGV[1]
 local stream = ''
 if ARGV[2] == '1' then
@@ -24,8 +25,7 @@ if meta then
 end
 local outcome = redis.call('HGET', K.results, id)
 if outcome then
-  local t = redis.call('TIME')
-  local now = t[1] * 1000 + math.floor(t[2] / 1000)
+  local now = nowMs()
   -- Past its keep-until, an outcome is gone, whether or not a later write has deleted it yet.
   local until_ = tonumber(string.match(outcome, '^[^|]*|[^|]*|[^|]*|([^|]*)|'))
   if until_ and until_ > now then return { 'kept', outcome, '', '', '', stream } end

@@ -7,13 +7,11 @@
  * 50 ms.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type Scheduler } from '../../lib';
 import { queueKeys } from '../../lib/keys';
-import { LUA_DIR, withIncludes } from '../../lib/scripts';
+import { compile } from '../../lib/scripts';
 import { startRedis, type RedisServer } from '../support/redis-server';
 
 const DEAD = 1_000_000;
@@ -76,7 +74,7 @@ it('cleans 1,000,000 dead tasks in short scripts while a worker runs', async () 
   // Every script the server runs is logged with its time; the clean ones are found by SHA.
   await raw.configSet({ 'slowlog-log-slower-than': '0', 'slowlog-max-len': '100000' });
   await raw.sendCommand(['SLOWLOG', 'RESET']);
-  const sha = createHash('sha1').update(withIncludes(readFileSync(path.join(LUA_DIR, 'clean.lua'), 'utf8'))).digest('hex');
+  const sha = createHash('sha1').update(compile('clean')).digest('hex');
 
   const started = performance.now();
   const deleted = await s.clean({ queue, state: 'dead' });

@@ -102,6 +102,8 @@ export interface Input {
 
 export interface Command {
   name: string;
+  /** Old names that still run it (`requeue-dead` for `redrive`); help lists the command by `name` only. */
+  aliases?: readonly string[];
   /** Its positionals as help shows them: `<queue> [hash]`. */
   usage: string;
   summary: string;

@@ -27,12 +27,31 @@ const help: Command = {
   },
 };
 
+/**
+ * `redrive`, the API's word for it (Scheduler.redrive and redriveAll). It was `requeue-dead`
+ * before, and that name still runs it. Usage errors name the command as typed here until
+ * tasks.ts, which defines it, calls it redrive itself.
+ */
+const redrive: Command = {
+  ...requeueDead,
+  name: 'redrive',
+  aliases: ['requeue-dead'],
+  details: "'requeue-dead' is its old name, which still works.",
+  prepare(input) {
+    try {
+      return requeueDead.prepare(input);
+    } catch (err) {
+      throw err instanceof UsageError ? new UsageError(err.message.replace(/^requeue-dead:/, 'redrive:')) : err;
+    }
+  },
+};
+
 /** Every command, in the order help lists them. */
-export const COMMANDS: readonly Command[] = [stats, list, inspect, result, reschedule, priority, cancel, requeueDead, purgeDead, clean, obliterate, pause, resume, limits, limit, watch, dashboard, help];
+export const COMMANDS: readonly Command[] = [stats, list, inspect, result, reschedule, priority, cancel, redrive, purgeDead, clean, obliterate, pause, resume, limits, limit, watch, dashboard, help];
 
 /** The command called `name`; a UsageError for a name no command has. */
 export function findCommand(name: string): Command {
-  const command = COMMANDS.find((c) => c.name === name);
+  const command = COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
   if (!command) throw new UsageError(`unknown command '${name}'`);
   return command;
 }

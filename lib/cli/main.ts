@@ -6,8 +6,9 @@
  * lib/printable.ts: names from Redis cannot hide or reorder what the operator reads.
  */
 import { createInterface } from 'node:readline';
-import { redact, withDeadline } from '../connection';
-import { ConnectionError, DocketError, TimeoutError, ValidationError } from '../errors';
+import { redact } from '../connection';
+import { withDeadline } from '../deadline';
+import { ConnectionError, DocketError, TimeoutError, UnreadableRecordError, ValidationError } from '../errors';
 import { thrownText } from '../log';
 import { printable, printableJson, printableLines } from '../printable';
 import { createScheduler, type Scheduler } from '../scheduler';
@@ -178,12 +179,11 @@ function describe(err: unknown, url: string): string {
     // The innermost cause says why (ECONNREFUSED, ENOTFOUND); drop its repeat of the URL.
     return `cannot reach Redis at ${where}: ${rootCause(err).replace(`cannot connect to ${where}: `, '')}`;
   }
+  // A record that is not JSON (written by hand, or by another program): the operator should know it is data.
+  if (err instanceof UnreadableRecordError) return `a record in Redis is unreadable: ${firstLine(`${err.what}: ${thrownText(err.cause)}`, 200)}`;
   if (err instanceof DocketError) return `Redis at ${where}: ${err.message}`;
   // thrownText, not String(): a thrown Object.create(null) has no toString.
   if (!isError(err)) return `unexpected error: ${thrownText(err)}`;
-  // The CLI parses nothing but what Redis holds: a record that is not JSON (written by hand, or
-  // by another program) fails the read of that record, and the operator should know it is data.
-  if (err.name === 'SyntaxError') return `a record in Redis is unreadable: ${firstLine(err.message, 200)}`;
   // A Node system error (EPIPE, EMFILE) says what happened in its message.
   if (typeof (err as { syscall?: unknown }).syscall === 'string') return err.message;
   // Not a docket error: a bug in the CLI. DOCKET_DEBUG=1 prints the stack that will find it.

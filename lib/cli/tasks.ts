@@ -8,6 +8,7 @@ import type { Dependency } from '../deps';
 import type { LogLine } from '../logs';
 import { isoTime, printable } from '../printable';
 import type { Json } from '../payload';
+import type { Refused } from '../codecs/changes';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo, TaskState } from '../task';
 import { hashArg, intArg, queueArg, stateArg } from './args';
@@ -194,23 +195,25 @@ function missing(queue: string, hash: string): string {
   return `no task ${hash} in queue '${queue}'`;
 }
 
-type Action = 'reschedule' | 'cancel' | 'requeue' | 'change the priority of';
-
 /**
- * Why `action` left a task alone, read after the fact: the scripts answer only yes or no. The
- * task may have moved on in between; the message then says what it is now.
+ * Why a reschedule, priority change or cancel left a task alone, in the script's own answer (the
+ * change and its reason come from one step: nothing read after it can have moved on).
  */
-async function refusal(s: Scheduler, queue: string, hash: string, action: Action): Promise<TargetError> {
-  const task = await s.get(hash, { queue });
-  if (!task) return new TargetError(missing(queue, hash));
-  return new TargetError(`cannot ${action} task ${hash} in queue '${queue}': ${reason(task, action)}`);
+function refusal(queue: string, hash: string, action: string, { reason, worker }: Refused): TargetError {
+  if (reason === 'missing') return new TargetError(missing(queue, hash));
+  const why = reason === 'active' ? `it is active (leased by ${worker ?? 'a worker'}); its worker finishes or fails it` : `it is dead; use 'docket redrive ${queue} ${hash}'`;
+  return new TargetError(`cannot ${action} task ${hash} in queue '${queue}': ${why}`);
 }
 
-function reason(task: TaskInfo<Json>, action: Action): string {
-  if (action === 'requeue' && task.state !== 'dead') return `it is ${task.state}, not dead`;
-  if (action !== 'requeue' && task.state === 'active') return `it is active (leased by ${task.worker ?? 'a worker'}); its worker finishes or fails it`;
-  if ((action === 'reschedule' || action === 'change the priority of') && task.state === 'dead') return `it is dead; use 'docket requeue-dead ${task.queue} ${task.hash}'`;
-  return `it changed state meanwhile (it is ${task.state} now); try again`;
+/**
+ * Why a re-drive left a task alone, read after the fact: the redrive script answers only how
+ * many it moved. The task may have moved on in between; the message then says what it is now.
+ */
+async function notDead(s: Scheduler, queue: string, hash: string): Promise<TargetError> {
+  const task = await s.get(hash, { queue });
+  if (!task) return new TargetError(missing(queue, hash));
+  const why = task.state === 'dead' ? 'it changed state meanwhile (it is dead now); try again' : `it is ${task.state}, not dead`;
+  return new TargetError(`cannot requeue task ${hash} in queue '${queue}': ${why}`);
 }
 
 export const reschedule: Command = {
@@ -229,7 +232,8 @@ export const reschedule: Command = {
       const s = await connect();
       const now = await s.time();
       const runAt = resolveWhen(when, now);
-      if (!(await s.reschedule(hash, runAt, { queue }))) throw await refusal(s, queue, hash, 'reschedule');
+      const change = await s.reschedule(hash, runAt, { queue, explain: true });
+      if (!change.done) throw refusal(queue, hash, 'reschedule', change);
       out.emit({ queue, hash, runAt }, () => `rescheduled ${hash} in queue '${queue}' to ${instant(runAt, now)}\n`);
       return 0;
     };
@@ -251,7 +255,8 @@ export const priority: Command = {
     const level = Number(args[2]);
     return async ({ connect, out }) => {
       const s = await connect();
-      if (!(await s.changePriority(hash, level, { queue }))) throw await refusal(s, queue, hash, 'change the priority of');
+      const change = await s.changePriority(hash, level, { queue, explain: true });
+      if (!change.done) throw refusal(queue, hash, 'change the priority of', change);
       out.emit({ queue, hash, level }, () => `moved ${hash} in queue '${queue}' to ${level === 0 ? 'normal priority' : `priority level ${level}`}\n`);
       return 0;
     };
@@ -267,7 +272,8 @@ export const cancel: Command = {
     const { queue, hash } = target(positionals('cancel', input, ['queue', 'hash']));
     return async ({ connect, out }) => {
       const s = await connect();
-      if (!(await s.cancel(hash, { queue }))) throw await refusal(s, queue, hash, 'cancel');
+      const change = await s.cancel(hash, { queue, explain: true });
+      if (!change.done) throw refusal(queue, hash, 'cancel', change);
       out.emit({ queue, hash, cancelled: true }, () => `cancelled ${hash} in queue '${queue}'\n`);
       return 0;
     };
@@ -288,7 +294,7 @@ export const requeueDead: Command = {
     const hash = hashArg(given);
     return async ({ connect, out }) => {
       const s = await connect();
-      if (!(await s.redrive(hash, { queue }))) throw await refusal(s, queue, hash, 'requeue');
+      if (!(await s.redrive(hash, { queue }))) throw await notDead(s, queue, hash);
       out.emit({ queue, hash, requeued: 1 }, () => `requeued ${hash} in queue '${queue}': it is ready\n`);
       return 0;
     };

@@ -8,6 +8,7 @@ import type { PreviewListOptions, PreviewTask, QueueStats } from '../admin';
 import type { Throughput } from '../events';
 import type { RateLimit } from '../rates';
 import type { Scheduler } from '../scheduler';
+import type { Refused } from '../codecs/changes';
 import type { TaskInfo, TaskState } from '../task';
 import { clip } from './html';
 import { HttpError } from './http';
@@ -200,10 +201,20 @@ async function redrive(scheduler: Scheduler, body: unknown): Promise<ActionResul
   return { ok: true, queue, hash };
 }
 
+/**
+ * A refused cancel or reschedule, as the script itself said why (in the same step as the change,
+ * so no read after it can have moved on): a 404 for a missing task, else a 409.
+ */
+function refused(queue: string, hash: string, { reason, worker }: Refused): HttpError {
+  if (reason === 'missing') return new HttpError(404, 'ERR_NOT_FOUND', `no task ${hash} in queue ${queue}`, 'hash');
+  if (reason === 'active') return conflict(hash, `is active: its worker${worker === undefined ? '' : ` (${worker})`} holds the lease`);
+  return conflict(hash, 'is dead: re-drive it first');
+}
+
 async function cancel(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
   const { queue, hash } = parseTaskBody(body);
-  await pending(scheduler, queue, hash);
-  if (!(await scheduler.cancel(hash, { queue }))) throw conflict(hash, 'was claimed or removed meanwhile');
+  const change = await scheduler.cancel(hash, { queue, explain: true });
+  if (!change.done) throw refused(queue, hash, change);
   return { ok: true, queue, hash };
 }
 
@@ -214,10 +225,13 @@ async function cancel(scheduler: Scheduler, body: unknown): Promise<ActionResult
  */
 async function reschedule(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
   const { queue, hash, at, delay } = parseRescheduleBody(body);
-  const task = await pending(scheduler, queue, hash);
   // A delay counts from the Redis clock, which every run-at is on, not from this process's clock.
   const runAt = at ?? (await scheduler.time()) + (delay ?? 0);
-  if (task.state === 'dead' && !(await scheduler.redrive(hash, { queue }))) throw conflict(hash, 'left the dead set meanwhile');
-  if (!(await scheduler.reschedule(hash, runAt, { queue }))) throw conflict(hash, 'was claimed or removed meanwhile');
+  let change = await scheduler.reschedule(hash, runAt, { queue, explain: true });
+  if (!change.done && change.reason === 'dead') {
+    if (!(await scheduler.redrive(hash, { queue }))) throw conflict(hash, 'left the dead set meanwhile');
+    change = await scheduler.reschedule(hash, runAt, { queue, explain: true });
+  }
+  if (!change.done) throw refused(queue, hash, change);
   return { ok: true, queue, hash, runAt };
 }

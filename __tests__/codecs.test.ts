@@ -1,0 +1,337 @@
+/**
+ * Each script's codec without Redis: its input encodes to exactly the ARGV its registry entry
+ * names, in that order (`args`, then `each` once per item), and the reply its Lua header documents
+ * decodes to the typed value; a reply of any other shape is a ReplyError naming the script.
+ */
+import { ReplyError } from '../lib/errors';
+import { CODECS, type InputOf, type OutputOf } from '../lib/codecs';
+import { stepQueue } from '../lib/codecs/deps';
+import { TASK_STATES, type TaskState as RecordState } from '../lib/codecs/reads';
+import { SCRIPTS, type ScriptName } from '../lib/scripts';
+import type { TaskState } from '../lib/task';
+
+type Slot = string | number;
+
+interface Case<N extends ScriptName> {
+  input: InputOf<N>;
+  /** The ARGV expected, by the names of the registry's `args`. */
+  args: Record<string, Slot>;
+  /** The `each` slots expected, by name, once per item. */
+  each?: Array<Record<string, Slot>>;
+  /** Replies as the script's header documents them, and what each decodes to. */
+  replies: Array<[reply: unknown, decoded: OutputOf<N>]>;
+  /** Replies of another shape. */
+  malformed: unknown[];
+}
+
+const LEASE = { id: 'a1', token: 'tok:1' };
+const META = '{"r":1700000000000,"m":5,"n":1,"c":1700000000000}';
+
+const CASES: { [N in ScriptName]: Case<N> } = {
+  put: {
+    input: {
+      maxAttempts: 5,
+      schedule: '',
+      events: 1000,
+      items: [
+        { id: 'h1', payload: '{"a":1}', options: '', after: '' },
+        { id: 'h2', payload: '"x"', options: '|1700000000000|9||5||||||||', after: 'd[["q","h1"]]' },
+      ],
+    },
+    args: { count: 2, maxAttempts: 5, schedule: '', events: 1000 },
+    each: [
+      { id: 'h1', payload: '{"a":1}', options: '', after: '' },
+      { id: 'h2', payload: '"x"', options: '|1700000000000|9||5||||||||', after: 'd[["q","h1"]]' },
+    ],
+    replies: [
+      [['h1', 1, 1700000000000, 'h2-1', 0, '1700000000500'], [{ id: 'h1', code: 1, runAt: 1700000000000 }, { id: 'h2-1', code: 0, runAt: 1700000000500 }]],
+      [['', -1, 5, 'h2', 3, 6], [{ id: '', code: -1, runAt: 5 }, { id: 'h2', code: 3, runAt: 6 }]],
+    ],
+    malformed: [null, 'h1', ['h1', 1, 1], ['h1', 7, 1, 'h2', 1, 1], ['h1', 1, 'soon', 'h2', 1, 1], [1, 1, 1, 'h2', 1, 1]],
+  },
+  claim: {
+    input: {
+      count: 2, lease: 30000, token: 'tk', worker: 'host:1:ab', deadMaxCount: 1000, deadMaxAge: 86400000, remember: 20000, events: 1000, keep: 0,
+      acks: [{ id: 'done1', token: 'old:1', result: '{"ok":true}' }, { id: 'done2', token: 'old:2', result: '' }],
+    },
+    args: { count: 2, lease: 30000, token: 'tk', worker: 'host:1:ab', deadMaxCount: 1000, deadMaxAge: 86400000, remember: 20000, events: 1000, keep: 0, acks: 2 },
+    each: [{ id: 'done1', ackToken: 'old:1', result: '{"ok":true}' }, { id: 'done2', ackToken: 'old:2', result: '' }],
+    replies: [
+      [
+        [1700000000000, '', '', 1, 0, 'a1', '{"x":1}', 1, 1699999999000, '', '', '', '', '', '', 'b2', null, 3, 1699999990000, 1700000060000, 'tp', 60000, 5000, 'mail', 'g1'],
+        {
+          now: 1700000000000, nextDue: null, carryAt: null, acked: [true, false],
+          leased: [
+            { id: 'a1', payload: '{"x":1}', attempt: 1, runAt: 1699999999000, expireAt: null, trace: '', keepResult: null, timeout: null, name: null, group: null },
+            { id: 'b2', payload: null, attempt: 3, runAt: 1699999990000, expireAt: 1700000060000, trace: 'tp', keepResult: 60000, timeout: 5000, name: 'mail', group: 'g1' },
+          ],
+        },
+      ],
+      [[5, 9, 7, 1, 1], { now: 5, nextDue: 9, carryAt: 7, acked: [true, true], leased: [] }],
+    ],
+    malformed: [
+      null,
+      [5, '', ''],
+      [5, '', '', 1, 2],
+      [5, '', '', 1, 1, 'a1', '{}', 1, 1, '', '', '', '', ''],
+      ['now', '', '', 1, 1],
+      [5, '', '', 1, 1, ...Array.from({ length: 3 }, (_, i) => [`t${i}`, '{}', 1, 1, '', '', '', '', '', '']).flat()],
+    ],
+  },
+  extend: {
+    input: { ...LEASE, by: 30000 },
+    args: { id: 'a1', token: 'tok:1', by: 30000 },
+    replies: [[1700000030000, 1700000030000], [0, null]],
+    malformed: [null, 'later', [1]],
+  },
+  fail: {
+    input: { ...LEASE, retryIn: 2000, error: 'Error: boom', maxAttempts: null, events: 0 },
+    args: { id: 'a1', token: 'tok:1', retryIn: 2000, error: 'Error: boom', maxAttempts: '', events: 0 },
+    replies: [['retry', { outcome: 'retry', carry: false }], ['dead:carry', { outcome: 'dead', carry: true }], ['merged', { outcome: 'merged', carry: false }], ['lost', { outcome: 'lost', carry: false }]],
+    malformed: [null, 1, 'gone', 'dead:later', 'retry:carry:carry', ':carry'],
+  },
+  release: {
+    input: LEASE,
+    args: { id: 'a1', token: 'tok:1' },
+    replies: [[1, true], [0, false]],
+    malformed: [null, 2, '1', true],
+  },
+  beat: {
+    input: { worker: 'host:1:ab', ttl: 2000 },
+    args: { worker: 'host:1:ab', ttl: 2000 },
+    replies: [[0, 0], [3, 3]],
+    malformed: [null, 'x', [1]],
+  },
+  reschedule: {
+    input: { id: 'a1', at: 1700000060000 },
+    args: { id: 'a1', at: 1700000060000 },
+    replies: [
+      [['moved'], { done: true }],
+      [['missing'], { done: false, reason: 'missing' }],
+      [['active', 'host:1:ab'], { done: false, reason: 'active', worker: 'host:1:ab' }],
+      [['active', ''], { done: false, reason: 'active' }],
+      [['dead'], { done: false, reason: 'dead' }],
+    ],
+    malformed: [1, 0, null, 'moved', [], ['kept'], ['active'], ['moved', 1], ['dead', 'w'], ['active', 7]],
+  },
+  priority: {
+    input: { id: 'a1', level: 9 },
+    args: { id: 'a1', level: 9 },
+    replies: [
+      [['moved'], { done: true, how: 'moved' }],
+      [['kept'], { done: true, how: 'kept' }],
+      [['same'], { done: true, how: 'same' }],
+      [['missing'], { done: false, reason: 'missing' }],
+      [['active', 'w'], { done: false, reason: 'active', worker: 'w' }],
+      [['dead'], { done: false, reason: 'dead' }],
+    ],
+    malformed: ['moved', 'missing', null, [], ['cancelled', 0], ['same', 'x'], ['active']],
+  },
+  cancel: {
+    input: { id: 'a1', events: 1000 },
+    args: { id: 'a1', events: 1000 },
+    replies: [
+      [['cancelled', 0], { done: true, outboxed: false }],
+      [['cancelled', 1], { done: true, outboxed: true }],
+      [['missing'], { done: false, reason: 'missing' }],
+      [['active', 'host:2:cd'], { done: false, reason: 'active', worker: 'host:2:cd' }],
+    ],
+    // A dead task can be cancelled: 'dead' is no refusal of cancel's.
+    malformed: [1, 2, 0, null, ['cancelled'], ['cancelled', 2], ['dead'], ['moved']],
+  },
+  apply: {
+    input: { events: 1000, steps: ['["res","q","a"]', '["unr","q","b"]'] },
+    args: { events: 1000 },
+    each: [{ step: '["res","q","a"]' }, { step: '["unr","q","b"]' }],
+    replies: [['', null], [1700000000000, 1700000000000]],
+    malformed: [null, 'soon', ['']],
+  },
+  outbox: {
+    input: { lease: 10000, most: 2, carried: ['["res","q2","a"]'] },
+    args: { lease: 10000, most: 2 },
+    each: [{ step: '["res","q2","a"]' }],
+    replies: [[[1700000000000], { now: 1700000000000, steps: [] }], [[5, '["res","q3","a"]', '["reg","q4","b"]'], { now: 5, steps: ['["res","q3","a"]', '["reg","q4","b"]'] }]],
+    malformed: [null, [], [5, 1], [5, 's1', 's2', 's3'], ['now']],
+  },
+  get: {
+    input: { id: 'a1' },
+    args: { id: 'a1' },
+    replies: [
+      [null, null],
+      [['{"x":1}', META, 'waiting', null], { payload: '{"x":1}', meta: META, state: 'waiting', progress: null }],
+      [[null, META, 'dead', '{"pct":50}'], { payload: null, meta: META, state: 'dead', progress: '{"pct":50}' }],
+    ],
+    malformed: [0, [], ['{}', META, 'gone', null], ['{}', META, 'ready'], ['{}', null, 'ready', null], ['{}', META, 'ready', 7]],
+  },
+  result: {
+    input: { id: 'a1', stream: true },
+    args: { id: 'a1', stream: '1' },
+    replies: [
+      [['live', META, 'dead', '', '1700000000000', '1-0'], { kind: 'live', meta: META, state: 'dead', progress: null, diedAt: 1700000000000, stream: '1-0' }],
+      [['live', META, 'active', '{"p":1}', '', ''], { kind: 'live', meta: META, state: 'active', progress: '{"p":1}', diedAt: null, stream: '' }],
+      [['kept', 'done|1|1|2|{}', '', '', '', '0-0'], { kind: 'kept', outcome: 'done|1|1|2|{}', stream: '0-0' }],
+      [['none', '', '', '', '', ''], { kind: 'none', stream: '' }],
+    ],
+    malformed: [null, ['none', '', '', '', ''], ['lost', '', '', '', '', ''], ['live', META, 'waiting', '', '', ''], ['kept', 1, '', '', '', ''], ['none', '', '', '', '', null]],
+  },
+  progress: {
+    input: { ...LEASE, value: '{"pct":5}', events: 0 },
+    args: { id: 'a1', token: 'tok:1', value: '{"pct":5}', events: 0 },
+    replies: [[1, true], [0, false]],
+    malformed: [null, 'OK', 3],
+  },
+  log: {
+    input: { ...LEASE, maxLines: 100, maxBytes: 65536, lines: ['"one"', '"two"'] },
+    args: { id: 'a1', token: 'tok:1', maxLines: 100, maxBytes: 65536 },
+    each: [{ line: '"one"' }, { line: '"two"' }],
+    replies: [[1, true], [0, false]],
+    malformed: [null, 'OK', -1],
+  },
+  list: {
+    input: { state: 'dead', offset: 0, limit: 2, preview: 16 },
+    args: { state: 'dead', offset: 0, limit: 2, preview: 16 },
+    replies: [
+      [[1700000000000, 0], { now: 1700000000000, total: 0, tasks: [] }],
+      [
+        [1700000000000, 7, 'a1', '{"x":', 40, META, '1699999999000', null, 'b2', null, 0, META, 12, '{"pct":'],
+        {
+          now: 1700000000000, total: 7,
+          tasks: [
+            { id: 'a1', payload: '{"x":', bytes: 40, meta: META, score: 1699999999000, progress: null },
+            { id: 'b2', payload: null, bytes: 0, meta: META, score: 12, progress: '{"pct":' },
+          ],
+        },
+      ],
+      [[1, 1, 'r1', '1', 1, META, '', null], { now: 1, total: 1, tasks: [{ id: 'r1', payload: '1', bytes: 1, meta: META, score: null, progress: null }] }],
+    ],
+    malformed: [null, [1], [1, 1, 'a1', '{}', 2, META, ''], [1, 1, 'a1', '{}', 'big', META, '', null], [1, 3, ...Array.from({ length: 3 }, () => ['a', '{}', 2, META, '', null]).flat()]],
+  },
+  redrive: {
+    input: { id: null, limit: 500 },
+    args: { id: '', limit: 500 },
+    replies: [[0, 0], [500, 500]],
+    malformed: [null, 'all', -1, 1.5],
+  },
+  purge: {
+    input: { limit: 500 },
+    args: { limit: 500 },
+    replies: [[12, 12]],
+    malformed: [null, [12], -3],
+  },
+  stats: {
+    input: {},
+    args: {},
+    replies: [
+      [[3, 1, 2, 0, 4, 0], { ready: 3, delayed: 1, active: 2, dead: 0, waiting: 4, paused: false, counters: new Map() }],
+      [[0, 0, 0, 5, 0, 1, 'added', '9', 'completed|mail', '4'], { ready: 0, delayed: 0, active: 0, dead: 5, waiting: 0, paused: true, counters: new Map([['added', 9], ['completed|mail', 4]]) }],
+    ],
+    malformed: [null, [1, 2, 3], [0, 0, 0, 0, 0, 0, 'added'], [0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0, 7, 1], [0, 0, 0, 0, 0, 0, 'added', 'many']],
+  },
+  unschedule: {
+    input: { name: 'nightly' },
+    args: { name: 'nightly' },
+    replies: [[[1, '1700000000000'], { existed: true, latest: 1700000000000 }], [[0, null], { existed: false, latest: null }]],
+    malformed: [null, 1, [1], [2, null], [1, 'soon']],
+  },
+  pause: {
+    input: { paused: true },
+    args: { paused: 1 },
+    replies: [[1, true], [0, false]],
+    malformed: [null, 'OK', 2],
+  },
+  access: {
+    input: { lines: [['XADD', 'k', '*', 'f', 'v'], ['CLIENT', 'UNBLOCK', '1'], ['ZADD', 'k', '1', 'm']] },
+    args: {},
+    each: [{ line: '["XADD","k","*","f","v"]' }, { line: '["CLIENT","UNBLOCK","1"]' }, { line: '["ZADD","k","1","m"]' }],
+    replies: [[null, null], [[], []], [[2, '', 3, 'Unknown command'], [{ line: 1, reason: '' }, { line: 2, reason: 'Unknown command' }]]],
+    malformed: [1, [2], [0, ''], [4, ''], ['x', ''], [1, 5]],
+  },
+  cap: {
+    input: { fields: [{ name: 'rate', value: 10 }, { name: 'per|g1', value: null }, { name: 'until', value: { after: 5000 } }] },
+    args: { count: 3 },
+    each: [{ name: 'rate', value: 10 }, { name: 'per|g1', value: '' }, { name: 'until', value: '+5000' }],
+    replies: [[['10', '', '1700000005000'], [10, null, 1700000005000]]],
+    malformed: [null, ['10', ''], ['10', '', 'x'], ['10', '', '1', '2']],
+  },
+  limit: {
+    input: { group: null, limit: 3, from: null, batch: 1000 },
+    args: { group: '', limit: 3, from: '', batch: 1000 },
+    replies: [[[0, ''], { moved: 0, next: null }], [[1000, '[g1|'], { moved: 1000, next: '[g1|' }]],
+    malformed: [null, [0], ['x', ''], [1, 2], [1, '', 3]],
+  },
+  clean: {
+    input: { source: 'ready9', before: null, most: 500, scan: 1000, cursor: '', events: 1000 },
+    args: { source: 'ready9', before: -1, most: 500, scan: 1000, cursor: '', events: 1000 },
+    replies: [[[12, 1, '', 0], { deleted: 12, done: true, cursor: '', outboxed: false }], [[500, 0, '7|0', 1], { deleted: 500, done: false, cursor: '7|0', outboxed: true }]],
+    malformed: [null, [1, 1, ''], [1, 2, '', 0], [1, 1, 7, 0], ['n', 1, '', 0]],
+  },
+  obliterate: {
+    input: { force: false },
+    args: { force: 0 },
+    replies: [[['ok', 46], { status: 'ok', deleted: 46 }], [['carry', 45], { status: 'carry', deleted: 45 }], [['active', 2], { status: 'active', leased: 2 }]],
+    malformed: [null, 'ok', ['ok'], ['done', 1], ['active', 'two']],
+  },
+};
+
+const NAMES = Object.keys(SCRIPTS) as ScriptName[];
+
+/** A codec's functions for `name`, without its input and output types (they differ per script). */
+function codecOf(name: ScriptName): { encode(input: unknown): Slot[]; decode(reply: unknown, input: unknown): unknown } {
+  return CODECS[name] as never;
+}
+
+describe('the codecs', () => {
+  it('has exactly one codec per registered script', () => {
+    expect(Object.keys(CODECS).sort()).toEqual([...NAMES].sort());
+  });
+
+  it('names the same task states as the public TaskState type', () => {
+    const same: [TaskState] extends [RecordState] ? ([RecordState] extends [TaskState] ? true : false) : false = true;
+    expect(same).toBe(true);
+    expect([...TASK_STATES].sort()).toEqual(['active', 'dead', 'delayed', 'ready', 'waiting']);
+  });
+
+  describe.each(NAMES)('%s', (name) => {
+    const spec: { args: readonly string[]; each?: readonly string[] } = SCRIPTS[name];
+    const c = CASES[name] as Case<ScriptName>;
+
+    it('encodes exactly args + items × each slots, in the registry order', () => {
+      const argv = codecOf(name).encode(c.input);
+      const each = spec.each ?? [];
+      const items = c.each ?? [];
+      expect(argv).toHaveLength(spec.args.length + items.length * each.length);
+      // The case names every slot of the registry, and no other.
+      expect(Object.keys(c.args).sort()).toEqual([...spec.args].sort());
+      for (const item of items) expect(Object.keys(item).sort()).toEqual([...each].sort());
+      expect(argv).toEqual([...spec.args.map((slot) => c.args[slot]), ...items.flatMap((item) => each.map((slot) => item[slot]))]);
+      // Redis takes strings: every slot is a string or a finite number.
+      for (const slot of argv) expect(typeof slot === 'string' || Number.isFinite(slot)).toBe(true);
+    });
+
+    it('decodes each reply its header documents', () => {
+      expect(c.replies.length).toBeGreaterThan(0);
+      for (const [reply, decoded] of c.replies) expect(codecOf(name).decode(reply, c.input)).toEqual(decoded);
+    });
+
+    it('throws a ReplyError naming the script for a reply of another shape', () => {
+      expect(c.malformed.length).toBeGreaterThan(0);
+      for (const reply of c.malformed) {
+        let thrown: unknown;
+        try {
+          codecOf(name).decode(reply, c.input);
+        } catch (err) {
+          thrown = err;
+        }
+        expect({ reply, thrown }).toEqual({ reply, thrown: expect.any(ReplyError) });
+        expect(thrown).toMatchObject({ code: 'ERR_REPLY', script: name, name: 'ReplyError' });
+      }
+    });
+  });
+});
+
+describe('stepQueue', () => {
+  it('reads the queue a dependency step is for, and refuses anything else', () => {
+    expect(stepQueue('["res","emails","a1","done"]')).toBe('emails');
+    for (const bad of ['', 'not json', '{"q":1}', '["res"]', '["res",7]']) expect(() => stepQueue(bad)).toThrow(ReplyError);
+  });
+});

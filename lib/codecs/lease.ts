@@ -1,0 +1,155 @@
+/**
+ * The scripts of a lease: claim (which also acks), fail, release, extend, and a worker's beat.
+ * Headers in lua/claim.lua, fail.lua, release.lua, extend.lua, beat.lua.
+ */
+import { array, flag, maybeNum, maybeText, num, oneOf, text, textOrNull, type Codec } from './codec';
+
+/** A finished task to ack in a claim call. */
+export interface AckItem {
+  id: string;
+  /** The lease token claim handed out for it. */
+  token: string;
+  /** The handler's result as JSON, kept when the task keeps its outcome; '' for none. */
+  result: string;
+}
+
+export interface ClaimInput {
+  /** Most tasks to lease; 0 only acks. */
+  count: number;
+  /** Lease length (ms). */
+  lease: number;
+  /** Random lease-token prefix: the i-th task leased gets `<token>:<i>`. */
+  token: string;
+  worker: string;
+  deadMaxCount: number;
+  deadMaxAge: number;
+  /** How long (ms) an ack's token is remembered, so a retried ack is answered the same. */
+  remember: number;
+  events: number;
+  /** The worker's keepResult (ms), 0 for none. */
+  keep: number;
+  acks: readonly AckItem[];
+}
+
+/** A task claim leased, as stored: the caller parses its payload and trace. */
+export interface LeasedRecord {
+  id: string;
+  /** Its canonical JSON payload; null when the record has none (damaged). */
+  payload: string | null;
+  attempt: number;
+  runAt: number;
+  expireAt: number | null;
+  /** The producer's encoded trace context, or ''. */
+  trace: string;
+  keepResult: number | null;
+  timeout: number | null;
+  name: string | null;
+  group: string | null;
+}
+
+export interface ClaimReply {
+  /** The server's now (ms). */
+  now: number;
+  /** When to look again: the next run-at or lease end, or null when nothing waits. */
+  nextDue: number | null;
+  /** When the outbox has steps due for other queues (ms), or null. */
+  carryAt: number | null;
+  /** For each ack, in order: true when acked, false when its lease was lost. */
+  acked: boolean[];
+  leased: LeasedRecord[];
+}
+
+/** Entries per leased task in a claim reply (claim.lua FIELDS). */
+const LEASED_FIELDS = 10;
+
+export const claim: Codec<ClaimInput, ClaimReply> = {
+  encode(i) {
+    const argv: Array<string | number> = [i.count, i.lease, i.token, i.worker, i.deadMaxCount, i.deadMaxAge, i.remember, i.events, i.keep, i.acks.length];
+    for (const a of i.acks) argv.push(a.id, a.token, a.result);
+    return argv;
+  },
+  decode(reply, input) {
+    const head = 3 + input.acks.length;
+    const r = array('claim', reply, (n) => n >= head && (n - head) % LEASED_FIELDS === 0 && (n - head) / LEASED_FIELDS <= input.count);
+    const leased: LeasedRecord[] = [];
+    for (let i = head; i < r.length; i += LEASED_FIELDS) {
+      leased.push({
+        id: text('claim', r[i], 'a leased id'),
+        payload: textOrNull('claim', r[i + 1], 'a payload'),
+        attempt: num('claim', r[i + 2], 'an attempt'),
+        runAt: num('claim', r[i + 3], 'a run-at'),
+        expireAt: maybeNum('claim', r[i + 4], 'an expire-at'),
+        trace: text('claim', r[i + 5], 'a trace'),
+        keepResult: maybeNum('claim', r[i + 6], 'a keepResult'),
+        timeout: maybeNum('claim', r[i + 7], 'a timeout'),
+        name: maybeText('claim', r[i + 8], 'a name'),
+        group: maybeText('claim', r[i + 9], 'a group'),
+      });
+    }
+    return {
+      now: num('claim', r[0], 'now'),
+      nextDue: maybeNum('claim', r[1], 'next-due'),
+      carryAt: maybeNum('claim', r[2], 'the outbox due time'),
+      acked: r.slice(3, head).map((ok) => flag('claim', ok, 'an ack')),
+      leased,
+    };
+  },
+};
+
+export interface FailInput {
+  id: string;
+  token: string;
+  /** ms from the server's now until the retry. */
+  retryIn: number;
+  /** The failure, kept as the task's last error. */
+  error: string;
+  /** Overrides the task's own maxAttempts, or null to keep it. */
+  maxAttempts: number | null;
+  events: number;
+}
+
+export type FailOutcome = 'retry' | 'dead' | 'merged' | 'lost';
+
+export interface FailReply {
+  outcome: FailOutcome;
+  /** The call left steps in the outbox for other queues (a dead task others wait on): carry them now. */
+  carry: boolean;
+}
+
+const FAIL_OUTCOMES: readonly FailOutcome[] = ['retry', 'dead', 'merged', 'lost'];
+
+export const fail: Codec<FailInput, FailReply> = {
+  encode: (i) => [i.id, i.token, i.retryIn, i.error, i.maxAttempts ?? '', i.events],
+  decode(reply) {
+    const answer = text('fail', reply, 'the reply');
+    const carry = answer.endsWith(':carry');
+    return { outcome: oneOf('fail', carry ? answer.slice(0, -':carry'.length) : answer, FAIL_OUTCOMES, 'the outcome'), carry };
+  },
+};
+
+/** A held task: its id and the lease token claim handed out. */
+export interface Held {
+  id: string;
+  token: string;
+}
+
+/** true when released, false when the lease was already lost. */
+export const release: Codec<Held, boolean> = {
+  encode: (i) => [i.id, i.token],
+  decode: (reply) => flag('release', reply, 'the reply'),
+};
+
+/** The new lease deadline (ms), or null when the lease was lost. */
+export const extend: Codec<Held & { by: number }, number | null> = {
+  encode: (i) => [i.id, i.token, i.by],
+  decode(reply) {
+    const until = num('extend', reply, 'the reply');
+    return until === 0 ? null : until;
+  },
+};
+
+/** How many leases of dead workers were lapsed. `ttl` 0 when the worker leaves. */
+export const beat: Codec<{ worker: string; ttl: number }, number> = {
+  encode: (i) => [i.worker, i.ttl],
+  decode: (reply) => num('beat', reply, 'the reply'),
+};

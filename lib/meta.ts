@@ -1,0 +1,29 @@
+/**
+ * A task's stored metadata: the JSON record kept per task in the queue's `meta` hash
+ * (docs/design.md), written by the Lua scripts and read by task.ts (get) and outcome.ts (result).
+ * Its own module so that both can read it without importing each other.
+ */
+
+/** The stored metadata; single letters keep each of a million records small. */
+export interface Meta {
+  r: number; // run-at
+  m: number; // max attempts
+  n: number; // deliveries so far
+  c: number; // created at
+  p?: number; // priority level 1-9 (absent: 0, normal)
+  g?: string; // fair-scheduling group
+  q?: string; // its place in its group's order, once parked by the group's limit (cleared when leased)
+  k?: string; // de-dup key
+  x?: number; // expire window (ms after run-at)
+  e?: number; // expire-at
+  t?: string; // lease token
+  l?: number; // lease deadline
+  w?: string; // worker holding the lease
+  tp?: string; // the producer's trace context, encoded (tracing.ts)
+  err?: string; // last error
+  kr?: number; // keep the outcome this long once finished (ms)
+  to?: number; // run timeout of one attempt (ms)
+  nm?: string; // name
+  pg?: 1; // has reported progress (in the queue's `progress` hash)
+  lg?: 1; // has log lines (in the queue's `logs` hash)
+}

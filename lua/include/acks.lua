@@ -1,0 +1,58 @@
+--[[ acks: claim's first step, the acks a worker sends with its next claim (one round trip per task
+  for a busy worker). Fenced (include: lease): an ack counts only while the lease it names is live.
+  A finished task leaves no records behind, and its de-dup identity is free again. Acks of a call
+  are checked with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
+
+-- Acks ARGV[10] tasks (3 ARGV slots each from ARGV[11]: id, lease token, result), appending 1
+-- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its
+-- concurrency slot back) and how many parked tasks of their groups moved back.
+local function ackAll(out, now, cap)
+  local acks = tonumber(ARGV[10])
+  if acks == 0 then return 0, 0 end
+  local ids, tokens = {}, {}
+  for j = 1, acks do ids[j], tokens[j] = ARGV[8 + 3 * j], ARGV[9 + 3 * j] end
+  local deadlines = redis.call('ZMSCORE', K.active, unpack(ids))
+  local metas = redis.call('HMGET', K.meta, unpack(ids))
+  local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
+  local remember = tonumber(ARGV[7])
+  redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
+  for j = 1, acks do
+    local ok = 0
+    local meta = metas[j] and cjson.decode(metas[j])
+    if live(deadlines[j], meta, tokens[j], now) then
+      ok = 1
+      if not seen[ids[j]] then
+        seen[ids[j]] = true
+        refilled = refilled + finished(meta)
+        local result = ARGV[10 + 3 * j]
+        -- A kept result of up to 1 KiB rides in the event: a caller waiting for it needs no read.
+        if meta.kr and #result <= 1024 then
+          emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n, 'result', result)
+        else
+          emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
+        end
+        keepOutcome(ids[j], meta, now, 'done', result)
+        countNamed(K.counts, 'completed', meta)
+        fire(ids[j], meta, 'done', now)
+        forgetExtras(ids[j], meta)
+        table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
+        table.insert(remembered, now); table.insert(remembered, tokens[j])
+      end
+    end
+    -- Tokens are random per lease, so a remembered one can only be this very lease's ack, retried
+    -- because its first reply was lost.
+    if ok == 0 and redis.call('ZSCORE', K.acked, tokens[j]) then ok = 1 end
+    table.insert(out, ok)
+  end
+  if #gone > 0 then
+    many('ZREM', K.active, gone)
+    many('ZREM', K.held, held)
+    many('HDEL', K.data, gone)
+    many('HDEL', K.meta, gone)
+    many('ZADD', K.acked, remembered)
+    redis.call('HINCRBY', K.counts, 'completed', #gone)
+    -- The memory of acks goes too once a queue falls quiet.
+    redis.call('PEXPIRE', K.acked, remember)
+  end
+  return #gone, refilled
+end

@@ -1,0 +1,91 @@
+--[[ groups: included (through levels) by the scripts that queue, dequeue or remove ready tasks
+  of fair groups. Tasks put with a `group` (fair scheduling across tenants) wait in the `grouped`
+  ZSET, K.grouped, by start-time fair queueing: a task of group g is tagged max(V, last[g]) + 1,
+  where V (`gtags` field '') is the tag of the last grouped task claimed and last[g] (`gtags`
+  field g, K.gtags) the group's latest tag; claims take the lowest tag. So every group
+  with tasks waiting gets one task per round whatever its backlog, a group that was idle joins the
+  current round, and within a group tasks keep their order. A group's priority tasks (any level
+  above 0) keep a lane of their own (field g|p), so they go ahead of the group's backlog. While
+  `grouped` may hold tasks, `levels` holds the member 'g' with score 0.5, so a claim finds out
+  from the same read, and one that finds `grouped` empty removes it.
+  Per-group limits: `glimits` (K.glimits) holds the most active tasks a group may have
+  (field group, else field '' for every group); `gactive` (K.gactive) counts each group's
+  active tasks. A claim that takes a task of a group at its limit parks it in `parked`
+  (K.parked), a lex-ordered ZSET of '<group>|<order>|<id>' members, so a group's parked
+  tasks are one range read away and the claim never meets them again; each time a task of the group
+  leaves the active set (or a ready one leaves `grouped` unclaimed) its first parked task goes back
+  into `grouped` at the current round. ]]
+
+-- The `gtags` field that holds a grouped task's lane's latest tag.
+local function laneOf(meta)
+  if (meta.p or 0) > 0 then return meta.g .. '|p' end
+  return meta.g
+end
+
+-- The round and lane tags read or given in this script call, so that a script queueing many
+-- grouped tasks reads each once. (Claim's lease loop, which moves the round on, queues nothing.)
+local tagged = { round = nil, lanes = {} }
+
+-- The start tag of a grouped task: the current round for a task handed back, else one past the
+-- later of the round and its lane's latest tag, which it becomes (the caller writes it to gtags).
+local function tagOf(meta, head)
+  if not tagged.round then tagged.round = tonumber(redis.call('HGET', K.gtags, '')) or 0 end
+  if head then return tagged.round end
+  local lane = laneOf(meta)
+  if tagged.lanes[lane] == nil then tagged.lanes[lane] = tonumber(redis.call('HGET', K.gtags, lane)) or 0 end
+  tagged.lanes[lane] = math.max(tagged.round, tagged.lanes[lane]) + 1
+  return tagged.lanes[lane]
+end
+
+-- A parked task's member of `parked`: its group, then its place in the group's order (priority
+-- lane first, then its tag, fixed when first parked: meta.q), then its id. Group names have no '|'.
+local function parkedAs(id, meta)
+  return meta.g .. '|' .. meta.q .. '|' .. id
+end
+
+-- The most active tasks group g may have, or nil for no limit. Read once per group a script call
+-- (limits change only through limit.lua, which writes before it reads); a queue without limits
+-- pays one EXISTS a call.
+local limited, limits = nil, {}
+local function limitOf(g)
+  if limited == nil then limited = redis.call('EXISTS', K.glimits) == 1 end
+  if not limited then return nil end
+  if limits[g] == nil then
+    local l = redis.call('HMGET', K.glimits, g, '')
+    limits[g] = tonumber(l[1] or l[2]) or false
+  end
+  return limits[g] or nil
+end
+
+-- Moves up to n of group g's parked tasks (all, when n is nil) back into `grouped` at the current
+-- round, first parked first. Returns how many moved.
+local function unpark(g, n)
+  local range = { 'ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g .. '}' }
+  if n then table.insert(range, 'LIMIT'); table.insert(range, 0); table.insert(range, n) end
+  local members = redis.call(unpack(range))
+  for _, m in ipairs(members) do
+    redis.call('ZREM', K.parked, m)
+    redis.call('ZADD', K.grouped, tagOf(nil, true), string.match(m, '|([^|]*)$'))
+  end
+  if #members > 0 then redis.call('ZADD', K.levels, 0.5, 'g') end
+  return #members
+end
+
+-- Group g may have lost a task that would have taken one of its places (it left the active set,
+-- or left `grouped` unclaimed): when below its limit, its first parked task takes the place. A
+-- task too many only parks again, so erring towards moving one never loses a place.
+local function refill(g)
+  local limit = limitOf(g)
+  if limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit then return 0 end
+  return unpark(g, 1)
+end
+
+-- A task left the active set (acked, failed, lapsed, handed back): its group has one less active.
+-- `requeued` when the task itself went back to `grouped` ahead of the rest, so takes the place.
+-- Returns how many parked tasks moved back.
+local function finished(meta, requeued)
+  if not meta.g then return 0 end
+  if redis.call('HINCRBY', K.gactive, meta.g, -1) <= 0 then redis.call('HDEL', K.gactive, meta.g) end
+  if requeued then return 0 end
+  return refill(meta.g)
+end

@@ -1,0 +1,159 @@
+--[[ take: claim's lease step. Takes up to `count` ready tasks, highest priority level first, then
+  the fair groups (lowest tag first: include: levels), then ungrouped normal tasks; leases each to
+  the calling worker until now + ARGV[2] with token ARGV[3] .. ':' .. i, and appends its FIELDS
+  reply entries to `out`. On the way it drops ghosts (include: levels) and tasks whose expiry has
+  passed, and parks tasks of a group at its concurrency or rate limit (include: limits). ]]
+
+-- Entries per leased task in the reply (see claim's Returns; lib/codecs reads the same number).
+local FIELDS = 10
+
+-- Whether group g is at its limit of active tasks (leases of this call already counted).
+local function full(g)
+  local limit = limitOf(g)
+  return limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit
+end
+
+-- Sets a task of a group at its limit aside until the group has a place (see levels: refill). Its
+-- place in the group's order is fixed the first time, so a task parked again keeps it.
+local function park(id, meta, tag)
+  if not meta.q then
+    meta.q = ((meta.p or 0) > 0 and '0' or '1') .. string.format('%016d', tag)
+    redis.call('HSET', K.meta, id, cjson.encode(meta))
+  end
+  redis.call('ZADD', K.parked, 0, parkedAs(id, meta))
+end
+
+-- Where to take from, in order: the priority levels of ungrouped tasks, highest first; then the
+-- grouped tasks; then ungrouped normal tasks. Also whether some ready list holds ghosts ('m').
+local function sourcesOf()
+  local sources, ghosts = {}, false
+  for _, level in ipairs(redis.call('ZREVRANGE', K.levels, 0, -1)) do
+    if level == 'm' then
+      ghosts = true
+    elseif level == 'g' then
+      table.insert(sources, { key = K.grouped, level = level, grouped = true })
+    else
+      table.insert(sources, { key = K['ready' .. level], level = level })
+    end
+  end
+  table.insert(sources, { key = K.ready })
+  return sources, ghosts
+end
+
+-- Pops up to `want` ids from a source, noting each grouped task's tag in `tags`. Returns the ids
+-- (nil for none) and the last tag popped (the round claims have reached), if any.
+local function pop(source, want, tags)
+  if not source.grouped then return redis.call('LPOP', source.key, want), nil end
+  local popped, ids, round = redis.call('ZPOPMIN', K.grouped, want), {}, nil
+  for j = 1, #popped, 2 do
+    table.insert(ids, popped[j])
+    round = tonumber(popped[j + 1])
+    tags[popped[j]] = round
+  end
+  if #ids == 0 then ids = nil end
+  return ids, round
+end
+
+-- Leases up to `count` tasks. `limited` when the queue has limits of its own (then rates are
+-- counted), `held` the earliest time a group held by its rate reopens (or nil). Returns how many
+-- were leased, whether ready tasks remain, `held` (updated), how many parked tasks moved back, and
+-- the end of the leases given.
+local function take(out, count, now, cap, batch, limited, held)
+  local until_, keep, token, worker = now + tonumber(ARGV[2]), tonumber(ARGV[9]), ARGV[3], ARGV[4]
+  local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0
+  local leased, scored, holders, leasedGroups = {}, {}, {}, {}
+  local sources, ghosts = sourcesOf()
+  -- Whether group g has no rate room now (groupRoom counts a lease when it has); then `reopens`
+  -- says when it will.
+  local reopens
+  local function rateHeld(g)
+    local ok, at = groupRoom(g, now)
+    reopens = at
+    return not ok
+  end
+  local source, round, tags = 1, nil, {}
+  while #taken < count and dropped + skipped + parked < batch * 10 and source <= #sources do
+    local want = count - #taken
+    local from = sources[source]
+    local ids, popped = pop(from, want, tags)
+    round = popped or round
+    if not ids or #ids < want then
+      -- This list is empty now: a priority level leaves the index, and the next list is next.
+      if from.level then redis.call('ZREM', K.levels, from.level) end
+      source = source + 1
+    end
+    ids = ids or {}
+    local metas = #ids > 0 and redis.call('HMGET', K.meta, unpack(ids)) or {}
+    for j, id in ipairs(ids) do
+      local meta = metas[j] and cjson.decode(metas[j])
+      if meta and tags[id] then
+        -- The lane's latest tag is reached: forget it, so a group's hash field goes with its tasks.
+        local lane = laneOf(meta)
+        if (tonumber(redis.call('HGET', K.gtags, lane)) or 0) <= tags[id] then redis.call('HDEL', K.gtags, lane) end
+      end
+      if ghosts and not from.grouped and unghost(K.moved, from.level or '0', id) then
+        -- An entry a cancel, reschedule, priority change or replacing put left behind (include:
+        -- levels): its task is gone, delayed, or waits (or ran) under its new level.
+        skipped = skipped + 1
+      elseif not meta then
+        -- No record: nothing to run (cannot happen while the invariants hold).
+        skipped = skipped + 1
+      elseif meta.e and meta.e <= now then
+        -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
+        forget(id, meta); dropped = dropped + 1
+        unpoint(id, meta)
+        -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
+        if meta.n > 0 then emitFor(cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'expired', 'id', id) end
+        keepOutcome(id, meta, now, 'expired')
+        fire(id, meta, 'expired', now)
+        if tags[id] then refilled = refilled + refill(meta.g) end
+      elseif tags[id] and full(meta.g) then
+        park(id, meta, tags[id]); parked = parked + 1
+      elseif tags[id] and limited and rateHeld(meta.g) then
+        -- Its group has used its rate: parked until the window reopens (include: limits).
+        park(id, meta, tags[id]); parked = parked + 1
+        redis.call('ZADD', K.gheld, reopens, meta.g)
+        held = math.min(held or reopens, reopens)
+      else
+        local i = #taken + 1
+        if tags[id] then
+          redis.call('HINCRBY', K.gactive, meta.g, 1)
+          meta.q = nil
+        end
+        meta.n, meta.t, meta.l, meta.w = meta.n + 1, token .. ':' .. i, until_, worker
+        if keep > 0 and not meta.kr then meta.kr = keep end
+        -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
+        if meta.b then unpoint(id, meta) end
+        taken[i] = id
+        leasedGroups[i] = tags[id] and meta.g
+        table.insert(leased, id); table.insert(leased, cjson.encode(meta))
+        table.insert(scored, until_); table.insert(scored, id)
+        table.insert(holders, 0); table.insert(holders, worker .. '|' .. id)
+        -- The payload (false for now) is filled in below, with one HMGET for all.
+        table.insert(out, id); table.insert(out, false); table.insert(out, meta.n)
+        table.insert(out, meta.r); table.insert(out, meta.e or ''); table.insert(out, meta.tp or '')
+        table.insert(out, meta.kr or ''); table.insert(out, meta.to or ''); table.insert(out, meta.nm or '')
+        table.insert(out, meta.g or '')
+      end
+    end
+  end
+  -- The round grouped claims have reached: a group that was idle joins it, not an earlier one.
+  if round then redis.call('HSET', K.gtags, '', round) end
+  if dropped > 0 then redis.call('HINCRBY', K.counts, 'expired', dropped) end
+  if limited and #taken > 0 then
+    local tokens, groups = {}, {}
+    for i = 1, #taken do tokens[i] = token .. ':' .. i; groups[i] = leasedGroups[i] or false end
+    counted(tokens, groups, now)
+  end
+  if #taken > 0 then
+    many('HSET', K.meta, leased)
+    many('ZADD', K.active, scored)
+    many('ZADD', K.held, holders)
+    -- Payloads go back as stored: the client parses them once.
+    local payloads = redis.call('HMGET', K.data, unpack(taken))
+    local base = #out - FIELDS * #taken
+    for i = 1, #taken do out[base + FIELDS * (i - 1) + 2] = payloads[i] end
+  end
+  local more = source < #sources or (source == #sources and redis.call('LLEN', K.ready) > 0)
+  return #taken, more, held, refilled, #taken > 0 and until_ or nil
+end

@@ -1,0 +1,39 @@
+--[[ upkeep: claim's housekeeping, on the server's clock, before it leases: due tasks become ready,
+  lapsed leases end their attempt (include: attempt), and the dead set is trimmed by age and count.
+  Each step looks at the earliest member first, so an idle queue pays one read per structure; each
+  does at most `batch` tasks a call, so a backlog never stalls Redis (the rest waits a call). ]]
+
+local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
+
+-- Runs the housekeeping. Returns the earliest run-at and lease deadline left (ms, or nil) and how
+-- many parked tasks moved back into `grouped`.
+local function upkeep(now, cap, batch)
+  local d, a, refilled = earliest(K.delayed), earliest(K.active), 0
+  if d and d <= now then
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.delayed, '-inf', now, 'LIMIT', 0, batch)) do
+      redis.call('ZREM', K.delayed, id)
+      push(id, load(id))
+    end
+    d = earliest(K.delayed)
+  end
+  -- A lapsed lease was a delivery (counted when leased): out of attempts means dead. Retried at
+  -- once, and counted as a failed attempt too: the attempt ended without an ack.
+  if a and a <= now then
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.active, '-inf', now, 'LIMIT', 0, batch)) do
+      local meta = load(id)
+      redis.call('HINCRBY', K.counts, 'lease-lost', 1)
+      local _, moved = endAttempt(id, meta, 'lease expired', meta.m, nil, now, cap)
+      refilled = refilled + moved
+    end
+    a = earliest(K.active)
+  end
+  local dead = redis.call('ZCARD', K.dead)
+  if dead > 0 then
+    local old = redis.call('ZRANGEBYSCORE', K.dead, '-inf', now - tonumber(ARGV[6]), 'LIMIT', 0, batch)
+    local excess = math.min(dead - tonumber(ARGV[5]), batch)
+    if excess > 0 then old = redis.call('ZRANGE', K.dead, 0, excess - 1) end
+    -- Their records say nothing of what else they have: all of it goes (meta nil).
+    for _, id in ipairs(old) do redis.call('ZREM', K.dead, id); forget(id) end
+  end
+  return d, a, refilled
+end

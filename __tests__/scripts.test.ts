@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createClient } from 'redis';
 import { createScheduler, OutOfMemoryError } from '../lib';
 import { READY_LEVELS, SUFFIXES } from '../lib/keys';
-import { compile, LUA_DIR, SCRIPTS, type ScriptName } from '../lib/scripts';
+import { compile, inlined, LUA_DIR, SCRIPTS, type ScriptName } from '../lib/scripts';
 import { startRedis, type RedisServer } from './support/redis-server';
 
 function header(file: string) {
@@ -58,18 +58,26 @@ describe('Lua headers', () => {
   });
 
   it.each(Object.keys(SCRIPTS) as ScriptName[])('%s, with its includes, uses exactly the keys it is given', (name) => {
-    const source = compile(name);
-    // The one line compile() adds is the only place KEYS is read.
-    expect(source.split('\n')[1]).toMatch(/^local K = \{ /);
-    expect(source.split('\n').slice(2).join('\n')).not.toMatch(/KEYS\[/);
+    const source = inlined(name);
+    expect(source).not.toMatch(/KEYS\[/);
     const used = new Set([...source.matchAll(/\bK\.(\w+)/g)].map((m) => m[1]));
     // A level's list is chosen by number: K['ready' .. level].
     if (/K\['ready' \.\./.test(source)) for (const k of READY_LEVELS) used.add(k);
+    // No other way of reaching K: every use is K.<name> or K['ready' .. level].
+    expect(source.replace(/\bK\.\w+/g, '').replace(/\bK\['ready' \.\. \w+\]/g, '')).not.toMatch(/\bK\b(?!\.<name>)/);
     const given = new Set<string>(SCRIPTS[name].keys);
     expect([...used].filter((k) => !given.has(k))).toEqual([]);
     // Includes may bring functions a script never calls, so a given key need not be used; but
     // every given key is a real queue key.
     for (const k of given) expect(SUFFIXES).toContain(k);
+  });
+
+  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s compiles with K built from the registry on one line', (name) => {
+    const lines = compile(name).split('\n');
+    // The line compile() adds, after the shebang, is the only place KEYS is read.
+    const keys = SCRIPTS[name].keys;
+    expect(lines[1]).toBe(`local K = { ${keys.map((k, i) => `${k} = KEYS[${i + 1}]`).join(', ')} }`);
+    expect(lines.slice(2).join('\n')).not.toMatch(/KEYS\[/);
   });
 
   it('docs/design.md describes every key the scripts name', () => {
@@ -82,7 +90,7 @@ describe('Lua headers', () => {
 
   it.each(Object.keys(SCRIPTS) as ScriptName[])('%s.lua builds no key names (cluster and ACL safety)', (name) => {
     // With its includes: a key is only ever one of K's values, never a string made from one.
-    const source = compile(name);
+    const source = inlined(name);
     expect(source).not.toMatch(/\bK\.\w+\s*\.\./);
     expect(source).not.toMatch(/\.\.\s*K\.\w/);
     expect(source).not.toMatch(/\.\.\s*K\[/);

@@ -3,7 +3,7 @@
  * state, pausing a queue for every worker, and the registry of queue names that the CLI and the
  * dashboard list (so they never scan the keyspace).
  */
-import type { Context } from './context';
+import { serverTime as readServerTime, type Context } from './context';
 import { listOptions, parse, stateArg, STATES } from './options';
 import type { Json } from './payload';
 import type { ListedRecord } from './codecs/reads';
@@ -209,9 +209,7 @@ const UNREADABLE = {
  */
 export async function serverTime(ctx: Context, queue = ctx.options.queue): Promise<number> {
   // Asked of the queue's own node: on a cluster, the clock its scripts read.
-  const key = ctx.keys(queue).counts;
-  const [seconds, micros] = (await ctx.conn.send(key, ['TIME'], { ms: ctx.options.commandTimeout, what: 'time' })) as [string, string];
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  return readServerTime(ctx, ctx.keys(queue).counts, 'time');
 }
 
 /** Pauses (`paused` true) or resumes a queue; true when this call changed its state. */

@@ -64,3 +64,12 @@ export function newWorkerId(): string {
 export function newToken(): string {
   return randomBytes(8).toString('hex');
 }
+
+/**
+ * The Redis server's clock (epoch ms), read on the node that owns `key`: on a cluster, the clock
+ * that key's scripts read. Every run-at, lease and event time is on it, never on this process's.
+ */
+export async function serverTime(ctx: Context, key: string, what: string): Promise<number> {
+  const [seconds, micros] = (await ctx.conn.send(key, ['TIME'], { ms: ctx.options.commandTimeout, what })) as [string, string];
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}

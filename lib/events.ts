@@ -5,7 +5,7 @@
  * and a producer can wait for its own task's outcome.
  */
 import { hashReply, type Standalone } from './connection';
-import type { Context } from './context';
+import { serverTime, type Context } from './context';
 import { type DocketError, fromRedisError } from './errors';
 import { errorFields } from './log';
 import { eventsOptions, parse, throughputOptions } from './options';
@@ -159,8 +159,7 @@ export async function throughput(ctx: Context, queue: string, options?: Throughp
   const o = parse(throughputOptions, options ?? {}, 'options');
   const key = ctx.keys(queue).events;
   const deadline = { ms: ctx.options.commandTimeout, what: 'throughput' };
-  const [seconds, micros] = (await ctx.conn.send(key, ['TIME'], deadline)) as [string, string];
-  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const now = await serverTime(ctx, key, 'throughput');
   const count = Math.ceil(o.window / o.bucket);
   const start = now - count * o.bucket;
   const buckets = Array.from({ length: count }, (_, i) => ({

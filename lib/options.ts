@@ -187,16 +187,26 @@ export const taskName = z
   .regex(/^[^|\u0000-\u001f\u007f]+$/, { error: 'must have no | or control characters' })
   .refine(isWellFormed, wellFormed);
 
+/** The most shards a sharded() queue may have. */
+export const MAX_SHARDS = 1024;
+/** sharded(name, count): how many queues the shards are. */
+export const shardCount = z
+  .number({ error: `must be a whole number from 1 to ${MAX_SHARDS}` })
+  .int({ error: `must be a whole number from 1 to ${MAX_SHARDS}` })
+  .min(1, { error: `must be a whole number from 1 to ${MAX_SHARDS}` })
+  .max(MAX_SHARDS, { error: `must be a whole number from 1 to ${MAX_SHARDS}` });
+
 /** The most tasks one put may wait on (`after`). */
 export const MAX_AFTER = 10_000;
-/** A task's hash as put() returned it: ids hold no '|' (dependency indexes split at it). */
-const taskHash = z
-  .string({ error: 'expected a hash string that put() returned' })
-  .min(1, { error: 'expected a hash string that put() returned' })
-  .max(1024, { error: 'must be at most 1024 characters' })
-  .regex(/^[^|]*$/, { error: "must have no '|'" });
+/** A task's hash as put() returned it: the one check of every hash a caller gives. */
+export const taskHash = z
+  .string({ error: 'expected the hash string that put() returned' })
+  .min(1, { error: 'expected the hash string that put() returned' })
+  .max(1024, { error: 'must be at most 1024 characters' });
+/** A hash a put waits on: hashes hold no '|' (dependency indexes split at it). */
+const dependencyHash = taskHash.regex(/^[^|]*$/, { error: "must have no '|'" });
 /** A task a put waits on: a hash of the same queue, or { queue, hash } of any queue. */
-const dependencyRef = z.union([taskHash, z.strictObject({ queue: queueName, hash: taskHash })], {
+const dependencyRef = z.union([dependencyHash, z.strictObject({ queue: queueName, hash: dependencyHash })], {
   error: 'expected a hash string or { queue, hash }',
 });
 

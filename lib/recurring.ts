@@ -7,7 +7,7 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { hashReply } from './connection';
-import type { Context } from './context';
+import { serverTime, type Context } from './context';
 import { fromRedisError, ValidationError } from './errors';
 import { everyOptions, parse, scheduleArg, scheduleName, type ParsedEveryOptions, type ParsedSchedule } from './options';
 import { canonicalJson, parseRecord, type Json } from './payload';
@@ -174,7 +174,7 @@ export class Recurring {
    */
   private async look(): Promise<void> {
     const [now, latestReply] = await Promise.all([
-      redisNow(this.ctx, this.keys.occurred),
+      serverTime(this.ctx, this.keys.occurred, 'every'),
       this.ctx.conn.send(this.keys.occurred, ['HGET', this.keys.occurred, this.name], { ms: this.ctx.options.commandTimeout, what: 'every' }),
     ]);
     const latest = latestReply === null ? null : Number(latestReply);
@@ -273,8 +273,3 @@ function occurrenceKey(name: string, at: number): string {
   return `every:${name}:${at}`;
 }
 
-/** The Redis server's clock, in epoch ms, read on the node that owns `key`. */
-async function redisNow(ctx: Context, key: string): Promise<number> {
-  const reply = (await ctx.conn.send(key, ['TIME'], { ms: ctx.options.commandTimeout, what: 'every' })) as [string, string];
-  return Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000);
-}

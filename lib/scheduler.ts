@@ -21,7 +21,7 @@ import { carry, dependencies, type Dependency } from './deps';
 import { checkLogger, errorFields, type Logger } from './log';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from './rates';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
-import { changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions } from './options';
+import { changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions, taskHash } from './options';
 import type { Cancelled, Change, PriorityChange } from './codecs/changes';
 import { result, type ResultOptions, type TaskOutcome } from './outcome';
 import { progressOf } from './progress';
@@ -656,9 +656,6 @@ class DocketScheduler implements Scheduler {
   }
 
   private target(hash: unknown, options: unknown): { queue: string; id: string } {
-    if (typeof hash !== 'string' || hash.length === 0 || hash.length > 1024) {
-      throw new ValidationError('hash', 'expected the hash string that put() returned');
-    }
-    return { queue: this.ctx.queueOf(options), id: hash };
+    return { queue: this.ctx.queueOf(options), id: parse(taskHash, hash, 'hash') };
   }
 }

@@ -7,7 +7,7 @@
 import type { Context } from './context';
 import { ValidationError } from './errors';
 import { identityOf } from './hashing';
-import { parse, queueName } from './options';
+import { parse, queueName, shardCount, taskHash } from './options';
 import { canonicalJson, type Json } from './payload';
 import type { PutOptions } from './put';
 import { sumStats, type QueueStats } from './admin';
@@ -18,8 +18,7 @@ import type { Span } from './time';
 import { handlerOf, type Handler, type Handlers } from './route';
 import type { Worker, WorkOptions } from './worker';
 
-/** Most shards of one queue. */
-export const MAX_SHARDS = 1024;
+export { MAX_SHARDS } from './options';
 
 export interface Sharded {
   /** The shard queues, `name:0` ... `name:<count-1>`. */
@@ -72,10 +71,8 @@ export interface ShardTarget {
 
 export function sharded(ctx: Context, scheduler: ShardTarget, name: unknown, count: unknown): Sharded {
   const base = parse(queueName, name, 'name');
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_SHARDS) {
-    throw new ValidationError('count', `must be a whole number from 1 to ${MAX_SHARDS}`);
-  }
-  const queues = Array.from({ length: count }, (_, i) => parse(queueName, `${base}:${i}`, 'name'));
+  const n = parse(shardCount, count, 'count');
+  const queues = Array.from({ length: n }, (_, i) => parse(queueName, `${base}:${i}`, 'name'));
   const rejectQueue = (options: unknown, field: string) => {
     if (options && typeof options === 'object' && 'queue' in options) throw new ValidationError(`${field}.queue`, 'is chosen by the shard, not given');
   };
@@ -84,7 +81,7 @@ export function sharded(ctx: Context, scheduler: ShardTarget, name: unknown, cou
     if (key !== undefined && typeof key !== 'string') throw new ValidationError(keyField, 'expected a string');
     // The identity's id, as put.lua stores it: its first 8 hex digits pick the shard.
     const id = ctx.hash(identityOf(canonicalJson(data, field, { bytes: ctx.options.maxPayloadBytes }), key));
-    return queues[parseInt(id.slice(0, 8), 16) % count];
+    return queues[parseInt(id.slice(0, 8), 16) % n];
   };
   return {
     queues,
@@ -124,9 +121,9 @@ export function sharded(ctx: Context, scheduler: ShardTarget, name: unknown, cou
     async result(hash, options) {
       rejectQueue(options, 'options');
       // The shard is the one the id's first 8 hex digits pick, as in shardOf.
-      const n = typeof hash === 'string' ? parseInt(hash.slice(0, 8), 16) : NaN;
-      if (!Number.isFinite(n)) throw new ValidationError('hash', 'expected the hash string that put() returned');
-      return scheduler.result(hash, { ...options, queue: queues[n % count] });
+      const shard = parseInt(parse(taskHash, hash, 'hash').slice(0, 8), 16);
+      if (!Number.isFinite(shard)) throw new ValidationError('hash', 'expected the hash string that put() returned');
+      return scheduler.result(hash, { ...options, queue: queues[shard % n] });
     },
     async stats() {
       return sumStats(await Promise.all(queues.map((queue) => scheduler.stats({ queue }))));

@@ -6,7 +6,7 @@ import { FLAG_HELP, GLOBAL_FLAGS } from './args';
 import { positionals, UsageError, type Command } from './command';
 import { pause, purgeDead, resume, stats } from './queues';
 import { result } from './outcome';
-import { cancel, inspect, list, priority, requeueDead, reschedule } from './tasks';
+import { cancel, inspect, list, priority, redrive, reschedule } from './tasks';
 import { dashboard } from './dashboard';
 import { limit, limits } from './limits';
 import { watch } from './watch';
@@ -24,25 +24,6 @@ const help: Command = {
       out.write(helpText(command));
       return 0;
     };
-  },
-};
-
-/**
- * `redrive`, the API's word for it (Scheduler.redrive and redriveAll). It was `requeue-dead`
- * before, and that name still runs it. Usage errors name the command as typed here until
- * tasks.ts, which defines it, calls it redrive itself.
- */
-const redrive: Command = {
-  ...requeueDead,
-  name: 'redrive',
-  aliases: ['requeue-dead'],
-  details: "'requeue-dead' is its old name, which still works.",
-  prepare(input) {
-    try {
-      return requeueDead.prepare(input);
-    } catch (err) {
-      throw err instanceof UsageError ? new UsageError(err.message.replace(/^requeue-dead:/, 'redrive:')) : err;
-    }
   },
 };
 

@@ -280,16 +280,19 @@ export const cancel: Command = {
   },
 };
 
-export const requeueDead: Command = {
-  name: 'requeue-dead',
+/** `redrive`, the API's word for it (Scheduler.redrive and redriveAll); `requeue-dead`, its old name, still runs it. */
+export const redrive: Command = {
+  name: 'redrive',
+  aliases: ['requeue-dead'],
+  details: "'requeue-dead' is its old name, which still works.",
   usage: '<queue> (<hash> | --all)',
   summary: 'send dead tasks back to ready, attempts reset',
   flags: ['all'],
   prepare(input) {
-    const [name, given] = positionals('requeue-dead', input, ['queue', 'hash'], 1);
+    const [name, given] = positionals('redrive', input, ['queue', 'hash'], 1);
     const queue = queueArg(name);
-    if (given !== undefined && input.flags.all) throw new UsageError('requeue-dead: give a <hash> or --all, not both');
-    if (given === undefined && !input.flags.all) throw new UsageError('requeue-dead: missing <hash> (or --all for every dead task)');
+    if (given !== undefined && input.flags.all) throw new UsageError('redrive: give a <hash> or --all, not both');
+    if (given === undefined && !input.flags.all) throw new UsageError('redrive: missing <hash> (or --all for every dead task)');
     if (given === undefined) return requeueAll(queue);
     const hash = hashArg(given);
     return async ({ connect, out }) => {

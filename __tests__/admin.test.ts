@@ -23,9 +23,7 @@ describe('pause and resume', () => {
     const s = await redis.scheduler();
     const other = await redis.scheduler({ prefix: s.prefix });
     const ran: string[] = [];
-    const workers = [s, other].map((sch, w) =>
-      sch.work(async (task) => void ran.push(`${w}:${JSON.stringify(task.data)}`), { concurrency: 2 }),
-    );
+    const workers = [s, other].map((sch, w) => sch.work(async (task) => void ran.push(`${w}:${JSON.stringify(task.data)}`), { concurrency: 2 }));
     await s.put('before');
     await eventually(() => ran.length === 1);
 
@@ -121,7 +119,10 @@ describe('list', () => {
     for (const t of claimed.filter((t) => t.data !== 'h1')) await s.ack(t);
     await s.put('normal-3');
     const after = await s.list('ready');
-    expect(after.tasks.map((t) => [t.data, t.state])).toEqual([['normal-3', 'ready'], ['h2', 'ready']]);
+    expect(after.tasks.map((t) => [t.data, t.state])).toEqual([
+      ['normal-3', 'ready'],
+      ['h2', 'ready'],
+    ]);
     expect(after.total).toBe(2);
   });
 
@@ -149,7 +150,10 @@ describe('list', () => {
     await s.put('x', { maxAttempts: 1 });
     await s.fail((await s.claim())!, { error: new Error('second') });
     const dead = await s.list('dead');
-    expect(dead.tasks.map((t) => [t.data, t.lastError?.split('\n')[0]])).toEqual([['x', 'Error: second'], ['long', 'Error: first']]);
+    expect(dead.tasks.map((t) => [t.data, t.lastError?.split('\n')[0]])).toEqual([
+      ['x', 'Error: second'],
+      ['long', 'Error: first'],
+    ]);
     expect(dead.tasks[0].diedAt).toBeGreaterThanOrEqual(dead.tasks[1].diedAt!);
   });
 
@@ -174,7 +178,10 @@ describe('list', () => {
     expect(await s.list('waiting', { offset: 1, limit: 1 })).toMatchObject({ total: 2, tasks: [{ hash: second.hash }] });
     expect((await s.list('waiting', { limit: 1 })).tasks.map((t) => t.hash)).toEqual([first.hash]);
     // Only waiting tasks carry the count.
-    expect((await s.list('ready')).tasks.map((t) => [t.data, t.waitingOn])).toEqual([['a', null], ['b', null]]);
+    expect((await s.list('ready')).tasks.map((t) => [t.data, t.waitingOn])).toEqual([
+      ['a', null],
+      ['b', null],
+    ]);
 
     // a done: second is released (ready), first waits on b alone.
     expect(await s.ack((await s.claim())!)).toBe(true);
@@ -187,7 +194,7 @@ describe('list', () => {
 
   it('refuses a bad state or limit and reads nothing', async () => {
     const s = await redis.scheduler();
-    await expect(s.list('gone' as never)).rejects.toThrow("state: expected one of ready, delayed, waiting, active, dead");
+    await expect(s.list('gone' as never)).rejects.toThrow('state: expected one of ready, delayed, waiting, active, dead');
     await expect(s.list('ready', { limit: 0 })).rejects.toBeInstanceOf(ValidationError);
     await expect(s.list('ready', { queue: 'a*' })).rejects.toThrow(/^options\.queue: /);
     for (const preview of [0, -1, 1.5, 65_537, '10']) {

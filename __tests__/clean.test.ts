@@ -22,7 +22,10 @@ const LEFT_OK = new Set(['counts', 'events', 'wake', 'levels', 'gtags']);
 async function leftovers(s: S, queue: string): Promise<string[]> {
   const raw = await redis.raw();
   const base = `${s.prefix}:{${queue}}:`;
-  return (await keysUnder(raw, s.prefix)).filter((k) => k.startsWith(base)).map((k) => k.slice(base.length)).filter((k) => !LEFT_OK.has(k));
+  return (await keysUnder(raw, s.prefix))
+    .filter((k) => k.startsWith(base))
+    .map((k) => k.slice(base.length))
+    .filter((k) => !LEFT_OK.has(k));
 }
 
 describe('clean', () => {

@@ -6,10 +6,13 @@ import { cut, duration, fields, firstLine, instant, jsonValue, leaseLeft, relati
 
 describe('table', () => {
   it('aligns columns, numbers on the right, and trims trailing space', () => {
-    const text = table([{ title: 'QUEUE' }, { title: 'READY', right: true }, { title: 'NOTE' }], [
-      ['emails', '7', ''],
-      ['a', '1234', 'x'],
-    ]);
+    const text = table(
+      [{ title: 'QUEUE' }, { title: 'READY', right: true }, { title: 'NOTE' }],
+      [
+        ['emails', '7', ''],
+        ['a', '1234', 'x'],
+      ],
+    );
     expect(text).toBe(['QUEUE   READY  NOTE', 'emails      7', 'a        1234  x', ''].join('\n'));
   });
 
@@ -21,7 +24,12 @@ describe('table', () => {
 
 describe('fields', () => {
   it('aligns values and keeps a multi-line value under its column', () => {
-    expect(fields([['hash', 'abc'], ['last error', 'boom\n  at x']])).toBe('hash        abc\nlast error  boom\n              at x\n');
+    expect(
+      fields([
+        ['hash', 'abc'],
+        ['last error', 'boom\n  at x'],
+      ]),
+    ).toBe('hash        abc\nlast error  boom\n              at x\n');
   });
 
   it('escapes hidden characters in every line of a value', () => {

@@ -37,7 +37,10 @@ async function cli(args: string[], extra: Partial<Io> = {}): Promise<Result> {
 }
 
 /** The CLI on the test Redis under `prefix`; the global flags go after the command. */
-const on = (prefix: string) => (...args: string[]) => cli([...args, '--url', testUrl(), '--prefix', prefix]);
+const on =
+  (prefix: string) =>
+  (...args: string[]) =>
+    cli([...args, '--url', testUrl(), '--prefix', prefix]);
 
 /** A table's data row whose first cell is `first`, split into cells. */
 function row(text: string, first: string): string[] {
@@ -72,7 +75,11 @@ const ONE_LINE = /^docket: (?!unexpected error)[^\n]+\n$/;
 describe('stats', () => {
   it('shows one row per registered queue, and JSON equal to scheduler.stats()', async () => {
     const s = await redis.scheduler();
-    const [first] = await s.putMany([{ data: 1, options: { queue: 'emails' } }, { data: 2, options: { queue: 'emails' } }, { data: 3, options: { queue: 'emails', delay: 60_000 } }]);
+    const [first] = await s.putMany([
+      { data: 1, options: { queue: 'emails' } },
+      { data: 2, options: { queue: 'emails' } },
+      { data: 3, options: { queue: 'emails', delay: 60_000 } },
+    ]);
     await s.putMany([4, 5, 6].map((data) => ({ data, options: { queue: 'emails', after: [first.hash] } })));
     await s.put('r', { queue: 'reports' });
     await s.claim({ queue: 'reports' });
@@ -462,7 +469,11 @@ describe('reschedule', () => {
       stdout: '',
       stderr: `docket: cannot reschedule task ${active} in queue 'q': it is active (leased by ${worker}); its worker finishes or fails it\n`,
     });
-    expect(await docket('reschedule', 'q', dead, '+5m')).toEqual({ code: 1, stdout: '', stderr: `docket: cannot reschedule task ${dead} in queue 'q': it is dead; use 'docket redrive q ${dead}'\n` });
+    expect(await docket('reschedule', 'q', dead, '+5m')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `docket: cannot reschedule task ${dead} in queue 'q': it is dead; use 'docket redrive q ${dead}'\n`,
+    });
     expect(await s.stats({ queue: 'q' })).toMatchObject({ active: 1, dead: 1, delayed: 0 });
   });
 });
@@ -559,8 +570,10 @@ describe('purge-dead', () => {
 
 describe('clean and obliterate', () => {
   /** Runs the CLI with `answer` on stdin, as an operator typing it at the prompt. */
-  const answering = (prefix: string, answer: string | null) => (...args: string[]) =>
-    cli([...args, '--url', testUrl(), '--prefix', prefix], answer === null ? {} : { stdin: Readable.from([answer]) });
+  const answering =
+    (prefix: string, answer: string | null) =>
+    (...args: string[]) =>
+      cli([...args, '--url', testUrl(), '--prefix', prefix], answer === null ? {} : { stdin: Readable.from([answer]) });
 
   it('cleans dead tasks older than a span after a yes, and nothing after a no', async () => {
     const s = await redis.scheduler();
@@ -634,7 +647,10 @@ describe('pause and resume', () => {
 describe('watch', () => {
   it('draws the counts until io.signal aborts, then closes and exits 0', async () => {
     const s = await redis.scheduler();
-    await s.putMany([{ data: 1, options: { queue: 'q' } }, { data: 2, options: { queue: 'q', delay: 60_000 } }]);
+    await s.putMany([
+      { data: 1, options: { queue: 'q' } },
+      { data: 2, options: { queue: 'q', delay: 60_000 } },
+    ]);
     const stop = new AbortController();
     let frames = 0;
     const started = Date.now();
@@ -654,7 +670,11 @@ describe('watch', () => {
     const [first, second] = result.stdout.split(/\n(?=docket watch)/);
     expect(first).toMatch(new RegExp(`^docket watch  prefix '${s.prefix}'  \\S+Z  every 0.2s, Ctrl-C to stop\\n`));
     expect(row(first, 'q').map((c) => c.trim())).toEqual(['q', '1', '1', '0', '0', '0', 'no', '0', '0', '0', '0', '-', '-']);
-    expect(row(second, 'q').slice(-2).map((c) => c.trim())).toEqual(['0.0', '0.0']);
+    expect(
+      row(second, 'q')
+        .slice(-2)
+        .map((c) => c.trim()),
+    ).toEqual(['0.0', '0.0']);
   });
 
   it('prints one JSON line per frame under --json', async () => {
@@ -664,7 +684,10 @@ describe('watch', () => {
     setTimeout(() => stop.abort(), 500);
     const result = await cli(['watch', 'q', '--json', '--interval', '0.2', '--url', testUrl(), '--prefix', s.prefix], { signal: stop.signal });
     expect(result.code).toBe(0);
-    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines.length).toBeLessThanOrEqual(4);
     for (const line of lines) expect(line).toEqual({ at: expect.any(Number), queues: [{ queue: 'q', ...(await s.stats({ queue: 'q' })) }] });
@@ -674,7 +697,10 @@ describe('watch', () => {
 describe('dashboard', () => {
   it('serves the dashboard on 127.0.0.1 with the live counts, asks for the token, and stops on the signal', async () => {
     const s = await redis.scheduler();
-    await s.putMany([{ data: 1, options: { queue: 'mail' } }, { data: 2, options: { queue: 'mail', delay: 60_000 } }]);
+    await s.putMany([
+      { data: 1, options: { queue: 'mail' } },
+      { data: 2, options: { queue: 'mail', delay: 60_000 } },
+    ]);
     const stop = new AbortController();
     let announced!: (url: string) => void;
     const url = new Promise<string>((resolve) => (announced = resolve));
@@ -804,7 +830,10 @@ describe('a bad record', () => {
     const { hash } = await s.put('t', { queue: 'q' });
     await s.put('fine', { queue: 'q' });
     await raw.hSet(queueKeys(s.prefix, 'q').meta, hash, '{"r":\u202e');
-    for (const args of [['inspect', 'q', hash], ['list', 'q', '--state', 'ready', '--json']]) {
+    for (const args of [
+      ['inspect', 'q', hash],
+      ['list', 'q', '--state', 'ready', '--json'],
+    ]) {
       const result = await on(s.prefix)(...args);
       expect(result).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(ONE_LINE) });
       expect(result.stderr).toMatch(/^docket: a record in Redis is unreadable: /);
@@ -1017,11 +1046,7 @@ describe('the bin entry', () => {
         (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
       );
     // In parallel: each start pays for ts-node.
-    const [usage, missing, stats] = await Promise.all([
-      run('list', 'q', '--state', 'done'),
-      run('inspect', 'q', 'nope', '--prefix', s.prefix),
-      run('stats', '--json', '--prefix', s.prefix),
-    ]);
+    const [usage, missing, stats] = await Promise.all([run('list', 'q', '--state', 'done'), run('inspect', 'q', 'nope', '--prefix', s.prefix), run('stats', '--json', '--prefix', s.prefix)]);
     expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^docket: bad --state 'done'/) });
     expect(missing).toEqual({ code: 1, stdout: '', stderr: "docket: no task nope in queue 'q'\n" });
     expect(stats).toMatchObject({ code: 0, stderr: '' });

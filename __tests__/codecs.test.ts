@@ -44,23 +44,52 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       { id: 'h2', payload: '"x"', options: '|1700000000000|9||5||||||||', after: 'd[["q","h1"]]' },
     ],
     replies: [
-      [['h1', 1, 1700000000000, 'h2-1', 0, '1700000000500'], [{ id: 'h1', code: 1, runAt: 1700000000000 }, { id: 'h2-1', code: 0, runAt: 1700000000500 }]],
-      [['', -1, 5, 'h2', 3, 6], [{ id: '', code: -1, runAt: 5 }, { id: 'h2', code: 3, runAt: 6 }]],
+      [
+        ['h1', 1, 1700000000000, 'h2-1', 0, '1700000000500'],
+        [
+          { id: 'h1', code: 1, runAt: 1700000000000 },
+          { id: 'h2-1', code: 0, runAt: 1700000000500 },
+        ],
+      ],
+      [
+        ['', -1, 5, 'h2', 3, 6],
+        [
+          { id: '', code: -1, runAt: 5 },
+          { id: 'h2', code: 3, runAt: 6 },
+        ],
+      ],
     ],
     malformed: [null, 'h1', ['h1', 1, 1], ['h1', 7, 1, 'h2', 1, 1], ['h1', 1, 'soon', 'h2', 1, 1], [1, 1, 1, 'h2', 1, 1]],
   },
   claim: {
     input: {
-      count: 2, lease: 30000, token: 'tk', worker: 'host:1:ab', deadMaxCount: 1000, deadMaxAge: 86400000, remember: 20000, events: 1000, keep: 0,
-      acks: [{ id: 'done1', token: 'old:1', result: '{"ok":true}' }, { id: 'done2', token: 'old:2', result: '' }],
+      count: 2,
+      lease: 30000,
+      token: 'tk',
+      worker: 'host:1:ab',
+      deadMaxCount: 1000,
+      deadMaxAge: 86400000,
+      remember: 20000,
+      events: 1000,
+      keep: 0,
+      acks: [
+        { id: 'done1', token: 'old:1', result: '{"ok":true}' },
+        { id: 'done2', token: 'old:2', result: '' },
+      ],
     },
     args: { count: 2, lease: 30000, token: 'tk', worker: 'host:1:ab', deadMaxCount: 1000, deadMaxAge: 86400000, remember: 20000, events: 1000, keep: 0, acks: 2 },
-    each: [{ id: 'done1', ackToken: 'old:1', result: '{"ok":true}' }, { id: 'done2', ackToken: 'old:2', result: '' }],
+    each: [
+      { id: 'done1', ackToken: 'old:1', result: '{"ok":true}' },
+      { id: 'done2', ackToken: 'old:2', result: '' },
+    ],
     replies: [
       [
         [1700000000000, '', '', 1, 0, 'a1', '{"x":1}', 1, 1699999999000, '', '', '', '', '', '', 'b2', null, 3, 1699999990000, 1700000060000, 'tp', 60000, 5000, 'mail', 'g1'],
         {
-          now: 1700000000000, nextDue: null, carryAt: null, acked: [true, false],
+          now: 1700000000000,
+          nextDue: null,
+          carryAt: null,
+          acked: [true, false],
           leased: [
             { id: 'a1', payload: '{"x":1}', attempt: 1, runAt: 1699999999000, expireAt: null, trace: '', keepResult: null, timeout: null, name: null, group: null },
             { id: 'b2', payload: null, attempt: 3, runAt: 1699999990000, expireAt: 1700000060000, trace: 'tp', keepResult: 60000, timeout: 5000, name: 'mail', group: 'g1' },
@@ -81,25 +110,39 @@ const CASES: { [N in ScriptName]: Case<N> } = {
   extend: {
     input: { ...LEASE, by: 30000 },
     args: { id: 'a1', token: 'tok:1', by: 30000 },
-    replies: [[1700000030000, 1700000030000], [0, null]],
+    replies: [
+      [1700000030000, 1700000030000],
+      [0, null],
+    ],
     malformed: [null, 'later', [1]],
   },
   fail: {
     input: { ...LEASE, retryIn: 2000, error: 'Error: boom', maxAttempts: null, events: 0 },
     args: { id: 'a1', token: 'tok:1', retryIn: 2000, error: 'Error: boom', maxAttempts: '', events: 0 },
-    replies: [['retry', { outcome: 'retry', carry: false }], ['dead:carry', { outcome: 'dead', carry: true }], ['merged', { outcome: 'merged', carry: false }], ['lost', { outcome: 'lost', carry: false }]],
+    replies: [
+      ['retry', { outcome: 'retry', carry: false }],
+      ['dead:carry', { outcome: 'dead', carry: true }],
+      ['merged', { outcome: 'merged', carry: false }],
+      ['lost', { outcome: 'lost', carry: false }],
+    ],
     malformed: [null, 1, 'gone', 'dead:later', 'retry:carry:carry', ':carry'],
   },
   release: {
     input: LEASE,
     args: { id: 'a1', token: 'tok:1' },
-    replies: [[1, true], [0, false]],
+    replies: [
+      [1, true],
+      [0, false],
+    ],
     malformed: [null, 2, '1', true],
   },
   beat: {
     input: { worker: 'host:1:ab', ttl: 2000 },
     args: { worker: 'host:1:ab', ttl: 2000 },
-    replies: [[0, 0], [3, 3]],
+    replies: [
+      [0, 0],
+      [3, 3],
+    ],
     malformed: [null, 'x', [1]],
   },
   reschedule: {
@@ -143,14 +186,20 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     input: { events: 1000, steps: ['["res","q","a"]', '["unr","q","b"]'] },
     args: { events: 1000 },
     each: [{ step: '["res","q","a"]' }, { step: '["unr","q","b"]' }],
-    replies: [['', null], [1700000000000, 1700000000000]],
+    replies: [
+      ['', null],
+      [1700000000000, 1700000000000],
+    ],
     malformed: [null, 'soon', ['']],
   },
   outbox: {
     input: { lease: 10000, most: 2, carried: ['["res","q2","a"]'] },
     args: { lease: 10000, most: 2 },
     each: [{ step: '["res","q2","a"]' }],
-    replies: [[[1700000000000], { now: 1700000000000, steps: [] }], [[5, '["res","q3","a"]', '["reg","q4","b"]'], { now: 5, steps: ['["res","q3","a"]', '["reg","q4","b"]'] }]],
+    replies: [
+      [[1700000000000], { now: 1700000000000, steps: [] }],
+      [[5, '["res","q3","a"]', '["reg","q4","b"]'], { now: 5, steps: ['["res","q3","a"]', '["reg","q4","b"]'] }],
+    ],
     malformed: [null, [], [5, 1], [5, 's1', 's2', 's3'], ['now']],
   },
   get: {
@@ -177,14 +226,20 @@ const CASES: { [N in ScriptName]: Case<N> } = {
   progress: {
     input: { ...LEASE, value: '{"pct":5}', events: 0 },
     args: { id: 'a1', token: 'tok:1', value: '{"pct":5}', events: 0 },
-    replies: [[1, true], [0, false]],
+    replies: [
+      [1, true],
+      [0, false],
+    ],
     malformed: [null, 'OK', 3],
   },
   log: {
     input: { ...LEASE, maxLines: 100, maxBytes: 65536, lines: ['"one"', '"two"'] },
     args: { id: 'a1', token: 'tok:1', maxLines: 100, maxBytes: 65536 },
     each: [{ line: '"one"' }, { line: '"two"' }],
-    replies: [[1, true], [0, false]],
+    replies: [
+      [1, true],
+      [0, false],
+    ],
     malformed: [null, 'OK', -1],
   },
   list: {
@@ -195,7 +250,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [
         [1700000000000, 7, 'a1', '{"x":', 40, META, '1699999999000', null, 'b2', null, 0, META, 12, '{"pct":'],
         {
-          now: 1700000000000, total: 7,
+          now: 1700000000000,
+          total: 7,
           tasks: [
             { id: 'a1', payload: '{"x":', bytes: 40, meta: META, score: 1699999999000, progress: null },
             { id: 'b2', payload: null, bytes: 0, meta: META, score: 12, progress: '{"pct":' },
@@ -209,7 +265,10 @@ const CASES: { [N in ScriptName]: Case<N> } = {
   redrive: {
     input: { id: null, limit: 500 },
     args: { id: '', limit: 500 },
-    replies: [[0, 0], [500, 500]],
+    replies: [
+      [0, 0],
+      [500, 500],
+    ],
     malformed: [null, 'all', -1, 1.5],
   },
   purge: {
@@ -223,52 +282,113 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     args: {},
     replies: [
       [[3, 1, 2, 0, 4, 0], { ready: 3, delayed: 1, active: 2, dead: 0, waiting: 4, paused: false, counters: new Map() }],
-      [[0, 0, 0, 5, 0, 1, 'added', '9', 'completed|mail', '4'], { ready: 0, delayed: 0, active: 0, dead: 5, waiting: 0, paused: true, counters: new Map([['added', 9], ['completed|mail', 4]]) }],
+      [
+        [0, 0, 0, 5, 0, 1, 'added', '9', 'completed|mail', '4'],
+        {
+          ready: 0,
+          delayed: 0,
+          active: 0,
+          dead: 5,
+          waiting: 0,
+          paused: true,
+          counters: new Map([
+            ['added', 9],
+            ['completed|mail', 4],
+          ]),
+        },
+      ],
     ],
     malformed: [null, [1, 2, 3], [0, 0, 0, 0, 0, 0, 'added'], [0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0, 7, 1], [0, 0, 0, 0, 0, 0, 'added', 'many']],
   },
   unschedule: {
     input: { name: 'nightly' },
     args: { name: 'nightly' },
-    replies: [[[1, '1700000000000'], { existed: true, latest: 1700000000000 }], [[0, null], { existed: false, latest: null }]],
+    replies: [
+      [[1, '1700000000000'], { existed: true, latest: 1700000000000 }],
+      [[0, null], { existed: false, latest: null }],
+    ],
     malformed: [null, 1, [1], [2, null], [1, 'soon']],
   },
   pause: {
     input: { paused: true },
     args: { paused: 1 },
-    replies: [[1, true], [0, false]],
+    replies: [
+      [1, true],
+      [0, false],
+    ],
     malformed: [null, 'OK', 2],
   },
   access: {
-    input: { lines: [['XADD', 'k', '*', 'f', 'v'], ['CLIENT', 'UNBLOCK', '1'], ['ZADD', 'k', '1', 'm']] },
+    input: {
+      lines: [
+        ['XADD', 'k', '*', 'f', 'v'],
+        ['CLIENT', 'UNBLOCK', '1'],
+        ['ZADD', 'k', '1', 'm'],
+      ],
+    },
     args: {},
     each: [{ line: '["XADD","k","*","f","v"]' }, { line: '["CLIENT","UNBLOCK","1"]' }, { line: '["ZADD","k","1","m"]' }],
-    replies: [[null, null], [[], []], [[2, '', 3, 'Unknown command'], [{ line: 1, reason: '' }, { line: 2, reason: 'Unknown command' }]]],
+    replies: [
+      [null, null],
+      [[], []],
+      [
+        [2, '', 3, 'Unknown command'],
+        [
+          { line: 1, reason: '' },
+          { line: 2, reason: 'Unknown command' },
+        ],
+      ],
+    ],
     malformed: [1, [2], [0, ''], [4, ''], ['x', ''], [1, 5]],
   },
   cap: {
-    input: { fields: [{ name: 'rate', value: 10 }, { name: 'per|g1', value: null }, { name: 'until', value: { after: 5000 } }] },
+    input: {
+      fields: [
+        { name: 'rate', value: 10 },
+        { name: 'per|g1', value: null },
+        { name: 'until', value: { after: 5000 } },
+      ],
+    },
     args: { count: 3 },
-    each: [{ name: 'rate', value: 10 }, { name: 'per|g1', value: '' }, { name: 'until', value: '+5000' }],
-    replies: [[['10', '', '1700000005000'], [10, null, 1700000005000]]],
+    each: [
+      { name: 'rate', value: 10 },
+      { name: 'per|g1', value: '' },
+      { name: 'until', value: '+5000' },
+    ],
+    replies: [
+      [
+        ['10', '', '1700000005000'],
+        [10, null, 1700000005000],
+      ],
+    ],
     malformed: [null, ['10', ''], ['10', '', 'x'], ['10', '', '1', '2']],
   },
   limit: {
     input: { group: null, limit: 3, from: null, batch: 1000 },
     args: { group: '', limit: 3, from: '', batch: 1000 },
-    replies: [[[0, ''], { moved: 0, next: null }], [[1000, '[g1|'], { moved: 1000, next: '[g1|' }]],
+    replies: [
+      [[0, ''], { moved: 0, next: null }],
+      [[1000, '[g1|'], { moved: 1000, next: '[g1|' }],
+    ],
     malformed: [null, [0], ['x', ''], [1, 2], [1, '', 3]],
   },
   clean: {
     input: { source: 'ready9', before: null, most: 500, scan: 1000, cursor: '', events: 1000 },
     args: { source: 'ready9', before: -1, most: 500, scan: 1000, cursor: '', events: 1000 },
-    replies: [[[12, 1, '', 0], { deleted: 12, done: true, cursor: '', outboxed: false }], [[500, 0, '7|0', 1], { deleted: 500, done: false, cursor: '7|0', outboxed: true }]],
+    replies: [
+      [[12, 1, '', 0], { deleted: 12, done: true, cursor: '', outboxed: false }],
+      [[500, 0, '7|0', 1], { deleted: 500, done: false, cursor: '7|0', outboxed: true }],
+    ],
     malformed: [null, [1, 1, ''], [1, 2, '', 0], [1, 1, 7, 0], ['n', 1, '', 0]],
   },
   obliterate: {
     input: { force: false },
     args: { force: 0 },
-    replies: [[['ok', 46], { status: 'ok', deleted: 46 }], [['carry', 45], { status: 'carry', deleted: 45 }], [['active', 2], { status: 'active', leased: 2 }]],
+    replies: [
+      [['ok', 46], { status: 'ok', deleted: 46 }],
+      [['carry', 45], { status: 'carry', deleted: 45 }],
+      [['active', 2], { status: 'active', leased: 2 }],
+    ],
     malformed: [null, 'ok', ['ok'], ['done', 1], ['active', 'two']],
   },
 };

@@ -55,10 +55,13 @@ describe('limitConcurrency', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started = 0;
-    const w = s.work(async () => {
-      started++;
-      await gate;
-    }, { concurrency: 6 });
+    const w = s.work(
+      async () => {
+        started++;
+        await gate;
+      },
+      { concurrency: 6 },
+    );
     await eventually(() => started === 1);
     await sleep(100);
     expect(started).toBe(1);

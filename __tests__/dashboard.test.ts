@@ -109,7 +109,15 @@ describe('page and overview API', () => {
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const stats = await s.stats({ queue });
     expect(shownCounts(body)).toEqual({ ready: 2, delayed: 2, waiting: 1, active: 1, dead: 2, expired: 0, deduplicated: 0 });
-    expect(shownCounts(body)).toEqual({ ready: stats.ready, delayed: stats.delayed, waiting: stats.waiting, active: stats.active, dead: stats.dead, expired: stats.expired, deduplicated: stats.deduplicated });
+    expect(shownCounts(body)).toEqual({
+      ready: stats.ready,
+      delayed: stats.delayed,
+      waiting: stats.waiting,
+      active: stats.active,
+      dead: stats.dead,
+      expired: stats.expired,
+      deduplicated: stats.deduplicated,
+    });
     expect(body).toMatch(/<tr data-queue="mail"[^>]*>.*?<td class="num waiting" data-count="waiting">1<\/td>/s);
     // Every queue in the table, the first one chosen by default.
     await s.put('x', { queue: 'another' });
@@ -171,7 +179,12 @@ describe('page and overview API', () => {
     expect(o.selected?.active.tasks[0].waitingOn).toBeNull();
     const html = o.fragments.waiting;
     expect(html).toContain('<span class="dot waiting"></span>Waiting <span class="count">2</span>');
-    expect(html).toMatch(new RegExp(`data-hash="${later.hash}">.*?<td class="num" data-waiting-on="2"><a href="/\\?queue=${queue}&amp;hash=${later.hash}"[^>]*>2</a></td><td class="num"><time [^>]*>in (9 min 5\\d s|10 min)</time></td>`, 's'));
+    expect(html).toMatch(
+      new RegExp(
+        `data-hash="${later.hash}">.*?<td class="num" data-waiting-on="2"><a href="/\\?queue=${queue}&amp;hash=${later.hash}"[^>]*>2</a></td><td class="num"><time [^>]*>in (9 min 5\\d s|10 min)</time></td>`,
+        's',
+      ),
+    );
     expect(html).toMatch(new RegExp(`data-hash="${waiting}">.*?>at once</time>`, 's'));
     expect(html).toContain(`name="hash" value="${later.hash}"><select name="delay"`);
     // The first paint has the section too, in the page's order.
@@ -401,7 +414,10 @@ describe('writes', () => {
     // A refusal says why, as the script answered it: whose lease holds the task, or that there is none.
     const worker = (await s.get(held.hash, { queue }))?.worker;
     expect(worker).toEqual(expect.any(String));
-    for (const [action, extra] of [['cancel', {}], ['reschedule', { delay: 1000 }]] as const) {
+    for (const [action, extra] of [
+      ['cancel', {}],
+      ['reschedule', { delay: 1000 }],
+    ] as const) {
       expect(await (await post(`${base}/api/${action}`, { queue, hash: held.hash, ...extra }, csrf)).json()).toEqual({
         error: { code: 'ERR_CONFLICT', message: `task ${held.hash} is active: its worker (${worker}) holds the lease`, field: 'hash' },
       });
@@ -542,7 +558,10 @@ describe('limits', () => {
     const base = await serve(s);
     const before = await limitsOf(s, queue);
     for (const headers of [{}, { 'x-csrf-token': 'wrong' }] as Array<Record<string, string>>) {
-      for (const [action, body] of [['limit-concurrency', { queue, limit: 'off' }], ['limit-rate', { queue, max: null }]] as const) {
+      for (const [action, body] of [
+        ['limit-concurrency', { queue, limit: 'off' }],
+        ['limit-rate', { queue, max: null }],
+      ] as const) {
         const res = await post(`${base}/api/${action}`, body, headers);
         expect([action, res.status]).toEqual([action, 403]);
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe('ERR_CSRF');
@@ -897,7 +916,10 @@ describe('progress and task lookup', () => {
     // The page's script asks for the same lookup on each refresh.
     expect(body).toContain(`"hash":"${done.hash}"`);
 
-    const refreshed = (await (await fetch(`${base}/api/overview?queue=${queue}&hash=${live.hash}&fragments=1`)).json()) as { lookup: { task: { progressPreview: string } }; fragments: Record<string, string> };
+    const refreshed = (await (await fetch(`${base}/api/overview?queue=${queue}&hash=${live.hash}&fragments=1`)).json()) as {
+      lookup: { task: { progressPreview: string } };
+      fragments: Record<string, string>;
+    };
     expect(refreshed.lookup.task.progressPreview).toBe('{"pct":10}');
     expect(refreshed.fragments.task).toContain('data-found="task"');
     expect(refreshed.fragments.task).toContain('{&quot;pct&quot;:10}');

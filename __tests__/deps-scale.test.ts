@@ -163,9 +163,12 @@ describe('fan-out: 10,000 tasks after one', () => {
     const s = await redis.scheduler({ deadMaxCount: 100_000 });
     const parent = await s.put('doomed', { queue: 'idle-dead', maxAttempts: 1 });
     await many(s, 'idle-dead', 'c', { after: [parent.hash] });
-    const w = s.work(async () => {
-      throw new Error('boom');
-    }, { queue: 'idle-dead' });
+    const w = s.work(
+      async () => {
+        throw new Error('boom');
+      },
+      { queue: 'idle-dead' },
+    );
     try {
       await eventually(async () => (await s.stats({ queue: 'idle-dead' })).dead === N + 1, 4000);
     } finally {

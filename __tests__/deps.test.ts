@@ -50,7 +50,7 @@ describe('in one queue', () => {
     expect((await s.get(later.hash))!.state).toBe('delayed');
   });
 
-  it("goes dead by default when one it waits on goes dead, with an error that names it, and so on down", async () => {
+  it('goes dead by default when one it waits on goes dead, with an error that names it, and so on down', async () => {
     const s = await redis.scheduler();
     const a = await s.put('flaky', { maxAttempts: 1 });
     const b = await s.put('b', { after: [a.hash] });
@@ -184,7 +184,7 @@ describe('across queues', () => {
     expect((await s.get(d.hash, { queue: 'down2' }))!.lastError).toBe(`dependency up2/${p.hash} dead`);
   });
 
-  it('a fail that kills the parent carries its dependents\' failure to their queue itself', async () => {
+  it("a fail that kills the parent carries its dependents' failure to their queue itself", async () => {
     const s = await redis.scheduler();
     const p = await s.put('p', { queue: 'f-up', maxAttempts: 1 });
     const d = await s.put('d', { queue: 'f-down', after: [{ queue: 'f-up', hash: p.hash }] });
@@ -232,10 +232,7 @@ describe('across queues', () => {
     for (let i = 0; i < 100; i++) {
       const p = await s.put({ race: i }, { queue: 'r-up' });
       const task = (await s.claim({ queue: 'r-up' }))!;
-      const [d] = await Promise.all([
-        s.put({ child: i }, { queue: 'r-down', after: [{ queue: 'r-up', hash: p.hash }] }),
-        s.ack(task),
-      ]);
+      const [d] = await Promise.all([s.put({ child: i }, { queue: 'r-down', after: [{ queue: 'r-up', hash: p.hash }] }), s.ack(task)]);
       await eventually(async () => (await s.get(d.hash, { queue: 'r-down' }))?.state === 'ready', 2000);
       await finish(s, d.hash, 'r-down');
     }

@@ -53,7 +53,15 @@ describe('errors', () => {
 
   it('wrap what the hash option throws, or a return that is no hash, in a HashFunctionError', () => {
     const boom = new TypeError('boom');
-    const thrown = (() => { try { guardHash(() => { throw boom; })('x'); } catch (err) { return err; } })();
+    const thrown = (() => {
+      try {
+        guardHash(() => {
+          throw boom;
+        })('x');
+      } catch (err) {
+        return err;
+      }
+    })();
     expect(thrown).toBeInstanceOf(HashFunctionError);
     expect(thrown).toMatchObject({ message: 'options.hash threw: it must return a non-empty string for every identity', cause: boom });
     expect(() => guardHash(() => undefined as never)('x')).toThrow('options.hash returned undefined');
@@ -63,7 +71,13 @@ describe('errors', () => {
 
   it('turn a stored record that is not JSON into an UnreadableRecordError that names it', () => {
     expect(parseRecord('{"a":1}', 'the payload of task a')).toEqual({ a: 1 });
-    const err = (() => { try { parseRecord('{"a":', 'the payload of task a'); } catch (e) { return e; } })();
+    const err = (() => {
+      try {
+        parseRecord('{"a":', 'the payload of task a');
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(err).toBeInstanceOf(UnreadableRecordError);
     expect(err).toMatchObject({ what: 'the payload of task a', message: expect.stringMatching(/^the payload of task a in Redis is unreadable: /), cause: expect.any(SyntaxError) });
   });

@@ -69,20 +69,68 @@ const QUEUES = ['q1', 'q2', 'q3'];
 const now = Date.now();
 /** Values no argument should take, in every shape JavaScript has. */
 const HOSTILE: Array<() => unknown> = [
-  () => undefined, () => null, () => NaN, () => Infinity, () => -Infinity, () => -1, () => -0, () => 0.5,
-  () => 2 ** 31, () => 2 ** 53, () => Number.MAX_VALUE, () => 8.64e15 + 1, () => 10n, () => Symbol('s'),
-  () => () => 1, () => new Date(NaN), () => new Date(0), () => new Map([[1, 2]]), () => new Set([1]), () => /re/,
-  () => new Uint8Array(2), () => new Error('e'), () => '', () => ' ', () => 'a|b', () => '{q}', () => 'q*',
-  () => '\u0000', () => '\ud800', () => '__proto__', () => 'x'.repeat(3000), () => [], () => ({}),
-  () => Object.create(null), () => ({ toString: () => { throw new Error('toString'); } }),
+  () => undefined,
+  () => null,
+  () => NaN,
+  () => Infinity,
+  () => -Infinity,
+  () => -1,
+  () => -0,
+  () => 0.5,
+  () => 2 ** 31,
+  () => 2 ** 53,
+  () => Number.MAX_VALUE,
+  () => 8.64e15 + 1,
+  () => 10n,
+  () => Symbol('s'),
+  () => () => 1,
+  () => new Date(NaN),
+  () => new Date(0),
+  () => new Map([[1, 2]]),
+  () => new Set([1]),
+  () => /re/,
+  () => new Uint8Array(2),
+  () => new Error('e'),
+  () => '',
+  () => ' ',
+  () => 'a|b',
+  () => '{q}',
+  () => 'q*',
+  () => '\u0000',
+  () => '\ud800',
+  () => '__proto__',
+  () => 'x'.repeat(3000),
+  () => [],
+  () => ({}),
+  () => Object.create(null),
+  () => ({
+    toString: () => {
+      throw new Error('toString');
+    },
+  }),
 ];
 /**
  * Values that throw when read: a getter, a proxy trap. Given only where docket reads the value as
  * JSON (data, results, progress) or parses it as options; see the note at `plain`.
  */
 const THROWING: Array<() => unknown> = [
-  () => ({ get queue(): never { throw new Error('getter'); } }),
-  () => new Proxy({}, { ownKeys: () => { throw new Error('ownKeys'); }, get: () => { throw new Error('get'); } }),
+  () => ({
+    get queue(): never {
+      throw new Error('getter');
+    },
+  }),
+  () =>
+    new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('ownKeys');
+        },
+        get: () => {
+          throw new Error('get');
+        },
+      },
+    ),
 ];
 
 function hostile(r: Rng): unknown {
@@ -124,7 +172,12 @@ function json(r: Rng, depth = 0): unknown {
     return bomb;
   }
   if (roll < 16) return [1, , 3]; // eslint-disable-line no-sparse-arrays
-  if (roll < 17) return { get boom(): never { throw new Error('getter'); } };
+  if (roll < 17)
+    return {
+      get boom(): never {
+        throw new Error('getter');
+      },
+    };
   if (roll < 50 || depth > 3) return r.pick([null, true, false, 0, -1.5, 1e21, 'text', '', 'é😀', 'a|b\u2028']);
   if (roll < 75) return Array.from({ length: r.int(4) }, () => json(r, depth + 1));
   const o: Record<string, unknown> = {};
@@ -138,12 +191,36 @@ function maybe(r: Rng, valid: () => unknown, p = 0.7, bad = hostile): unknown {
 }
 
 const span = (r: Rng) =>
-  r.pick([0, 1, 10, 1000, 60_000, 1.5, 0.4, -1, NaN, Infinity, 2 ** 31 - 1, 2 ** 31, 3_155_760_000_000, 3_155_760_000_001, 1e300,
-    { seconds: 1 }, { minutes: 5 }, { days: 30 }, { days: 31 }, { years: 100 }, { years: 101 }, { years: 1e300 }, { minutes: -1 },
-    { millis: 5 }, {}, '5s']);
+  r.pick([
+    0,
+    1,
+    10,
+    1000,
+    60_000,
+    1.5,
+    0.4,
+    -1,
+    NaN,
+    Infinity,
+    2 ** 31 - 1,
+    2 ** 31,
+    3_155_760_000_000,
+    3_155_760_000_001,
+    1e300,
+    { seconds: 1 },
+    { minutes: 5 },
+    { days: 30 },
+    { days: 31 },
+    { years: 100 },
+    { years: 101 },
+    { years: 1e300 },
+    { minutes: -1 },
+    { millis: 5 },
+    {},
+    '5s',
+  ]);
 const instant = (r: Rng) =>
-  r.pick([now, now + 1000, now - 1000, 0, new Date(now), MAX_INSTANT_MS, MAX_INSTANT_MS + 1, 253_402_300_799_999, 8.64e15, 8.64e15 + 1,
-    -1, NaN, Infinity, new Date(NaN), '2020-01-01', 1.5]);
+  r.pick([now, now + 1000, now - 1000, 0, new Date(now), MAX_INSTANT_MS, MAX_INSTANT_MS + 1, 253_402_300_799_999, 8.64e15, 8.64e15 + 1, -1, NaN, Infinity, new Date(NaN), '2020-01-01', 1.5]);
 const count = (r: Rng) => r.pick([1, 2, 10, 100, 1000, 1001, 0, -1, 1.5, NaN, 1e6, 2 ** 53, '3', null]);
 const queue = (r: Rng) => (r.chance(0.8) ? r.pick(QUEUES) : r.pick(['', 'a b', '{x}', 'q*', 'x'.repeat(129), 'é', '\ud800', 'q:0']));
 const name = (r: Rng) => r.pick(['n1', 'n2', 'job', '', 'a|b', 'x'.repeat(129), '\u0001', 'é', '\udfff', ' sp ']);
@@ -160,10 +237,20 @@ function options(r: Rng, fields: Record<string, (r: Rng) => unknown>, bad = host
 }
 
 const putFields = {
-  queue, priority: (r: Rng) => r.pick([true, false, 0, 5, 9, 10, -1, 1.5]), group, delay: span, at: instant, expire: span,
-  key: (r: Rng) => r.pick(['k1', 'k2', '', 'x'.repeat(1025), 'k|k', '\ud800']), name, maxAttempts: count, keepResult: span,
-  unique: (r: Rng) => r.pick(['until-done', 'until-start', 'never']), dedupWindow: span,
-  onDuplicate: (r: Rng) => r.pick(['keep', 'replace', 'debounce', 'drop']), timeout: span,
+  queue,
+  priority: (r: Rng) => r.pick([true, false, 0, 5, 9, 10, -1, 1.5]),
+  group,
+  delay: span,
+  at: instant,
+  expire: span,
+  key: (r: Rng) => r.pick(['k1', 'k2', '', 'x'.repeat(1025), 'k|k', '\ud800']),
+  name,
+  maxAttempts: count,
+  keepResult: span,
+  unique: (r: Rng) => r.pick(['until-done', 'until-start', 'never']),
+  dedupWindow: span,
+  onDuplicate: (r: Rng) => r.pick(['keep', 'replace', 'debounce', 'drop']),
+  timeout: span,
   after: (r: Rng) => r.pick([[], ['nohash'], [{ queue: 'q2', hash: 'h' }], [{ queue: 'unknown-q', hash: 'h' }], ['a|b']]),
   onDependencyFailure: (r: Rng) => r.pick(['dead', 'run', 'cancel', 'explode']),
 };
@@ -183,9 +270,12 @@ function methodsOf(s: Scheduler, r: Rng): Record<string, () => Call> {
   const fakeRegistry = { registerMetric: () => {} };
 
   /** Each method and how to call it; `then` undoes what a resolved call left running. */
-return {
+  return {
     put: () => ({ args: [json(r), options(r, putFields)], call: s.put, then: (v) => void hashes.push(v.hash) }),
-    putMany: () => ({ args: [r.chance(0.9) ? Array.from({ length: r.int(4) }, () => maybe(r, () => ({ data: json(r), options: options(r, putFields) }), 0.9, plain)) : plain(r)], call: s.putMany }),
+    putMany: () => ({
+      args: [r.chance(0.9) ? Array.from({ length: r.int(4) }, () => maybe(r, () => ({ data: json(r), options: options(r, putFields) }), 0.9, plain)) : plain(r)],
+      call: s.putMany,
+    }),
     reschedule: () => ({ args: [hash(), maybe(r, () => instant(r)), options(r, queueOpt)], call: s.reschedule }),
     changePriority: () => ({ args: [hash(), r.pick([true, false, 0, 3, 9, 10, -1, 'hi']), options(r, queueOpt)], call: s.changePriority }),
     cancel: () => ({ args: [hash(), options(r, queueOpt)], call: s.cancel }),
@@ -216,8 +306,12 @@ return {
     clean: () => ({ args: [options(r, { queue, state: (r) => r.pick(['ready', 'delayed', 'dead', 'active']), olderThan: span, limit: count })], call: s.clean }),
     obliterate: () => ({ args: [options(r, { queue, force: (r) => r.chance(0.5) })], call: s.obliterate }),
     every: () => ({
-      args: [name(r), r.pick(['* * * * *', '*/5 * * * * *', 'not cron', '0 0 31 2 *', { cron: '0 * * * *', tz: 'Mars/Base' }, 100, 99, { hours: 1 }, { years: 101 }]), json(r),
-        options(r, { queue, priority: count, expire: span, maxAttempts: count, missed: (r) => r.pick(['skip', 'once', 'catch-up', 'all']), catchUpLimit: count, keepResult: span })],
+      args: [
+        name(r),
+        r.pick(['* * * * *', '*/5 * * * * *', 'not cron', '0 0 31 2 *', { cron: '0 * * * *', tz: 'Mars/Base' }, 100, 99, { hours: 1 }, { years: 101 }]),
+        json(r),
+        options(r, { queue, priority: count, expire: span, maxAttempts: count, missed: (r) => r.pick(['skip', 'once', 'catch-up', 'all']), catchUpLimit: count, keepResult: span }),
+      ],
       call: s.every,
       // Its loop would keep putting occurrences while later calls are checked.
       then: (_, [n, , , o]) => s.unschedule(n, { queue: o?.queue }),
@@ -235,7 +329,10 @@ return {
     rateLimits: () => ({ args: [options(r, queueOpt)], call: s.rateLimits }),
     backoffQueue: () => ({ args: [maybe(r, () => queue(r)), maybe(r, () => span(r))], call: s.backoffQueue }),
     work: () => ({
-      args: [maybe(r, () => async () => 'ok', 0.5, plain), options(r, { queue, concurrency: count, lease: span, shutdownTimeout: span, timeout: span, keepResult: span, sandbox: () => false }, plain)],
+      args: [
+        maybe(r, () => async () => 'ok', 0.5, plain),
+        options(r, { queue, concurrency: count, lease: span, shutdownTimeout: span, timeout: span, keepResult: span, sandbox: () => false }, plain),
+      ],
       call: s.work,
       then: (w) => w.close({ timeout: 100 }),
     }),
@@ -246,8 +343,17 @@ return {
     sharded: () => {
       const shard = r.chance(0.8) ? 'sh' : plain(r);
       const n = r.pick([1, 2, 4, 0, 1.5, 1e6]);
-      const [method, args] = r.pick([['put', [json(r), options(r, { key: putFields.key, name }, plain)]], ['putMany', [[{ data: json(r) }]]], ['result', [hash()]], ['stats', []], ['shardOf', [json(r)]]] as const);
-      return { args: [shard, n, method, args], call: (a: string, b: number, m: string, rest: unknown[]) => (s.sharded(a, b) as unknown as Record<string, (...a: unknown[]) => unknown>)[m](...rest) };
+      const [method, args] = r.pick([
+        ['put', [json(r), options(r, { key: putFields.key, name }, plain)]],
+        ['putMany', [[{ data: json(r) }]]],
+        ['result', [hash()]],
+        ['stats', []],
+        ['shardOf', [json(r)]],
+      ] as const);
+      return {
+        args: [shard, n, method, args],
+        call: (a: string, b: number, m: string, rest: unknown[]) => (s.sharded(a, b) as unknown as Record<string, (...a: unknown[]) => unknown>)[m](...rest),
+      };
     },
     registerMetrics: () => ({ args: [maybe(r, () => fakeRegistry, 0.5, plain), maybe(r, () => ({ prefix: r.pick(['docket_', '1bad', '']) }), 0.6, plain)], call: s.registerMetrics }),
   };
@@ -271,7 +377,10 @@ async function fuzz(s: Scheduler, raw: RedisClientType, prefix: string, r: Rng, 
     const before = await snapshot(raw, prefix);
     let value: unknown;
     try {
-      value = await deadline(Promise.resolve().then(() => call.apply(s, args)), where);
+      value = await deadline(
+        Promise.resolve().then(() => call.apply(s, args)),
+        where,
+      );
     } catch (err) {
       if (!(err instanceof DocketError) || typeof err.code !== 'string' || typeof err.name !== 'string' || !REFUSALS.has(err.code)) {
         throw new Error(`${where()} threw ${show(err)}${err instanceof Error ? `\n${err.stack}` : ''}`);
@@ -304,7 +413,10 @@ describe('fuzz: hostile arguments to every public method', () => {
     await shut.close();
     const closed = await fuzz(shut, raw, shut.prefix, new Rng(SEED + 1), CLOSED_CASES);
     const ms = Math.round(performance.now() - started);
-    const codes = [...open.refused].sort((a, b) => b[1] - a[1]).map(([code, n]) => `${code} ${n}`).join(', ');
+    const codes = [...open.refused]
+      .sort((a, b) => b[1] - a[1])
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', ');
     const refused = [...open.refused.values()].reduce((a, b) => a + b, 0);
     console.log(
       `fuzz: ${CASES + CLOSED_CASES} calls in ${ms} ms, seed ${SEED}: ${open.resolved} resolved and ${refused} refused (${codes}); ` +
@@ -357,11 +469,18 @@ function show(value: unknown, depth = 0): string {
     if (typeof value === 'symbol' || typeof value !== 'object' || value === null) return String(value);
     if (depth > 3) return '…';
     if (value instanceof Error) return `${value.name}: ${value.message}`;
-    if (Array.isArray(value)) return `[${value.slice(0, 5).map((v) => show(v, depth + 1)).join(', ')}${value.length > 5 ? ', …' : ''}]`;
+    if (Array.isArray(value))
+      return `[${value
+        .slice(0, 5)
+        .map((v) => show(v, depth + 1))
+        .join(', ')}${value.length > 5 ? ', …' : ''}]`;
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return `<${proto?.constructor?.name ?? 'object'}>`;
     const keys = Object.keys(value);
-    return `{${keys.slice(0, 6).map((k) => `${k}: ${show((value as Record<string, unknown>)[k], depth + 1)}`).join(', ')}${keys.length > 6 ? ', …' : ''}}`;
+    return `{${keys
+      .slice(0, 6)
+      .map((k) => `${k}: ${show((value as Record<string, unknown>)[k], depth + 1)}`)
+      .join(', ')}${keys.length > 6 ? ', …' : ''}}`;
   } catch {
     return '<unreadable>';
   }

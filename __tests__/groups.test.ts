@@ -39,7 +39,15 @@ describe('groups', () => {
 
   it('keeps put order within a group, and takes one task per group per round', async () => {
     const s = await redis.scheduler();
-    for (const [data, group] of [['a1', 'a'], ['a2', 'a'], ['a3', 'a'], ['b1', 'b'], ['c1', 'c'], ['b2', 'b']]) await s.put(data, { group });
+    for (const [data, group] of [
+      ['a1', 'a'],
+      ['a2', 'a'],
+      ['a3', 'a'],
+      ['b1', 'b'],
+      ['c1', 'c'],
+      ['b2', 'b'],
+    ])
+      await s.put(data, { group });
     const order = (await s.claimMany(6)).map((t) => t.data as string);
     // Round by round: each group with tasks waiting gives one (in any order within the round).
     expect(order.slice(0, 3).sort()).toEqual(['a1', 'b1', 'c1']);
@@ -69,7 +77,7 @@ describe('groups', () => {
     expect((await s.claimMany(2)).map((t) => t.data)).toEqual(['a0', 'a-urgent']);
   });
 
-  it('delays, reschedules, cancels and counts grouped tasks, and drops a group\'s state once its tasks ran', async () => {
+  it("delays, reschedules, cancels and counts grouped tasks, and drops a group's state once its tasks ran", async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
     const later = await s.put('later', { group: 'a', delay: 100 });
@@ -118,7 +126,12 @@ describe('group limits', () => {
     expect(await s.claimMany(20)).toEqual([]);
     expect(await s.ack(first.find((t) => t.data === 'a0')!)).toBe(true);
     expect(dataOf(await s.claimMany(20))).toEqual(['a2']);
-    expect(await s.fail(first.find((t) => t.data === 'a1')!, { retryIn: 0 })).toBe('retry');
+    expect(
+      await s.fail(
+        first.find((t) => t.data === 'a1')!,
+        { retryIn: 0 },
+      ),
+    ).toBe('retry');
     // a1 is retried behind a's backlog (its lane's tail); a3 takes the place first.
     expect(dataOf(await s.claimMany(20))).toEqual(['a3']);
     expect(await s.groupLimits()).toEqual({ default: null, groups: { a: 2 }, active: { a: 2, b: 3 } });

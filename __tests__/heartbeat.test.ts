@@ -154,9 +154,7 @@ describe('graceful shutdown', () => {
     });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-      child.once('exit', (code, signal) => resolve(signal ?? code)),
-    );
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
     try {
       await eventually(() => out.includes('ready'), 15_000);
       const { hash } = await s.put('in flight at SIGTERM');

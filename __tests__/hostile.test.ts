@@ -174,12 +174,23 @@ describe('arguments that throw when read, or are missing', () => {
   it('refuses options and data whose getters throw, naming them, and writes nothing', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
-    const throwing = { get queue(): string { throw new TypeError('boom'); } };
+    const throwing = {
+      get queue(): string {
+        throw new TypeError('boom');
+      },
+    };
     const err = await refusedUnchanged(s, raw, () => s.put(1, throwing as never), 'options');
     expect(err.message).toContain('could not be read: reading it threw TypeError: boom');
     expect(err.cause).toBeInstanceOf(TypeError);
     await refusedUnchanged(s, raw, () => s.put({ a: throwing } as never), 'data');
-    const trap = new Proxy({}, { ownKeys: () => { throw new Error('trap'); } });
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     await refusedUnchanged(s, raw, () => s.put(trap as never), 'data');
     await refusedUnchanged(s, raw, () => s.stats(trap as never), 'options');
   });

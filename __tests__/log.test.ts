@@ -9,11 +9,21 @@ const redis = useRedis();
 /** A logger of the shape pino has, whose methods need `this` (as pino's do). */
 class Recorder implements Logger {
   readonly records: Array<{ level: string; obj: Record<string, unknown>; msg: string }> = [];
-  debug(obj: Record<string, unknown>, msg: string) { this.push('debug', obj, msg); }
-  info(obj: Record<string, unknown>, msg: string) { this.push('info', obj, msg); }
-  warn(obj: Record<string, unknown>, msg: string) { this.push('warn', obj, msg); }
-  error(obj: Record<string, unknown>, msg: string) { this.push('error', obj, msg); }
-  private push(level: string, obj: Record<string, unknown>, msg: string) { this.records.push({ level, obj, msg }); }
+  debug(obj: Record<string, unknown>, msg: string) {
+    this.push('debug', obj, msg);
+  }
+  info(obj: Record<string, unknown>, msg: string) {
+    this.push('info', obj, msg);
+  }
+  warn(obj: Record<string, unknown>, msg: string) {
+    this.push('warn', obj, msg);
+  }
+  error(obj: Record<string, unknown>, msg: string) {
+    this.push('error', obj, msg);
+  }
+  private push(level: string, obj: Record<string, unknown>, msg: string) {
+    this.records.push({ level, obj, msg });
+  }
 }
 
 describe('logger', () => {
@@ -21,7 +31,12 @@ describe('logger', () => {
     const logger = new Recorder();
     const s = await redis.scheduler({ logger });
     await s.put('flaky', { maxAttempts: 2 });
-    const worker = s.work(async () => { throw new Error('smtp down'); }, { backoff: () => 0, lease: 1000 });
+    const worker = s.work(
+      async () => {
+        throw new Error('smtp down');
+      },
+      { backoff: () => 0, lease: 1000 },
+    );
     await eventually(async () => (await s.stats()).dead === 1);
     await worker.close();
     const lines = logger.records.map((r) => `${r.level} ${r.msg}`);
@@ -62,7 +77,9 @@ describe('logger', () => {
     try {
       const s = await redis.scheduler();
       await s.put('x', { maxAttempts: 1 });
-      const worker = s.work(async () => { throw new Error('no'); });
+      const worker = s.work(async () => {
+        throw new Error('no');
+      });
       await eventually(async () => (await s.stats()).dead === 1);
       await worker.close();
     } finally {

@@ -51,7 +51,13 @@ describe('task logs', () => {
     const raw = createClient({ url: server.url });
     await raw.connect();
     const evalshas = async () =>
-      Number(/calls=(\d+)/.exec(String(await raw.sendCommand(['INFO', 'commandstats'])).split('\n').find((l) => l.startsWith('cmdstat_evalsha:')) ?? '')?.[1] ?? 0);
+      Number(
+        /calls=(\d+)/.exec(
+          String(await raw.sendCommand(['INFO', 'commandstats']))
+            .split('\n')
+            .find((l) => l.startsWith('cmdstat_evalsha:')) ?? '',
+        )?.[1] ?? 0,
+      );
     try {
       await s.put('busy');
       const task = (await s.claim({ lease: 60_000 }))!;

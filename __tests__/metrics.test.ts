@@ -18,7 +18,11 @@ describe('registerMetrics', () => {
   it('exports counts per queue and state, paused, and queue-wide totals from every process', async () => {
     const s = await redis.scheduler();
     const producer = await redis.scheduler({ prefix: s.prefix });
-    await producer.putMany([{ data: 1, options: { queue: 'mail' } }, { data: 2, options: { queue: 'mail', maxAttempts: 1 } }, { data: 3, options: { queue: 'mail', delay: 60_000 } }]);
+    await producer.putMany([
+      { data: 1, options: { queue: 'mail' } },
+      { data: 2, options: { queue: 'mail', maxAttempts: 1 } },
+      { data: 3, options: { queue: 'mail', delay: 60_000 } },
+    ]);
     await producer.put(1, { queue: 'mail' });
     const x = await producer.put('x', { queue: 'sms', name: 'text' });
     await producer.put('after x', { queue: 'sms', after: [x.hash] });

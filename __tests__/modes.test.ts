@@ -249,9 +249,7 @@ describe('modes together', () => {
   it('two clients debouncing the same key at once leave one task, at the latest run-at', async () => {
     const s = await redis.scheduler();
     const t = await redis.scheduler({ prefix: s.prefix });
-    const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 ? s : t).put({ n: i }, { key: 'typing', onDuplicate: 'debounce', delay: 5000 })),
-    );
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? s : t).put({ n: i }, { key: 'typing', onDuplicate: 'debounce', delay: 5000 })));
     expect(new Set(results.map((r) => r.hash)).size).toBe(1);
     expect(await s.stats()).toMatchObject({ delayed: 1, ready: 0 });
     const info = (await s.get(results[0].hash))!;

@@ -31,17 +31,15 @@ describe('task names', () => {
     await s.fail((await s.claim())!, { error: 'no' });
     const seen = [(await events.next()).value, (await events.next()).value];
     await events.return?.();
-    expect(seen.map((e) => [e.type, e.name])).toEqual([['completed', 'report'], ['failed', null]]);
+    expect(seen.map((e) => [e.type, e.name])).toEqual([
+      ['completed', 'report'],
+      ['failed', null],
+    ]);
   });
 
   it('counts outcomes by name for stats() and metrics, bounded, a task named __proto__ too', async () => {
     const s = await redis.scheduler({ queue: 'by-name' });
-    await s.putMany([
-      { data: 1, options: { name: 'resize' } },
-      { data: 2, options: { name: 'resize' } },
-      { data: 3, options: { name: '__proto__', maxAttempts: 1 } },
-      { data: 4 },
-    ]);
+    await s.putMany([{ data: 1, options: { name: 'resize' } }, { data: 2, options: { name: 'resize' } }, { data: 3, options: { name: '__proto__', maxAttempts: 1 } }, { data: 4 }]);
     for (let i = 0; i < 2; i++) await s.ack((await s.claim())!);
     expect(await s.fail((await s.claim())!, { error: 'no' })).toBe('dead');
     await s.ack((await s.claim())!);
@@ -77,12 +75,7 @@ describe('task names', () => {
   it('routes each task to the handler of its name, the rest to *', async () => {
     const s = await redis.scheduler();
     const ran: string[] = [];
-    await s.putMany([
-      { data: 1, options: { name: 'resize' } },
-      { data: 2, options: { name: 'send-email' } },
-      { data: 3 },
-      { data: 4, options: { name: 'other' } },
-    ]);
+    await s.putMany([{ data: 1, options: { name: 'resize' } }, { data: 2, options: { name: 'send-email' } }, { data: 3 }, { data: 4, options: { name: 'other' } }]);
     const worker = s.work({
       resize: async (t) => void ran.push(`resize:${t.data}`),
       'send-email': async (t) => void ran.push(`send-email:${t.data}`),

@@ -2,17 +2,7 @@
  * Bad input: every bad call rejects with a typed error that names the field, and writes nothing.
  */
 import type { z } from 'zod';
-import {
-  ClosedError,
-  PayloadTooLargeError,
-  ValidationError,
-  createScheduler,
-  type ClaimOptions,
-  type FailOptions,
-  type PutOptions,
-  type SchedulerOptions,
-  type WorkOptions,
-} from '../lib';
+import { ClosedError, PayloadTooLargeError, ValidationError, createScheduler, type ClaimOptions, type FailOptions, type PutOptions, type SchedulerOptions, type WorkOptions } from '../lib';
 import type { claimOptions, failOptions, putOptions, schedulerOptions, workOptions } from '../lib/options';
 import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 

@@ -122,12 +122,27 @@ describe('canonicalJson limits', () => {
 
   it('refuses a value whose getter or proxy trap throws, with what it threw as the cause', () => {
     const boom = new Error('boom');
-    const err = errorOf(() => canonicalJson({ a: { get b(): never { throw boom; } } }));
+    const err = errorOf(() =>
+      canonicalJson({
+        a: {
+          get b(): never {
+            throw boom;
+          },
+        },
+      }),
+    );
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.field).toBe('data');
     expect(err.message).toBe('data: could not be read: reading it threw Error: boom');
     expect(err.cause).toBe(boom);
-    const trap = new Proxy({}, { ownKeys: () => { throw new TypeError('trap'); } });
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new TypeError('trap');
+        },
+      },
+    );
     expect(errorOf(() => canonicalJson([trap]))).toBeInstanceOf(ValidationError);
   });
 });

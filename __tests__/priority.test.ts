@@ -239,7 +239,7 @@ describe('a task not yet ready', () => {
 });
 
 describe('a task of a fair group', () => {
-  it("changes lane within its group when the level crosses 0, and keeps its place between levels above 0", async () => {
+  it('changes lane within its group when the level crosses 0, and keeps its place between levels above 0', async () => {
     const s = await redis.scheduler();
     for (let i = 0; i < 3; i++) await s.put(`a${i}`, { group: 'a' });
     const urgent = await s.put('u', { group: 'a', priority: true });

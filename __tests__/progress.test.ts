@@ -32,11 +32,14 @@ describe('progress', () => {
     const s = await redis.scheduler();
     const it = s.events();
     const { hash } = await s.put('busy');
-    const w = s.work(async (task) => {
-      for (let i = 1; i <= 500; i++) void task.progress(i);
-      await sleep(250);
-      for (let i = 501; i <= 600; i++) void task.progress(i);
-    }, { keepResult: 60_000 });
+    const w = s.work(
+      async (task) => {
+        for (let i = 1; i <= 500; i++) void task.progress(i);
+        await sleep(250);
+        for (let i = 501; i <= 600; i++) void task.progress(i);
+      },
+      { keepResult: 60_000 },
+    );
     const progress: QueueEvent[] = [];
     for (;;) {
       const e = (await it.next()).value as QueueEvent;
@@ -68,12 +71,15 @@ describe('progress', () => {
 
     const errors: unknown[] = [];
     await s.put('lapses');
-    const w = s.work(async (task) => {
-      // The event loop is blocked past the lease (50 ms): no extension can go out, the lease lapses.
-      const end = Date.now() + 150;
-      while (Date.now() < end);
-      expect(await task.progress('too late')).toBe(false);
-    }, { lease: 50, onError: (err) => errors.push(err), maxAttempts: 1 });
+    const w = s.work(
+      async (task) => {
+        // The event loop is blocked past the lease (50 ms): no extension can go out, the lease lapses.
+        const end = Date.now() + 150;
+        while (Date.now() < end);
+        expect(await task.progress('too late')).toBe(false);
+      },
+      { lease: 50, onError: (err) => errors.push(err), maxAttempts: 1 },
+    );
     await eventually(() => errors.some((e) => e instanceof LeaseLostError));
     await w.close({ timeout: 0 });
   });

@@ -116,7 +116,15 @@ describe('priority and order', () => {
   it('claims higher levels first, FIFO within a level, true as level 9 and false as normal', async () => {
     const s = await redis.scheduler();
     const puts: Array<[string, boolean | number]> = [
-      ['n1', false], ['l3a', 3], ['t1', true], ['l3b', 3], ['n2', 0], ['l9', 9], ['l1', 1], ['t2', true], ['l3c', 3],
+      ['n1', false],
+      ['l3a', 3],
+      ['t1', true],
+      ['l3b', 3],
+      ['n2', 0],
+      ['l9', 9],
+      ['l1', 1],
+      ['t2', true],
+      ['l3c', 3],
     ];
     for (const [data, priority] of puts) await s.put(data, { priority });
     const order = [];
@@ -197,9 +205,7 @@ describe('putMany', () => {
       expect(results.filter((r) => r.added)).toHaveLength(1200);
       expect((await evalshaCalls(raw as never)) - before).toBe(5);
       expect(await s.stats()).toMatchObject({ ready: 1201 });
-      expect(await keysUnder(raw as never, 'docket')).toEqual(
-        ['docket:queues', ...['counts', 'data', 'meta', 'ready', 'wake'].map((k) => `docket:{default}:${k}`)],
-      );
+      expect(await keysUnder(raw as never, 'docket')).toEqual(['docket:queues', ...['counts', 'data', 'meta', 'ready', 'wake'].map((k) => `docket:{default}:${k}`)]);
       await s.close();
       await raw.quit();
     } finally {

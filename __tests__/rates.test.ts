@@ -44,7 +44,14 @@ describe('limitRate', () => {
   it('lets a limited worker sleep until the next claim is allowed, not poll', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
-    const calls = async () => Number(/calls=(\d+)/.exec(String(await raw.sendCommand(['INFO', 'commandstats'])).split('\n').find((l) => l.startsWith('cmdstat_evalsha:')) ?? '')?.[1] ?? 0);
+    const calls = async () =>
+      Number(
+        /calls=(\d+)/.exec(
+          String(await raw.sendCommand(['INFO', 'commandstats']))
+            .split('\n')
+            .find((l) => l.startsWith('cmdstat_evalsha:')) ?? '',
+        )?.[1] ?? 0,
+      );
     await s.limitRate({ max: 1, per: 600 });
     await s.putMany([1, 2].map((n) => ({ data: n })));
     const runs: Array<{ at: number; calls: number }> = [];
@@ -87,7 +94,7 @@ describe('limitRate', () => {
 });
 
 describe('limitRate per group', () => {
-  it("holds one group to its rate without holding up the others", async () => {
+  it('holds one group to its rate without holding up the others', async () => {
     const s = await redis.scheduler();
     await s.limitRate({ max: 2, per: 400, group: 'slow' });
     expect(await s.rateLimits()).toMatchObject({ queue: null, eachGroup: null, groups: { slow: { max: 2, per: 400 } } });

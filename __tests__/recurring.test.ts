@@ -150,7 +150,10 @@ describe('bad input', () => {
       [() => s.unschedule(''), 'name: must be 1 to 200 characters'],
     ];
     for (const [call, message] of cases) {
-      const err = await call().then(() => null, (e: unknown) => e);
+      const err = await call().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as Error).message).toContain(message);
     }

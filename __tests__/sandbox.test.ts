@@ -120,7 +120,7 @@ describe('sandboxed handlers', () => {
     expect(await raw.zScore(`${s.prefix}:{default}:workers`, a.id)).toBeGreaterThan(now);
     expect(await outcome(s, hash)).toMatchObject({ state: 'done', result: { threadId: expect.any(Number) } });
     expect(redelivered).toEqual([]);
-    expect((await s.get(hash))).toBeNull();
+    expect(await s.get(hash)).toBeNull();
     await Promise.all([a.close(), b.close()]);
   }, 20_000);
 

@@ -215,7 +215,15 @@ describe('get and stats', () => {
     await s.put(3, { queue: 'side' });
     await s.claim();
     expect(await s.stats()).toEqual({
-      ready: 0, delayed: 1, waiting: 0, active: 1, dead: 0, expired: 0, deduplicated: 0, replaced: 0, paused: false,
+      ready: 0,
+      delayed: 1,
+      waiting: 0,
+      active: 1,
+      dead: 0,
+      expired: 0,
+      deduplicated: 0,
+      replaced: 0,
+      paused: false,
       totals: { added: 2, deduplicated: 0, replaced: 0, merged: 0, completed: 0, failed: 0, dead: 0, expired: 0, leaseLost: 0 },
       byName: {},
     });
@@ -226,7 +234,11 @@ describe('get and stats', () => {
 describe('every rejection is a DocketError', () => {
   it('turns what a hash function throws, or a hash that is no string, into a HashFunctionError before any I/O', async () => {
     const boom = new Error('boom');
-    const s = await redis.scheduler({ hash: () => { throw boom; } });
+    const s = await redis.scheduler({
+      hash: () => {
+        throw boom;
+      },
+    });
     const err = await s.put('x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HashFunctionError);
     expect(err).toMatchObject({ code: 'ERR_HASH_FUNCTION', message: expect.stringMatching(/^options\.hash threw: /), cause: boom });

@@ -14,15 +14,18 @@ describe('timeout', () => {
     const { hash } = await s.put('slow', { timeout: 100, maxAttempts: 2 });
     const reasons: unknown[] = [];
     let calls = 0;
-    const w = s.work(async (task, signal) => {
-      calls++;
-      if (task.attempt === 1) {
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        reasons.push(signal.reason);
-        return;
-      }
-      return 'second time lucky';
-    }, { backoff: () => 0, keepResult: 60_000 });
+    const w = s.work(
+      async (task, signal) => {
+        calls++;
+        if (task.attempt === 1) {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          reasons.push(signal.reason);
+          return;
+        }
+        return 'second time lucky';
+      },
+      { backoff: () => 0, keepResult: 60_000 },
+    );
     await eventually(async () => (await s.result(hash))?.state === 'done', 5000);
     await w.close();
     expect(calls).toBe(2);
@@ -57,10 +60,13 @@ describe('timeout', () => {
     await s.put('own', { timeout: 5000 });
     await s.put('default');
     const seen = new Map<string, unknown>();
-    const w = s.work(async (task, signal) => {
-      await sleep(150);
-      seen.set(task.data as string, signal.aborted ? signal.reason : null);
-    }, { timeout: 60, maxAttempts: 1, concurrency: 2 });
+    const w = s.work(
+      async (task, signal) => {
+        await sleep(150);
+        seen.set(task.data as string, signal.aborted ? signal.reason : null);
+      },
+      { timeout: 60, maxAttempts: 1, concurrency: 2 },
+    );
     await eventually(() => seen.size === 2, 3000);
     await w.close();
     expect(seen.get('own')).toBeNull();
@@ -72,10 +78,13 @@ describe('timeout', () => {
     const raw = await redis.raw();
     const { hash } = await s.put('lease', { timeout: 300, maxAttempts: 1 });
     let leaseUntil = 0;
-    const w = s.work(async (task, signal) => {
-      leaseUntil = task.leaseUntil;
-      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-    }, { lease: 120, maxAttempts: 1 });
+    const w = s.work(
+      async (task, signal) => {
+        leaseUntil = task.leaseUntil;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+      { lease: 120, maxAttempts: 1 },
+    );
     let latest = 0;
     await eventually(async () => {
       const score = await raw.zScore(`${(s as { prefix: string }).prefix}:{default}:active`, hash);

@@ -100,6 +100,11 @@ describe('OpenTelemetry adapter', () => {
     const active = trace.getSpan(otel.contextOf(task) as never);
     expect(active?.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
     await s.ack(task);
-    expect(exporter.getFinishedSpans().find((sp) => sp.name === 'process default')!.spanContext().spanId).toBe(active!.spanContext().spanId);
+    expect(
+      exporter
+        .getFinishedSpans()
+        .find((sp) => sp.name === 'process default')!
+        .spanContext().spanId,
+    ).toBe(active!.spanContext().spanId);
   });
 });

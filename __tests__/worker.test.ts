@@ -248,12 +248,20 @@ describe('errors in the loop', () => {
   });
 });
 
-
 describe('work, with handlers that throw odd values', () => {
   const unprintable = {
     'Object.create(null)': () => Object.create(null),
-    'an object whose toString throws': () => ({ toString: () => { throw new Error('no'); } }),
-    'an Error whose stack getter throws': () => Object.defineProperty(new Error('x'), 'stack', { get: () => { throw new Error('no'); } }),
+    'an object whose toString throws': () => ({
+      toString: () => {
+        throw new Error('no');
+      },
+    }),
+    'an Error whose stack getter throws': () =>
+      Object.defineProperty(new Error('x'), 'stack', {
+        get: () => {
+          throw new Error('no');
+        },
+      }),
   };
 
   it.each(Object.entries(unprintable))('records %s as a failure and retries the task', async (_, make) => {

@@ -49,9 +49,12 @@ async function once(target: Target, queues: number, run: number): Promise<{ put:
     await new Promise<void>((resolve) => {
       const concurrency = Math.max(1, Math.floor(HANDLERS / queues));
       const workers = names.map((queue) =>
-        s.work(async () => {
-          if (++done === perQueue * queues) resolve();
-        }, { queue, concurrency }),
+        s.work(
+          async () => {
+            if (++done === perQueue * queues) resolve();
+          },
+          { queue, concurrency },
+        ),
       );
       void workers;
     });

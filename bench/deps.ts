@@ -78,11 +78,19 @@ function costPer(part: Part, per: number): Cost {
   const calls = Object.fromEntries(Object.entries(part.delta).map(([k, v]) => [k, v.calls]));
   const c = costOf([{ tasks: per, calls }])!;
   const top = new Set(c.topLevelBy.map(([name]) => name.toLowerCase().replace(' ', '|')));
-  const usec = Object.entries(part.delta).filter(([k]) => top.has(k)).reduce((acc, [, v]) => acc + v.usec, 0);
+  const usec = Object.entries(part.delta)
+    .filter(([k]) => top.has(k))
+    .reduce((acc, [, v]) => acc + v.usec, 0);
   return { trips: c.topLevel, commands: c.commands, usec: usec / per, ms: part.ms / per, by: c.topLevelBy };
 }
 const minus = (a: Cost, b: Cost): Cost => ({ trips: a.trips - b.trips, commands: a.commands - b.commands, usec: a.usec - b.usec, ms: a.ms - b.ms, by: [] });
-const med = (xs: Cost[]): Cost => ({ trips: median(xs.map((x) => x.trips)), commands: median(xs.map((x) => x.commands)), usec: median(xs.map((x) => x.usec)), ms: median(xs.map((x) => x.ms)), by: xs[0].by });
+const med = (xs: Cost[]): Cost => ({
+  trips: median(xs.map((x) => x.trips)),
+  commands: median(xs.map((x) => x.commands)),
+  usec: median(xs.map((x) => x.usec)),
+  ms: median(xs.map((x) => x.ms)),
+  by: xs[0].by,
+});
 
 let prefixes = 0;
 async function open(url: string): Promise<Scheduler> {
@@ -168,9 +176,12 @@ async function chain(url: string, hops: number, queues: string[]): Promise<{ put
     const all = new Promise<void>((resolve) => (finished = resolve));
     const run = await measure(async () => {
       const workers = queues.map((queue) =>
-        s.work(async () => {
-          if (++ran === hops + 1) setImmediate(finished);
-        }, { queue }),
+        s.work(
+          async () => {
+            if (++ran === hops + 1) setImmediate(finished);
+          },
+          { queue },
+        ),
       );
       await all;
       await Promise.all(workers.map((w) => w.close()));
@@ -204,7 +215,10 @@ const f = (x: number, digits = 1) => x.toFixed(digits);
 /** A fan scenario's row: the edge's cost (with less base, per edge), and the base's own per task. */
 const row = (label: string, n: number, edge: Cost, base: Cost, ms: [number, number]) =>
   `| ${label} | ${f(edge.trips * n, 0)} | ${f(edge.trips, 3)} | ${f(edge.commands)} | ${f(edge.usec)} | ${f(base.usec)} | ${f(ms[0], 0)} / ${f(ms[1], 0)} |`;
-const usecOf = (p: Part) => Object.entries(p.delta).filter(([k]) => k === 'evalsha' || k === 'eval').reduce((acc, [, v]) => acc + v.usec, 0);
+const usecOf = (p: Part) =>
+  Object.entries(p.delta)
+    .filter(([k]) => k === 'evalsha' || k === 'eval')
+    .reduce((acc, [, v]) => acc + v.usec, 0);
 
 async function main(): Promise<void> {
   const began = Date.now();
@@ -225,7 +239,15 @@ async function main(): Promise<void> {
     const longest: string[] = [];
     const timings: string[] = [];
     for (const n of SIZES) {
-      const inCosts: Cost[] = [], outCosts: Cost[] = [], inBase: Cost[] = [], outBase: Cost[] = [], inPut: number[] = [], inLast: number[] = [], outAck: number[] = [], outMs: number[] = [], outBaseMs: number[] = [];
+      const inCosts: Cost[] = [],
+        outCosts: Cost[] = [],
+        inBase: Cost[] = [],
+        outBase: Cost[] = [],
+        inPut: number[] = [],
+        inLast: number[] = [],
+        outAck: number[] = [],
+        outMs: number[] = [],
+        outBaseMs: number[] = [];
       const wall: Record<'inWith' | 'inBase' | 'outWith' | 'outBase', number[]> = { inWith: [], inBase: [], outWith: [], outBase: [] };
       for (let run = 1; run <= RUNS; run++) {
         await admin.flushAll();
@@ -261,7 +283,10 @@ async function main(): Promise<void> {
     }
 
     const chains: string[] = [];
-    for (const [label, queues] of [['two queues', ['ping', 'pong']], ['one queue', ['solo']]] as const) {
+    for (const [label, queues] of [
+      ['two queues', ['ping', 'pong']],
+      ['one queue', ['solo']],
+    ] as const) {
       const parts: Array<{ put: Cost; run: Cost }> = [];
       for (let run = 1; run <= RUNS; run++) {
         await admin.flushAll();
@@ -271,11 +296,22 @@ async function main(): Promise<void> {
       }
       const put = med(parts.map((p) => p.put));
       const run = med(parts.map((p) => p.run));
-      chains.push(`| ${label} | ${f(put.trips, 2)} | ${f(put.usec)} | ${f(run.trips, 2)} | ${f(run.usec)} | ${f(run.ms, 2)} | ${run.by.slice(0, 5).map(([c, x]) => `${c} ${f(x, 2)}`).join(', ')} |`);
+      chains.push(
+        `| ${label} | ${f(put.trips, 2)} | ${f(put.usec)} | ${f(run.trips, 2)} | ${f(run.usec)} | ${f(run.ms, 2)} | ${run.by
+          .slice(0, 5)
+          .map(([c, x]) => `${c} ${f(x, 2)}`)
+          .join(', ')} |`,
+      );
     }
 
     const putRows: string[] = [];
-    for (const [refs, other] of [[0, false], [1, false], [10, false], [1, true], [10, true]] as const) {
+    for (const [refs, other] of [
+      [0, false],
+      [1, false],
+      [10, false],
+      [1, true],
+      [10, true],
+    ] as const) {
       const parts: Array<{ single: Cost; many: Cost }> = [];
       for (let run = 1; run <= RUNS; run++) {
         await admin.flushAll();
@@ -285,7 +321,9 @@ async function main(): Promise<void> {
       const single = med(parts.map((p) => p.single));
       const many = med(parts.map((p) => p.many));
       const where = refs === 0 ? '' : other ? ' of another queue' : ' of its queue';
-      putRows.push(`| ${refs} ref${refs === 1 ? '' : 's'}${where} | ${f(single.trips, 2)} | ${f(single.commands)} | ${f(single.usec)} | ${f(single.ms * 1000, 0)} | ${f(many.commands)} | ${f(many.usec)} |`);
+      putRows.push(
+        `| ${refs} ref${refs === 1 ? '' : 's'}${where} | ${f(single.trips, 2)} | ${f(single.commands)} | ${f(single.usec)} | ${f(single.ms * 1000, 0)} | ${f(many.commands)} | ${f(many.usec)} |`,
+      );
       console.error(`put with ${refs}${where}: ${f(single.trips, 2)} trips, ${f(single.usec)} µs`);
     }
 
@@ -301,7 +339,7 @@ async function main(): Promise<void> {
       '',
       'Redis counts every command in INFO commandstats, with the time it took (`usec`). A snapshot before and after each measured part gives its calls and time per command. As in bench/cost.ts, a command is "top level" (a round trip\'s worth of work the client asked for: EVALSHA, BLPOP, CLIENT UNBLOCK, ...) unless docket\'s Lua scripts name it; every command counts in "commands", those the scripts ran included. "Redis µs" is the `usec` of the top-level calls: an EVALSHA\'s includes everything its script ran. Client-side work (JSON, hashing) is not in it.',
       '',
-      '**Per edge.** Each fan scenario runs twice on a fresh prefix: with `after`, and the same tasks put with none. Both are driven the same way: `putMany` of the many, a `put` of the one, then `claimMany(1000)` and pipelined single acks until every task is done. The difference, divided by the number of edges (N), is what one dependency edge costs. It includes the extra claims the release takes: a task others wait on releases 100 of them in its own ack, and each claim after releases the next 100. A putMany\'s registry SADD goes out from every chunk that finishes before the first one\'s answer, so top-level counts vary by one or two between runs, which can make a difference of 0 come out as -1.',
+      "**Per edge.** Each fan scenario runs twice on a fresh prefix: with `after`, and the same tasks put with none. Both are driven the same way: `putMany` of the many, a `put` of the one, then `claimMany(1000)` and pipelined single acks until every task is done. The difference, divided by the number of edges (N), is what one dependency edge costs. It includes the extra claims the release takes: a task others wait on releases 100 of them in its own ack, and each claim after releases the next 100. A putMany's registry SADD goes out from every chunk that finishes before the first one's answer, so top-level counts vary by one or two between runs, which can make a difference of 0 come out as -1.",
       '',
       '## Cost per dependency edge',
       '',
@@ -309,7 +347,7 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|---|',
       ...edges,
       '',
-      '"Base: Redis µs per task" is what a task costs without dependencies in the same drive (its share of putMany, claims and its own ack), for scale. Fan-in: the child\'s put registers the N dependents in one script call, and each parent\'s ack finds its one dependent and settles it in the same call: no round trip of its own. Fan-out: the parent\'s ack lists its N dependents and queues one step each in `settle`, applying the first 100; each claim after applies the next 100, so a claim of 1,000 finds about 100 ready, not 1,000: the extra round trips are those extra claims.',
+      "\"Base: Redis µs per task\" is what a task costs without dependencies in the same drive (its share of putMany, claims and its own ack), for scale. Fan-in: the child's put registers the N dependents in one script call, and each parent's ack finds its one dependent and settles it in the same call: no round trip of its own. Fan-out: the parent's ack lists its N dependents and queues one step each in `settle`, applying the first 100; each claim after applies the next 100, so a claim of 1,000 finds about 100 ready, not 1,000: the extra round trips are those extra claims.",
       '',
       '## Longest single calls',
       '',
@@ -317,7 +355,7 @@ async function main(): Promise<void> {
       '|---|---|',
       ...longest,
       '',
-      '## Fan-out: from the parent\'s ack to the last of N acked',
+      "## Fan-out: from the parent's ack to the last of N acked",
       '',
       'Claims of up to 1,000 and pipelined acks, one client; the base is the same N tasks put without `after` (all ready from the start).',
       '',
@@ -333,7 +371,7 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|---|',
       ...chains,
       '',
-      'Across queues a hop\'s EVALSHAs are (seen with MONITOR): the finishing worker\'s claim that acks, whose reply says steps are due; its carry (outbox.lua, apply.lua in the other queue, outbox.lua to say they are carried); and the other worker\'s claim, woken by apply.lua\'s wake token (a claim\'s next-due leaves out outbox steps due now: the worker that got the reply carries them). The idle wait that follows is the CLIENT ID and BLPOP. In one queue the ack\'s own call releases the next task and leases it: one call a hop.',
+      "Across queues a hop's EVALSHAs are (seen with MONITOR): the finishing worker's claim that acks, whose reply says steps are due; its carry (outbox.lua, apply.lua in the other queue, outbox.lua to say they are carried); and the other worker's claim, woken by apply.lua's wake token (a claim's next-due leaves out outbox steps due now: the worker that got the reply carries them). The idle wait that follows is the CLIENT ID and BLPOP. In one queue the ack's own call releases the next task and leases it: one call a hop.",
       '',
       '## Put cost by number of refs',
       '',

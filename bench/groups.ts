@@ -53,9 +53,12 @@ async function drainRate(url: string, { groups, limit }: Config, run: number, in
     let done = 0;
     const started = performance.now();
     await new Promise<void>((resolve) => {
-      const worker = s.work(async () => {
-        if (++done === TASKS) resolve();
-      }, { concurrency: 32 });
+      const worker = s.work(
+        async () => {
+          if (++done === TASKS) resolve();
+        },
+        { concurrency: 32 },
+      );
       void worker;
     });
     return TASKS / ((performance.now() - started) / 1000);

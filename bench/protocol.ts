@@ -28,9 +28,6 @@ export interface Measure {
   note?: string;
 }
 
-export type ChildMessage =
-  | { type: 'mark'; at: 'start' | 'end' }
-  | { type: 'result'; measure: Measure }
-  | { type: 'error'; message: string };
+export type ChildMessage = { type: 'mark'; at: 'start' | 'end' } | { type: 'result'; measure: Measure } | { type: 'error'; message: string };
 
 export type ParentMessage = RunRequest | { type: 'marked'; usedMemory: number };

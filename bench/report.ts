@@ -165,7 +165,11 @@ function costs(samples: Sample[], lib: string): Array<{ row: Row; cost: Cost }> 
   });
 }
 
-const list = (xs: Array<[string, number]>, n: number) => xs.slice(0, n).map(([c, v]) => `${c} ${v.toFixed(3)}`).join(', ');
+const list = (xs: Array<[string, number]>, n: number) =>
+  xs
+    .slice(0, n)
+    .map(([c, v]) => `${c} ${v.toFixed(3)}`)
+    .join(', ');
 
 function costTable(samples: Sample[], sizes: Sizes): string[] {
   const lines = ['| Scenario | EVALSHA / task | top-level calls / task | commands / task | top commands inside scripts / task |', '|---|---|---|---|---|'];
@@ -224,9 +228,9 @@ export function report(samples: Sample[], info: RunInfo): { markdown: string; js
     '### Reading the latency rows',
     '',
     '- bee-queue raises due delayed jobs in batches: its worker arms one timer for the last job within `delayedDebounce` (default 1,000 ms) of the earliest one, so its delayed jobs run up to about a second late by design. The defaults are kept, as for every library.',
-    '- BullMQ waits for a delayed job in a blocking `BZPOPMIN` whose timeout is the job\'s run-at; Redis checks blocking timeouts only `hz` (10) times a second, which fits its lateness of up to about 100 ms.',
-    '- docket and minimal take a delayed task\'s run-at from the Redis clock when the put arrives, BullMQ and bee-queue from the client\'s clock when `add`/`save` is called. The delayed scenario therefore puts one task at a time, so no put waits in a client queue.',
-    '- Request/response: docket puts with `keepResult` and waits with `result(hash, { wait })`; BullMQ adds with `removeOnComplete: { age: 60 }` (with `true` the job can be gone before `waitUntilFinished` checks it) and waits with `waitUntilFinished` on one `QueueEvents`; minimal publishes the result from its ack script. The cell gives requests per second after the latencies. bee-queue is left out (—): a job\'s `succeeded` event can arrive before its `save()` resolves, and bee-queue then drops it (bee-queue#78, #189), so some requests never hear back (see bench/README.md).',
+    "- BullMQ waits for a delayed job in a blocking `BZPOPMIN` whose timeout is the job's run-at; Redis checks blocking timeouts only `hz` (10) times a second, which fits its lateness of up to about 100 ms.",
+    "- docket and minimal take a delayed task's run-at from the Redis clock when the put arrives, BullMQ and bee-queue from the client's clock when `add`/`save` is called. The delayed scenario therefore puts one task at a time, so no put waits in a client queue.",
+    "- Request/response: docket puts with `keepResult` and waits with `result(hash, { wait })`; BullMQ adds with `removeOnComplete: { age: 60 }` (with `true` the job can be gone before `waitUntilFinished` checks it) and waits with `waitUntilFinished` on one `QueueEvents`; minimal publishes the result from its ack script. The cell gives requests per second after the latencies. bee-queue is left out (—): a job's `succeeded` event can arrive before its `save()` resolves, and bee-queue then drops it (bee-queue#78, #189), so some requests never hear back (see bench/README.md).",
     '- The p99 of a few thousand samples is the 20th-worst one: a single garbage collection or a busy neighbour on the shared machine shows up in it. The spread over runs says how far to trust it.',
     '',
     '## Cost model (docket)',
@@ -243,4 +247,3 @@ export function report(samples: Sample[], info: RunInfo): { markdown: string; js
   const json = { ...info, sizes: info.sizes, table: rows, samples };
   return { markdown, json };
 }
-

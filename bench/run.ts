@@ -52,7 +52,17 @@ async function runAll(redis: BenchRedis, opts: ReturnType<typeof options>, pin: 
         const sample = await runChild(redis, { type: 'run', library, scenario, url: redis.url, sizes }, pin, round);
         samples.push(sample);
         const m = sample.measure;
-        const shown = sample.error ?? [m?.rate && `${m.rate.toFixed(0)}/s`, m?.p99 !== undefined && `p50 ${m.p50!.toFixed(2)} p99 ${m.p99.toFixed(2)} max ${m.max!.toFixed(2)} ms`, m?.bytes && `${m.bytes.toFixed(0)} B`, m?.distinct && `${m.distinct} distinct`, m?.note].filter(Boolean).join(', ');
+        const shown =
+          sample.error ??
+          [
+            m?.rate && `${m.rate.toFixed(0)}/s`,
+            m?.p99 !== undefined && `p50 ${m.p50!.toFixed(2)} p99 ${m.p99.toFixed(2)} max ${m.max!.toFixed(2)} ms`,
+            m?.bytes && `${m.bytes.toFixed(0)} B`,
+            m?.distinct && `${m.distinct} distinct`,
+            m?.note,
+          ]
+            .filter(Boolean)
+            .join(', ');
         console.error(`${scenario} ${library} #${round}: ${shown} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       }
     }

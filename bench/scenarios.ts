@@ -62,9 +62,11 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 /** Runs fn(0..count-1) with `width` calls in flight at any time. */
 async function inFlight(count: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, count) }, async () => {
-    while (next < count) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
 }
 
 /** Puts payloads from..from+count-1 in bulk batches, one batch after another. */

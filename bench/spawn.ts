@@ -35,11 +35,14 @@ export function runChild(redis: BenchRedis, req: RunRequest, pin: boolean, round
 
   child.on('message', (msg: ChildMessage) => {
     if (msg.type === 'mark') {
-      void redis.snapshot().then((snap) => {
-        if (msg.at === 'start') start = snap;
-        else if (start) base.calls = callsBetween(start, snap, redis.infoCallsPerSnapshot);
-        answer({ type: 'marked', usedMemory: snap.usedMemory });
-      }, (err) => (failure = `snapshot: ${err.message}`));
+      void redis.snapshot().then(
+        (snap) => {
+          if (msg.at === 'start') start = snap;
+          else if (start) base.calls = callsBetween(start, snap, redis.infoCallsPerSnapshot);
+          answer({ type: 'marked', usedMemory: snap.usedMemory });
+        },
+        (err) => (failure = `snapshot: ${err.message}`),
+      );
     } else if (msg.type === 'result') sample = { ...base, measure: msg.measure };
     else failure = msg.message;
   });

@@ -142,8 +142,7 @@ async function demo(url: string, prefix: string): Promise<void> {
 
     const st = await s.stats();
     console.log('\nAfterwards:');
-    say(`stats: ready ${st.ready}, delayed ${st.delayed}, active ${st.active}, dead ${st.dead}, ` +
-      `expired ${st.expired}, deduplicated ${st.deduplicated}`);
+    say(`stats: ready ${st.ready}, delayed ${st.delayed}, active ${st.active}, dead ${st.dead}, ` + `expired ${st.expired}, deduplicated ${st.deduplicated}`);
     say('the flash sale never ran: the claim that reached it found it expired, dropped it and counted it');
     say('the welcome email ran once although it was put twice');
     expect(st.expired === 1 && !ran.includes('flash sale'), 'the flash sale was not dropped as expired');

@@ -199,8 +199,22 @@ function wholeJson(text: string): Json | null {
 
 /** The fields of a task whose record cannot be read: nothing but NaN and null. */
 const UNREADABLE = {
-  runAt: NaN, expireAt: null, attempts: NaN, maxAttempts: NaN, priority: false, level: 0,
-  group: null, key: null, leaseUntil: null, worker: null, diedAt: null, waitingOn: null, progress: null, keepResult: null, timeout: null, name: null,
+  runAt: NaN,
+  expireAt: null,
+  attempts: NaN,
+  maxAttempts: NaN,
+  priority: false,
+  level: 0,
+  group: null,
+  key: null,
+  leaseUntil: null,
+  worker: null,
+  diedAt: null,
+  waitingOn: null,
+  progress: null,
+  keepResult: null,
+  timeout: null,
+  name: null,
 } as const;
 
 /**

@@ -18,7 +18,10 @@ export interface Attempt {
 
 export function attempt(run: () => Promise<unknown>, task: Task<unknown>, controller: AbortController, limitMs: number | undefined): Attempt {
   const handled = (async () => run())();
-  const returned = handled.then(() => {}, () => {});
+  const returned = handled.then(
+    () => {},
+    () => {},
+  );
   if (limitMs === undefined) return { outcome: handled, returned, timedOut: () => false };
   let timer: NodeJS.Timeout | undefined;
   let late = false;

@@ -9,14 +9,12 @@ const CHECKS: Array<{ parameter: string; good: (value: string) => boolean; warni
   {
     parameter: 'maxmemory-policy',
     good: (value) => value === 'noeviction',
-    warning: (value) =>
-      `Redis maxmemory-policy is '${value}': under memory pressure Redis may evict docket's keys and the tasks in them. Set maxmemory-policy noeviction.`,
+    warning: (value) => `Redis maxmemory-policy is '${value}': under memory pressure Redis may evict docket's keys and the tasks in them. Set maxmemory-policy noeviction.`,
   },
   {
     parameter: 'appendonly',
     good: (value) => value === 'yes',
-    warning: () =>
-      'Redis AOF is off (appendonly no): a Redis crash loses every task written since the last snapshot. Set appendonly yes.',
+    warning: () => 'Redis AOF is off (appendonly no): a Redis crash loses every task written since the last snapshot. Set appendonly yes.',
   },
 ];
 

@@ -65,8 +65,7 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
     return { options, connected: () => void (connected = true), retire: () => void (retired = true) };
   };
   const first = socket();
-  const openOwnCluster = (urls: string[], s: ReturnType<typeof socket>) =>
-    openCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { socket: s.options } });
+  const openOwnCluster = (urls: string[], s: ReturnType<typeof socket>) => openCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { socket: s.options } });
   const c: RedisLike = client ?? (Array.isArray(url) ? openOwnCluster(url, first) : openClient({ url, socket: first.options }));
   if (own) {
     // Without a listener an 'error' event would crash the process; the client reconnects itself.

@@ -64,9 +64,11 @@ export function events(ctx: Context, queue: string, options: EventsOptions | und
   const key = ctx.keys(queue).events;
   const deadline = { ms: ctx.options.commandTimeout, what: 'events' };
   const start: Promise<string> =
-    o.from === 'start' ? Promise.resolve('0-0')
-    : o.from !== 'now' ? Promise.resolve(o.from)
-    : ctx.conn.send(key, ['XREVRANGE', key, '+', '-', 'COUNT', '1'], deadline).then((r) => (r as Array<[string]>)[0]?.[0] ?? '0-0');
+    o.from === 'start'
+      ? Promise.resolve('0-0')
+      : o.from !== 'now'
+        ? Promise.resolve(o.from)
+        : ctx.conn.send(key, ['XREVRANGE', key, '+', '-', 'COUNT', '1'], deadline).then((r) => (r as Array<[string]>)[0]?.[0] ?? '0-0');
   // A start that fails is reported by the first next(), not as an unhandled rejection now.
   start.catch(() => {});
   return read(ctx, queue, key, start, signal);
@@ -183,4 +185,3 @@ export async function throughput(ctx: Context, queue: string, options?: Throughp
   const first = trimmed ? Number(String(info.get('recorded-first-entry-id')).split('-')[0]) : 0;
   return { now, bucket: o.bucket, since: Math.max(start, first), buckets };
 }
-

@@ -40,10 +40,7 @@ export async function limitGroups(ctx: Context, limit: unknown, options?: GroupL
 export async function groupLimits(ctx: Context, options?: { queue?: string }): Promise<GroupLimits> {
   const keys = ctx.keys(ctx.queueOf(options));
   const deadline = { ms: ctx.options.commandTimeout, what: 'groupLimits' };
-  const [limits, active] = await Promise.all([
-    ctx.conn.send(keys.glimits, ['HGETALL', keys.glimits], deadline),
-    ctx.conn.send(keys.gactive, ['HGETALL', keys.gactive], deadline),
-  ]);
+  const [limits, active] = await Promise.all([ctx.conn.send(keys.glimits, ['HGETALL', keys.glimits], deadline), ctx.conn.send(keys.gactive, ['HGETALL', keys.gactive], deadline)]);
   const numbers = (reply: unknown) => Object.fromEntries([...hashReply(reply)].map(([k, v]) => [k, Number(v)]));
   const groups = numbers(limits);
   const fallback = groups[''];
@@ -73,9 +70,6 @@ export async function limitConcurrency(ctx: Context, limit: unknown, options?: {
 export async function concurrencyLimit(ctx: Context, options?: { queue?: string }): Promise<ConcurrencyLimit> {
   const keys = ctx.keys(ctx.queueOf(options));
   const deadline = { ms: ctx.options.commandTimeout, what: 'concurrencyLimit' };
-  const [limit, active] = await Promise.all([
-    ctx.conn.send(keys.limits, ['HGET', keys.limits, 'concurrency'], deadline),
-    ctx.conn.send(keys.active, ['ZCARD', keys.active], deadline),
-  ]);
+  const [limit, active] = await Promise.all([ctx.conn.send(keys.limits, ['HGET', keys.limits, 'concurrency'], deadline), ctx.conn.send(keys.active, ['ZCARD', keys.active], deadline)]);
   return { limit: limit === null ? null : Number(limit), active: Number(active) };
 }

@@ -8,7 +8,46 @@
 export const READY_LEVELS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
 
 /** The fixed key set of a queue: nothing docket writes lives outside it. */
-export const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...READY_LEVELS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events', 'results', 'kept', 'progress', 'windows', 'waiting', 'limits', 'rates', 'gheld', 'blocked', 'after', 'dependents', 'deplist', 'settle', 'outbox', 'logs', 'moved'] as const;
+export const SUFFIXES = [
+  'data',
+  'meta',
+  'delayed',
+  'ready',
+  'active',
+  'dead',
+  'counts',
+  'wake',
+  'acked',
+  'workers',
+  'held',
+  'schedules',
+  'occurred',
+  'levels',
+  ...READY_LEVELS,
+  'grouped',
+  'gtags',
+  'parked',
+  'gactive',
+  'glimits',
+  'paused',
+  'events',
+  'results',
+  'kept',
+  'progress',
+  'windows',
+  'waiting',
+  'limits',
+  'rates',
+  'gheld',
+  'blocked',
+  'after',
+  'dependents',
+  'deplist',
+  'settle',
+  'outbox',
+  'logs',
+  'moved',
+] as const;
 export type Suffix = (typeof SUFFIXES)[number];
 export type QueueKeys = Readonly<Record<Suffix, string>>;
 

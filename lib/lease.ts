@@ -79,23 +79,27 @@ export async function claimBatch<T = Json>(
   const claim = count === 0 ? call : () => traced(channels.claim, () => ({ queue, count }), call);
   if (acks.length === 0) return claim();
   let batch!: ClaimBatch<T>;
-  await traced(channels.ack, () => ({ queue, tasks: acks.map((a) => a.task) }), async () => (batch = await claim()).acked);
+  await traced(
+    channels.ack,
+    () => ({ queue, tasks: acks.map((a) => a.task) }),
+    async () => (batch = await claim()).acked,
+  );
   return batch;
 }
 
-async function claimCall<T>(
-  ctx: Context,
-  queue: string,
-  count: number,
-  leaseMs: number,
-  worker: string,
-  acks: readonly Ack[],
-  { keep = 0, onProblem }: Worked,
-): Promise<ClaimBatch<T>> {
+async function claimCall<T>(ctx: Context, queue: string, count: number, leaseMs: number, worker: string, acks: readonly Ack[], { keep = 0, onProblem }: Worked): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
   const token = newToken();
   const input: ClaimInput = {
-    count, lease: leaseMs, token, worker, deadMaxCount, deadMaxAge, remember: ackMemory(ctx), events: ctx.options.eventsMaxLength, keep,
+    count,
+    lease: leaseMs,
+    token,
+    worker,
+    deadMaxCount,
+    deadMaxAge,
+    remember: ackMemory(ctx),
+    events: ctx.options.eventsMaxLength,
+    keep,
     acks: acks.map(({ task, result }) => ({ id: task.hash, token: task.token, result })),
   };
   const reply = await ctx.scripts.run('claim', ctx.keys(queue), input, count === 0 ? 'ack' : 'claim');
@@ -196,8 +200,7 @@ export async function extend(ctx: Context, task: Task<unknown>, by: Span): Promi
 }
 
 export function checkTask(ctx: Context, task: Task<unknown>): void {
-  const ok =
-    typeof task === 'object' && task !== null && typeof task.hash === 'string' && typeof task.token === 'string';
+  const ok = typeof task === 'object' && task !== null && typeof task.hash === 'string' && typeof task.token === 'string';
   if (!ok) throw new ValidationError('task', 'expected a task returned by claim()');
   ctx.checkQueue(task.queue, 'task.queue');
 }

@@ -76,8 +76,7 @@ export const MAX_RUN_TIMEOUT_MS = 2 ** 31 - 1;
  * A commandTimeout of a year timed every call out at once before this bound.
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
-const timerSpan = <S extends z.ZodType<number>>(base: S) =>
-  base.refine((ms) => ms <= MAX_TIMER_MS, { error: `must be at most 24 days (${MAX_TIMER_MS} ms): a timer counts it` });
+const timerSpan = <S extends z.ZodType<number>>(base: S) => base.refine((ms) => ms <= MAX_TIMER_MS, { error: `must be at most 24 days (${MAX_TIMER_MS} ms): a timer counts it` });
 const runTimeout = positiveSpan.refine((ms) => ms <= MAX_RUN_TIMEOUT_MS, { error: `must be at most 24 days (${MAX_RUN_TIMEOUT_MS} ms)` });
 
 /** The longest de-dup window: 30 days. */
@@ -99,10 +98,9 @@ const count = (max: number) =>
     .min(1, { error: `must be from 1 to ${max}` })
     .max(max, { error: `must be from 1 to ${max}` });
 
-const clientLike = z.custom<RedisLike>(
-  (v) => typeof v === 'object' && v !== null && typeof (v as { sendCommand?: unknown }).sendCommand === 'function',
-  { error: 'expected a node-redis v4 client or cluster' },
-);
+const clientLike = z.custom<RedisLike>((v) => typeof v === 'object' && v !== null && typeof (v as { sendCommand?: unknown }).sendCommand === 'function', {
+  error: 'expected a node-redis v4 client or cluster',
+});
 
 /** A function option: checked to be one, and passed through as it is. */
 const fn = <F>() => z.custom<F>((v) => typeof v === 'function', { error: 'expected a function' });
@@ -129,7 +127,12 @@ export const schedulerOptions = z.strictObject({
   /** Deadline of every Redis call, retries of LOADING, BUSY and TRYAGAIN included. */
   commandTimeout: timerSpan(positiveSpan).default(5000),
   /** Entries kept in each queue's events stream (about: trimming is approximate); 0 for none. */
-  eventsMaxLength: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 10000000' }).max(10_000_000, { error: 'must be from 0 to 10000000' }).default(10_000),
+  eventsMaxLength: z
+    .number({ error: 'expected a number' })
+    .int({ error: 'expected a whole number' })
+    .min(0, { error: 'must be from 0 to 10000000' })
+    .max(10_000_000, { error: 'must be from 0 to 10000000' })
+    .default(10_000),
   /** Largest result (or progress value) a handler may report, in bytes of JSON. */
   maxResultBytes: count(512 * 1024 * 1024).default(64 * 1024),
   /** Most log lines kept per task (task.log): the oldest go first. */
@@ -249,16 +252,18 @@ export const groupLimitArg = z.union([z.null(), count(MAX_GROUP_LIMIT)], {
   error: `expected null or a whole number from 1 to ${MAX_GROUP_LIMIT}`,
 });
 /** A rate limit: at most `max` claims per `per` (a span longer than 0, at most 30 days), on one queue. */
-export const rateArg = z.strictObject(
-  {
-    max: count(1_000_000),
-    per: positiveSpan.refine((ms) => ms <= MAX_DEDUP_WINDOW_MS, { error: `must be at most 30 days (${MAX_DEDUP_WINDOW_MS} ms)` }),
-    queue: queueName.optional(),
-    group: groupName.optional(),
-    eachGroup: z.boolean({ error: 'expected a boolean' }).optional(),
-  },
-  { error: 'expected null or { max, per, queue?, group?, eachGroup? }' },
-).refine((o) => !(o.group !== undefined && o.eachGroup), { error: 'give group or eachGroup, not both', path: ['eachGroup'] });
+export const rateArg = z
+  .strictObject(
+    {
+      max: count(1_000_000),
+      per: positiveSpan.refine((ms) => ms <= MAX_DEDUP_WINDOW_MS, { error: `must be at most 30 days (${MAX_DEDUP_WINDOW_MS} ms)` }),
+      queue: queueName.optional(),
+      group: groupName.optional(),
+      eachGroup: z.boolean({ error: 'expected a boolean' }).optional(),
+    },
+    { error: 'expected null or { max, per, queue?, group?, eachGroup? }' },
+  )
+  .refine((o) => !(o.group !== undefined && o.eachGroup), { error: 'give group or eachGroup, not both', path: ['eachGroup'] });
 
 /** Which rate limit limitRate(null, ...) removes: the queue's, one group's, or every group's. */
 export const rateScope = z
@@ -293,37 +298,38 @@ export const MAX_HEARTBEAT_DEADLINE_MS = 10 * 60_000;
 
 const abortSignal = z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'expected an AbortSignal' });
 
-export const workOptions = z.strictObject({
-  queue: queueName.optional(),
-  concurrency: count(1000).default(1),
-  lease: timerSpan(positiveSpan).default(30_000),
-  maxAttempts: count(1000).optional(),
-  backoff: fn<(attempt: number) => number>().optional(),
-  signal: abortSignal.optional(),
-  /** Called with errors the worker recovered from (Redis errors, lost leases). docket logs nothing itself. */
-  onError: fn<(err: unknown) => void>().optional(),
-  shutdownTimeout: timerSpan(span).default(30_000),
-  handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
-  /** How long a task's outcome is kept once it finishes, for tasks whose put gave none. */
-  keepResult: keepResult.optional(),
-  /** How long one attempt may run, for tasks whose put gave none. */
-  timeout: runTimeout.optional(),
-  /** Run the handler module (a path or file URL) in worker threads (sandbox.ts). */
-  sandbox: z.boolean({ error: 'expected a boolean' }).default(false),
-  /** How often the worker's heartbeat is sent (heartbeat.ts). */
-  heartbeatInterval: positiveSpan
-    .refine((ms) => ms >= MIN_HEARTBEAT_INTERVAL_MS && ms <= MAX_HEARTBEAT_INTERVAL_MS, { error: `must be from ${MIN_HEARTBEAT_INTERVAL_MS} ms to ${MAX_HEARTBEAT_INTERVAL_MS / 1000} s` })
-    .default(HEARTBEAT_INTERVAL_MS),
-  /** How old its last heartbeat may be before other workers take it for dead and re-run its tasks. */
-  heartbeatDeadline: positiveSpan
-    .refine((ms) => ms <= MAX_HEARTBEAT_DEADLINE_MS, { error: `must be at most ${MAX_HEARTBEAT_DEADLINE_MS / 60_000} minutes` })
-    .default(HEARTBEAT_DEADLINE_MS),
-}).refine((o) => o.heartbeatDeadline >= 2 * o.heartbeatInterval, {
-  // One late beat must not make a live worker look dead.
-  error: 'must be at least twice heartbeatInterval',
-  path: ['heartbeatDeadline'],
-});
-
+export const workOptions = z
+  .strictObject({
+    queue: queueName.optional(),
+    concurrency: count(1000).default(1),
+    lease: timerSpan(positiveSpan).default(30_000),
+    maxAttempts: count(1000).optional(),
+    backoff: fn<(attempt: number) => number>().optional(),
+    signal: abortSignal.optional(),
+    /** Called with errors the worker recovered from (Redis errors, lost leases). docket logs nothing itself. */
+    onError: fn<(err: unknown) => void>().optional(),
+    shutdownTimeout: timerSpan(span).default(30_000),
+    handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
+    /** How long a task's outcome is kept once it finishes, for tasks whose put gave none. */
+    keepResult: keepResult.optional(),
+    /** How long one attempt may run, for tasks whose put gave none. */
+    timeout: runTimeout.optional(),
+    /** Run the handler module (a path or file URL) in worker threads (sandbox.ts). */
+    sandbox: z.boolean({ error: 'expected a boolean' }).default(false),
+    /** How often the worker's heartbeat is sent (heartbeat.ts). */
+    heartbeatInterval: positiveSpan
+      .refine((ms) => ms >= MIN_HEARTBEAT_INTERVAL_MS && ms <= MAX_HEARTBEAT_INTERVAL_MS, { error: `must be from ${MIN_HEARTBEAT_INTERVAL_MS} ms to ${MAX_HEARTBEAT_INTERVAL_MS / 1000} s` })
+      .default(HEARTBEAT_INTERVAL_MS),
+    /** How old its last heartbeat may be before other workers take it for dead and re-run its tasks. */
+    heartbeatDeadline: positiveSpan
+      .refine((ms) => ms <= MAX_HEARTBEAT_DEADLINE_MS, { error: `must be at most ${MAX_HEARTBEAT_DEADLINE_MS / 60_000} minutes` })
+      .default(HEARTBEAT_DEADLINE_MS),
+  })
+  .refine((o) => o.heartbeatDeadline >= 2 * o.heartbeatInterval, {
+    // One late beat must not make a live worker look dead.
+    error: 'must be at least twice heartbeatInterval',
+    path: ['heartbeatDeadline'],
+  });
 
 /** The longest result() waits: what one timer can count (setTimeout fires at once beyond it). */
 export const MAX_WAIT_MS = 2 ** 31 - 1;
@@ -381,9 +387,7 @@ export const scheduleArg = z.union(
   [
     cronText.transform((cron) => ({ cron, tz: 'UTC' })),
     z.strictObject({ cron: cronText, tz: z.string({ error: 'expected a string' }).min(1).max(64).default('UTC') }),
-    span
-      .refine((ms) => ms >= MIN_INTERVAL_MS, { error: `an interval must be at least ${MIN_INTERVAL_MS} ms` })
-      .transform((every) => ({ every })),
+    span.refine((ms) => ms >= MIN_INTERVAL_MS, { error: `an interval must be at least ${MIN_INTERVAL_MS} ms` }).transform((every) => ({ every })),
   ],
   { error: 'expected a cron expression, { cron, tz }, or an interval in ms or as a Duration' },
 );
@@ -433,10 +437,9 @@ export const throughputOptions = z
   .refine((o) => o.window / o.bucket <= 1000, { error: 'window / bucket must be at most 1000 buckets', path: ['bucket'] });
 
 /** registerMetrics(registry): what it needs of a prom-client Registry (any prom-client 14 or 15). */
-export const metricsRegistry = z.custom<{ registerMetric(metric: unknown): void }>(
-  (v) => typeof (v as { registerMetric?: unknown } | null | undefined)?.registerMetric === 'function',
-  { error: 'expected a prom-client Registry' },
-);
+export const metricsRegistry = z.custom<{ registerMetric(metric: unknown): void }>((v) => typeof (v as { registerMetric?: unknown } | null | undefined)?.registerMetric === 'function', {
+  error: 'expected a prom-client Registry',
+});
 
 /** registerMetrics(registry, options): which queues to report, and the metric names' prefix. */
 export const metricsOptions = z.strictObject(

@@ -298,7 +298,15 @@ class Reader {
     const type = f.get('type') ?? '';
     const waiters = FINISHES[type] ? this.waiting.get(f.get('id') ?? '') : undefined;
     if (!waiters) return;
-    const finish = { entry, type, at: Number(entry.split('-')[0]), attempt: Number(f.get('attempt') ?? 0), error: f.get('error') ?? null, into: f.get('into') ?? null, result: f.get('result') };
+    const finish = {
+      entry,
+      type,
+      at: Number(entry.split('-')[0]),
+      attempt: Number(f.get('attempt') ?? 0),
+      error: f.get('error') ?? null,
+      into: f.get('into') ?? null,
+      result: f.get('result'),
+    };
     for (const w of waiters) if (after(entry, w.from)) w.notify(finish);
   }
 }

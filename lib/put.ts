@@ -107,10 +107,7 @@ interface Prepared {
 }
 type ParsedPut = typeof DEFAULTS;
 
-export async function putMany(
-  ctx: Context,
-  items: Array<{ data: Json; options?: unknown }>,
-): Promise<PutResult[]> {
+export async function putMany(ctx: Context, items: Array<{ data: Json; options?: unknown }>): Promise<PutResult[]> {
   if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
   const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
   await checkQueues(ctx, prepared);
@@ -138,13 +135,17 @@ function sendOne(ctx: Context, prepared: Prepared): Promise<PutResult> {
 function withTrace(prepared: Prepared[], send: () => Promise<PutResult[]>): Promise<PutResult[]> {
   if (!listened(channels.put)) return send();
   const items = prepared.map((p) => ({ queue: p.queue, carrier: {} as Carrier }));
-  return traced(channels.put, () => ({ items }), () => {
-    items.forEach((item, i) => {
-      const trace = encodeCarrier(item.carrier);
-      if (trace !== '') prepared[i].item.options = optionsString(prepared[i].options, trace);
-    });
-    return send();
-  });
+  return traced(
+    channels.put,
+    () => ({ items }),
+    () => {
+      items.forEach((item, i) => {
+        const trace = encodeCarrier(item.carrier);
+        if (trace !== '') prepared[i].item.options = optionsString(prepared[i].options, trace);
+      });
+      return send();
+    },
+  );
 }
 
 function gather(ctx: Context, prepared: Prepared): Promise<PutResult> {
@@ -188,7 +189,10 @@ async function flush(ctx: Context): Promise<void> {
   await Promise.all(
     [...byQueue.values()].map(async (indexes) => {
       let at = 0;
-      for (const call of chunks(ctx, indexes.map((i) => g.items[i]))) {
+      for (const call of chunks(
+        ctx,
+        indexes.map((i) => g.items[i]),
+      )) {
         const part = indexes.slice(at, (at += call.size));
         try {
           const results = await call.results;
@@ -273,7 +277,18 @@ async function checkQueues(ctx: Context, prepared: Prepared[]): Promise<void> {
  */
 function optionsString(o: ParsedPut, trace: string): string {
   const modes = o.unique === 'until-done' && o.onDuplicate === 'keep' && o.dedupWindow === undefined && o.timeout === undefined;
-  const defaults = modes && o.name === undefined && o.delay === undefined && o.at === undefined && o.priority === 0 && o.group === undefined && o.expire === undefined && o.key === undefined && o.maxAttempts === DEFAULT_MAX_ATTEMPTS && o.keepResult === undefined && trace === '';
+  const defaults =
+    modes &&
+    o.name === undefined &&
+    o.delay === undefined &&
+    o.at === undefined &&
+    o.priority === 0 &&
+    o.group === undefined &&
+    o.expire === undefined &&
+    o.key === undefined &&
+    o.maxAttempts === DEFAULT_MAX_ATTEMPTS &&
+    o.keepResult === undefined &&
+    trace === '';
   if (defaults) return '';
   const mode = `${o.unique === 'until-start' ? 's' : ''}${o.onDuplicate === 'replace' ? 'r' : o.onDuplicate === 'debounce' ? 'd' : ''}`;
   // The key goes last: it is the one field that may hold '|'.
@@ -285,12 +300,7 @@ function optionsString(o: ParsedPut, trace: string): string {
  * put.lua skips an occurrence that was put before (by any process): `added` is false and `hash`
  * empty. Once the schedule is gone (unschedule), it puts none and answers `gone`.
  */
-export async function putOccurrences(
-  ctx: Context,
-  queue: string,
-  schedule: string,
-  items: Array<{ data: Json; options: PutOptions }>,
-): Promise<{ gone: boolean; results: PutResult[] }> {
+export async function putOccurrences(ctx: Context, queue: string, schedule: string, items: Array<{ data: Json; options: PutOptions }>): Promise<{ gone: boolean; results: PutResult[] }> {
   const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
   const replies = await call(ctx, queue, prepared, schedule);
   return { gone: replies.some((r) => r.code === -1), results: replies.map((r) => r.result) };

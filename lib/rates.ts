@@ -60,13 +60,23 @@ export async function limitRate(ctx: Context, limit: unknown, options?: RateLimi
   if (limit === null) {
     const scope = parse(rateScope, options ?? {}, 'options');
     const [rate, per] = fields(scope);
-    await ctx.scripts.run('cap', ctx.keys(scope.queue ?? ctx.options.queue), { fields: [{ name: rate, value: null }, { name: per, value: null }] });
+    await ctx.scripts.run('cap', ctx.keys(scope.queue ?? ctx.options.queue), {
+      fields: [
+        { name: rate, value: null },
+        { name: per, value: null },
+      ],
+    });
     return;
   }
   if (options !== undefined) throw new ValidationError('options', 'give the queue and group inside the limit: limitRate({ max, per, queue, group })');
   const o = parse(rateArg, limit, 'limit');
   const [rate, per] = fields(o);
-  await ctx.scripts.run('cap', ctx.keys(o.queue ?? ctx.options.queue), { fields: [{ name: rate, value: o.max }, { name: per, value: o.per }] });
+  await ctx.scripts.run('cap', ctx.keys(o.queue ?? ctx.options.queue), {
+    fields: [
+      { name: rate, value: o.max },
+      { name: per, value: o.per },
+    ],
+  });
 }
 
 /** No claim of the queue, by any worker, for `span` from the Redis server's now. */

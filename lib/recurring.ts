@@ -199,7 +199,11 @@ export class Recurring {
   private taskOptions(at: number): PutOptions {
     const { priority, expire, maxAttempts, keepResult } = this.opts;
     return {
-      queue: this.queue, at, key: occurrenceKey(this.name, at), priority, maxAttempts,
+      queue: this.queue,
+      at,
+      key: occurrenceKey(this.name, at),
+      priority,
+      maxAttempts,
       ...(expire === undefined ? {} : { expire }),
       ...(keepResult === undefined ? {} : { keepResult }),
     };
@@ -207,13 +211,16 @@ export class Recurring {
 
   private sleep(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.look().catch((err) => {
-        this.report(err);
-        this.sleep(RETRY_MS);
-      });
-    }, Math.max(1, Math.min(ms, MAX_SLEEP_MS)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.look().catch((err) => {
+          this.report(err);
+          this.sleep(RETRY_MS);
+        });
+      },
+      Math.max(1, Math.min(ms, MAX_SLEEP_MS)),
+    );
   }
 
   private report(err: unknown): void {
@@ -272,4 +279,3 @@ export async function unschedule(ctx: Context, queue: string, name: unknown): Pr
 function occurrenceKey(name: string, at: number): string {
   return `every:${name}:${at}`;
 }
-

@@ -84,7 +84,11 @@ async function load(module: string): Promise<Run> {
     if (map.size > 0) {
       return (task, signal) => {
         const run = map.get(task.name as string) ?? map.get('*');
-        if (!run) throw Object.assign(new Error(`no handler for the task name ${JSON.stringify(task.name)} in ${module} (it has ${[...map.keys()].join(', ')})`), { name: 'UnknownTaskNameError', code: 'ERR_UNKNOWN_TASK_NAME' });
+        if (!run)
+          throw Object.assign(new Error(`no handler for the task name ${JSON.stringify(task.name)} in ${module} (it has ${[...map.keys()].join(', ')})`), {
+            name: 'UnknownTaskNameError',
+            code: 'ERR_UNKNOWN_TASK_NAME',
+          });
         return run(task, signal);
       };
     }
@@ -136,14 +140,15 @@ async function run(message: Extract<ToThread, { type: 'run' }>): Promise<void> {
 /** Set only in a sandbox thread: sandbox.ts imports this module's helpers, and must not listen. */
 const handlerModule = (workerData as { docketSandbox?: string } | null)?.docketSandbox;
 
-if (handlerModule) parentPort!.on('message', (message: ToThread) => {
-  if (message.type === 'run') void run(message);
-  else if (message.type === 'abort') runs.get(message.id)?.controller.abort(errorOf(message.reason));
-  else {
-    const pending = runs.get(message.id)?.calls;
-    const call = pending?.get(message.call);
-    pending?.delete(message.call);
-    if (message.ok) call?.resolve(message.value);
-    else call?.reject(rethrown(message.error!));
-  }
-});
+if (handlerModule)
+  parentPort!.on('message', (message: ToThread) => {
+    if (message.type === 'run') void run(message);
+    else if (message.type === 'abort') runs.get(message.id)?.controller.abort(errorOf(message.reason));
+    else {
+      const pending = runs.get(message.id)?.calls;
+      const call = pending?.get(message.call);
+      pending?.delete(message.call);
+      if (message.ok) call?.resolve(message.value);
+      else call?.reject(rethrown(message.error!));
+    }
+  });

@@ -370,7 +370,8 @@ class DocketScheduler implements Scheduler {
       const { queue, id, explain } = this.change(hash, options);
       const change = await this.ctx.scripts.run('cancel', this.ctx.keys(queue), { id, events: this.ctx.options.eventsMaxLength });
       // Tasks of other queues wait on it, or it waited on some: they learn now (else at a claim).
-      if (change.done && change.outboxed) await carry(this.ctx, queue).catch((err: unknown) => this.ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
+      if (change.done && change.outboxed)
+        await carry(this.ctx, queue).catch((err: unknown) => this.ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
       return answer(change, explain);
     });
   }

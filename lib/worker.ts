@@ -250,14 +250,16 @@ export class Worker {
   private abandon(): Array<Promise<unknown>> {
     this.abandoned = true;
     for (const a of this.acks.splice(0)) a.settle({ error: new ClosedError('worker') });
-    const releases = [...this.running.values()].filter((entry) => !entry.done).map(async (entry) => {
-      entry.released = true;
-      entry.stopLease();
-      stopProgress(entry.task);
-      stopLogs(entry.task);
-      entry.controller.abort(new ClosedError('worker'));
-      await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
-    });
+    const releases = [...this.running.values()]
+      .filter((entry) => !entry.done)
+      .map(async (entry) => {
+        entry.released = true;
+        entry.stopLease();
+        stopProgress(entry.task);
+        stopLogs(entry.task);
+        entry.controller.abort(new ClosedError('worker'));
+        await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
+      });
     // Handlers that did finish have their ack or fail call under way: one call each, at most.
     const finishing = [...this.running].filter(([, entry]) => entry.done).map(([run]) => run);
     return [...releases, ...finishing, this.flushing ?? Promise.resolve()];
@@ -344,8 +346,7 @@ export class Worker {
    */
   private ackSoon(task: Task<unknown>, result: string): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      const settle = (outcome: { acked: boolean } | { error: unknown }) =>
-        'acked' in outcome ? resolve(outcome.acked) : reject(outcome.error);
+      const settle = (outcome: { acked: boolean } | { error: unknown }) => ('acked' in outcome ? resolve(outcome.acked) : reject(outcome.error));
       this.acks.push({ task, result, tries: 0, settle });
       if (this.state === 'waiting') void this.flushAcks();
     });
@@ -394,19 +395,22 @@ export class Worker {
     // Up to the timeout, plus a moment for the attempt's fail to reach Redis before the lease ends.
     const ends = limitMs === undefined ? Infinity : performance.now() + limitMs + Math.min(this.opts.lease, TIMEOUT_GRACE_MS);
     const lost = () => controller.abort(new LeaseLostError(task.hash));
-    const timer = setInterval(async () => {
-      const sent = performance.now();
-      // A lease held up to the timeout's end is not lost: the attempt's own timer ends it there.
-      if (sent >= deadline) return deadline >= ends ? undefined : lost();
-      const by = Math.min(this.opts.lease, Math.ceil(ends - sent));
-      if (by <= 0) return;
-      try {
-        if (await extend(this.ctx, task, by)) deadline = sent + by;
-        else lost();
-      } catch (err) {
-        this.report(err); // try again next tick, until the deadline passes
-      }
-    }, Math.max(10, Math.floor(this.opts.lease / 3)));
+    const timer = setInterval(
+      async () => {
+        const sent = performance.now();
+        // A lease held up to the timeout's end is not lost: the attempt's own timer ends it there.
+        if (sent >= deadline) return deadline >= ends ? undefined : lost();
+        const by = Math.min(this.opts.lease, Math.ceil(ends - sent));
+        if (by <= 0) return;
+        try {
+          if (await extend(this.ctx, task, by)) deadline = sent + by;
+          else lost();
+        } catch (err) {
+          this.report(err); // try again next tick, until the deadline passes
+        }
+      },
+      Math.max(10, Math.floor(this.opts.lease / 3)),
+    );
     return () => clearInterval(timer);
   }
 
@@ -426,7 +430,6 @@ export class Worker {
     this.wakeLoop?.();
   }
 
-
   private report(err: unknown): void {
     const error = fromRedisError(err);
     this.ctx.log.warn({ queue: this.queue, worker: this.id, ...errorFields(error) }, 'docket: worker recovered from an error');
@@ -437,4 +440,3 @@ export class Worker {
     }
   }
 }
-

@@ -24,7 +24,7 @@ function chromiumPath(): string {
   try {
     return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error('chromium is not on PATH: install Debian\'s package (apt-get install -y chromium); the browser test never downloads one');
+    throw new Error("chromium is not on PATH: install Debian's package (apt-get install -y chromium); the browser test never downloads one");
   }
 }
 
@@ -149,7 +149,15 @@ describe('dashboard in a browser', () => {
       expect(new URL(page.url()).searchParams.has('token')).toBe(false);
 
       const before = await s.stats({ queue });
-      const counts = { ready: before.ready, delayed: before.delayed, waiting: before.waiting, active: before.active, dead: before.dead, expired: before.expired, deduplicated: before.deduplicated };
+      const counts = {
+        ready: before.ready,
+        delayed: before.delayed,
+        waiting: before.waiting,
+        active: before.active,
+        dead: before.dead,
+        expired: before.expired,
+        deduplicated: before.deduplicated,
+      };
       expect(counts).toMatchObject({ ready: 5, delayed: 7, waiting: 2, active: 2, dead: 3 });
       expect(await shownCounts(page)).toEqual(counts);
       await expect(page.locator('tr[data-queue="webhooks"] .badge').textContent()).resolves.toBe('paused');

@@ -101,7 +101,13 @@ describe('on a Redis Cluster', () => {
       const before = await cluster.redirects();
       for (const { queue } of queues) {
         await s.limitGroups(1, { queue, group: 'a' });
-        for (const [data, group] of [['a1', 'a'], ['a2', 'a'], ['b1', 'b'], ['b2', 'b']]) await s.put(data, { queue, group });
+        for (const [data, group] of [
+          ['a1', 'a'],
+          ['a2', 'a'],
+          ['b1', 'b'],
+          ['b2', 'b'],
+        ])
+          await s.put(data, { queue, group });
         const first = await s.claimMany(10, { queue });
         // a's limit of 1 parks a2; b has no limit.
         expect(first.map((t) => t.data).sort()).toEqual(['a1', 'b1', 'b2']);

@@ -36,10 +36,13 @@ it('loses nothing while the slot of a busy queue moves to another master', async
   const untyped: unknown[] = [];
   const seen = new Map<string, number>(); // error codes callers saw, retried
 
-  const worker = consumer.work(async (task: Task) => {
-    const n = (task.data as { n: number }).n;
-    ran.set(n, (ran.get(n) ?? 0) + 1);
-  }, { concurrency: 4, onError: (err) => void (err instanceof DocketError || untyped.push(err)) });
+  const worker = consumer.work(
+    async (task: Task) => {
+      const n = (task.data as { n: number }).n;
+      ran.set(n, (ran.get(n) ?? 0) + 1);
+    },
+    { concurrency: 4, onError: (err) => void (err instanceof DocketError || untyped.push(err)) },
+  );
 
   let stop = false;
   let next = 0;
@@ -63,7 +66,11 @@ it('loses nothing while the slot of a busy queue moves to another master', async
   const producing = Promise.all([produce(producer), produce(producer)]);
   await eventually(() => ran.size >= 200, 20_000);
   const before = answered.size;
-  await run('redis-cli', ['--cluster', 'reshard', `127.0.0.1:${from}`, '--cluster-from', await idOf(from), '--cluster-to', await idOf(to), '--cluster-slots', String(MOVED_SLOTS), '--cluster-yes'], { timeout: 60_000 });
+  await run(
+    'redis-cli',
+    ['--cluster', 'reshard', `127.0.0.1:${from}`, '--cluster-from', await idOf(from), '--cluster-to', await idOf(to), '--cluster-slots', String(MOVED_SLOTS), '--cluster-yes'],
+    { timeout: 60_000 },
+  );
   const movedTo = await cluster.masterOf(slotOf(`{${queue}}`));
   await eventually(() => answered.size >= before + 300, 30_000);
   stop = true;

@@ -35,7 +35,13 @@ const viaProxy = (errors?: unknown[]) => connect(proxy.url, errors);
 /** Whether `p` settles within `ms`. */
 async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   p.catch(() => {});
-  return Promise.race([p.then(() => true, () => true), sleep(ms).then(() => false)]);
+  return Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    sleep(ms).then(() => false),
+  ]);
 }
 
 describe('proxy', () => {

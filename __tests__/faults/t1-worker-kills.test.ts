@@ -99,7 +99,10 @@ it('loses nothing when worker processes are SIGKILLed at random moments', async 
   const items = payloads();
   for (let i = 0; i < TASKS; i += 500) {
     const chunk = items.slice(i, i + 500);
-    await lab.history.track(chunk.map((item) => item.data.label), producer.putMany(chunk));
+    await lab.history.track(
+      chunk.map((item) => item.data.label),
+      producer.putMany(chunk),
+    );
   }
   const violations: string[] = [];
   const { held, lastKillAt, leftAtLastKill } = await killAtRandom(crew, violations);

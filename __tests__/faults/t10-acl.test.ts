@@ -22,11 +22,49 @@ const WORK: WorkConfig = { concurrency: 4, leaseMs: 2000, workMs: [1, 5] };
  * lists the same), written out here so that a command docket starts to need fails this test.
  */
 const COMMANDS = [
-  'evalsha', 'eval', 'blpop', 'client|id', 'client|unblock',
-  'del', 'exists', 'set', 'hdel', 'hexists', 'hget', 'hmget', 'hgetall', 'hincrby', 'hset', 'llen', 'lpop', 'lpush', 'lrem', 'pexpire',
-  'rpush', 'time', 'zadd', 'zcard', 'zrange', 'zrangebylex', 'zrangebyscore', 'zrem', 'zremrangebyscore',
-  'zrevrange', 'zscore', 'zmscore', 'zpopmin', 'xadd', 'sadd', 'pttl', 'xrevrange', 'zlexcount', 'zremrangebylex',
-  'lrange', 'lset', 'unlink', 'zcount',
+  'evalsha',
+  'eval',
+  'blpop',
+  'client|id',
+  'client|unblock',
+  'del',
+  'exists',
+  'set',
+  'hdel',
+  'hexists',
+  'hget',
+  'hmget',
+  'hgetall',
+  'hincrby',
+  'hset',
+  'llen',
+  'lpop',
+  'lpush',
+  'lrem',
+  'pexpire',
+  'rpush',
+  'time',
+  'zadd',
+  'zcard',
+  'zrange',
+  'zrangebylex',
+  'zrangebyscore',
+  'zrem',
+  'zremrangebyscore',
+  'zrevrange',
+  'zscore',
+  'zmscore',
+  'zpopmin',
+  'xadd',
+  'sadd',
+  'pttl',
+  'xrevrange',
+  'zlexcount',
+  'zremrangebylex',
+  'lrange',
+  'lset',
+  'unlink',
+  'zcount',
 ];
 
 const lab = useLab();
@@ -49,7 +87,10 @@ it('works under an ACL user limited to its commands and its prefix', async () =>
       data: { label: `t10-${i}` },
       options: { maxAttempts: 20, ...(i % 2 ? { group: `g${i % 5}` } : {}) },
     }));
-    await lab.history.track(items.map((it) => it.data.label), producer.putMany(items));
+    await lab.history.track(
+      items.map((it) => it.data.label),
+      producer.putMany(items),
+    );
     for (let kill = 1; kill <= KILLS; kill++) {
       await eventually(async () => (await executionCount(lab.oracle, lab.run)) >= (TASKS * kill) / (KILLS + 1), 30_000);
       const victim = workers.splice(Math.floor(Math.random() * workers.length), 1)[0];

@@ -136,9 +136,20 @@ async function freezeAndThaw(run: Run, churn: Churn): Promise<void> {
 
 function startChurn(run: Run): Churn {
   return new Churn(
-    { url: lab.redis.url, prefix: lab.prefix, queue: lab.queue, oracleUrl: lab.oracleServer.url, run: lab.run,
-      commandTimeoutMs: COMMAND_TIMEOUT_MS, shutdownTimeoutMs: SHUTDOWN_MS, lifeMs: [300, 4000],
-      concurrency: CHURN_CONCURRENCY, leaseMs: 2000, workMs: [5, 30], hangRate: 0.05 },
+    {
+      url: lab.redis.url,
+      prefix: lab.prefix,
+      queue: lab.queue,
+      oracleUrl: lab.oracleServer.url,
+      run: lab.run,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+      shutdownTimeoutMs: SHUTDOWN_MS,
+      lifeMs: [300, 4000],
+      concurrency: CHURN_CONCURRENCY,
+      leaseMs: 2000,
+      workMs: [5, 30],
+      hangRate: 0.05,
+    },
     lab.history,
     () => run.frozen,
   );
@@ -194,7 +205,10 @@ async function scenario(): Promise<void> {
   await sleep(ALIVE_AFTER_MS);
   const alive = { churn: churn.live, workers: lab.pool.live.length, sinceLastThawMs: Date.now() - lastThaw };
   await producer.stop();
-  const stop = await churn.stop(2 * SCHEDULER_CLOSE_BOUND_MS + SLACK_MS).then((ms) => ({ ms }), (err: unknown) => ({ ms: -1, error: String(err) }));
+  const stop = await churn.stop(2 * SCHEDULER_CLOSE_BOUND_MS + SLACK_MS).then(
+    (ms) => ({ ms }),
+    (err: unknown) => ({ ms: -1, error: String(err) }),
+  );
   await eventually(async () => (await pending(lab.raw, lab.prefix, lab.queue)) === 0, 60_000);
   run.violations.push(...(await checkInvariants(lab.raw, lab.prefix, lab.queue)).map((p) => `at rest: ${p}`));
   const f = await lab.figures();
@@ -202,8 +216,19 @@ async function scenario(): Promise<void> {
   const found = churnFindings(churn, run.freezes);
   const exits = [...found.exits, ...workerExits];
   const longFreezes = run.freezes.filter(([from, to]) => to - from >= LONG_FREEZE_MS[0]).length;
-  console.log(summary('T11', f, { freezes: run.freezes.length, longFreezes, inFlightAtFreezes: run.inFlight, ...found.figures,
-    stopMs: stop.ms, leaks: found.leaks.length, exits: exits.length, violations: run.violations.length, wallMs: Date.now() - started }));
+  console.log(
+    summary('T11', f, {
+      freezes: run.freezes.length,
+      longFreezes,
+      inFlightAtFreezes: run.inFlight,
+      ...found.figures,
+      stopMs: stop.ms,
+      leaks: found.leaks.length,
+      exits: exits.length,
+      violations: run.violations.length,
+      wallMs: Date.now() - started,
+    }),
+  );
 
   expect(exits).toEqual([]);
   expect(alive).toMatchObject({ churn: CHURNERS, workers: WORKERS });

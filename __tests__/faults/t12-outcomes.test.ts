@@ -32,7 +32,10 @@ it('keeps every outcome and progress through worker crashes, then leaves nothing
   for (let i = 0; i < TASKS; i += 250) {
     const chunk = items.slice(i, i + 250);
     const call = producer.putMany(chunk);
-    await lab.history.track(chunk.map((item) => item.data.label), call);
+    await lab.history.track(
+      chunk.map((item) => item.data.label),
+      call,
+    );
     (await call).forEach((r, j) => hashes.set(r.hash, chunk[j].data.label));
   }
 

@@ -30,7 +30,10 @@ it('holds 10 workers in 3 processes to 20 claims per sliding second, at the full
   const work = (concurrency: number): WorkConfig => ({ concurrency, leaseMs: 30_000, workMs: [1, 5] });
   const crew = await Promise.all([4, 3, 3].map((c) => lab.pool.spawn({ work: work(c) })));
   const items = Array.from({ length: TASKS }, (_, i) => ({ data: { label: `t13-${i}` } }));
-  await lab.history.track(items.map((item) => item.data.label), producer.putMany(items));
+  await lab.history.track(
+    items.map((item) => item.data.label),
+    producer.putMany(items),
+  );
   await eventually(async () => (await lab.executions()).length > 0, 10_000);
   await sleep(RUN_MS + 1500);
   await Promise.all(crew.map((c) => c.kill()));

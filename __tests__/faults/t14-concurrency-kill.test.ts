@@ -15,7 +15,13 @@ const lab = useLab();
 
 /** The most runs in progress at any one time, from each run's claim and end (Redis clock). */
 function mostAtOnce(runs: Array<{ claimedAt?: number; finishedAt?: number }>): number {
-  const edges = runs.flatMap((r) => [[r.claimedAt!, 1], [r.finishedAt!, -1]] as Array<[number, number]>);
+  const edges = runs.flatMap(
+    (r) =>
+      [
+        [r.claimedAt!, 1],
+        [r.finishedAt!, -1],
+      ] as Array<[number, number]>,
+  );
   edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let now = 0;
   let most = 0;
@@ -23,7 +29,7 @@ function mostAtOnce(runs: Array<{ claimedAt?: number; finishedAt?: number }>): n
   return most;
 }
 
-it('gives a killed worker\'s concurrency slots back within the heartbeat recovery time', async () => {
+it("gives a killed worker's concurrency slots back within the heartbeat recovery time", async () => {
   const started = Date.now();
   const s = await lab.scheduler();
   await s.limitConcurrency(LIMIT);
@@ -31,7 +37,10 @@ it('gives a killed worker\'s concurrency slots back within the heartbeat recover
   const fast: WorkConfig = { concurrency: 4, leaseMs: 30_000, workMs: [20, 40], readServerTime: true };
   const holder = await lab.pool.spawn({ work: slow });
   const items = Array.from({ length: TASKS }, (_, i) => ({ data: { label: `t14-${i}` } }));
-  await lab.history.track(items.map((item) => item.data.label), s.putMany(items));
+  await lab.history.track(
+    items.map((item) => item.data.label),
+    s.putMany(items),
+  );
   const active = layout(lab.prefix, lab.queue).active;
   await eventually(async () => (await lab.raw.zCard(active)) === LIMIT, 10_000);
   // A second process waits behind the full limit; it may take nothing while the holder lives.

@@ -105,9 +105,22 @@ async function leftBehind(): Promise<Record<string, number>> {
   for (const queue of QUEUES) {
     const k = layout(lab.prefix, queue);
     const [blocked, after, dependents, deplist, settle, outbox] = (await lab.raw
-      .multi().zCard(k.blocked).zCard(k.after).zCard(k.dependents).hLen(k.deplist).lLen(k.settle).zCard(k.outbox).exec()) as unknown as number[];
-    Object.assign(counts, { [`${queue}.blocked`]: blocked, [`${queue}.after`]: after, [`${queue}.dependents`]: dependents,
-      [`${queue}.deplist`]: deplist, [`${queue}.settle`]: settle, [`${queue}.outbox`]: outbox });
+      .multi()
+      .zCard(k.blocked)
+      .zCard(k.after)
+      .zCard(k.dependents)
+      .hLen(k.deplist)
+      .lLen(k.settle)
+      .zCard(k.outbox)
+      .exec()) as unknown as number[];
+    Object.assign(counts, {
+      [`${queue}.blocked`]: blocked,
+      [`${queue}.after`]: after,
+      [`${queue}.dependents`]: dependents,
+      [`${queue}.deplist`]: deplist,
+      [`${queue}.settle`]: settle,
+      [`${queue}.outbox`]: outbox,
+    });
   }
   return counts;
 }
@@ -160,12 +173,35 @@ it('runs a 1,000-task graph over 3 queues in order through worker kills and a Re
   const left: Leftovers = { dead: new Set(dead.flat()), expired: 0 };
   const f = analyse(lab.history, runs, left);
   const tooEarly = early(nodes, hashes, runs);
-  const violations = (await Promise.all(QUEUES.map((q) => checkInvariants(lab.raw, lab.prefix, q, QUEUES.filter((o) => o !== q))))).flat();
+  const violations = (
+    await Promise.all(
+      QUEUES.map((q) =>
+        checkInvariants(
+          lab.raw,
+          lab.prefix,
+          q,
+          QUEUES.filter((o) => o !== q),
+        ),
+      ),
+    )
+  ).flat();
   const indexes = await leftBehind();
   const steps = await Promise.all(QUEUES.map((q) => lab.raw.zRangeWithScores(layout(lab.prefix, q).outbox, 0, -1)));
   const edges = nodes.reduce((n, node) => n + node.deps.length, 0);
   const crossQueue = nodes.reduce((n, node) => n + node.deps.filter((j) => nodes[j].queue !== node.queue).length, 0);
-  console.log(summary('T15', f, { edges, crossQueue, kills: KILLS, restarts: restarted ? 1 : 0, heldAtKills: held, inFlightAtRestart, early: tooEarly.length, indexesMs, wallMs: Date.now() - started }));
+  console.log(
+    summary('T15', f, {
+      edges,
+      crossQueue,
+      kills: KILLS,
+      restarts: restarted ? 1 : 0,
+      heldAtKills: held,
+      inFlightAtRestart,
+      early: tooEarly.length,
+      indexesMs,
+      wallMs: Date.now() - started,
+    }),
+  );
 
   expect(restarted).toBe(true);
   expect(f).toMatchObject({ ok: TASKS, lost: 0, unexpected: 0, untyped: 0, hashConflicts: 0, dead: 0 });

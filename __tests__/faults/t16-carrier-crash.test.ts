@@ -27,9 +27,7 @@ const PER_CASE = 3;
 function ackAndDie(): Promise<void> {
   const compiled = childModule(path.join(__dirname, 'support', 'ack-and-die.ts'));
   const child = fork(compiled.module, [lab.redis.url, lab.prefix, UP], { execArgv: compiled.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`ack-and-die exited with ${code ?? signal}`)))),
-  );
+  return new Promise((resolve, reject) => child.once('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`ack-and-die exited with ${code ?? signal}`)))));
 }
 
 /** The scheduler's own script runner: what a carrier process runs, one step at a time. */
@@ -82,10 +80,7 @@ it('a carrier that dies between the two steps neither loses a dependent nor star
   // Idle workers in both queues now: they carry every step whose lease has lapsed, B's and C's
   // again when the lease ends; C's second apply must release nothing.
   const ran = new Map<string, number>();
-  const workers = [
-    s.work(async () => {}, { queue: UP }),
-    s.work(async (t) => void ran.set(t.hash, (ran.get(t.hash) ?? 0) + 1), { queue: DOWN }),
-  ];
+  const workers = [s.work(async () => {}, { queue: UP }), s.work(async (t) => void ran.set(t.hash, (ran.get(t.hash) ?? 0) + 1), { queue: DOWN })];
   await eventually(() => c.every((h) => ran.has(h)), 2000);
   expect(b.some((h) => ran.has(h)) && Date.now() - leasedAt < CARRY_LEASE_MS - 500).toBe(false);
   await eventually(() => [...pairs, ...a].every((h) => ran.has(h)), CARRY_LEASE_MS + 3000);

@@ -41,7 +41,11 @@ it('settles every call and loses nothing through latency, black hole, resets, re
       while (!stop) {
         const label = `t4-${n++}`;
         const t = Date.now();
-        await lab.history.track([label], producer.put({ label }, { maxAttempts: 50 }).then((r) => [r]), () => faulty);
+        await lab.history.track(
+          [label],
+          producer.put({ label }, { maxAttempts: 50 }).then((r) => [r]),
+          () => faulty,
+        );
         slowest = Math.max(slowest, Date.now() - t);
         await sleep(2);
       }
@@ -71,12 +75,21 @@ it('settles every call and loses nothing through latency, black hole, resets, re
     await producing;
 
     // Put again what came back unknown: de-dup makes it safe.
-    const unsure = lab.history.entries().filter(([, r]) => r.ok === 0).map(([label]) => label);
-    for (const label of unsure) await lab.history.track([label], producer.put({ label }, { maxAttempts: 50 }).then((r) => [r]));
+    const unsure = lab.history
+      .entries()
+      .filter(([, r]) => r.ok === 0)
+      .map(([label]) => label);
+    for (const label of unsure)
+      await lab.history.track(
+        [label],
+        producer.put({ label }, { maxAttempts: 50 }).then((r) => [r]),
+      );
     await eventually(async () => (await pending(lab.raw, lab.prefix, lab.queue)) === 0, 30_000);
     const violations = await checkInvariants(lab.raw, lab.prefix, lab.queue);
     const f = await lab.figures();
-    console.log(summary('T4', f, { baselinePerS: Math.round(baseline), afterHealPerS: Math.round(after), slowestCallMs: slowest, retriedUnsure: unsure.length, wallMs: Date.now() - started }));
+    console.log(
+      summary('T4', f, { baselinePerS: Math.round(baseline), afterHealPerS: Math.round(after), slowestCallMs: slowest, retriedUnsure: unsure.length, wallMs: Date.now() - started }),
+    );
     expect(f).toMatchObject({ lost: 0, unexpected: 0, untyped: 0, dead: 0, hashConflicts: 0 });
     expect(slowest).toBeLessThanOrEqual(TIMEOUT_MS + 1000);
     expect(after).toBeGreaterThanOrEqual(0.8 * baseline);

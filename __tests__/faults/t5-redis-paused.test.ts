@@ -23,7 +23,10 @@ it('times out calls while Redis is frozen, and loses nothing after it resumes', 
   await Promise.all([lab.pool.spawn({ work: WORK }), lab.pool.spawn({ work: WORK })]);
   const producer = await lab.scheduler({ commandTimeout: TIMEOUT_MS });
   const items = Array.from({ length: TASKS }, (_, i) => ({ data: { label: `t5-${i}` }, options: { maxAttempts: 20 } }));
-  await lab.history.track(items.slice(0, 2000).map((it) => it.data.label), producer.putMany(items.slice(0, 2000)));
+  await lab.history.track(
+    items.slice(0, 2000).map((it) => it.data.label),
+    producer.putMany(items.slice(0, 2000)),
+  );
   await eventually(async () => (await executionCount(lab.oracle, lab.run)) >= 300, 30_000);
 
   const inFlight = await lab.raw.zCard(layout(lab.prefix, lab.queue).active);
@@ -34,7 +37,11 @@ it('times out calls while Redis is frozen, and loses nothing after it resumes', 
   const late: number[] = [];
   const calls = items.slice(2000).map(async (item) => {
     const t = Date.now();
-    await lab.history.track([item.data.label], producer.put(item.data, item.options).then((r) => [r]), () => paused);
+    await lab.history.track(
+      [item.data.label],
+      producer.put(item.data, item.options).then((r) => [r]),
+      () => paused,
+    );
     late.push(Date.now() - t);
   });
   const stats = producer.stats().catch((err: unknown) => err);
@@ -46,17 +53,23 @@ it('times out calls while Redis is frozen, and loses nothing after it resumes', 
   expect(Math.max(...late)).toBeLessThanOrEqual(TIMEOUT_MS + 1000);
 
   // Put again what came back indeterminate: de-dup makes the retry safe.
-  const unsure = lab.history.entries().filter(([, r]) => r.ok === 0).map(([label]) => label);
+  const unsure = lab.history
+    .entries()
+    .filter(([, r]) => r.ok === 0)
+    .map(([label]) => label);
   // A put that did land during the pause may have run and finished before its retry, which then
   // adds the task again (a finished task frees its identity, by design): such a retry answers
   // `added`, and its run is a second one the retry asked for, not a fencing failure.
   let readded = 0;
   for (const label of unsure) {
     const ran = await lab.oracle.lRange(oracleKeys(lab.run).execs, 0, -1).then((xs) => xs.some((x) => x.includes(`"${label}"`)));
-    await lab.history.track([label], producer.put({ label }, { maxAttempts: 20 }).then((r) => {
-      if (r.added && ran) readded++;
-      return [r];
-    }));
+    await lab.history.track(
+      [label],
+      producer.put({ label }, { maxAttempts: 20 }).then((r) => {
+        if (r.added && ran) readded++;
+        return [r];
+      }),
+    );
   }
   await eventually(async () => (await pending(lab.raw, lab.prefix, lab.queue)) === 0, 30_000);
 

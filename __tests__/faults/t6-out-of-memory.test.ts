@@ -23,7 +23,10 @@ it('refuses a put on a full Redis with a typed error, writes nothing, and still 
     const items = Array.from({ length: CHUNK }, (_, i) => ({ data: { label: `t6-${chunks}-${i}`, pad: PAD } }));
     let before = await lab.raw.hLen(k.meta);
     try {
-      await lab.history.track(items.map((it) => it.data.label), producer.putMany(items));
+      await lab.history.track(
+        items.map((it) => it.data.label),
+        producer.putMany(items),
+      );
       before = await lab.raw.hLen(k.meta);
       // De-dup: the same chunk again adds nothing (on a full Redis it is refused like any put).
       const results = await producer.putMany(items);
@@ -47,7 +50,10 @@ it('refuses a put on a full Redis with a typed error, writes nothing, and still 
   };
   await eventually(drained, 60_000);
   const after = producer.put({ label: 't6-after', pad: PAD });
-  await lab.history.track(['t6-after'], after.then((r) => [r]));
+  await lab.history.track(
+    ['t6-after'],
+    after.then((r) => [r]),
+  );
   expect((await after).added).toBe(true);
   await eventually(drained, 10_000);
 

@@ -27,18 +27,17 @@ function items() {
 it('runs no task before its run-at by the Redis clock when client clocks are an hour off', async () => {
   const started = Date.now();
   const work = { concurrency: 8, leaseMs: LEASE_MS, workMs: [0, 20] as [number, number], readServerTime: true };
-  const children = await Promise.all([
-    lab.pool.spawn({ clockShiftMs: HOUR }),
-    lab.pool.spawn({ clockShiftMs: HOUR, work }),
-    lab.pool.spawn({ clockShiftMs: -HOUR, work }),
-  ]);
+  const children = await Promise.all([lab.pool.spawn({ clockShiftMs: HOUR }), lab.pool.spawn({ clockShiftMs: HOUR, work }), lab.pool.spawn({ clockShiftMs: -HOUR, work })]);
   const producer = children[0];
   // The shift took: each child's clock is an hour off ours.
   for (const child of children) expect(Math.abs((await child.now()) - Date.now() - child.config.clockShiftMs!)).toBeLessThan(1000);
   const batch = items();
   const before = await serverNow(lab.raw);
   const results = producer.put(batch);
-  await lab.history.track(batch.map((item) => item.data.label), results);
+  await lab.history.track(
+    batch.map((item) => item.data.label),
+    results,
+  );
   const after = await serverNow(lab.raw);
   await eventually(async () => (await pending(lab.raw, lab.prefix, lab.queue)) === 0, 20_000);
 

@@ -46,7 +46,10 @@ async function putAll(): Promise<number> {
   for (let i = 0; i < all.length; i += BATCH) {
     const chunk = all.slice(i, i + BATCH);
     const call = producer.putMany(chunk);
-    await lab.history.track(chunk.map((item) => item.data.label), call);
+    await lab.history.track(
+      chunk.map((item) => item.data.label),
+      call,
+    );
     added += (await call).filter((r) => r.added).length;
   }
   return added;
@@ -88,8 +91,17 @@ it('leaves no keys and no memory behind after 100,000 tasks', async () => {
   const keys = await keysUnder(lab.raw, lab.prefix);
   const f = await lab.figures();
   const growth = Math.max(...end.map((h, i) => h - warm[i]));
-  console.log(summary('T8', f, { added, baselineKiB: baseline >> 10, peakKiB: peak >> 10, afterKiB: after >> 10,
-    heapGrowthKiB: growth >> 10, drainMs: drained - started, wallMs: Date.now() - started }));
+  console.log(
+    summary('T8', f, {
+      added,
+      baselineKiB: baseline >> 10,
+      peakKiB: peak >> 10,
+      afterKiB: after >> 10,
+      heapGrowthKiB: growth >> 10,
+      drainMs: drained - started,
+      wallMs: Date.now() - started,
+    }),
+  );
   expect(added).toBe(TASKS);
   expect(Number(await lab.raw.hGet(k.counts, 'deduplicated'))).toBe(DUPLICATES);
   expect(f).toMatchObject({ puts: TASKS + DUPLICATES, ok: TASKS + DUPLICATES, lost: 0, unexpected: 0, duplicated: 0, hashConflicts: 0 });

@@ -26,12 +26,16 @@ async function main(): Promise<void> {
     } else if (message === 'finish') {
       const errorsAfterClose = errors.length;
       // After a pause, and off the timer's own callback (a running timer counts as active).
-      setTimeout(() => setImmediate(() => {
-        // Timers and sockets the process holds, less its IPC pipe and stdio.
-        const held = process.getActiveResourcesInfo().filter((r) => r !== 'PipeWrap' && r !== 'TTYWrap');
-        send({ held, lateErrors: errors.length - errorsAfterClose });
-        process.disconnect();
-      }), 200);
+      setTimeout(
+        () =>
+          setImmediate(() => {
+            // Timers and sockets the process holds, less its IPC pipe and stdio.
+            const held = process.getActiveResourcesInfo().filter((r) => r !== 'PipeWrap' && r !== 'TTYWrap');
+            send({ held, lateErrors: errors.length - errorsAfterClose });
+            process.disconnect();
+          }),
+        200,
+      );
     }
   });
   send('ready');

@@ -21,7 +21,11 @@ export const open: OpenAdapter = async (url, queue) => {
     put: async (data) => void (await producer.createJob(data).save()),
     putBulk: (items, delay = 0) => saveAll(items.map((data) => (delay ? producer.createJob(data).delayUntil(Date.now() + delay) : producer.createJob(data)))),
     putUnique: async (data) => void (await producer.createJob(data).setId(payloadId(data)).save()),
-    putDelayed: async (data, delay) => void (await producer.createJob(data).delayUntil(Date.now() + delay).save()),
+    putDelayed: async (data, delay) =>
+      void (await producer
+        .createJob(data)
+        .delayUntil(Date.now() + delay)
+        .save()),
     async work(concurrency, handler) {
       const q = new BeeQueue<Payload>(queue, { ...common, activateDelayedJobs: true });
       workers.push(q);

@@ -50,7 +50,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   all: '--all                 every dead task of the queue',
   interval: '--interval <seconds>  time between frames, 0.1 to 3600 (default 1)',
   port: '--port <n>            port to listen on, 0 for a free one (default 8650)',
-  host: "--host <address>      address to bind (default 127.0.0.1: this machine only); any other asks for a token",
+  host: '--host <address>      address to bind (default 127.0.0.1: this machine only); any other asks for a token',
   token:
     '--token <token>       require this token (16+ characters) from every request; every user of the machine\n' +
     '                        sees it in the process list: prefer --token-file or $DOCKET_DASHBOARD_TOKEN',
@@ -61,7 +61,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   wait: '--wait <span>         wait up to this long for the task to finish: 500ms, 30s, 5m, 2h or 1d (default: answer at once)',
   concurrency: '--concurrency <n|off> most tasks of the queue leased at once, 1 to 100000, across every worker; off removes it',
   rate: '--rate <max>/<span>   most claims of the queue in any window of <span>: 100/1m, 5/1s (span up to 30d); off removes it',
-  'group-limit': '--group-limit <n|off> most active tasks per group, 1 to 100000 (with --group: that group\'s own); off removes it',
+  'group-limit': "--group-limit <n|off> most active tasks per group, 1 to 100000 (with --group: that group's own); off removes it",
   group: '--group <name>        the group whose own limit --group-limit sets (default: every group without its own)',
   hold: '--hold <span>         no claim of the queue for this long, from the Redis clock: 30s, 5m, 1h (backoffQueue)',
   'older-than': '--older-than <span>   only tasks put (dead ones: died) at least this long ago: 30s, 5m, 1h, 7d',

@@ -31,7 +31,8 @@ export const clean: Command = {
   name: 'clean',
   usage: '<queue>',
   summary: "delete a queue's ready, delayed or dead tasks, or only the old ones, in batches",
-  details: 'Ready and delayed tasks are aged by when they were put, dead ones by when they died. Tasks waiting on a deleted task learn it was cancelled. A task leased meanwhile is not deleted.',
+  details:
+    'Ready and delayed tasks are aged by when they were put, dead ones by when they died. Tasks waiting on a deleted task learn it was cancelled. A task leased meanwhile is not deleted.',
   flags: ['state', 'older-than', 'limit', 'yes'],
   prepare(input) {
     const queue = queueArg(positionals('clean', input, ['queue'])[0]);

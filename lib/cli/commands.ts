@@ -28,7 +28,26 @@ const help: Command = {
 };
 
 /** Every command, in the order help lists them. */
-export const COMMANDS: readonly Command[] = [stats, list, inspect, result, reschedule, priority, cancel, redrive, purgeDead, clean, obliterate, pause, resume, limits, limit, watch, dashboard, help];
+export const COMMANDS: readonly Command[] = [
+  stats,
+  list,
+  inspect,
+  result,
+  reschedule,
+  priority,
+  cancel,
+  redrive,
+  purgeDead,
+  clean,
+  obliterate,
+  pause,
+  resume,
+  limits,
+  limit,
+  watch,
+  dashboard,
+  help,
+];
 
 /** The command called `name`; a UsageError for a name no command has. */
 export function findCommand(name: string): Command {

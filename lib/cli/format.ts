@@ -66,7 +66,6 @@ export function jsonValue(value: unknown, max: number): string {
   return text.length <= max ? text : `${cut(text, max)} (${text.length.toLocaleString('en')} characters in all; --json prints it whole)`;
 }
 
-
 const UNITS: Array<[string, number]> = [
   ['d', 86_400_000],
   ['h', 3_600_000],

@@ -36,12 +36,7 @@ export interface LimitsDoc {
 const MAX_GROUP_ROWS = 50;
 
 export async function readLimits(s: Scheduler, queue: string): Promise<LimitsDoc> {
-  const [now, concurrency, rates, groups] = await Promise.all([
-    s.time(),
-    s.concurrencyLimit({ queue }),
-    s.rateLimits({ queue }),
-    s.groupLimits({ queue }),
-  ]);
+  const [now, concurrency, rates, groups] = await Promise.all([s.time(), s.concurrencyLimit({ queue }), s.rateLimits({ queue }), s.groupLimits({ queue })]);
   const { queue: rate, eachGroup: groupRate, groups: groupRates, heldUntil } = rates;
   return { queue, now, concurrency, rate, groupRate, groupRates, heldUntil, groups };
 }
@@ -79,12 +74,7 @@ function ownOrDefault<T>(value: T | undefined, fallback: T | null, show: (value:
 function groupTable({ groups: g, groupRate, groupRates }: LimitsDoc): string {
   const names = [...new Set([...Object.keys(g.groups), ...Object.keys(g.active), ...Object.keys(groupRates)])].sort();
   if (names.length === 0) return '';
-  const row = (name: string) => [
-    name,
-    ownOrDefault(own(g.groups, name), g.default, String),
-    String(own(g.active, name) ?? 0),
-    ownOrDefault(own(groupRates, name), groupRate, rateText),
-  ];
+  const row = (name: string) => [name, ownOrDefault(own(g.groups, name), g.default, String), String(own(g.active, name) ?? 0), ownOrDefault(own(groupRates, name), groupRate, rateText)];
   const columns = [{ title: 'GROUP' }, { title: 'LIMIT', right: true }, { title: 'ACTIVE', right: true }, { title: 'RATE' }];
   const more = names.length > MAX_GROUP_ROWS ? `${names.length - MAX_GROUP_ROWS} more groups; --json lists every one\n` : '';
   return `\n${table(columns, names.slice(0, MAX_GROUP_ROWS).map(row))}${more}`;

@@ -201,4 +201,3 @@ function rootCause(err: Error): string {
   while (e.cause instanceof Error) e = e.cause;
   return e.message;
 }
-

@@ -72,7 +72,10 @@ function pageText(queue: string, state: TaskState, offset: number, page: Preview
   // The NAME column only when a task on the page has a name: queues without names look as before.
   const named = page.tasks.some((t) => t.name !== null);
   const cells = CELLS[state].filter((c) => c !== NAME || named);
-  const body = table(cells.map((c) => c.column), page.tasks.map((t) => cells.map((c) => c.cell(t, page.now))));
+  const body = table(
+    cells.map((c) => c.column),
+    page.tasks.map((t) => cells.map((c) => c.cell(t, page.now))),
+  );
   const end = offset + page.tasks.length;
   const more = end < page.total ? `; next page: --offset ${end}` : '';
   return `${body}${offset + 1}-${end} of ${page.total} ${state} tasks in queue '${queue}'${more}\n`;
@@ -221,8 +224,7 @@ export const reschedule: Command = {
   usage: '<queue> <hash> <when>',
   summary: 'move a delayed, ready or waiting task to a new run-at',
   details:
-    '<when> is now; +30s, +5m, +2h or +1d from now (by the Redis server\'s clock); epoch milliseconds;\n' +
-    'or an ISO 8601 date-time with Z or an offset, such as 2030-01-31T09:00:00Z.',
+    "<when> is now; +30s, +5m, +2h or +1d from now (by the Redis server's clock); epoch milliseconds;\n" + 'or an ISO 8601 date-time with Z or an offset, such as 2030-01-31T09:00:00Z.',
   flags: [],
   prepare(input) {
     const args = positionals('reschedule', input, ['queue', 'hash', 'when']);

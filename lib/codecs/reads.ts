@@ -40,9 +40,7 @@ export const get: Codec<{ id: string }, TaskRecord | null> = {
 
 /** What result.lua knows of a task: its live record, its kept outcome, or nothing. */
 export type ResultReply = { stream: string } & (
-  | { kind: 'live'; meta: string; state: Exclude<TaskState, 'waiting'>; progress: string | null; diedAt: number | null }
-  | { kind: 'kept'; outcome: string }
-  | { kind: 'none' }
+  { kind: 'live'; meta: string; state: Exclude<TaskState, 'waiting'>; progress: string | null; diedAt: number | null } | { kind: 'kept'; outcome: string } | { kind: 'none' }
 );
 
 const LIVE_STATES = ['delayed', 'ready', 'active', 'dead'] as const;
@@ -162,7 +160,8 @@ export const access: Codec<{ lines: ReadonlyArray<readonly string[]> }, AccessRe
     const refused: AccessRefusal[] = [];
     for (let i = 0; i < r.length; i += 2) {
       const line = num('access', r[i], 'a line index') - 1;
-      if (!Number.isInteger(line) || line < 0 || line >= input.lines.length) throw new ReplyError('access', `line index ${String(r[i])} is not one of the ${input.lines.length} lines asked about`);
+      if (!Number.isInteger(line) || line < 0 || line >= input.lines.length)
+        throw new ReplyError('access', `line index ${String(r[i])} is not one of the ${input.lines.length} lines asked about`);
       refused.push({ line, reason: text('access', r[i + 1], 'a reason') });
     }
     return refused;

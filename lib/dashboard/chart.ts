@@ -81,7 +81,8 @@ export function chartSection(t: Throughput): Html {
   const max = niceCeil(Math.max(0, ...t.buckets.map(total)));
   const perMin = (n: number) => (n / (window / 60_000)).toLocaleString('en', { maximumFractionDigits: 1 });
   const legend = SERIES.map(
-    (series, i) => html`<span><i class="swatch ${series}"></i>${LABELS[series]} <b data-total="${series}">${sums[i].toLocaleString('en')}</b> <span class="dim">${perMin(sums[i])}/min</span></span>`,
+    (series, i) =>
+      html`<span><i class="swatch ${series}"></i>${LABELS[series]} <b data-total="${series}">${sums[i].toLocaleString('en')}</b> <span class="dim">${perMin(sums[i])}/min</span></span>`,
   );
   const label = `Tasks per ${span(t.bucket)} over the last ${span(window)}: ${SERIES.map((series, i) => `${sums[i]} ${LABELS[series]}`).join(', ')}`;
   return html`<h2>Throughput <span class="sub">last ${span(window)}, one bar per ${span(t.bucket)}</span></h2><div class="legend">${legend}</div>

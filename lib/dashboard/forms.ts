@@ -61,9 +61,7 @@ export function redriveForm(view: View, queue: string, hash: string): Html {
 }
 
 export function pauseForm(view: View, queue: string, paused: boolean): Html {
-  return paused
-    ? actionForm(view, { action: 'resume', queue, label: 'Resume', kind: 'primary' })
-    : actionForm(view, { action: 'pause', queue, label: 'Pause', kind: 'plain' });
+  return paused ? actionForm(view, { action: 'resume', queue, label: 'Resume', kind: 'primary' }) : actionForm(view, { action: 'pause', queue, label: 'Pause', kind: 'plain' });
 }
 
 /** The ages a clean offers: every task of the state, or only those put (dead: died) this long ago. */

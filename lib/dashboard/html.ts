@@ -47,7 +47,12 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
  * can close the element (`</script>`) or open a comment.
  */
 export function scriptJson(value: unknown): Html {
-  return new Html(JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029'));
+  return new Html(
+    JSON.stringify(value)
+      .replace(/</g, '\\u003c')
+      .replace(/\u2028/g, '\\u2028')
+      .replace(/\u2029/g, '\\u2029'),
+  );
 }
 
 /**

@@ -33,11 +33,7 @@ export interface LimitsView {
 export const MAX_GROUP_RATES = 50;
 
 export async function readLimits(scheduler: Scheduler, queue: string): Promise<LimitsView> {
-  const [concurrency, rates, groups] = await Promise.all([
-    scheduler.concurrencyLimit({ queue }),
-    scheduler.rateLimits({ queue }),
-    scheduler.groupLimits({ queue }),
-  ]);
+  const [concurrency, rates, groups] = await Promise.all([scheduler.concurrencyLimit({ queue }), scheduler.rateLimits({ queue }), scheduler.groupLimits({ queue })]);
   return {
     concurrency: concurrency.limit,
     active: concurrency.active,
@@ -47,7 +43,12 @@ export async function readLimits(scheduler: Scheduler, queue: string): Promise<L
     ownGroupLimits: Object.keys(groups.groups).length,
     groupRate: rates.eachGroup,
     ownGroupRates: Object.keys(rates.groups).length,
-    groupRates: Object.fromEntries(Object.keys(rates.groups).sort().slice(0, MAX_GROUP_RATES).map((g) => [g, rates.groups[g]])),
+    groupRates: Object.fromEntries(
+      Object.keys(rates.groups)
+        .sort()
+        .slice(0, MAX_GROUP_RATES)
+        .map((g) => [g, rates.groups[g]]),
+    ),
   };
 }
 

@@ -60,14 +60,17 @@ const DNS_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?
  * The address to bind: an IP address or a host name, checked here so that a typo ('a b', '-h')
  * is a ValidationError naming the option, not a DNS failure at listen time.
  */
-export const hostName = z
-  .string({ error: 'expected a string' })
-  .refine((h) => isIP(h) !== 0 || DNS_NAME.test(h), { error: 'expected a host name or an IP address' });
+export const hostName = z.string({ error: 'expected a string' }).refine((h) => isIP(h) !== 0 || DNS_NAME.test(h), { error: 'expected a host name or an IP address' });
 
 const dashboardShape = {
   token: token.optional(),
   basePath: basePath.default(''),
-  limit: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1, { error: 'must be from 1 to 100' }).max(100, { error: 'must be from 1 to 100' }).default(20),
+  limit: z
+    .number({ error: 'expected a number' })
+    .int({ error: 'expected a whole number' })
+    .min(1, { error: 'must be from 1 to 100' })
+    .max(100, { error: 'must be from 1 to 100' })
+    .default(20),
 };
 
 export const dashboardOptions = z.strictObject(dashboardShape);
@@ -75,7 +78,12 @@ export const dashboardOptions = z.strictObject(dashboardShape);
 export const serveOptions = z
   .strictObject({
     ...dashboardShape,
-    port: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must be from 0 to 65535' }).max(65535, { error: 'must be from 0 to 65535' }).default(0),
+    port: z
+      .number({ error: 'expected a number' })
+      .int({ error: 'expected a whole number' })
+      .min(0, { error: 'must be from 0 to 65535' })
+      .max(65535, { error: 'must be from 0 to 65535' })
+      .default(0),
     host: hostName.default('127.0.0.1'),
     // A boolean, not anything truthy: 'false' or 1 from a config file must not switch the token off.
     insecureNoToken: z.boolean({ error: 'expected true or false' }).default(false),

@@ -58,9 +58,7 @@ function card(stats: QueueStats, count: (typeof COUNTS)[number]): Html {
 
 /** The chosen queue: its name, whether it runs, and its counts in large type. */
 export function summarySection(view: View, q: QueueView): Html {
-  const banner = q.stats.paused
-    ? html`<p class="banner" data-paused="true">Paused: workers claim nothing from this queue until it is resumed. Puts are still accepted.</p>`
-    : '';
+  const banner = q.stats.paused ? html`<p class="banner" data-paused="true">Paused: workers claim nothing from this queue until it is resumed. Puts are still accepted.</p>` : '';
   return html`<div class="title"><h1><span class="dim">queue</span> ${printable(q.name)}</h1>${pausedBadge(q.stats.paused)}${pauseForm(view, q.name, q.stats.paused)}</div>
 ${banner}<div class="stats">${COUNTS.map((c) => card(q.stats, c))}</div>`;
 }
@@ -104,7 +102,8 @@ export function activeSection(view: View, queue: string, list: TaskList): Html {
   const head = html`<h2><span class="dot active"></span>Active <span class="count">${list.total}</span></h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No task is leased right now.</p>`;
   const rows = list.tasks.map(
-    (t) => html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="worker"><code>${t.worker === null ? '–' : printable(t.worker)}</code></td>${progressCell(t)}${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
+    (t) =>
+      html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="worker"><code>${t.worker === null ? '–' : printable(t.worker)}</code></td>${progressCell(t)}${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
   );
   return html`${head}<div class="scroll"><table data-queue="${queue}"><thead><tr><th>task</th><th>held by</th><th>progress</th><th class="num">lease left</th><th class="num">attempt</th></tr></thead>
 <tbody>${rows}</tbody></table></div>${shown(list, 'active tasks')}`;

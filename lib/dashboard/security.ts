@@ -92,7 +92,9 @@ export function crossSite(req: IncomingMessage): string | null {
   }
   // Behind a proxy that rewrites Host, the public host is in X-Forwarded-Host. A page on another
   // site cannot set that header on a POST without a CORS preflight, which this handler never grants.
-  const forwarded = String(req.headers['x-forwarded-host'] ?? '').split(',')[0].trim();
+  const forwarded = String(req.headers['x-forwarded-host'] ?? '')
+    .split(',')[0]
+    .trim();
   return host === req.headers.host || (forwarded !== '' && host === forwarded) ? null : `cross-origin request refused (Origin: ${origin})`;
 }
 
@@ -139,14 +141,5 @@ export function baseHeaders(res: ServerResponse): void {
  */
 export function policy(nonce: string | null): string {
   const own = nonce === null ? "'none'" : `'nonce-${nonce}'`;
-  return [
-    "default-src 'none'",
-    `script-src ${own}`,
-    `style-src ${own}`,
-    'img-src data:',
-    "connect-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  return ["default-src 'none'", `script-src ${own}`, `style-src ${own}`, 'img-src data:', "connect-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
 }

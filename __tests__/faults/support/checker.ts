@@ -115,8 +115,21 @@ export interface Leftovers {
 export function analyse(history: History, executions: Execution[], left: Leftovers): Figures {
   const byLabel = new Map<string, Execution[]>();
   for (const e of executions) byLabel.set(e.label, [...(byLabel.get(e.label) ?? []), e]);
-  const f: Figures = { puts: history.puts, ok: 0, failed: 0, indeterminate: 0, untyped: history.untyped, hashConflicts: 0,
-    executions: executions.length, lost: 0, unexpected: 0, duplicated: 0, recovered: 0, dead: 0, expired: left.expired };
+  const f: Figures = {
+    puts: history.puts,
+    ok: 0,
+    failed: 0,
+    indeterminate: 0,
+    untyped: history.untyped,
+    hashConflicts: 0,
+    executions: executions.length,
+    lost: 0,
+    unexpected: 0,
+    duplicated: 0,
+    recovered: 0,
+    dead: 0,
+    expired: left.expired,
+  };
   const known = new Map(history.entries());
   for (const [label, r] of known) tallyPuts(f, r, byLabel.get(label) ?? [], left);
   for (const [label, ran] of byLabel) tallyRuns(f, known.get(label), ran);
@@ -170,7 +183,45 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * `logs` (each task's log lines).
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
-const SUFFIXES = ['data', 'meta', 'delayed', 'ready', 'active', 'dead', 'counts', 'wake', 'acked', 'workers', 'held', 'schedules', 'occurred', 'levels', ...LEVEL_LISTS, 'grouped', 'gtags', 'parked', 'gactive', 'glimits', 'paused', 'events', 'results', 'kept', 'progress', 'windows', 'waiting', 'limits', 'rates', 'gheld', 'blocked', 'after', 'dependents', 'deplist', 'settle', 'outbox', 'logs'] as const;
+const SUFFIXES = [
+  'data',
+  'meta',
+  'delayed',
+  'ready',
+  'active',
+  'dead',
+  'counts',
+  'wake',
+  'acked',
+  'workers',
+  'held',
+  'schedules',
+  'occurred',
+  'levels',
+  ...LEVEL_LISTS,
+  'grouped',
+  'gtags',
+  'parked',
+  'gactive',
+  'glimits',
+  'paused',
+  'events',
+  'results',
+  'kept',
+  'progress',
+  'windows',
+  'waiting',
+  'limits',
+  'rates',
+  'gheld',
+  'blocked',
+  'after',
+  'dependents',
+  'deplist',
+  'settle',
+  'outbox',
+  'logs',
+] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {
   return Object.fromEntries(SUFFIXES.map((s) => [s, `${prefix}:{${queue}}:${s}`])) as Record<(typeof SUFFIXES)[number], string>;
@@ -271,7 +322,24 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
   const places = new Map<string, number>();
   const parkedIds = parked.map((m) => m.slice(m.lastIndexOf('|') + 1));
   for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...parkedIds, ...active, ...dead, ...blocked]) places.set(id, (places.get(id) ?? 0) + 1);
-  return { data: new Set(data), meta: new Map(Object.entries(meta)), places, active, held, byLevel, levels: new Set(levels), grouped, parked, gactive, progress, logs, waiting, blocked, after, deplist };
+  return {
+    data: new Set(data),
+    meta: new Map(Object.entries(meta)),
+    places,
+    active,
+    held,
+    byLevel,
+    levels: new Set(levels),
+    grouped,
+    parked,
+    gactive,
+    progress,
+    logs,
+    waiting,
+    blocked,
+    after,
+    deplist,
+  };
 }
 
 /** Each ready task waits in the list of its own level (or, with a group, in `grouped`), and every non-empty level is indexed. */
@@ -279,14 +347,26 @@ function checkLevels(s: Snapshot, report: Report): void {
   const record = (id: string) => JSON.parse(s.meta.get(id) ?? '{}') as { p?: number; g?: string };
   const levelOf = (id: string) => record(id).p ?? 0;
   if (s.grouped.length > 0 && !s.levels.has('g')) report('grouped tasks missing from the levels index', ['g']);
-  report('grouped task without a group', s.grouped.filter((id) => s.meta.has(id) && record(id).g === undefined));
-  report('task with a group in a ready list', s.byLevel.flat().filter((id) => s.meta.has(id) && record(id).g !== undefined));
-  report('parked task not under its own group', s.parked.filter((m) => {
-    const id = m.slice(m.lastIndexOf('|') + 1);
-    return s.meta.has(id) && !m.startsWith(`${record(id).g}|`);
-  }));
+  report(
+    'grouped task without a group',
+    s.grouped.filter((id) => s.meta.has(id) && record(id).g === undefined),
+  );
+  report(
+    'task with a group in a ready list',
+    s.byLevel.flat().filter((id) => s.meta.has(id) && record(id).g !== undefined),
+  );
+  report(
+    'parked task not under its own group',
+    s.parked.filter((m) => {
+      const id = m.slice(m.lastIndexOf('|') + 1);
+      return s.meta.has(id) && !m.startsWith(`${record(id).g}|`);
+    }),
+  );
   s.byLevel.forEach((ids, level) => {
-    report(`task in the ready list of level ${level} but of another level`, ids.filter((id) => s.meta.has(id) && levelOf(id) !== level));
+    report(
+      `task in the ready list of level ${level} but of another level`,
+      ids.filter((id) => s.meta.has(id) && levelOf(id) !== level),
+    );
     if (level > 0 && ids.length > 0 && !s.levels.has(String(level))) report('non-empty level missing from the levels index', [String(level)]);
   });
 }
@@ -296,27 +376,72 @@ type Report = (rule: string, ids: string[]) => void;
 /** Every task is in exactly one state structure, and has both its records; no record is orphaned. */
 function checkRecords(s: Snapshot, report: Report): void {
   const ids = [...s.meta.keys()];
-  report('task in no state structure', ids.filter((id) => !s.places.has(id)));
-  report('task in more than one state structure (or twice in ready)', [...s.places].filter(([, n]) => n > 1).map(([id]) => id));
-  report('state member without a meta record', [...s.places.keys()].filter((id) => !s.meta.has(id)));
-  report('state member without a payload', [...s.places.keys()].filter((id) => !s.data.has(id)));
-  report('meta record without a payload (identity without a task)', ids.filter((id) => !s.data.has(id)));
-  report('payload without a meta record', [...s.data].filter((id) => !s.meta.has(id)));
-  report('progress without its task', s.progress.filter((id) => !s.meta.has(id)));
-  report('log without its task', s.logs.filter((id) => !s.meta.has(id)));
-  report('log of a task not flagged lg (its deletion would leave it)', s.logs.filter((id) => s.meta.has(id) && (JSON.parse(s.meta.get(id)!) as { lg?: number }).lg === undefined));
-  report('until-start pointer to no task', Object.values(s.waiting).filter((id) => !s.meta.has(id)));
+  report(
+    'task in no state structure',
+    ids.filter((id) => !s.places.has(id)),
+  );
+  report(
+    'task in more than one state structure (or twice in ready)',
+    [...s.places].filter(([, n]) => n > 1).map(([id]) => id),
+  );
+  report(
+    'state member without a meta record',
+    [...s.places.keys()].filter((id) => !s.meta.has(id)),
+  );
+  report(
+    'state member without a payload',
+    [...s.places.keys()].filter((id) => !s.data.has(id)),
+  );
+  report(
+    'meta record without a payload (identity without a task)',
+    ids.filter((id) => !s.data.has(id)),
+  );
+  report(
+    'payload without a meta record',
+    [...s.data].filter((id) => !s.meta.has(id)),
+  );
+  report(
+    'progress without its task',
+    s.progress.filter((id) => !s.meta.has(id)),
+  );
+  report(
+    'log without its task',
+    s.logs.filter((id) => !s.meta.has(id)),
+  );
+  report(
+    'log of a task not flagged lg (its deletion would leave it)',
+    s.logs.filter((id) => s.meta.has(id) && (JSON.parse(s.meta.get(id)!) as { lg?: number }).lg === undefined),
+  );
+  report(
+    'until-start pointer to no task',
+    Object.values(s.waiting).filter((id) => !s.meta.has(id)),
+  );
 }
 
 /** A task waits on its dependencies exactly while it is marked so, and only waiting tasks have unsettled ones. */
 function checkWaiting(s: Snapshot, report: Report): void {
   const blocked = new Set(s.blocked);
   const marked = [...s.meta].filter(([, m]) => (JSON.parse(m) as { a?: number }).a !== undefined).map(([id]) => id);
-  report('task marked waiting but not in blocked', marked.filter((id) => !blocked.has(id)));
-  report('blocked task not marked waiting', s.blocked.filter((id) => !marked.includes(id)));
-  report('unsettled dependency of a task that is not waiting', s.after.filter((m) => !blocked.has(m.slice(0, m.indexOf('|')))));
-  report('waiting task with no unsettled dependency', s.blocked.filter((id) => !s.after.some((m) => m.startsWith(`${id}|`))));
-  report('dependency list without its task', s.deplist.filter((id) => !s.meta.has(id)));
+  report(
+    'task marked waiting but not in blocked',
+    marked.filter((id) => !blocked.has(id)),
+  );
+  report(
+    'blocked task not marked waiting',
+    s.blocked.filter((id) => !marked.includes(id)),
+  );
+  report(
+    'unsettled dependency of a task that is not waiting',
+    s.after.filter((m) => !blocked.has(m.slice(0, m.indexOf('|')))),
+  );
+  report(
+    'waiting task with no unsettled dependency',
+    s.blocked.filter((id) => !s.after.some((m) => m.startsWith(`${id}|`))),
+  );
+  report(
+    'dependency list without its task',
+    s.deplist.filter((id) => !s.meta.has(id)),
+  );
 }
 
 /** The `held` index (worker|task) lists exactly the active leases, under their holders. */
@@ -324,8 +449,14 @@ function checkLeases(s: Snapshot, report: Report): void {
   const leases = s.active.map((id) => `${(JSON.parse(s.meta.get(id) ?? '{}') as { w?: string }).w}|${id}`);
   const held = new Set(s.held);
   const leased = new Set(leases);
-  report('active task missing from the held index', leases.filter((entry) => !held.has(entry)));
-  report('held index entry without its active lease', s.held.filter((entry) => !leased.has(entry)));
+  report(
+    'active task missing from the held index',
+    leases.filter((entry) => !held.has(entry)),
+  );
+  report(
+    'held index entry without its active lease',
+    s.held.filter((entry) => !leased.has(entry)),
+  );
 }
 
 /** `gactive` counts exactly the active tasks of each group. */
@@ -336,7 +467,10 @@ function checkGroupCounts(s: Snapshot, report: Report): void {
     if (g !== undefined) counted.set(g, (counted.get(g) ?? 0) + 1);
   }
   const groups = new Set([...counted.keys(), ...Object.keys(s.gactive)]);
-  report('group whose active count is off', [...groups].filter((g) => Number(s.gactive[g] ?? 0) !== (counted.get(g) ?? 0)));
+  report(
+    'group whose active count is off',
+    [...groups].filter((g) => Number(s.gactive[g] ?? 0) !== (counted.get(g) ?? 0)),
+  );
 }
 
 /**

@@ -148,12 +148,15 @@ async function cycle(oracle: RedisClientType): Promise<CycleReport> {
   const openMs = Date.now() - opening;
   let closed = false;
   // One scheduler in three only puts: its close() then only ends the connection.
-  const worker = Math.random() < 1 / 3 ? null : scheduler.work((task) => handle(oracle, task), {
-    concurrency: config.concurrency,
-    lease: config.leaseMs,
-    shutdownTimeout: config.shutdownTimeoutMs,
-    onError: () => void (closed && errorsAfterClose++),
-  });
+  const worker =
+    Math.random() < 1 / 3
+      ? null
+      : scheduler.work((task) => handle(oracle, task), {
+          concurrency: config.concurrency,
+          lease: config.leaseMs,
+          shutdownTimeout: config.shutdownTimeoutMs,
+          onError: () => void (closed && errorsAfterClose++),
+        });
   let alive = true;
   const life = live().then(() => void (alive = false));
   const putting = putLoop(scheduler, () => alive);

@@ -71,7 +71,16 @@ async function openLab(options: LabOptions, closers: Array<() => Promise<unknown
   const history = new History();
   const keys = oracleKeys(run);
   const lab: Lab = {
-    redis, oracleServer, raw, oracle, prefix, queue, run, pool, history, childConfig,
+    redis,
+    oracleServer,
+    raw,
+    oracle,
+    prefix,
+    queue,
+    run,
+    pool,
+    history,
+    childConfig,
     async scheduler(opts = {}) {
       // Without a warning handler, the start-up check about AOF being off would print on every file.
       const s = await createScheduler({ url: redis.url, prefix, queue, onWarning: () => {}, ...opts });

@@ -41,11 +41,15 @@ async function main(): Promise<void> {
     onWarning: () => {}, // the scenario's throwaway Redis runs without AOF on purpose
   });
   const worker = config.work ? await startWork(lib, scheduler, oracle) : null;
-  process.on('message', (msg: ChildRequest) => void answer(msg, scheduler, lib, async () => {
-    await worker?.close();
-    await scheduler.close();
-    await oracle.quit();
-  }));
+  process.on(
+    'message',
+    (msg: ChildRequest) =>
+      void answer(msg, scheduler, lib, async () => {
+        await worker?.close();
+        await scheduler.close();
+        await oracle.quit();
+      }),
+  );
   // The parent (the jest process) is gone: leave no orphan behind.
   process.on('disconnect', () => process.exit(1));
   send({ type: 'ready' });
@@ -65,7 +69,15 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
   const event = (e: Omit<WorkerEvent, 'pid'>) => void oracle.rPush(keys.events, JSON.stringify({ ...e, pid: process.pid }));
   const handler = async (task: Task, signal: AbortSignal) => {
     const serverNow = clock ? await redisTime(clock) : undefined;
-    const record: Execution = { hash: task.hash, label: labelOf(task.data), pid: process.pid, attempt: task.attempt, runAt: task.runAt, serverNow, claimedAt: task.leaseUntil - work.leaseMs };
+    const record: Execution = {
+      hash: task.hash,
+      label: labelOf(task.data),
+      pid: process.pid,
+      attempt: task.attempt,
+      runAt: task.runAt,
+      serverNow,
+      claimedAt: task.leaseUntil - work.leaseMs,
+    };
     signal.addEventListener('abort', () => event({ kind: 'abort', hash: task.hash, ...describe(lib, signal.reason) }), { once: true });
     if (work.recordStarts) await oracle.rPush(keys.starts, JSON.stringify(record));
     if (work.outcomes) await reportStart(scheduler, oracle, task);
@@ -74,7 +86,7 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
     // A payload may ask its first attempt to block the event loop (synchronous work: no heartbeat
     // meanwhile); a re-delivery runs normally, so the two workers do not take turns blocking.
     const block = (task.data as { blockMs?: unknown } | null)?.blockMs;
-    if (typeof block === 'number' && task.attempt === 1) for (const until = Date.now() + block; Date.now() < until; );
+    if (typeof block === 'number' && task.attempt === 1) for (const until = Date.now() + block; Date.now() < until;);
     const steps = work.outcomes ? setInterval(() => void task.progress({ attempt: task.attempt, step: 1 }), 3) : null;
     await new Promise((resolve) => setTimeout(resolve, ms));
     if (steps) clearInterval(steps);

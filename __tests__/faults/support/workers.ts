@@ -45,10 +45,7 @@ export interface WorkConfig {
 }
 
 export type ChildRequest =
-  | { type: 'put'; id: number; items: Array<{ data: Json; options?: PutOptions }> }
-  | { type: 'now'; id: number }
-  | { type: 'heap'; id: number }
-  | { type: 'close'; id: number };
+  { type: 'put'; id: number; items: Array<{ data: Json; options?: PutOptions }> } | { type: 'now'; id: number } | { type: 'heap'; id: number } | { type: 'close'; id: number };
 
 export type ChildReply = { type: 'ready' } | { type: 'reply'; id: number; value?: unknown; error?: WireError };
 

@@ -88,6 +88,26 @@ describe('Lua headers', () => {
     expect(table).toMatch(/^\| `ready1` … `ready9` \|/m);
   });
 
+  it('keeps every Lua file, script or include, within 120 lines', () => {
+    // Counted as `wc -l` does, header included: a file past this does more than one thing.
+    const include = path.join(LUA_DIR, 'include');
+    const all = [
+      ...files.map((f) => path.join(LUA_DIR, f)),
+      ...readdirSync(include)
+        .filter((f) => f.endsWith('.lua'))
+        .map((f) => path.join(include, f)),
+    ];
+    const long = all.map((file) => [path.relative(LUA_DIR, file), readFileSync(file, 'utf8').split('\n').length - 1] as const).filter(([, lines]) => lines > 120);
+    expect(long).toEqual([]);
+  });
+
+  it('opens every include with a header naming it', () => {
+    const include = path.join(LUA_DIR, 'include');
+    for (const f of readdirSync(include).filter((name) => name.endsWith('.lua'))) {
+      expect(readFileSync(path.join(include, f), 'utf8')).toMatch(new RegExp(`^--\\[\\[ ${f.replace(/\.lua$/, '')}: [\\s\\S]*?\\]\\]`));
+    }
+  });
+
   it.each(Object.keys(SCRIPTS) as ScriptName[])('%s.lua builds no key names (cluster and ACL safety)', (name) => {
     // With its includes: a key is only ever one of K's values, never a string made from one.
     const source = inlined(name);

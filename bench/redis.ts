@@ -1,7 +1,7 @@
 /**
  * The benchmark's own Redis: a throwaway redis-server (no persistence) pinned to core 0 when the
  * machine allows, plus the parent's admin connection, which flushes between runs and takes the
- * INFO snapshots (command counts, memory) that bracket each timed part.
+ * INFO snapshots (command counts, memory, CPU) that bracket each timed part.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -19,10 +19,24 @@ export function canPin(): boolean {
   }
 }
 
-/** Redis's per-command call counts (`cmdstat_<name>:calls=`), and used_memory, at one moment. */
+/** Redis's per-command call counts (`cmdstat_<name>:calls=`), used_memory and CPU time, at one moment. */
 export interface Snapshot {
   calls: Record<string, number>;
   usedMemory: number;
+  /** CPU seconds (user + sys) of redis-server's main thread, or of the whole process on a Redis without the `_main_thread` fields. */
+  cpu: number;
+}
+
+/** User + sys CPU seconds from `INFO cpu`: the main thread's where INFO has those fields, else the whole process's. */
+export function cpuSeconds(info: string): number {
+  const field = (name: string) => {
+    const m = new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info);
+    return m ? Number(m[1]) : undefined;
+  };
+  const sys = field('used_cpu_sys_main_thread');
+  const user = field('used_cpu_user_main_thread');
+  if (sys !== undefined && user !== undefined) return sys + user;
+  return field('used_cpu_sys')! + field('used_cpu_user')!;
 }
 
 export interface BenchRedis {
@@ -30,7 +44,11 @@ export interface BenchRedis {
   pid: number;
   version: string;
   flush(): Promise<void>;
-  snapshot(): Promise<Snapshot>;
+  /**
+   * INFO commandstats, memory and cpu. The CPU reading comes last at the start of a timed part and
+   * first at its end, so the other two INFO calls' own work stays outside the CPU delta.
+   */
+  snapshot(at: 'start' | 'end'): Promise<Snapshot>;
   /** INFO calls the snapshots issue: each shows up in the next snapshot's counts. */
   readonly infoCallsPerSnapshot: number;
   stop(): Promise<void>;
@@ -51,13 +69,16 @@ export async function startBenchRedis(pin: boolean): Promise<BenchRedis> {
       pid: server.pid,
       version,
       flush: async () => void (await admin.flushAll()),
-      infoCallsPerSnapshot: 2,
-      async snapshot() {
+      // Every snapshot issues the same three, so between two commandstats readings there are always three.
+      infoCallsPerSnapshot: 3,
+      async snapshot(at) {
+        const cpuFirst = at === 'end' ? await admin.info('cpu') : undefined;
         const stats = await admin.info('commandstats');
         const memory = await admin.info('memory');
+        const cpu = cpuFirst ?? (await admin.info('cpu'));
         const calls: Record<string, number> = {};
         for (const m of stats.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) calls[m[1]] = Number(m[2]);
-        return { calls, usedMemory: Number(/used_memory:(\d+)/.exec(memory)![1]) };
+        return { calls, usedMemory: Number(/used_memory:(\d+)/.exec(memory)![1]), cpu: cpuSeconds(cpu) };
       },
       async stop() {
         await admin.disconnect().catch(() => {});

@@ -1,7 +1,7 @@
 /**
  * Turns the samples of one run into bench/RESULTS.md and bench/results.json: medians with their
  * min–max spread, docket against the best peer, each target of issue 4 judged from the medians,
- * and the cost model (Redis calls per task).
+ * Redis CPU per task, and the cost model (Redis calls per task).
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -11,7 +11,7 @@ import { costOf, type Cost } from './cost';
 import type { Measure } from './protocol';
 import type { Sizes } from './scenarios';
 import { spread, type Spread } from './stats';
-import { lowerIsBetter, ROWS, SCALE_TARGET, type Medians, type Metric, type Row } from './targets';
+import { CPU_ROWS, CPU_ROWS_AFTER, lowerIsBetter, ROWS, SCALE_TARGET, type Medians, type Metric, type Row } from './targets';
 
 /** One child run, as the parent recorded it. */
 export interface Sample {
@@ -21,6 +21,8 @@ export interface Sample {
   measure?: Measure;
   /** Redis commands between the marks, less the parent's own INFO calls. */
   calls?: Record<string, number>;
+  /** redis-server's CPU time between the marks (main thread, user + sys, µs); absent in results from before it was taken. */
+  redisCpuUs?: number;
   error?: string;
 }
 
@@ -51,6 +53,7 @@ function cpuModel(): string {
 
 function fmt(x: number, metric: Metric): string {
   if (metric === 'rate') return x >= 10_000 ? `${(x / 1000).toFixed(1)}k` : x >= 1000 ? `${(x / 1000).toFixed(2)}k` : x.toFixed(0);
+  if (metric === 'cpu') return x.toFixed(1);
   return metric === 'p99' ? x.toFixed(2) : x.toFixed(0);
 }
 
@@ -60,17 +63,29 @@ const cellSafe = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
 function pick(samples: Sample[], scenario: string, lib: string) {
   const all = samples.filter((s) => s.scenario === scenario && s.library === lib);
   const good = all.filter((s) => s.measure);
-  const of = (get: (m: Measure) => number | undefined): Spread | undefined => {
-    const xs = good.map((s) => get(s.measure!)).filter((x): x is number => x !== undefined && Number.isFinite(x));
+  const ofSample = (get: (s: Sample) => number | undefined): Spread | undefined => {
+    const xs = good.map(get).filter((x): x is number => x !== undefined && Number.isFinite(x));
     return xs.length ? spread(xs) : undefined;
   };
-  return { all, good, errors: all.filter((s) => s.error), of };
+  const of = (get: (m: Measure) => number | undefined) => ofSample((s) => get(s.measure!));
+  return { all, good, errors: all.filter((s) => s.error), of, ofSample };
+}
+
+/** Redis CPU µs per task of one sample; undefined for samples stored before it was taken. */
+const cpuPerTask = (s: Sample) => (s.redisCpuUs === undefined || !s.measure!.tasks ? undefined : s.redisCpuUs / s.measure!.tasks);
+
+/** A CPU row's cell: the median with its spread, or — (not run, failed, or stored without it). */
+function cpuCell(samples: Sample[], row: Row, lib: string): { text: string; median?: number } {
+  const cpu = pick(samples, row.scenario, lib).ofSample(cpuPerTask);
+  if (!cpu) return { text: '—' };
+  return { text: fmt(cpu.median, 'cpu') + (cpu.n > 1 ? ` (${fmt(cpu.min, 'cpu')}–${fmt(cpu.max, 'cpu')})` : ''), median: cpu.median };
 }
 
 function valueCell(samples: Sample[], row: Row, lib: string, sizes: Sizes): { text: string; median?: number } {
+  if (row.metric === 'cpu') return cpuCell(samples, row, lib);
   const p = pick(samples, row.scenario, lib);
   const failed = p.errors.length ? `error${p.errors.length < p.all.length ? ` in ${p.errors.length} of ${p.all.length}` : ''}: ${p.errors[0].error}` : '';
-  const main = p.of((m) => m[row.metric]);
+  const main = p.of((m) => m[row.metric as Exclude<Metric, 'cpu'>]);
   if (!main) return { text: failed || '—' };
   const parts = [fmt(main.median, row.metric) + (main.n > 1 ? ` (${fmt(main.min, row.metric)}–${fmt(main.max, row.metric)})` : '')];
   if (row.metric === 'p99') parts.push(`p50 ${fmt(p.of((m) => m.p50)!.median, 'p99')}, max ${fmt(p.of((m) => m.max)!.median, 'p99')}`);
@@ -108,19 +123,26 @@ interface TableRow {
   missed?: { versus: string; gap?: string };
 }
 
+function tableRow(samples: Sample[], row: Row, sizes: Sizes): TableRow {
+  const medians: Medians = {};
+  const cells = LIBS.map((lib) => {
+    const c = valueCell(samples, row, lib, sizes);
+    medians[lib] = c.median;
+    return c.text;
+  });
+  const target = row.target ?? '—';
+  const met = row.met?.(medians);
+  const missed = met === false ? { versus: row.versus?.(medians) ?? '—', gap: row.gap } : undefined;
+  // A CPU row reads its scenario's samples; in results.json it goes by a name of its own.
+  const scenario = row.metric === 'cpu' ? `${row.scenario}RedisCpu` : row.scenario;
+  return { scenario, label: row.label(sizes), medians, cells, ratio: ratioCell(medians, row.metric), target, met: metCell(met, !!row.met), missed };
+}
+
 function tableRows(samples: Sample[], sizes: Sizes): TableRow[] {
   const rows: TableRow[] = [];
   for (const row of ROWS) {
-    const medians: Medians = {};
-    const cells = LIBS.map((lib) => {
-      const c = valueCell(samples, row, lib, sizes);
-      medians[lib] = c.median;
-      return c.text;
-    });
-    const target = row.target ?? '—';
-    const met = row.met?.(medians);
-    const missed = met === false ? { versus: row.versus?.(medians) ?? '—', gap: row.gap } : undefined;
-    rows.push({ scenario: row.scenario, label: row.label(sizes), medians, cells, ratio: ratioCell(medians, row.metric), target, met: metCell(met, !!row.met), missed });
+    rows.push(tableRow(samples, row, sizes));
+    if (row.scenario === CPU_ROWS_AFTER) rows.push(...CPU_ROWS.map((r) => tableRow(samples, r, sizes)));
     if (row.scenario === 'scaleLarge') rows.push(scaleRow(rows, sizes));
   }
   return rows;
@@ -219,7 +241,7 @@ export function report(samples: Sample[], info: RunInfo): { markdown: string; js
     '',
     ...resultsTable(rows),
     '',
-    '"docket / best peer" divides docket by the better of BullMQ and bee-queue: the higher rate, or the lower latency or memory (lower is better there). "minimal" (bench/adapters/minimal.ts, one script call per put, claim and ack, polling when idle) is a floor reference, not a peer. Scale runs are docket and minimal only, request/response leaves bee-queue out (—: not run). Rates are jobs per second; drains are timed until the library reports no task left, the scale runs until the last measured handler; latencies are p99 with p50 and max (medians over runs).',
+    '"docket / best peer" divides docket by the better of BullMQ and bee-queue: the higher rate, or the lower latency, memory or Redis CPU (lower is better there). "minimal" (bench/adapters/minimal.ts, one script call per put, claim and ack, polling when idle) is a floor reference, not a peer. Scale runs are docket and minimal only, request/response leaves bee-queue out (—: not run). Rates are jobs per second; drains are timed until the library reports no task left, the scale runs until the last measured handler; latencies are p99 with p50 and max (medians over runs). Redis CPU per task is redis-server\'s CPU time (main thread, user + sys, from `INFO cpu` read with the INFO snapshots around the timed part) over the tasks of that part, in µs: what the library asks of the server, its own client work aside (—: not run, or a stored run from before it was taken).',
     '',
     '### Targets missed',
     '',

@@ -24,7 +24,7 @@ export function runChild(redis: BenchRedis, req: RunRequest, pin: boolean, round
   const [cmd, ...args] = pin ? ['taskset', '-c', '1', ...node] : node;
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   current = child;
-  const base: Pick<Sample, 'library' | 'scenario' | 'round' | 'calls'> = { library: req.library, scenario: req.scenario, round };
+  const base: Pick<Sample, 'library' | 'scenario' | 'round' | 'calls' | 'redisCpuUs'> = { library: req.library, scenario: req.scenario, round };
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -35,10 +35,13 @@ export function runChild(redis: BenchRedis, req: RunRequest, pin: boolean, round
 
   child.on('message', (msg: ChildMessage) => {
     if (msg.type === 'mark') {
-      void redis.snapshot().then(
+      void redis.snapshot(msg.at).then(
         (snap) => {
           if (msg.at === 'start') start = snap;
-          else if (start) base.calls = callsBetween(start, snap, redis.infoCallsPerSnapshot);
+          else if (start) {
+            base.calls = callsBetween(start, snap, redis.infoCallsPerSnapshot);
+            base.redisCpuUs = Math.round((snap.cpu - start.cpu) * 1e6);
+          }
           answer({ type: 'marked', usedMemory: snap.usedMemory });
         },
         (err) => (failure = `snapshot: ${err.message}`),

@@ -4,7 +4,8 @@
  */
 import type { Sizes } from './scenarios';
 
-export type Metric = 'rate' | 'p99' | 'bytes';
+/** `cpu`: Redis CPU µs per task, from the samples' `redisCpuUs` rather than their measure. */
+export type Metric = 'rate' | 'p99' | 'bytes' | 'cpu';
 
 /** Medians of one row by library; a library that failed or was skipped is missing. */
 export type Medians = Record<string, number | undefined>;
@@ -117,6 +118,20 @@ export const ROWS: Row[] = [
   { scenario: 'reqres', metric: 'p99', label: (s) => `request/response round trip p99, ${k(s.requests)}, 32 in flight, c=32 (ms)`, target: 'none (report)' },
 ];
 
+/**
+ * Redis CPU per task (µs, lower is better), from INFO cpu around the timed part, for the scenarios
+ * whose timed part is nothing but the library's puts or claims and acks. Not scenarios of their
+ * own (the samples are those of the rows named): the results table shows them after drain c=32.
+ */
+export const CPU_ROWS: Row[] = [
+  ['put', 'put'],
+  ['bulk', 'bulk put'],
+  ['drain1', 'drain c=1'],
+  ['drain32', 'drain c=32'],
+].map(([scenario, name]) => ({ scenario, metric: 'cpu', label: () => `Redis CPU per task, ${name} (µs)`, target: 'none (report)' }));
+/** The row the CPU rows follow in the results table. */
+export const CPU_ROWS_AFTER = 'drain32';
+
 /** The scale target: how many times slower claim+ack gets with the large queue. */
 export const SCALE_TARGET = { label: (s: Sizes) => `${k(s.scaleLarge)} vs ${k(s.scaleSmall)} pending (× slower)`, target: '≤ 1.25× slower', limit: 1.25 };
 
@@ -128,5 +143,5 @@ export const LEFT_OUT: Record<string, string[]> = { reqres: ['bee-queue'], debou
 
 export const SCENARIO_ORDER = ROWS.map((r) => r.scenario);
 
-/** Lower is better for latencies and memory. */
+/** Lower is better for latencies, memory and Redis CPU. */
 export const lowerIsBetter = (metric: Metric) => metric !== 'rate';

@@ -1,6 +1,9 @@
 /**
  * Every option docket takes, checked and defaulted here by zod and nowhere else. Schemas are
  * strict, so a misspelled option is reported instead of dropped.
+ *
+ * One concept over 300 lines: the option schemas, kept in one place so that every check and default
+ * has one home.
  */
 import { z } from 'zod';
 import type { RedisLike } from './connection';
@@ -324,6 +327,13 @@ export const workOptions = z
     heartbeatDeadline: positiveSpan
       .refine((ms) => ms <= MAX_HEARTBEAT_DEADLINE_MS, { error: `must be at most ${MAX_HEARTBEAT_DEADLINE_MS / 60_000} minutes` })
       .default(HEARTBEAT_DEADLINE_MS),
+    /** Most tasks leased beyond the free slots while handlers are quick (worker.ts: prefetch). */
+    prefetch: z
+      .number({ error: 'expected a number' })
+      .int({ error: 'expected a whole number' })
+      .min(0, { error: 'must be from 0 to 100' })
+      .max(100, { error: 'must be from 0 to 100' })
+      .optional(),
   })
   .refine((o) => o.heartbeatDeadline >= 2 * o.heartbeatInterval, {
     // One late beat must not make a live worker look dead.

@@ -3,6 +3,9 @@
  * put.lua in chunks, one script call (one round trip, pipelined) per chunk. Single puts made in the
  * same turn of the event loop (many callers, each awaiting its own put) are gathered into one call
  * per queue too: a put costs its share of a script call, not a round trip of its own.
+ *
+ * One concept over 300 lines: a put, from the caller's items to the script's answer; each step
+ * (options, payload, identity, chunking, gathering single puts) is a function here.
  */
 import { register, registryKey } from './admin';
 import type { Context } from './context';

@@ -1,6 +1,9 @@
 /**
  * The scheduler: the one object callers hold. It puts tasks, moves and inspects them, leases them
  * to workers, and starts worker loops. Each method checks its arguments fully before any I/O.
+ *
+ * One concept over 300 lines: the Scheduler object, its documented interface (most of the file) and
+ * the factory that binds each method to the module that does the work.
  */
 import { checkAccess } from './access';
 import * as admin from './admin';

@@ -1,7 +1,12 @@
 /**
  * A worker loop: claims tasks, runs up to `concurrency` handlers at once, keeps their leases alive,
- * and acks or fails each one. An idle worker does not poll: it blocks on its own connection until a
+ * and acks or fails each one. While handlers are quick it leases a few tasks ahead (prefetch), so
+ * one round trip serves several. An idle worker does not poll: it blocks on its own connection until a
  * put wakes it or its own timer, armed for the next run-at on the Redis clock, ends the wait.
+ *
+ * One concept over 300 lines: the worker loop. Claiming, prefetch, running, acking and shutdown
+ * share its state (slots, buffered tasks, pending acks), so splitting them would pass that state
+ * around.
  */
 import { performance } from 'node:perf_hooks';
 import { defaultBackoff } from './backoff';
@@ -67,6 +72,12 @@ export interface WorkOptions {
    * half of it), at the price of slower recovery after a crash; see docs/guarantees.md.
    */
   heartbeatDeadline?: Span;
+  /**
+   * Most tasks leased beyond the free slots while handlers are quick (see docs/guarantees.md,
+   * Prefetch): 0 to 100. Default 8 − concurrency (none at 8 and more). Prefetch is on only while
+   * the lease is at least 1 s and handlers return within 5 ms on average.
+   */
+  prefetch?: number;
 }
 
 interface Running {
@@ -104,6 +115,28 @@ const TIMEOUT_GRACE_MS = 1000;
 /** Tries of an ack whose reply was lost, before the lease is left to lapse. */
 const ACK_TRIES = 3;
 
+/**
+ * Prefetch: a worker whose handlers are quick leases a few tasks beyond its free slots, so one
+ * round trip serves several tasks. Their leases start at the claim (on the Redis clock, as every
+ * lease), not when their handler starts: a lease that began later would need a call of its own or
+ * the client's clock. What keeps a prefetched task within its lease is that it waits little: only
+ * while handlers run under PREFETCH_QUICK_MS on average, at most PREFETCH_HOLD_MS without one of
+ * them starting (then the rest are handed back), and only with a lease of PREFETCH_MIN_LEASE_MS or
+ * more, well above the longest wait (PREFETCH_HOLD_MS times the most a worker prefetches).
+ */
+const PREFETCH_TOTAL = 8;
+const PREFETCH_QUICK_MS = 5;
+const PREFETCH_HOLD_MS = 25;
+const PREFETCH_MIN_LEASE_MS = 1000;
+
+/** A prefetched task: leased, waiting for a slot. */
+interface Buffered {
+  task: Task<unknown>;
+  /** The Redis clock when it was leased, and performance.now() when the reply came. */
+  serverNow: number;
+  at: number;
+}
+
 export class Worker {
   /** Names this worker as a lease holder: host:pid:random. */
   readonly id = newWorkerId();
@@ -118,6 +151,14 @@ export class Worker {
   /** Handlers running now; a slot is free once its handler returns, before its ack. */
   private executing = 0;
   private readonly acks: PendingAck[] = [];
+  /** Prefetched tasks, oldest first. */
+  private readonly buffered: Buffered[] = [];
+  /** Hands the prefetched tasks back when none has started for PREFETCH_HOLD_MS. */
+  private holdTimer: NodeJS.Timeout | null = null;
+  /** Prefetched tasks being handed back, so close() can wait for it. */
+  private handingBack: Promise<void> = Promise.resolve();
+  /** Handler run time in ms, smoothed; Infinity until one has run, so the first claim takes no more than it can start. */
+  private runMs = Infinity;
   private state: LoopState = 'waiting';
   /** The flush of acks under way, if any, so close() can wait for it. */
   private flushing: Promise<void> | null = null;
@@ -184,6 +225,18 @@ export class Worker {
     let failures = 0;
     while (!this.closing) {
       const free = this.opts.concurrency - this.executing;
+      if (this.buffered.length > 0) {
+        // Prefetched tasks go first; acks wait for the claim that follows them (a few tasks later).
+        if (free > 0) {
+          for (const b of this.buffered.splice(0, free)) this.start(b.task, b.serverNow, b.at);
+          this.hold();
+          await new Promise((resolve) => setImmediate(resolve));
+        } else {
+          this.state = 'full';
+          await this.sleep(Infinity);
+        }
+        continue;
+      }
       if (free <= 0 && this.acks.length === 0) {
         this.state = 'full';
         await this.sleep(Infinity);
@@ -193,10 +246,13 @@ export class Worker {
       // The acks of tasks finished since the last call ride along with this claim.
       const acks = this.acks.splice(0);
       try {
-        const batch = await claimBatch(this.ctx, this.queue, Math.max(0, free), this.opts.lease, this.id, acks, this.worked);
+        const ask = free > 0 ? free + this.prefetch() : 0;
+        const batch = await claimBatch(this.ctx, this.queue, ask, this.opts.lease, this.id, acks, this.worked);
+        const at = performance.now();
         failures = 0;
         acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
-        for (const task of batch.tasks) this.start(task, batch.now);
+        batch.tasks.forEach((task, i) => (i < free ? this.start(task, batch.now, at) : this.buffered.push({ task, serverNow: batch.now, at })));
+        this.hold();
         // Fewer than asked for means nothing more is ready now: wait for a put or the next due time.
         if (free > 0 && batch.tasks.length < free) {
           this.enter('waiting');
@@ -233,13 +289,15 @@ export class Worker {
    * longer, the claim call close() came in on) plus one commandTimeout, whatever Redis does.
    */
   private async drain(): Promise<void> {
+    // Prefetched tasks never started: they go back at once, for other workers to take.
+    this.handBack();
     let timer: NodeJS.Timeout | undefined;
     const left = Math.max(0, this.closeStarted + this.shutdownMs - performance.now());
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), left)));
     const outcome = await Promise.race([Promise.all(this.running.keys()), late]);
     clearTimeout(timer);
     const giveUp = outcome === 'late' ? this.abandon() : [];
-    await Promise.all([...giveUp, this.heartbeat.stop()]);
+    await Promise.all([...giveUp, this.handingBack, this.heartbeat.stop()]);
   }
 
   /**
@@ -265,20 +323,51 @@ export class Worker {
     return [...releases, ...finishing, this.flushing ?? Promise.resolve()];
   }
 
-  private start(task: Task<unknown>, serverNow: number): void {
+  /** How many tasks to lease beyond the free slots now (see PREFETCH_TOTAL). */
+  private prefetch(): number {
+    const most = this.opts.prefetch ?? Math.max(0, PREFETCH_TOTAL - this.opts.concurrency);
+    return this.runMs <= PREFETCH_QUICK_MS && this.opts.lease >= PREFETCH_MIN_LEASE_MS ? most : 0;
+  }
+
+  /** (Re-)arms the hold timer while tasks are prefetched: a slow handler turns prefetch off. */
+  private hold(): void {
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = this.buffered.length > 0 ? setTimeout(() => this.handBack(), PREFETCH_HOLD_MS) : null;
+  }
+
+  /** Hands every prefetched task back to the queue (the delivery not counted), last first so they keep their order. */
+  private handBack(): void {
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
+    const back = this.buffered.splice(0).reverse();
+    if (back.length === 0) return;
+    // Until a handler shows it is quick again.
+    this.runMs = Math.max(this.runMs, PREFETCH_HOLD_MS);
+    // The loop may sleep with acks that waited for the claim after these tasks: they go now.
+    this.wake();
+    const previous = this.handingBack;
+    this.handingBack = (async () => {
+      await previous;
+      for (const { task } of back) await release(this.ctx, task).catch((err: unknown) => this.report(err));
+    })();
+  }
+
+  private start(task: Task<unknown>, serverNow: number, at: number): void {
     const entry: Running = { task, controller: new AbortController(), done: false, released: false, stopLease: () => {} };
     this.executing++;
-    const run = this.execute(entry, serverNow).finally(() => this.running.delete(run));
+    const run = this.execute(entry, task.leaseUntil - serverNow - (performance.now() - at)).finally(() => this.running.delete(run));
     this.running.set(run, entry);
   }
 
-  private async execute(entry: Running, serverNow: number): Promise<void> {
+  /** Runs a task's handler with `leftMs` of its lease left, then acks or fails it. */
+  private async execute(entry: Running, leftMs: number): Promise<void> {
     const { task, controller } = entry;
     // The put's timeout wins over the worker's.
     const limit = task.timeout ?? this.opts.timeout;
-    const stop = (entry.stopLease = this.keepLease(task, controller, task.leaseUntil - serverNow, limit));
+    const stop = (entry.stopLease = this.keepLease(task, controller, leftMs, limit));
     let failure: { error: unknown } | null = null;
     let result = '';
+    const began = performance.now();
     const run = attempt(() => this.handler(task, controller.signal), task, controller, limit);
     try {
       const value = await run.outcome;
@@ -289,6 +378,9 @@ export class Worker {
     } finally {
       stop();
       entry.done = true;
+      // Failures count too: a handler that throws late is as slow as one that returns late.
+      const took = performance.now() - began;
+      this.runMs = this.runMs === Infinity ? took : 0.8 * this.runMs + 0.2 * took;
       const free = () => {
         this.executing--;
         if (this.state === 'full') this.wake();

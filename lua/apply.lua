@@ -17,6 +17,7 @@
 -- include: outcomes
 -- include: identity
 -- include: deps
+-- include: settle
 local now = nowMs()
 local cap = tonumber(ARGV[1])
 for i = 2, #ARGV do

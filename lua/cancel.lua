@@ -18,6 +18,7 @@
 -- include: outcomes
 -- include: identity
 -- include: deps
+-- include: settle
 -- include: records
 local id = ARGV[1]
 local raw = redis.call('HGET', K.meta, id)

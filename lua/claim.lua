@@ -34,10 +34,12 @@
 -- include: identity
 -- include: limits
 -- include: deps
+-- include: settle
 -- include: records
 -- include: attempt
 -- include: acks
 -- include: upkeep
+-- include: gate
 -- include: take
 local now = nowMs()
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
@@ -68,7 +70,7 @@ refilled = refilled + moved
 -- queue that uses none of them pays one command for all, in every claim.
 local extras = redis.call('EXISTS', K.settle, K.outbox, K.paused, K.limits) > 0
 
--- 3. Dependency work (include: deps): steps for this queue, a batch a call; and whether the outbox
+-- 3. Dependency work (include: settle): steps for this queue, a batch a call; and whether the outbox
 -- holds steps for other queues that are due, for the worker to carry over (lib/deps.ts).
 local carry, settling = nil, false
 if extras and redis.call('EXISTS', K.settle, K.outbox) > 0 then
@@ -79,29 +81,10 @@ if extras and redis.call('EXISTS', K.settle, K.outbox) > 0 then
   d = earliest(K.delayed)
 end
 
--- 4. Pause and limits. A paused queue leases nothing; housekeeping above still runs, so leases
--- lapse and due tasks become ready as usual. The worker looks again at the next run-at or lease
--- end, or when resume's wake token arrives: it never spins on the ready backlog it may not take.
-local controls = extras and redis.call('EXISTS', K.paused, K.limits) or 0
-if controls > 0 and redis.call('EXISTS', K.paused) == 1 then
-  if d or a then out[2] = math.min(d or a, a or d) end
-  return out
-end
--- The queue's own limits (include: limits): lapsed leases were re-queued above, so `active`
--- counts only live ones. A queue with no room leases nothing; its worker looks again when the rate
--- allows the next claim, a lease may lapse, or a finished task's wake token comes.
-local capped, limited, held = false, false, nil
-if controls > 0 then
-  local later
-  count, capped, later = allowed(count, now)
-  limited = true
-  reopen(now)
-  held = tonumber(redis.call('ZRANGE', K.gheld, 0, 0, 'WITHSCORES')[2])
-  if count == 0 then
-    if later then out[2] = later elseif d or a then out[2] = math.min(d or a, a or d) end
-    return out
-  end
-end
+-- 4. Pause and limits (include: gate): a paused queue, or one with no room, leases nothing.
+local capped, limited, held, stop
+count, capped, limited, held, stop = gate(count, now, extras, d, a, out)
+if stop then return out end
 
 -- 5. Lease (include: take).
 local taken, more, until_

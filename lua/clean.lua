@@ -25,12 +25,14 @@
 -- include: outcomes
 -- include: identity
 -- include: deps
+-- include: settle
 -- include: records
 local source, before, most, scan, cursor, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
 local now = nowMs()
 local deleted = 0
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
 local TOMB = '|cleaned|'
+-- include: sweep
 
 -- Dead tasks, oldest death first: every one read goes, so no cursor is needed (purge's deletion,
 -- a few variadic commands per slice instead of five per task).
@@ -42,37 +44,6 @@ if source == 'dead' then
     for _, key in ipairs({ K.data, K.meta, K.progress, K.deplist, K.logs }) do redis.call('HDEL', key, unpack(part)) end
   end
   return { #ids, #ids < most and 1 or 0, '', 0 }
-end
-
--- The task's meta when it is to go: it has a record, put at or before `before`.
-local function doomed(id)
-  local raw = redis.call('HGET', K.meta, id)
-  if not raw then return nil end
-  local meta = cjson.decode(raw)
-  if before >= 0 and (meta.c or 0) > before then return nil end
-  return meta
-end
-
--- A pending task, already out of its list, ends as cancel ends it.
-local function drop(id, meta)
-  unpoint(id, meta)
-  fire(id, meta, 'cancelled', now)
-  if meta.n > 0 then emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'cancelled', 'id', id) end
-  keepOutcome(id, meta, now, 'cancelled')
-  forget(id, meta)
-  deleted = deleted + 1
-end
-
--- Walks `entries` (flat, `step` values per entry) until `most` are deleted; `take(i)` deletes
--- entry i when it is to go and says whether it did. Returns how many were examined.
-local function walk(entries, step, take)
-  local n = 0
-  for i = 1, #entries, step do
-    if deleted >= most then break end
-    n = n + 1
-    take(i)
-  end
-  return n
 end
 
 local done, nextCursor

@@ -22,6 +22,7 @@
 -- include: outcomes
 -- include: identity
 -- include: deps
+-- include: settle
 -- include: records
 -- include: attempt
 local now = nowMs()

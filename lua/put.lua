@@ -39,127 +39,19 @@
 -- include: outcomes
 -- include: identity
 -- include: deps
+-- include: settle
 -- include: records
 local now = nowMs()
 local count = tonumber(ARGV[1])
 local out, wake, dups, added, replaced = {}, false, 0, 0, 0
 local cap = tonumber(ARGV[4])
--- Writes are gathered and made at the end (flush), a few variadic calls per chunk instead of
--- several per task. `pending` (include: identity) holds what this call is about to write, so a
--- duplicate within the call is found.
-local data, metas, delayed = {}, {}, {}
--- Ready ids by priority level (0-9), each pushed at its list's tail: FIFO within a level.
-local queued = {}
-for level = 0, 9 do queued[level] = {} end
--- Grouped ready tasks (tag, id pairs) and the lanes whose latest tag they moved.
-local grouped, lanes = {}, {}
--- Set once a flush has written part of the call: the base records read up front are then stale.
--- `batch` counts flushes, so a task added since the last one is known as not yet written.
-local stale, batch = false, 0
-
-
--- Makes the gathered writes.
-local function flush()
-  many('HSET', K.data, data)
-  many('HSET', K.meta, metas)
-  many('RPUSH', K.ready, queued[0])
-  if #grouped > 0 then
-    many('ZADD', K.grouped, grouped)
-    local latest = {}
-    for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, tagged.lanes[lane]) end
-    many('HSET', K.gtags, latest)
-    redis.call('ZADD', K.levels, 0.5, 'g')
-  end
-  for level = 1, 9 do
-    if #queued[level] > 0 then
-      many('RPUSH', K['ready' .. level], queued[level])
-      redis.call('ZADD', K.levels, level, level)
-    end
-  end
-  many('ZADD', K.delayed, delayed)
-  data, metas, delayed, grouped, lanes = {}, {}, {}, {}, {}
-  for level = 0, 9 do queued[level] = {} end
-  stale, batch = true, batch + 1
-end
-
--- Gathers the writes of a task record and of its place: ready now, or delayed until its run-at.
-local earliest
-local function store(id, meta, payload)
-  if payload then table.insert(data, id); table.insert(data, payload) end
-  table.insert(metas, id); table.insert(metas, cjson.encode(meta))
-  if meta.r <= now then
-    if meta.g then
-      table.insert(grouped, tagOf(meta)); table.insert(grouped, id)
-      lanes[laneOf(meta)] = true
-    else
-      table.insert(queued[meta.p or 0], id)
-    end
-    wake = true
-  else
-    table.insert(delayed, meta.r); table.insert(delayed, id)
-    if not earliest or meta.r < earliest then earliest, wake = meta.r, true end
-  end
-end
-
--- The options of one task.
-local DEFAULTS = { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '', name = '' }
-local function parse(options)
-  if options == '' then return DEFAULTS end
-  local d, a, p, x, m, g, tr, kr, md, w, to, nm, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-  return { delay = tonumber(d), at = tonumber(a), level = tonumber(p), expire = tonumber(x), attempts = tonumber(m), group = g,
-    trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), timeout = tonumber(to), name = nm, key = k }
-end
-
--- A task's metadata as these options make it; `old` (a replaced task) keeps its history.
-local function metaOf(o, runAt, old)
-  local meta = { r = runAt, m = o.attempts, n = old and old.n or 0, c = old and old.c or now, err = old and old.err }
-  if o.level > 0 then meta.p = o.level end
-  if o.group ~= '' then meta.g = o.group end
-  if o.key ~= '' then meta.k = o.key end
-  if o.name ~= '' then meta.nm = o.name end
-  meta.tp = o.trace ~= '' and o.trace or (old and old.tp)
-  meta.kr = o.keep or (old and old.kr)
-  meta.to = o.timeout or (old and old.to)
-  -- A replaced task keeps its progress and logs (from earlier attempts): the flags say they exist.
-  meta.pg, meta.lg = old and old.pg, old and old.lg
-  if o.expire then meta.x = o.expire; meta.e = runAt + o.expire end
-  if string.find(o.mode, 's', 1, true) then meta.us = 1 end
-  return meta
-end
-
+-- include: occurrences
+-- include: gather
 -- include: replace
 -- include: windows
+-- include: add
 
--- A task put `after` others waits in `blocked` (include: deps): its record is written at once
--- (with what this call gathered before it, which may hold a task it names), and each task it
--- names learns of it: one of this queue here, one of another queue through a step in the outbox.
--- A task it names that is no longer live settles at once, so one already done counts as done.
-local function wait(id, meta, payload, after)
-  flush()
-  local policy, refs = string.sub(after, 1, 1), string.sub(after, 2)
-  meta.a, meta.dl = 1, 1
-  if policy ~= 'd' then meta.df = policy end
-  redis.call('HSET', K.data, id, payload)
-  redis.call('HSET', K.meta, id, cjson.encode(meta))
-  redis.call('ZADD', K.blocked, now, id)
-  redis.call('HSET', K.deplist, id, refs)
-  local named, entries = cjson.decode(refs), {}
-  for _, ref in ipairs(named) do
-    table.insert(entries, 0); table.insert(entries, id .. '|' .. ref[2] .. '|' .. ref[1])
-  end
-  many('ZADD', K.after, entries)
-  registerAll(named, id, now, cap)
-  stale = true
-end
-local schedule = ARGV[3]
-if schedule ~= '' and redis.call('HEXISTS', K.schedules, schedule) == 0 then
-  for i = 1, count do
-    local a = string.match(ARGV[4 * i + 3], '^[^|]*|([^|]*)|')
-    table.insert(out, ''); table.insert(out, -1); table.insert(out, tonumber(a))
-  end
-  return out
-end
-local latest = schedule ~= '' and tonumber(redis.call('HGET', K.occurred, schedule)) or nil
+if gone(out, count) then return out end
 local bases = {}
 for i = 1, count do bases[i] = ARGV[4 * i + 1] end
 local stored = redis.call('HMGET', K.meta, unpack(bases))
@@ -183,9 +75,7 @@ end
 
 for i = 1, count do
   local payload, o, after = ARGV[4 * i + 2], parse(ARGV[4 * i + 3]), ARGV[4 * i + 4]
-  -- Every process that declares a schedule puts its occurrences; the first put of each wins.
-  local skip = schedule ~= '' and latest and o.at <= latest
-  if schedule ~= '' and not skip then latest = o.at end
+  local skip = skipped(o)
   local base = bases[i]
   if skip then
     answer('', 0, o.at)
@@ -213,29 +103,14 @@ for i = 1, count do
       -- Within its window the identity stays taken, whatever became of its task.
       duplicate(old and id or base, closes)
     else
-      -- New, or a dead task revived by putting it again (it starts afresh: its progress and logs go, and
-      -- the tasks it waited on before: this put's `after`, if any, is its list now).
-      if old then
-        redis.call('ZREM', K.dead, id)
-        forgetExtras(id, old)
-      end
-      local meta = metaOf(o, o.at or now + (o.delay or 0))
-      if id ~= base then
-        -- Not at its base (an until-start identity whose task there runs, or a collision): a
-        -- pointer lets later lookups find it even once the base's record is gone.
-        meta.b = base
-        redis.call('HSET', K.waiting, base, id)
-        waitingKnown = true
-      end
+      -- New, or a dead task revived (include: add).
+      local runAt = add(id, base, old, payload, o, after)
       added = added + 1
-      pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }
-      if after == '' then store(id, meta, payload) else wait(id, meta, payload, after) end
-      if o.window then openWindow(base, o.window) end
-      answer(id, old and 2 or 1, meta.r)
+      answer(id, old and 2 or 1, runAt)
     end
   end
 end
-if schedule ~= '' and latest then redis.call('HSET', K.occurred, schedule, latest) end
+occurred()
 flush()
 if dups > 0 then redis.call('HINCRBY', K.counts, 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', K.counts, 'added', added) end

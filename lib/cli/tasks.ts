@@ -2,6 +2,9 @@
  * The commands that act on tasks: list a page of them by state, inspect one, and move, cancel or
  * re-queue one. A command whose task is missing, or in a state it cannot act on, fails with a
  * TargetError (exit 1) that says which.
+ *
+ * One concept over 300 lines: the CLI's task commands, each a few lines of argument parsing around
+ * one scheduler call.
  */
 import type { PreviewPage, PreviewTask } from '../admin';
 import type { Dependency } from '../deps';

@@ -1,7 +1,7 @@
---[[ deps: included by the scripts that add, finish or remove tasks (not a script itself).
-  A task put with `after` waits (state 'waiting', meta.a) in `blocked` (ZSET, score = when put)
-  until every task it names is done; then it is queued as any task (ready, or delayed until its
-  run-at). Its dependencies:
+--[[ deps: included by the scripts that add, finish or remove tasks (not a script itself), each
+  with settle right after it. A task put with `after` waits (state 'waiting', meta.a) in `blocked`
+  (ZSET, score = when put) until every task it names is done; then it is queued as any task
+  (ready, or delayed until its run-at). Its dependencies:
   - `after` (ZSET, lex, score 0): '<id>|<ref>|<ref queue>' for each dependency of waiting task id
     not yet settled (ref: the hash it named). Settling one removes it, so a step applied twice
     does nothing the second time.
@@ -19,9 +19,9 @@
   calls. A step for another queue goes to `outbox` (ZSET, score = when due): no script touches two
   queues (each is one cluster slot), so a client carries it over (lib/deps.ts), leasing it while it
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
-  The including script sets DATA, META, DELAYED, DEAD, COUNTS, PROGRESS, LOGS, BLOCKED, AFTER,
-  DEPENDENTS, DEPLIST, SETTLE, OUTBOX and RESULTS (KEYS indices) first, and includes levels,
-  events, outcomes and identity before this. ]]
+  Here is the side that sends steps: routing them, how a task ended (outcomeOf), a task ending
+  (fire), leaving the wait early (unwait) or done waiting (unblock). The side that applies them is
+  include: settle. Needs levels, events, outcomes and identity included before it. ]]
 
 -- This queue's name: its keys' hash tag (names hold no braces).
 local QUEUE = string.match(K.meta, '{(.*)}')
@@ -115,120 +115,4 @@ local function unblock(id, meta, now)
   end
   redis.call('HSET', K.meta, id, cjson.encode(meta))
   stepped = true
-end
-
--- Waiting task id's dependency ref (of refQueue) ended with `outcome`. Done: once none is left,
--- the task is queued. Failed (dead, expired, cancelled): as onDependencyFailure says, the task
--- goes dead (meta.df nil), is cancelled ('c'), or counts it as settled and runs ('r'). Merged
--- (an until-start task whose work another task does): the task waits on that one instead.
-local function settle(id, ref, refQueue, outcome, into, now, cap)
-  if redis.call('ZREM', K.after, id .. '|' .. ref .. '|' .. refQueue) == 0 then return end
-  local meta = cjson.decode(redis.call('HGET', K.meta, id))
-  if outcome == 'merged' and into then
-    redis.call('ZADD', K.after, 0, id .. '|' .. into .. '|' .. refQueue)
-    route({ 'reg', refQueue, into, id, QUEUE }, now)
-    return
-  end
-  if outcome ~= 'done' and outcome ~= 'merged' and meta.df ~= 'r' then
-    unwait(id, now)
-    meta.a = nil
-    meta.err = 'dependency ' .. refQueue .. '/' .. ref .. ' ' .. outcome
-    if meta.df == 'c' then
-      redis.call('HDEL', K.data, id); redis.call('HDEL', K.meta, id); redis.call('HDEL', K.deplist, id)
-      if meta.pg then redis.call('HDEL', K.progress, id) end
-      if meta.lg then redis.call('HDEL', K.logs, id) end
-      unpoint(id, meta)
-      emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'error', meta.err)
-      keepOutcome(id, meta, now, 'cancelled', meta.err)
-      fire(id, meta, 'cancelled', now)
-    else
-      redis.call('ZADD', K.dead, now, id)
-      redis.call('HINCRBY', K.counts, 'dead', 1)
-      countNamed(K.counts, 'dead', meta)
-      emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', meta.err)
-      keepOutcome(id, meta, now, 'dead', meta.err)
-      fire(id, meta, 'dead', now)
-      redis.call('HSET', K.meta, id, cjson.encode(meta))
-    end
-    return
-  end
-  local left = redis.call('ZRANGEBYLEX', K.after, '[' .. id .. '|', '[' .. id .. '|\255', 'LIMIT', 0, 1)
-  if #left == 0 then unblock(id, meta, now) end
-end
-
--- Task ref of this queue: id (of idQueue) waits on it. Registered while ref is live; else id
--- learns at once how it ended (at once too, when it is of this queue).
-local function register(ref, id, idQueue, now, cap)
-  local raw = redis.call('HGET', K.meta, ref)
-  local outcome, into = outcomeOf(ref, raw, now)
-  if outcome and idQueue == QUEUE then
-    settle(id, ref, QUEUE, outcome, into, now, cap)
-    return
-  elseif outcome then
-    route({ 'res', idQueue, id, ref, QUEUE, outcome, into }, now)
-    return
-  end
-  redis.call('ZADD', K.dependents, 0, ref .. '|' .. id .. '|' .. idQueue)
-  local meta = cjson.decode(raw)
-  if not meta.dp then
-    meta.dp = 1
-    redis.call('HSET', K.meta, ref, cjson.encode(meta))
-  end
-end
-
--- Task id of this queue, just put, waits on `refs` ([queue, hash] pairs): those of other queues
--- learn of it through the outbox; those of this queue are registered here, a slice of refs per
--- read and write rather than a few calls each. The ones no longer live settle last, so that a
--- failed one finds every registration made and takes it back (unwait) rather than leave the
--- registrations made after it behind.
-local function registerAll(refs, id, now, cap)
-  local mine, steps, ended = {}, {}, {}
-  for _, ref in ipairs(refs) do
-    if ref[1] == QUEUE then table.insert(mine, ref[2]) else table.insert(steps, { 'reg', ref[1], ref[2], id, QUEUE }) end
-  end
-  routeAll(steps, now)
-  for i = 1, #mine, SLICE do
-    local part = { unpack(mine, i, math.min(i + SLICE - 1, #mine)) }
-    local raws = redis.call('HMGET', K.meta, unpack(part))
-    local dead = redis.call('ZMSCORE', K.dead, unpack(part))
-    local members, marked = {}, {}
-    for j, ref in ipairs(part) do
-      if raws[j] and not dead[j] then
-        table.insert(members, 0); table.insert(members, ref .. '|' .. id .. '|' .. QUEUE)
-        local meta = cjson.decode(raws[j])
-        if not meta.dp then
-          meta.dp = 1
-          table.insert(marked, ref); table.insert(marked, cjson.encode(meta))
-        end
-      else
-        table.insert(ended, ref)
-      end
-    end
-    if #members > 0 then redis.call('ZADD', K.dependents, unpack(members)) end
-    if #marked > 0 then redis.call('HSET', K.meta, unpack(marked)) end
-  end
-  for _, ref in ipairs(ended) do register(ref, id, QUEUE, now, cap) end
-end
-
--- Applies one step meant for this queue.
-local function apply(step, now, cap)
-  local op = step[1]
-  if op == 'res' then
-    settle(step[3], step[4], step[5], step[6], step[7], now, cap)
-  elseif op == 'reg' then
-    register(step[3], step[4], step[5], now, cap)
-  elseif op == 'unr' then
-    redis.call('ZREM', K.dependents, step[3] .. '|' .. step[4] .. '|' .. step[5])
-  end
-end
-
--- Applies up to n steps waiting in `settle`, those that steps applied here add included (a
--- failure passed down a chain).
-local function drain(n, now, cap)
-  while n > 0 do
-    local steps = redis.call('LPOP', K.settle, n)
-    if not steps then return end
-    n = n - #steps
-    for _, step in ipairs(steps) do apply(cjson.decode(step), now, cap) end
-  end
 end

@@ -1,58 +1,14 @@
 --[[ take: claim's lease step. Takes up to `count` ready tasks, highest priority level first, then
-  the fair groups (lowest tag first: include: levels), then ungrouped normal tasks; leases each to
-  the calling worker until now + ARGV[2] with token ARGV[3] .. ':' .. i, and appends its FIELDS
-  reply entries to `out`. On the way it drops ghosts (include: levels) and tasks whose expiry has
-  passed, and parks tasks of a group at its concurrency or rate limit (include: limits). ]]
+  the fair groups (lowest tag first: include: levels), then ungrouped normal tasks (include:
+  sources); leases each to the calling worker until now + ARGV[2] with token ARGV[3] .. ':' .. i,
+  and appends its FIELDS reply entries to `out`. On the way it drops ghosts (include: levels) and
+  tasks whose expiry has passed, and parks tasks of a group at its concurrency or rate limit
+  (include: gate, limits). ]]
+-- include: gate
+-- include: sources
 
 -- Entries per leased task in the reply (see claim's Returns; lib/codecs reads the same number).
 local FIELDS = 10
-
--- Whether group g is at its limit of active tasks (leases of this call already counted).
-local function full(g)
-  local limit = limitOf(g)
-  return limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit
-end
-
--- Sets a task of a group at its limit aside until the group has a place (see levels: refill). Its
--- place in the group's order is fixed the first time, so a task parked again keeps it.
-local function park(id, meta, tag)
-  if not meta.q then
-    meta.q = ((meta.p or 0) > 0 and '0' or '1') .. string.format('%016d', tag)
-    redis.call('HSET', K.meta, id, cjson.encode(meta))
-  end
-  redis.call('ZADD', K.parked, 0, parkedAs(id, meta))
-end
-
--- Where to take from, in order: the priority levels of ungrouped tasks, highest first; then the
--- grouped tasks; then ungrouped normal tasks. Also whether some ready list holds ghosts ('m').
-local function sourcesOf()
-  local sources, ghosts = {}, false
-  for _, level in ipairs(redis.call('ZREVRANGE', K.levels, 0, -1)) do
-    if level == 'm' then
-      ghosts = true
-    elseif level == 'g' then
-      table.insert(sources, { key = K.grouped, level = level, grouped = true })
-    else
-      table.insert(sources, { key = K['ready' .. level], level = level })
-    end
-  end
-  table.insert(sources, { key = K.ready })
-  return sources, ghosts
-end
-
--- Pops up to `want` ids from a source, noting each grouped task's tag in `tags`. Returns the ids
--- (nil for none) and the last tag popped (the round claims have reached), if any.
-local function pop(source, want, tags)
-  if not source.grouped then return redis.call('LPOP', source.key, want), nil end
-  local popped, ids, round = redis.call('ZPOPMIN', K.grouped, want), {}, nil
-  for j = 1, #popped, 2 do
-    table.insert(ids, popped[j])
-    round = tonumber(popped[j + 1])
-    tags[popped[j]] = round
-  end
-  if #ids == 0 then ids = nil end
-  return ids, round
-end
 
 -- Leases up to `count` tasks. `limited` when the queue has limits of its own (then rates are
 -- counted), `held` the earliest time a group held by its rate reopens (or nil). Returns how many

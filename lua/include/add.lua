@@ -1,0 +1,46 @@
+--[[ add: included by put after gather and windows (not a script itself). A task new to
+  the queue, or a dead one revived by putting it again, gets its record and its place: queued
+  (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
+
+-- A task put `after` others waits in `blocked` (include: deps): its record is written at once
+-- (with what this call gathered before it, which may hold a task it names), and each task it
+-- names learns of it: one of this queue here, one of another queue through a step in the outbox.
+-- A task it names that is no longer live settles at once, so one already done counts as done.
+local function wait(id, meta, payload, after)
+  flush()
+  local policy, refs = string.sub(after, 1, 1), string.sub(after, 2)
+  meta.a, meta.dl = 1, 1
+  if policy ~= 'd' then meta.df = policy end
+  redis.call('HSET', K.data, id, payload)
+  redis.call('HSET', K.meta, id, cjson.encode(meta))
+  redis.call('ZADD', K.blocked, now, id)
+  redis.call('HSET', K.deplist, id, refs)
+  local named, entries = cjson.decode(refs), {}
+  for _, ref in ipairs(named) do
+    table.insert(entries, 0); table.insert(entries, id .. '|' .. ref[2] .. '|' .. ref[1])
+  end
+  many('ZADD', K.after, entries)
+  registerAll(named, id, now, cap)
+  stale = true
+end
+
+-- A task added (new, or revived: it starts afresh, so its progress and logs go, and the tasks it
+-- waited on before: this put's `after`, if any, is its list now). Returns its run-at.
+local function add(id, base, old, payload, o, after)
+  if old then
+    redis.call('ZREM', K.dead, id)
+    forgetExtras(id, old)
+  end
+  local meta = metaOf(o, o.at or now + (o.delay or 0))
+  if id ~= base then
+    -- Not at its base (an until-start identity whose task there runs, or a collision): a
+    -- pointer lets later lookups find it even once the base's record is gone.
+    meta.b = base
+    redis.call('HSET', K.waiting, base, id)
+    waitingKnown = true
+  end
+  pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }
+  if after == '' then store(id, meta, payload) else wait(id, meta, payload, after) end
+  if o.window then openWindow(base, o.window) end
+  return meta.r
+end

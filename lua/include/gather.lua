@@ -1,0 +1,87 @@
+--[[ gather: included by put (not a script itself). The records put writes and how it writes
+  them: a task's record as its options make it (parse, metaOf), and the writes of records and of
+  their places in the queue, gathered (store) and made a few variadic calls per chunk (flush).
+  Uses put's `now` and `wake` (declared before it) and ARGV[2], maxAttempts; put sets `earliest`
+  (the queue's earliest run-at) before its first store. Needs many and levels before it. ]]
+
+-- Writes are gathered and made at the end (flush), a few variadic calls per chunk instead of
+-- several per task. `pending` (include: identity) holds what this call is about to write, so a
+-- duplicate within the call is found.
+local data, metas, delayed = {}, {}, {}
+-- Ready ids by priority level (0-9), each pushed at its list's tail: FIFO within a level.
+local queued = {}
+for level = 0, 9 do queued[level] = {} end
+-- Grouped ready tasks (tag, id pairs) and the lanes whose latest tag they moved.
+local grouped, lanes = {}, {}
+-- Set once a flush has written part of the call: the base records read up front are then stale.
+-- `batch` counts flushes, so a task added since the last one is known as not yet written.
+local stale, batch = false, 0
+
+-- Makes the gathered writes.
+local function flush()
+  many('HSET', K.data, data)
+  many('HSET', K.meta, metas)
+  many('RPUSH', K.ready, queued[0])
+  if #grouped > 0 then
+    many('ZADD', K.grouped, grouped)
+    local latest = {}
+    for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, tagged.lanes[lane]) end
+    many('HSET', K.gtags, latest)
+    redis.call('ZADD', K.levels, 0.5, 'g')
+  end
+  for level = 1, 9 do
+    if #queued[level] > 0 then
+      many('RPUSH', K['ready' .. level], queued[level])
+      redis.call('ZADD', K.levels, level, level)
+    end
+  end
+  many('ZADD', K.delayed, delayed)
+  data, metas, delayed, grouped, lanes = {}, {}, {}, {}, {}
+  for level = 0, 9 do queued[level] = {} end
+  stale, batch = true, batch + 1
+end
+
+-- Gathers the writes of a task record and of its place: ready now, or delayed until its run-at.
+local earliest
+local function store(id, meta, payload)
+  if payload then table.insert(data, id); table.insert(data, payload) end
+  table.insert(metas, id); table.insert(metas, cjson.encode(meta))
+  if meta.r <= now then
+    if meta.g then
+      table.insert(grouped, tagOf(meta)); table.insert(grouped, id)
+      lanes[laneOf(meta)] = true
+    else
+      table.insert(queued[meta.p or 0], id)
+    end
+    wake = true
+  else
+    table.insert(delayed, meta.r); table.insert(delayed, id)
+    if not earliest or meta.r < earliest then earliest, wake = meta.r, true end
+  end
+end
+
+-- The options of one task.
+local DEFAULTS = { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '', name = '' }
+local function parse(options)
+  if options == '' then return DEFAULTS end
+  local d, a, p, x, m, g, tr, kr, md, w, to, nm, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  return { delay = tonumber(d), at = tonumber(a), level = tonumber(p), expire = tonumber(x), attempts = tonumber(m), group = g,
+    trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), timeout = tonumber(to), name = nm, key = k }
+end
+
+-- A task's metadata as these options make it; `old` (a replaced task) keeps its history.
+local function metaOf(o, runAt, old)
+  local meta = { r = runAt, m = o.attempts, n = old and old.n or 0, c = old and old.c or now, err = old and old.err }
+  if o.level > 0 then meta.p = o.level end
+  if o.group ~= '' then meta.g = o.group end
+  if o.key ~= '' then meta.k = o.key end
+  if o.name ~= '' then meta.nm = o.name end
+  meta.tp = o.trace ~= '' and o.trace or (old and old.tp)
+  meta.kr = o.keep or (old and old.kr)
+  meta.to = o.timeout or (old and old.to)
+  -- A replaced task keeps its progress and logs (from earlier attempts): the flags say they exist.
+  meta.pg, meta.lg = old and old.pg, old and old.lg
+  if o.expire then meta.x = o.expire; meta.e = runAt + o.expire end
+  if string.find(o.mode, 's', 1, true) then meta.us = 1 end
+  return meta
+end

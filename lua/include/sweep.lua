@@ -1,0 +1,35 @@
+--[[ sweep: included by clean (not a script itself): what becomes of one pending task it reads.
+  Whether it is to go (doomed: put at or before `before`), its going as cancel's (drop), and the
+  walk over a slice of entries that stops once `most` are deleted (walk). Uses clean's `before`,
+  `most`, `now`, `cap` and `deleted` (declared before it). ]]
+
+-- The task's meta when it is to go: it has a record, put at or before `before`.
+local function doomed(id)
+  local raw = redis.call('HGET', K.meta, id)
+  if not raw then return nil end
+  local meta = cjson.decode(raw)
+  if before >= 0 and (meta.c or 0) > before then return nil end
+  return meta
+end
+
+-- A pending task, already out of its list, ends as cancel ends it.
+local function drop(id, meta)
+  unpoint(id, meta)
+  fire(id, meta, 'cancelled', now)
+  if meta.n > 0 then emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'cancelled', 'id', id) end
+  keepOutcome(id, meta, now, 'cancelled')
+  forget(id, meta)
+  deleted = deleted + 1
+end
+
+-- Walks `entries` (flat, `step` values per entry) until `most` are deleted; `take(i)` deletes
+-- entry i when it is to go and says whether it did. Returns how many were examined.
+local function walk(entries, step, take)
+  local n = 0
+  for i = 1, #entries, step do
+    if deleted >= most then break end
+    n = n + 1
+    take(i)
+  end
+  return n
+end

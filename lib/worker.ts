@@ -345,11 +345,10 @@ export class Worker {
     this.runMs = Math.max(this.runMs, PREFETCH_HOLD_MS);
     // The loop may sleep with acks that waited for the claim after these tasks: they go now.
     this.wake();
-    const previous = this.handingBack;
-    this.handingBack = (async () => {
-      await previous;
-      for (const { task } of back) await release(this.ctx, task).catch((err: unknown) => this.report(err));
-    })();
+    // Sent together, last first: one connection runs them in the order sent, so the first ends up
+    // at the head again, and close() waits one commandTimeout for all of them, not one each.
+    const sent = back.map(({ task }) => release(this.ctx, task).catch((err: unknown) => this.report(err)));
+    this.handingBack = Promise.all([this.handingBack, ...sent]).then(() => {});
   }
 
   private start(task: Task<unknown>, serverNow: number, at: number): void {

@@ -13,7 +13,7 @@ import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
 import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
 import type { QueueKeys } from './keys';
-import { claimBatch, extend, fail, release, resultJson, type Worked } from './lease';
+import { claimBatch, extend, fail, release, resultJson, type ClaimBatch, type Worked } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
 import { errorFields, thrownText } from './log';
@@ -129,6 +129,13 @@ const PREFETCH_QUICK_MS = 5;
 const PREFETCH_HOLD_MS = 25;
 const PREFETCH_MIN_LEASE_MS = 1000;
 
+/**
+ * From this concurrency on, a worker keeps up to two claim calls under way, each for up to half its
+ * slots: while Redis runs one, the handlers of the other's tasks run, instead of the two taking
+ * turns. Below it a call for every free slot is worth more (prefetch covers low concurrency).
+ */
+const TWO_CALLS_FROM = 8;
+
 /** A prefetched task: leased, waiting for a slot. */
 interface Buffered {
   task: Task<unknown>;
@@ -157,6 +164,17 @@ export class Worker {
   private holdTimer: NodeJS.Timeout | null = null;
   /** Prefetched tasks being handed back, so close() can wait for it. */
   private handingBack: Promise<void> = Promise.resolve();
+  /** Claim calls under way (at most two: see TWO_CALLS_FROM), and the slots they will fill. */
+  private readonly calls = new Set<Promise<void>>();
+  private reserved = 0;
+  /** What the last reply says the loop does once no call is under way: wait idle, or back off. */
+  private next: { now: number; nextDue: number | null } | { error: unknown } | null = null;
+  /** Set when a reply started tasks, so the loop yields a turn before it claims again. */
+  private started = false;
+  /** Whether the last reply filled the slots it was for: more may be ready. */
+  private backlog = false;
+  /** Claim calls that failed in a row: the back-off grows with them. */
+  private failures = 0;
   /** Handler run time in ms, smoothed; Infinity until one has run, so the first claim takes no more than it can start. */
   private runMs = Infinity;
   private state: LoopState = 'waiting';
@@ -222,9 +240,15 @@ export class Worker {
   }
 
   private async loop(): Promise<void> {
-    let failures = 0;
     while (!this.closing) {
-      const free = this.opts.concurrency - this.executing;
+      // Tasks a reply just started: one turn of the event loop lets those that finish at once (no
+      // I/O) do so, so that their acks and the claims of their successors share the next call.
+      if (this.started) {
+        this.started = false;
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      const free = this.opts.concurrency - this.executing - this.reserved;
       if (this.buffered.length > 0) {
         // Prefetched tasks go first; acks wait for the claim that follows them (a few tasks later).
         if (free > 0) {
@@ -237,42 +261,52 @@ export class Worker {
         }
         continue;
       }
-      if (free <= 0 && this.acks.length === 0) {
+      // What the last reply said, acted on once no other call is under way (which would say more).
+      const next = this.calls.size === 0 ? this.next : null;
+      if (next) this.next = null;
+      if (next && 'error' in next) {
+        // The loop never dies on a Redis error: it reports, backs off and goes on. The blocking
+        // connection is dropped too and made anew, in case it was the one that broke.
+        this.enter('waiting');
+        await this.idle.reset();
+        await this.sleep(Math.min(5000, 50 * 2 ** this.failures) * (0.5 + Math.random() / 2));
+        continue;
+      }
+      if (next) {
+        // Fewer than asked for means nothing more is ready now: wait for a put or the next due time.
+        this.enter('waiting');
+        try {
+          await this.idle.wait(next.now, next.nextDue);
+        } catch (err) {
+          // A broken blocking connection: reported, then backed off from like a failed call.
+          this.report(err);
+          this.failures++;
+          this.next = { error: err };
+        }
+        continue;
+      }
+      const half = Math.ceil(this.opts.concurrency / 2);
+      // A second call goes out while one is under way once half the slots are free (see TWO_CALLS_FROM).
+      // Only while the last reply filled its slots: a worker woken for one task sends one call.
+      const second = this.calls.size === 1 && this.backlog && this.opts.concurrency >= TWO_CALLS_FROM && free >= half;
+      if ((this.calls.size > 0 && !second) || (free <= 0 && this.acks.length === 0)) {
         this.state = 'full';
         await this.sleep(Infinity);
         continue;
       }
       this.state = 'claiming';
-      // The acks of tasks finished since the last call ride along with this claim.
-      const acks = this.acks.splice(0);
-      try {
-        const ask = free > 0 ? free + this.prefetch() : 0;
-        const batch = await claimBatch(this.ctx, this.queue, ask, this.opts.lease, this.id, acks, this.worked);
-        const at = performance.now();
-        failures = 0;
-        acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
-        batch.tasks.forEach((task, i) => (i < free ? this.start(task, batch.now, at) : this.buffered.push({ task, serverNow: batch.now, at })));
-        this.hold();
-        // Fewer than asked for means nothing more is ready now: wait for a put or the next due time.
-        if (free > 0 && batch.tasks.length < free) {
-          this.enter('waiting');
-          await this.idle.wait(batch.now, batch.nextDue);
-        } else if (batch.tasks.length > 0) {
-          // One turn of the event loop lets handlers that finish at once (no I/O) do so, so that
-          // their acks and the claims of their successors share the next call instead of trickling.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      } catch (err) {
-        // The loop never dies on a Redis error: it reports, backs off and goes on. The blocking
-        // connection is dropped too and made anew, in case it was the one that broke.
-        this.report(err);
-        this.retryAcks(acks, err);
-        this.enter('waiting');
-        await this.idle.reset();
-        failures++;
-        await this.sleep(Math.min(5000, 50 * 2 ** failures) * (0.5 + Math.random() / 2));
-      }
+      const slots = Math.max(0, this.opts.concurrency >= TWO_CALLS_FROM ? Math.min(free, half) : free);
+      // Its reply wakes the loop once the call is off the list, so the loop sees it gone.
+      const call = this.claim(slots, this.acks.splice(0)).finally(() => {
+        this.calls.delete(call);
+        this.wake();
+      });
+      this.calls.add(call);
+      // The next iteration may send a second call at once, or sleeps until this one's reply.
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    // A call under way when close() came: its tasks run (or are handed back) like the others.
+    await Promise.all(this.calls);
     this.enter('waiting');
     await this.drain();
     // Threads of handlers close() gave up on are terminated; the rest ended with their runs.
@@ -280,6 +314,37 @@ export class Worker {
     await this.idle.reset();
     this.ctx.log.info({ queue: this.queue, worker: this.id }, 'docket: worker closed');
     this.finish();
+  }
+
+  /**
+   * One claim call for `slots` free slots (and prefetch beyond them), carrying `acks`. Its tasks
+   * start (or wait, prefetched) as soon as the reply comes; what the loop does next is left in
+   * `next`: wait idle when fewer came than there were slots, or back off after an error.
+   */
+  private async claim(slots: number, acks: PendingAck[]): Promise<void> {
+    this.reserved += slots;
+    let batch: ClaimBatch<unknown>;
+    try {
+      batch = await claimBatch(this.ctx, this.queue, slots > 0 ? slots + this.prefetch() : 0, this.opts.lease, this.id, acks, this.worked);
+    } catch (err) {
+      this.reserved -= slots;
+      this.report(err);
+      this.retryAcks(acks, err);
+      this.failures++;
+      this.backlog = false;
+      this.next = { error: err };
+      return;
+    }
+    // The slots held for this call are free for its tasks: nothing else starts a task in them.
+    this.reserved -= slots;
+    const at = performance.now();
+    this.failures = 0;
+    acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
+    batch.tasks.forEach((task, i) => (i < slots ? this.start(task, batch.now, at) : this.buffered.push({ task, serverNow: batch.now, at })));
+    this.hold();
+    this.started = batch.tasks.length > 0;
+    this.backlog = slots > 0 && batch.tasks.length >= slots;
+    this.next = slots > 0 && batch.tasks.length < slots ? { now: batch.now, nextDue: batch.nextDue } : null;
   }
 
   /**

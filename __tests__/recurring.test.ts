@@ -89,20 +89,22 @@ describe('every', () => {
 
   it('after downtime, skips missed occurrences, runs the latest once, or catches up to a limit', async () => {
     const first = await redis.scheduler();
-    for (const queue of ['skip', 'once', 'catch-up']) await first.every('job', 200, { queue }, { queue });
+    // 500 ms apart, each queue counted right after its declaration: with 200 ms, a loaded machine
+    // can pass the next occurrence between a declaration and its count.
+    for (const queue of ['skip', 'once', 'catch-up']) await first.every('job', 500, { queue }, { queue });
     await first.close(); // downtime: nobody declares the schedules now
-    await sleep(1100); // at least 4 occurrences pass unput
+    await sleep(2100); // at least 4 occurrences pass unput
     const second = await redis.scheduler({ prefix: first.prefix });
-    await second.every('job', 200, { queue: 'skip' }, { queue: 'skip', missed: 'skip' });
-    await second.every('job', 200, { queue: 'once' }, { queue: 'once', missed: 'once' });
-    await second.every('job', 200, { queue: 'catch-up' }, { queue: 'catch-up', missed: 'catch-up', catchUpLimit: 3 });
     const pending = async (queue: string) => {
       const st = await second.stats({ queue });
       return st.ready + st.delayed;
     };
     // Each queue holds the occurrence put before the downtime and the next one, plus what its policy adds.
+    await second.every('job', 500, { queue: 'skip' }, { queue: 'skip', missed: 'skip' });
     expect(await pending('skip')).toBe(2);
+    await second.every('job', 500, { queue: 'once' }, { queue: 'once', missed: 'once' });
     expect(await pending('once')).toBe(3);
+    await second.every('job', 500, { queue: 'catch-up' }, { queue: 'catch-up', missed: 'catch-up', catchUpLimit: 3 });
     expect(await pending('catch-up')).toBe(5);
   });
 
@@ -119,8 +121,10 @@ describe('unschedule', () => {
   it('stops the schedule in every process and cancels its pending occurrence', async () => {
     const a = await redis.scheduler();
     const b = await redis.scheduler({ prefix: a.prefix });
-    await a.every('job', 200, 'x');
-    await b.every('job', 200, 'x');
+    // A 1 s interval: with 200 ms, a loaded machine let b's every() come after a's occurrence was
+    // due, and b put the next one too (CI saw 2 pending).
+    await a.every('job', 1000, 'x');
+    await b.every('job', 1000, 'x');
     // The next occurrence is pending: delayed, or ready already if this machine is slow.
     const pending = async () => ((st) => st.delayed + st.ready)(await a.stats());
     expect(await pending()).toBe(1);
@@ -128,7 +132,7 @@ describe('unschedule', () => {
     expect(await a.listSchedules()).toEqual([]);
     expect(await pending()).toBe(0);
     // b's loop finds the schedule gone at its next look and puts nothing.
-    await sleep(600);
+    await sleep(1300);
     expect(await a.stats()).toMatchObject({ ready: 0, delayed: 0, active: 0 });
     expect(await a.unschedule('job')).toBe(false);
   });

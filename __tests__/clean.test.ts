@@ -131,7 +131,7 @@ describe('clean', () => {
     expect(await raw.hLen(keys.waiting)).toBe(1);
     expect(await s.clean({ state: 'ready' })).toBe(1);
     expect(await raw.hLen(keys.waiting)).toBe(0);
-    expect(await raw.hExists(keys.meta, again.hash)).toBe(false);
+    expect(await raw.hExists(keys.tasks, again.hash)).toBe(false);
   });
 
   it('refuses bad input with a typed error naming the field, and writes nothing', async () => {

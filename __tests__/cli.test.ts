@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import type { RedisClientType } from 'redis';
 import { main, type Io } from '../lib/cli/main';
 import { queueKeys } from '../lib/keys';
-import { eventually, keysUnder, serverNow, sleep, testUrl, uniquePrefix, useRedis } from './support/harness';
+import { eventually, keysUnder, readRecord, serverNow, sleep, testUrl, uniquePrefix, useRedis, writeRecord } from './support/harness';
 
 const redis = useRedis();
 
@@ -64,8 +64,8 @@ async function deadTask(s: Awaited<ReturnType<typeof redis.scheduler>>, queue: s
  */
 async function setTime(raw: RedisClientType, prefix: string, queue: string, hash: string, set: 'delayed' | 'dead', at: number): Promise<void> {
   const keys = queueKeys(prefix, queue);
-  const meta = JSON.parse((await raw.hGet(keys.meta, hash))!) as Record<string, unknown>;
-  if (set === 'delayed') await raw.hSet(keys.meta, hash, JSON.stringify({ ...meta, r: at }));
+  const { meta } = await readRecord(raw, prefix, queue, hash);
+  if (set === 'delayed') await writeRecord(raw, prefix, queue, hash, { ...meta, r: at });
   await raw.zAdd(keys[set], { score: at, value: hash });
 }
 
@@ -829,7 +829,7 @@ describe('a bad record', () => {
     const raw = await redis.raw();
     const { hash } = await s.put('t', { queue: 'q' });
     await s.put('fine', { queue: 'q' });
-    await raw.hSet(queueKeys(s.prefix, 'q').meta, hash, '{"r":\u202e');
+    await writeRecord(raw, s.prefix, 'q', hash, '{"r":\u202e');
     for (const args of [
       ['inspect', 'q', hash],
       ['list', 'q', '--state', 'ready', '--json'],

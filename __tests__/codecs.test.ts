@@ -277,6 +277,15 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     replies: [[12, 12]],
     malformed: [null, [12], -3],
   },
+  migrate: {
+    input: { limit: 500, cursor: '0' },
+    args: { limit: 500, cursor: '0' },
+    replies: [
+      [[0, '0'], { left: 0, cursor: '0' }],
+      [[7, '1536'], { left: 7, cursor: '1536' }],
+    ],
+    malformed: [null, [3], [-1, '0'], [3, 4], 7],
+  },
   stats: {
     input: {},
     args: {},

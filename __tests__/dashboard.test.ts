@@ -10,7 +10,7 @@ import { createDashboard, serveDashboard, type DashboardOptions, type Overview }
 import { MAX_GROUP_RATES } from '../lib/dashboard/limits';
 import type { Lookup } from '../lib/dashboard/lookup';
 import { queueKeys } from '../lib/keys';
-import { sleep, testUrl, useRedis } from './support/harness';
+import { readRecord, sleep, testUrl, useRedis, writeRecord } from './support/harness';
 
 const redis = useRedis();
 const servers: Server[] = [];
@@ -686,10 +686,10 @@ describe('a bad record', () => {
     const raw = await redis.raw();
     const { queue, held, dead, delayed } = await seed(s, 'odd');
     const keys = queueKeys(s.prefix, queue);
-    const meta = async (hash: string) => JSON.parse((await raw.hGet(keys.meta, hash))!) as Record<string, unknown>;
-    await raw.hSet(keys.meta, delayed[0], JSON.stringify({ ...(await meta(delayed[0])), r: 1e300 }));
+    const meta = async (hash: string) => (await readRecord(raw, s.prefix, queue, hash)).meta;
+    await writeRecord(raw, s.prefix, queue, delayed[0], { ...(await meta(delayed[0])), r: 1e300 });
     await raw.zAdd(keys.delayed, { score: 1e300, value: delayed[0] });
-    await raw.hSet(keys.meta, held.hash, JSON.stringify({ ...(await meta(held.hash)), l: 1e300 }));
+    await writeRecord(raw, s.prefix, queue, held.hash, { ...(await meta(held.hash)), l: 1e300 });
     await raw.zAdd(keys.active, { score: 1e300, value: held.hash });
     await raw.zAdd(keys.dead, { score: -1e300, value: dead[0] });
     const base = await serve(s);
@@ -718,7 +718,7 @@ describe('a record that is not JSON', () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
     const { queue, delayed } = await seed(s, 'damaged');
-    await raw.hSet(queueKeys(s.prefix, queue).meta, delayed[0], '{"r":');
+    await writeRecord(raw, s.prefix, queue, delayed[0], '{"r":');
     const base = await serve(s);
     const { status, body } = await getPage(`${base}/?queue=${queue}`);
     expect(status).toBe(200);
@@ -730,7 +730,7 @@ describe('a record that is not JSON', () => {
       await s.fail((await s.claim({ queue: 'wrecked' }))!, { error: `no ${job}` });
     }
     const [wrecked] = (await s.listDead({ queue: 'wrecked' })).filter((t) => (t.data as { job: string }).job === 'wrecked');
-    await raw.hSet(queueKeys(s.prefix, 'wrecked').meta, wrecked.hash, 'not json');
+    await writeRecord(raw, s.prefix, 'wrecked', wrecked.hash, 'not json');
     const dead = await getPage(`${base}/?queue=wrecked`);
     expect(dead.status).toBe(200);
     expect(dead.body).toContain('record is unreadable');

@@ -73,7 +73,6 @@ describe('purgeDead', () => {
     expect(await s.purgeDead()).toBe(520);
     expect(await s.stats()).toMatchObject({ dead: 0 });
     const keys = await keysUnder(raw, s.prefix);
-    expect(keys).not.toContain(`${s.prefix}:{default}:data`);
-    expect(keys).not.toContain(`${s.prefix}:{default}:meta`);
+    expect(keys).not.toContain(`${s.prefix}:{default}:tasks`);
   });
 });

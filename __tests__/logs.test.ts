@@ -8,7 +8,7 @@ import { createClient } from 'redis';
 import { createScheduler, LeaseLostError, PayloadTooLargeError, ValidationError } from '../lib';
 import { main, type Io } from '../lib/cli/main';
 import { createDashboard } from '../lib/dashboard';
-import { eventually, serverNow, sleep, testUrl, useRedis } from './support/harness';
+import { eventually, readRecord, serverNow, sleep, testUrl, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
 
 const redis = useRedis();
@@ -141,7 +141,7 @@ describe('task logs', () => {
     await expect(s.log({} as never, 'x')).rejects.toMatchObject({ field: 'task' });
     await sleep(10);
     expect(await raw.exists(`${s.prefix}:{default}:logs`)).toBe(0);
-    expect(JSON.parse((await raw.hGet(`${s.prefix}:{default}:meta`, task.hash))!)).not.toHaveProperty('lg');
+    expect((await readRecord(raw, s.prefix, 'default', task.hash)).meta).not.toHaveProperty('lg');
   });
 
   it('checks logMaxLines and logMaxBytes', async () => {

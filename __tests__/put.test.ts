@@ -205,7 +205,7 @@ describe('putMany', () => {
       expect(results.filter((r) => r.added)).toHaveLength(1200);
       expect((await evalshaCalls(raw as never)) - before).toBe(5);
       expect(await s.stats()).toMatchObject({ ready: 1201 });
-      expect(await keysUnder(raw as never, 'docket')).toEqual(['docket:queues', ...['counts', 'data', 'meta', 'ready', 'wake'].map((k) => `docket:{default}:${k}`)]);
+      expect(await keysUnder(raw as never, 'docket')).toEqual(['docket:queues', ...['counts', 'ready', 'tasks', 'wake'].map((k) => `docket:{default}:${k}`)]);
       await s.close();
       await raw.quit();
     } finally {

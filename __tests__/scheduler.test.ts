@@ -3,8 +3,7 @@
  * and the rule that every time decision is made on the Redis server's clock.
  */
 import { DocketError, HashFunctionError, UnreadableRecordError, ValidationError } from '../lib';
-import { queueKeys } from '../lib/keys';
-import { keysUnder, serverNow, sleep, useRedis } from './support/harness';
+import { keysUnder, serverNow, sleep, useRedis, writeRecord } from './support/harness';
 
 const redis = useRedis();
 
@@ -255,7 +254,7 @@ describe('every rejection is a DocketError', () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
     const { hash } = await s.put('t', { queue: 'q' });
-    await raw.hSet(queueKeys(s.prefix, 'q').meta, hash, '{"r":');
+    await writeRecord(raw, s.prefix, 'q', hash, '{"r":');
     for (const call of [() => s.get(hash, { queue: 'q' }), () => s.result(hash, { queue: 'q' }), () => s.list('ready', { queue: 'q' })]) {
       const err = await call().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnreadableRecordError);

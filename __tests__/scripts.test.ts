@@ -132,10 +132,12 @@ describe('a full Redis (maxmemory, noeviction)', () => {
       }
       expect(refusal).toBeInstanceOf(OutOfMemoryError);
       expect((refusal as OutOfMemoryError).code).toBe('ERR_OUT_OF_MEMORY');
-      // The refused chunk wrote none of its 50 tasks: every stored task is a whole chunk's.
-      const stored = await raw.hLen('docket:{default}:meta');
-      expect(stored % 50).toBe(0);
-      expect(stored).toBe(await raw.hLen('docket:{default}:data'));
+      // The refused chunk wrote none of its 50 tasks: every stored task is an accepted chunk's,
+      // and each is whole (its record, a newline, its payload).
+      const stored = await raw.hVals('docket:{default}:tasks');
+      expect(stored.length).toBeGreaterThan(0);
+      expect(stored.length).toBe(n - 50);
+      expect(stored.filter((field) => !/^\{.*\}\n\{"n":\d+,"pad":"x+"\}$/.test(field))).toEqual([]);
       // claim and ack are allow-oom: draining works and frees memory, then puts work again.
       for (let i = 0; i < 100; i++) await s.ack((await s.claim())!);
       await expect(s.put('fits again')).resolves.toMatchObject({ added: true });

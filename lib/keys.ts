@@ -9,8 +9,7 @@ export const READY_LEVELS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', '
 
 /** The fixed key set of a queue: nothing docket writes lives outside it. */
 export const SUFFIXES = [
-  'data',
-  'meta',
+  'tasks',
   'delayed',
   'ready',
   'active',
@@ -47,6 +46,10 @@ export const SUFFIXES = [
   'outbox',
   'logs',
   'moved',
+  // The layout before one field per task (record and payload apart): read only by migrate.lua,
+  // which moves such a queue's tasks into `tasks`; listed so that obliterate deletes them too.
+  'data',
+  'meta',
 ] as const;
 export type Suffix = (typeof SUFFIXES)[number];
 export type QueueKeys = Readonly<Record<Suffix, string>>;

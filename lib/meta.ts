@@ -1,8 +1,10 @@
 /**
- * A task's stored metadata: the JSON record kept per task in the queue's `meta` hash
- * (docs/design.md), written by the Lua scripts and read by task.ts (get) and outcome.ts (result).
- * Its own module so that both can read it without importing each other.
+ * A task's stored metadata: the JSON record kept per task in the queue's `tasks` hash, before its
+ * payload (docs/design.md, lua/include/record.lua), written by the Lua scripts and read by task.ts
+ * (get) and outcome.ts (result). Its own module so that both can read it without importing each other.
  */
+import { UnreadableRecordError } from './errors';
+import { parseRecord } from './payload';
 
 /** The stored metadata; single letters keep each of a million records small. */
 export interface Meta {
@@ -26,4 +28,17 @@ export interface Meta {
   nm?: string; // name
   pg?: 1; // has reported progress (in the queue's `progress` hash)
   lg?: 1; // has log lines (in the queue's `logs` hash)
+}
+
+/**
+ * The attempts a record leaves out when they are this many: the same fixed 5 as
+ * lua/include/record.lua, not the scheduler's default maxAttempts (which may differ per process).
+ */
+const USUAL_ATTEMPTS = 5;
+
+/** A record as the scripts answer it, with what they leave out put back: n 0, r = c, m 5. */
+export function parseMeta(text: string, what: string): Meta {
+  const meta = parseRecord<Partial<Meta> | null>(text, what);
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw new UnreadableRecordError(what, new TypeError('not a JSON object'));
+  return { ...meta, n: meta.n ?? 0, r: meta.r ?? (meta.c as number), m: meta.m ?? USUAL_ATTEMPTS } as Meta;
 }

@@ -15,7 +15,7 @@ import type { ResultReply } from './codecs/reads';
 import type { Context } from './context';
 import { ClosedError, fromRedisError } from './errors';
 import { errorFields } from './log';
-import type { Meta } from './meta';
+import { parseMeta } from './meta';
 import { parseRecord, type Json } from './payload';
 import type { Span } from './time';
 
@@ -89,7 +89,7 @@ async function read(ctx: Context, queue: string, id: string, stream: boolean): P
 function toOutcome(queue: string, hash: string, reply: ResultReply): TaskOutcome | null {
   if (reply.kind === 'none') return null;
   if (reply.kind === 'kept') return parseKept(queue, hash, reply.outcome);
-  const meta = parseRecord<Meta>(reply.meta, `the metadata of task ${hash}`);
+  const meta = parseMeta(reply.meta, `the metadata of task ${hash}`);
   if (reply.state === 'dead') return { state: 'dead', hash, queue, attempts: meta.n, error: meta.err ?? null, finishedAt: Number(reply.diedAt) };
   const progress = reply.progress === null ? null : parseRecord(reply.progress, `the progress of task ${hash}`);
   return { state: reply.state === 'active' ? 'active' : 'pending', hash, queue, attempts: meta.n, runAt: meta.r, progress };

@@ -28,6 +28,7 @@ import { changeOptions, dependenciesOptions, instantArg, parse, priorityArg, res
 import type { Cancelled, Change, PriorityChange } from './codecs/changes';
 import { result, type ResultOptions, type TaskOutcome } from './outcome';
 import { progressOf } from './progress';
+import { migrateLayout } from './layout';
 import { flushLogs, logsOf, readLogs, type LogLine } from './logs';
 import type { Json } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions } from './put';
@@ -305,6 +306,7 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
     await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
     const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()), log);
     ctx.unblock = (await checkAccess(ctx, warn)).unblock;
+    await migrateLayout(ctx);
     return new DocketScheduler(ctx, warn);
   } catch (err) {
     // A scheduler that cannot start leaves no connection behind.

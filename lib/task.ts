@@ -1,9 +1,10 @@
 /**
  * What a task looks like to callers, and how the records Lua hands back become those shapes.
- * A task's stored metadata is a small JSON object in the queue's `meta` hash (docs/design.md).
+ * A task's stored metadata is a small JSON object, the record part of its field in the queue's
+ * `tasks` hash (docs/design.md, lib/meta.ts).
  */
 import type { Dependency } from './deps';
-import type { Meta } from './meta';
+import { parseMeta } from './meta';
 import { parseRecord, type Json } from './payload';
 
 /** A trace context to store with a task: string fields, such as `traceparent` and `tracestate`. */
@@ -125,7 +126,7 @@ export interface PutResult {
 
 export function toTaskInfo<T>(queue: string, hash: string, reply: [string, string, TaskState, string | null]): TaskInfo<T> {
   const [payload, metaJson, state, progress] = reply;
-  const meta = parseRecord<Meta>(metaJson, `the metadata of task ${hash}`);
+  const meta = parseMeta(metaJson, `the metadata of task ${hash}`);
   return {
     hash,
     queue,

@@ -3,10 +3,10 @@
   deps): settle a waiting task's dependency, register a task of another queue as waiting on one of
   this queue, or forget such a registration. Each step is idempotent, so a step carried twice (its
   carrier died before it could say so) changes nothing the second time.
-  KEYS (as K.<name>; each described in docs/design.md#keys): data, meta, delayed, ready, dead,
-    counts, wake, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8,
-    ready9, grouped, gtags, parked, gactive, glimits, events, results, kept, progress, waiting,
-    blocked, after, dependents, deplist, settle, outbox, logs
+  KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, dead, counts,
+    wake, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped,
+    gtags, parked, gactive, glimits, events, results, kept, progress, waiting, blocked, after,
+    dependents, deplist, settle, outbox, logs
   ARGV[1] events  most entries kept in the events stream; 0 for no events
   ARGV[+1] step   a step for this queue, as JSON (include: deps)
   Returns: when this queue's outbox has steps due (ms), or '' ]]

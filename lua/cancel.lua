@@ -2,10 +2,10 @@
 --[[ cancel: delete a delayed, ready, waiting or dead task. An active task is left to its worker.
   The tasks waiting on it learn that it was cancelled; a waiting task leaves the lists of the
   tasks it waited on (include: deps).
-  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, data, meta,
-    dead, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9,
-    grouped, gtags, parked, gactive, glimits, events, results, kept, progress, waiting, counts,
-    wake, blocked, after, dependents, deplist, settle, outbox, logs, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, tasks, dead,
+    levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags,
+    parked, gactive, glimits, events, results, kept, progress, waiting, counts, wake, blocked,
+    after, dependents, deplist, settle, outbox, logs, moved
   ARGV[1] id      task id
   ARGV[2] events  most entries kept in the events stream; 0 for no events
   Returns: { 'cancelled', outboxed }: outboxed 1 when that made steps for other queues, for the
@@ -21,10 +21,10 @@
 -- include: settle
 -- include: records
 local id = ARGV[1]
-local raw = redis.call('HGET', K.meta, id)
+local raw = redis.call('HGET', K.tasks, id)
 local refused = refusal(id, raw, false)
 if refused then return refused end
-local meta = cjson.decode(raw)
+local meta = decode(raw)
 if redis.call('ZREM', K.dead, id) == 0 then
   -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
   local now = nowMs()

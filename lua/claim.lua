@@ -2,11 +2,11 @@
 --[[ claim: on the server's clock, ack the tasks a worker finished, then promote due tasks,
   re-queue lapsed leases, trim the dead, drop expired tasks, and lease up to `count` ready tasks.
   Acking and claiming in one call is one round trip per task for a busy worker; `count` 0 only acks.
-  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, data, meta,
-    dead, counts, wake, held, acked, levels, ready1, ready2, ready3, ready4, ready5, ready6,
-    ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, paused, events, results,
-    kept, progress, waiting, limits, rates, gheld, blocked, after, dependents, deplist, settle,
-    outbox, logs, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, tasks, dead,
+    counts, wake, held, acked, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
+    ready8, ready9, grouped, gtags, parked, gactive, glimits, paused, events, results, kept,
+    progress, waiting, limits, rates, gheld, blocked, after, dependents, deplist, settle, outbox,
+    logs, moved
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i

@@ -6,10 +6,10 @@
   it: out of its list (a ready list, grouped, parked or delayed), its identity pointer, its
   record, progress and deplist, and the tasks waiting on it learn it was 'cancelled' (event and
   kept outcome as cancel's). A dead task goes as purge deletes it.
-  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, data, meta, dead,
-    levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped,
-    gtags, parked, gactive, glimits, events, results, kept, progress, waiting, counts, wake,
-    blocked, after, dependents, deplist, settle, outbox, logs, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, tasks, dead, levels,
+    ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked,
+    gactive, glimits, events, results, kept, progress, waiting, counts, wake, blocked, after,
+    dependents, deplist, settle, outbox, logs, moved
   ARGV[1] source  where to read: dead, delayed, ready, ready1 to ready9, grouped or parked
   ARGV[2] before  only tasks put (dead ones: died) at or before this time (epoch ms); -1 for all
   ARGV[3] most    most tasks to delete in this call
@@ -41,7 +41,7 @@ if source == 'dead' then
   for i = 1, #ids, SLICE do
     local part = { unpack(ids, i, math.min(i + SLICE - 1, #ids)) }
     redis.call('ZREM', K.dead, unpack(part))
-    for _, key in ipairs({ K.data, K.meta, K.progress, K.deplist, K.logs }) do redis.call('HDEL', key, unpack(part)) end
+    for _, key in ipairs({ K.tasks, K.progress, K.deplist, K.logs }) do redis.call('HDEL', key, unpack(part)) end
   end
   return { #ids, #ids < most and 1 or 0, '', 0 }
 end

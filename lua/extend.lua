@@ -1,10 +1,11 @@
 #!lua flags=allow-oom
 --[[ extend: move a held lease's deadline to now + by, if the caller still holds it (fencing).
-  KEYS (as K.<name>; each described in docs/design.md#keys): active, meta
+  KEYS (as K.<name>; each described in docs/design.md#keys): active, tasks
   ARGV[1] id     task id
   ARGV[2] token  the lease token handed out by claim
   ARGV[3] by     new lease length from the server's now (ms)
   Returns: the new lease deadline (ms), or 0 when the lease was lost ]]
+-- include: record
 -- include: clock
 -- include: lease
 local now = nowMs()
@@ -12,5 +13,5 @@ local meta = held(ARGV[1], ARGV[2], now)
 if not meta then return 0 end
 meta.l = now + tonumber(ARGV[3])
 redis.call('ZADD', K.active, meta.l, ARGV[1])
-redis.call('HSET', K.meta, ARGV[1], cjson.encode(meta))
+redis.call('HSET', K.tasks, ARGV[1], encode(meta))
 return meta.l

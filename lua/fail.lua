@@ -1,10 +1,10 @@
 #!lua flags=allow-oom
 --[[ fail: a held task's handler failed; retry it after a back-off, or make it dead when out of
   attempts. Refused when the caller no longer holds the lease (fencing).
-  KEYS (as K.<name>; each described in docs/design.md#keys): active, delayed, ready, meta, dead,
+  KEYS (as K.<name>; each described in docs/design.md#keys): active, delayed, ready, tasks, dead,
     counts, wake, held, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8,
-    ready9, grouped, gtags, parked, gactive, glimits, events, results, kept, data, progress,
-    waiting, limits, blocked, after, dependents, deplist, settle, outbox, logs
+    ready9, grouped, gtags, parked, gactive, glimits, events, results, kept, progress, waiting,
+    limits, blocked, after, dependents, deplist, settle, outbox, logs
   ARGV[1] id           task id
   ARGV[2] token        the lease token handed out by claim
   ARGV[3] retryIn      ms from the server's now until the retry

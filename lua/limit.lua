@@ -3,9 +3,8 @@
   the limit of every group without one), then move back into `grouped` the parked tasks that the
   new limit leaves room for, a batch at a time. Allowed on a full Redis: raising a limit is how an
   operator lets parked tasks drain.
-  KEYS (as K.<name>; each described in docs/design.md#keys): ready, wake, levels, ready1,
-    ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked,
-    gactive, glimits
+  KEYS (as K.<name>; each described in docs/design.md#keys): ready, wake, levels, ready1, ready2,
+    ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits
   ARGV[1] group  the group whose own limit this is, or '' for the limit of every group without one
   ARGV[2] limit  most active tasks at once, or '' to remove the limit
   ARGV[3] from   '' on the first call; else the `next` the previous call returned, to go on from

@@ -4,9 +4,9 @@
   then the tasks parked by their group's limit. Delayed: earliest run-at first. Waiting (on their
   dependencies, which settle in no order known ahead): the longest waiting first. Active: the
   soonest lease end first. Dead: the most recent death first.
-  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, dead, data,
-    meta, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9,
-    grouped, gtags, parked, gactive, glimits, progress, blocked, after, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, dead, tasks,
+    levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags,
+    parked, gactive, glimits, progress, blocked, after, moved
   ARGV[1] state   delayed, ready, waiting, active or dead
   ARGV[2] offset  how many to skip
   ARGV[3] limit   most tasks to return
@@ -16,6 +16,7 @@
     the run-at (delayed), lease end (active), died-at (dead), or how many of its dependencies are
     not yet settled (waiting). A task whose payload is missing (a damaged record) has false and 0. ]]
 -- include: clock
+-- include: record
 local now = nowMs()
 local state, skip, want = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local most = tonumber(ARGV[4])
@@ -72,7 +73,9 @@ local out = { now, total - ghosts }
 local seen = {}
 for i = 1, #picked, 2 do
   local id = picked[i]
-  local meta = redis.call('HGET', K.meta, id)
+  local raw = redis.call('HGET', K.tasks, id)
+  local meta, payload = nil, nil
+  if raw then meta, payload = split(raw) end
   local level = state == 'ready' and picked[i + 1] or ''
   if level ~= '' then picked[i + 1] = '' end
   if meta and ghosts > 0 and level ~= '' then
@@ -81,7 +84,6 @@ for i = 1, #picked, 2 do
     if seen[field] <= (tonumber(redis.call('HGET', K.moved, field)) or 0) then meta = nil end
   end
   if meta then
-    local payload = redis.call('HGET', K.data, id)
     table.insert(out, id); table.insert(out, payload and head(payload))
     table.insert(out, payload and #payload or 0)
     -- A waiting task's score says what it waits for: its unsettled dependencies (ids hold no

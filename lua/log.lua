@@ -1,13 +1,14 @@
 #!lua flags=allow-oom
 --[[ log: append lines to a leased task's log, dropping its oldest lines beyond the caps. Refused
   when the caller no longer holds the lease (fencing), as ack is.
-  KEYS (as K.<name>; each described in docs/design.md#keys): active, meta, logs
+  KEYS (as K.<name>; each described in docs/design.md#keys): active, tasks, logs
   ARGV[1] id        task id
   ARGV[2] token     the lease token handed out by claim
   ARGV[3] maxLines  most lines kept for the task
   ARGV[4] maxBytes  most bytes kept for the task (its whole field, times and quotes included)
   ARGV[+1] line     a line, as a JSON string (stored as given: never decoded here)
   Returns: 1 when stored, 0 when the lease is lost ]]
+-- include: record
 -- include: clock
 -- include: lease
 local now = nowMs()
@@ -39,6 +40,6 @@ end
 -- that log, none for the rest.
 if not meta.lg then
   meta.lg = 1
-  redis.call('HSET', K.meta, id, cjson.encode(meta))
+  redis.call('HSET', K.tasks, id, encode(meta))
 end
 return 1

@@ -11,11 +11,11 @@
   touches two queues, so those steps stay behind in `outbox`, the one key not deleted then, and
   the answer says 'carry': the caller carries them (lib/deps.ts) and calls again, which deletes
   the outbox once it is empty.
-  KEYS (as K.<name>; each described in docs/design.md#keys): data, meta, delayed, ready, active,
-    dead, counts, wake, acked, workers, held, schedules, occurred, levels, ready1, ready2,
-    ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked, gactive,
-    glimits, paused, events, results, kept, progress, windows, waiting, limits, rates, gheld,
-    blocked, after, dependents, deplist, settle, outbox, logs, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, active, dead,
+    counts, wake, acked, workers, held, schedules, occurred, levels, ready1, ready2, ready3, ready4,
+    ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, paused,
+    events, results, kept, progress, windows, waiting, limits, rates, gheld, blocked, after,
+    dependents, deplist, settle, outbox, logs, moved, data, meta
   ARGV[1] force  1 to delete even while tasks are leased, else 0
   Returns: { 'ok', keys deleted }, { 'carry', keys deleted } (every key but the outbox, which
     holds steps for other queues), or { 'active', leased tasks } (then nothing was deleted) ]]
@@ -24,7 +24,7 @@ if ARGV[1] ~= '1' then
   local leased = redis.call('ZCARD', K.active)
   if leased > 0 then return { 'active', leased } end
 end
-local QUEUE = string.match(K.data, '{(.*)}')
+local QUEUE = string.match(K.tasks, '{(.*)}')
 local now = nowMs()
 local steps = {}
 -- Ids and hashes hold no '|': a member splits at its first two, and the queue is the rest.

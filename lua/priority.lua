@@ -5,23 +5,24 @@
   waiting task keeps its place and takes the new level when it becomes ready. A task of a fair
   group keeps to its group's order: its group has two lanes, normal (level 0) and priority (every
   level above 0), so it moves, to the tail of the other lane, only when the level crosses 0.
-  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, meta, dead,
-    levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped,
-    gtags, parked, gactive, glimits, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, tasks, dead,
+    levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags,
+    parked, gactive, glimits, moved
   ARGV[1] id     task id
   ARGV[2] level  the new priority level: 0 (normal) to 9
   Returns: { 'moved' } (queued again at the tail of the new level or lane), { 'kept' } (only its
     record changed: delayed, waiting, or a grouped task that stays in its lane), { 'same' } (already
     at that level; nothing written), or a refusal (include: refusals): { 'missing' },
     { 'active', worker }, { 'dead' } ]]
+-- include: record
 -- include: levels
 -- include: refusals
 local id, level = ARGV[1], tonumber(ARGV[2])
-local raw = redis.call('HGET', K.meta, id)
+local raw = redis.call('HGET', K.tasks, id)
 -- Active: its worker holds it, and a retry keeps the level it had (as reschedule, refused).
 local refused = refusal(id, raw, true)
 if refused then return refused end
-local meta = cjson.decode(raw)
+local meta = decode(raw)
 local old = meta.p or 0
 if old == level then return { 'same' } end
 -- Queued now (not delayed, not waiting on its dependencies), and its place depends on the level:
@@ -37,6 +38,6 @@ end
 -- As put stores it: no field for level 0.
 if level > 0 then meta.p = level else meta.p = nil end
 if requeue then push(id, meta) end
-redis.call('HSET', K.meta, id, cjson.encode(meta))
+redis.call('HSET', K.tasks, id, encode(meta))
 if requeue then return { 'moved' } end
 return { 'kept' }

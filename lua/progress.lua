@@ -1,12 +1,13 @@
 #!lua flags=allow-oom
 --[[ progress: store the latest progress of a leased task. Refused when the caller no longer holds
   the lease (fencing), as ack is.
-  KEYS (as K.<name>; each described in docs/design.md#keys): active, meta, progress, events
+  KEYS (as K.<name>; each described in docs/design.md#keys): active, tasks, progress, events
   ARGV[1] id      task id
   ARGV[2] token   the lease token handed out by claim
   ARGV[3] value   the progress, as JSON (stored as given: never decoded here)
   ARGV[4] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when stored, 0 when the lease is lost ]]
+-- include: record
 -- include: clock
 -- include: lease
 -- include: events
@@ -19,7 +20,7 @@ redis.call('HSET', K.progress, id, ARGV[3])
 -- tasks that report progress, none for the rest.
 if not meta.pg then
   meta.pg = 1
-  redis.call('HSET', K.meta, id, cjson.encode(meta))
+  redis.call('HSET', K.tasks, id, encode(meta))
 end
 -- An event carries a small value whole; a large one is read with get() (a cut JSON would not parse).
 if #ARGV[3] <= 1024 then

@@ -1,14 +1,12 @@
 #!lua flags=allow-oom
 --[[ purge: delete dead tasks for good, the oldest deaths first, a batch at a time.
-  KEYS (as K.<name>; each described in docs/design.md#keys): dead, data, meta, progress,
-    deplist, logs
+  KEYS (as K.<name>; each described in docs/design.md#keys): dead, tasks, progress, deplist, logs
   ARGV[1] limit  most tasks to delete in this call
   Returns: how many were deleted ]]
 local ids = redis.call('ZRANGE', K.dead, 0, tonumber(ARGV[1]) - 1)
 for _, id in ipairs(ids) do
   redis.call('ZREM', K.dead, id)
-  redis.call('HDEL', K.data, id)
-  redis.call('HDEL', K.meta, id)
+  redis.call('HDEL', K.tasks, id)
   redis.call('HDEL', K.progress, id)
   -- Unconditional, unlike the claim's trim: purge is rare, and reading each meta costs more.
   redis.call('HDEL', K.deplist, id)

@@ -1,10 +1,10 @@
 #!lua
 --[[ put: add tasks to a queue unless an identical live task is already there (de-dup), in the
   mode each put asks for: an until-start identity, a de-dup window, replace or debounce.
-  KEYS (as K.<name>; each described in docs/design.md#keys): data, meta, delayed, ready, dead,
-    counts, wake, occurred, schedules, levels, ready1, ready2, ready3, ready4, ready5, ready6,
-    ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, events, progress, windows,
-    waiting, results, kept, blocked, after, dependents, deplist, settle, outbox, logs, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, dead, counts,
+    wake, occurred, schedules, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
+    ready8, ready9, grouped, gtags, parked, gactive, glimits, events, progress, windows, waiting,
+    results, kept, blocked, after, dependents, deplist, settle, outbox, logs, moved
   ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -54,7 +54,7 @@ local cap = tonumber(ARGV[4])
 if gone(out, count) then return out end
 local bases = {}
 for i = 1, count do bases[i] = ARGV[4 * i + 1] end
-local stored = redis.call('HMGET', K.meta, unpack(bases))
+local stored = redis.call('HMGET', K.tasks, unpack(bases))
 -- One EXISTS tells whether the queue has until-start pointers or de-dup windows at all: a queue
 -- with neither (most) pays nothing more per put.
 if redis.call('EXISTS', K.waiting, K.windows) == 0 then

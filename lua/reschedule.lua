@@ -1,30 +1,31 @@
 #!lua
 --[[ reschedule: move a pending (delayed, ready or waiting) task's run-at. A ready task moved into the
   future goes back to the delayed set; a delayed task moved to now or earlier becomes ready.
-  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, meta, dead,
-    wake, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9,
-    grouped, gtags, parked, gactive, glimits, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, tasks, dead,
+    wake, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped,
+    gtags, parked, gactive, glimits, moved
   ARGV[1] id  task id
   ARGV[2] at  new run-at (epoch ms)
   Returns: { 'moved' }, or a refusal (include: refusals): { 'missing' }, { 'active', worker },
     { 'dead' } ]]
+-- include: record
 -- include: clock
 -- include: wake
 -- include: levels
 -- include: refusals
 local now = nowMs()
 local id, at = ARGV[1], tonumber(ARGV[2])
-local raw = redis.call('HGET', K.meta, id)
+local raw = redis.call('HGET', K.tasks, id)
 local refused = refusal(id, raw, true)
 if refused then return refused end
-local meta = cjson.decode(raw)
+local meta = decode(raw)
 local delayed = redis.call('ZSCORE', K.delayed, id)
 -- The expiry window moves with the run-at: it counts from when the task becomes due.
 meta.r = at
 if meta.x then meta.e = at + meta.x end
 if meta.a then
   -- Waiting on its dependencies (include: deps): it keeps waiting, and is queued for this run-at.
-  redis.call('HSET', K.meta, id, cjson.encode(meta))
+  redis.call('HSET', K.tasks, id, encode(meta))
   return { 'moved' }
 end
 local wake = false
@@ -37,6 +38,6 @@ elseif delayed then
   push(id, meta)
   wake = true
 end
-redis.call('HSET', K.meta, id, cjson.encode(meta))
+redis.call('HSET', K.tasks, id, encode(meta))
 if wake then wakeIdle() end
 return { 'moved' }

@@ -1,21 +1,23 @@
 #!lua flags=no-writes
 --[[ result: what docket knows of a task: its live record, else its kept outcome, else nothing.
-  KEYS (as K.<name>; each described in docs/design.md#keys): meta, delayed, active, dead,
-    results, progress, events
+  KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, active, dead, results,
+    progress, events
   ARGV[1] id      task id
   ARGV[2] stream  '1' to answer the events stream's latest entry id too (a waiting caller reads on from it)
   Returns: { kind, a, b, c, d, stream id or '' }: kind 'live' with a = meta JSON, b = state
     (delayed, ready, active or dead), c = progress JSON or '', d = died-at (dead) or ''; 'kept'
     with a = the outcome string (include: outcomes); 'none' ]]
 -- include: clock
+-- include: record
 local id = ARGV[1]
 local stream = ''
 if ARGV[2] == '1' then
   local last = redis.call('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
   stream = last and last[1] or '0-0'
 end
-local meta = redis.call('HGET', K.meta, id)
-if meta then
+local raw = redis.call('HGET', K.tasks, id)
+if raw then
+  local meta = split(raw)
   local progress = redis.call('HGET', K.progress, id) or ''
   if redis.call('ZSCORE', K.active, id) then return { 'live', meta, 'active', progress, '', stream } end
   if redis.call('ZSCORE', K.delayed, id) then return { 'live', meta, 'delayed', progress, '', stream } end

@@ -1,8 +1,8 @@
 #!lua flags=no-writes
 --[[ stats: count a queue's tasks by state, plus its lifetime counters, in one consistent view.
-  KEYS (as K.<name>; each described in docs/design.md#keys): ready, delayed, active, dead,
-    counts, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9,
-    grouped, gtags, parked, gactive, glimits, paused, blocked, moved
+  KEYS (as K.<name>; each described in docs/design.md#keys): ready, delayed, active, dead, counts,
+    levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags,
+    parked, gactive, glimits, paused, blocked, moved
   Returns: { ready, delayed, active, dead, waiting, paused (1|0), counter name, count, ... } ]]
 -- Ready tasks wait in the level-0 list, the nine priority-level lists and the grouped set.
 local ready = redis.call('LLEN', K.ready)

@@ -7,7 +7,7 @@
  * invariants hold during the run and after it.
  */
 import { eventually, sleep } from '../support/harness';
-import { checkInvariants, layout, pending, summary } from './support/checker';
+import { checkInvariants, layout, parseTask, pending, summary } from './support/checker';
 import { useLab, type Lab } from './support/lab';
 import { executionCount } from './support/oracle';
 import type { ChildWorker, WorkConfig } from './support/workers';
@@ -67,8 +67,8 @@ async function heldBy(pid: number): Promise<number> {
   const k = layout(lab.prefix, lab.queue);
   const active = await lab.raw.zRange(k.active, 0, -1);
   if (active.length === 0) return 0;
-  const metas = await lab.raw.hmGet(k.meta, active);
-  return metas.filter((m) => m !== null && (JSON.parse(m) as { w?: string }).w?.includes(`:${pid}:`)).length;
+  const fields = await lab.raw.hmGet(k.tasks, active);
+  return fields.filter((f) => f !== null && parseTask(f)?.record.w?.includes(`:${pid}:`)).length;
 }
 
 /** Kills a random worker each time the executions pass one of KILLS random marks in 3–97%. */

@@ -12,7 +12,7 @@
 import { ValidationError } from '../../lib';
 import { CARRY_LEASE_MS } from '../../lib/deps';
 import { eventually, sleep } from '../support/harness';
-import { analyse, checkInvariants, layout, pending, summary, type Leftovers } from './support/checker';
+import { analyse, checkInvariants, layout, parseTask, pending, summary, type Leftovers } from './support/checker';
 import { useLab } from './support/lab';
 import { executionCount, type Execution } from './support/oracle';
 import type { ChildWorker, WorkConfig } from './support/workers';
@@ -82,8 +82,8 @@ async function heldBy(pid: number): Promise<number> {
     const k = layout(lab.prefix, queue);
     const active = await lab.raw.zRange(k.active, 0, -1);
     if (active.length === 0) continue;
-    const metas = await lab.raw.hmGet(k.meta, active);
-    held += metas.filter((m) => m !== null && (JSON.parse(m) as { w?: string }).w?.includes(`:${pid}:`)).length;
+    const fields = await lab.raw.hmGet(k.tasks, active);
+    held += fields.filter((f) => f !== null && parseTask(f)?.record.w?.includes(`:${pid}:`)).length;
   }
   return held;
 }

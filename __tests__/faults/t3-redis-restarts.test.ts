@@ -70,7 +70,7 @@ it('T3: loses no acknowledged put across 10 crashes and restarts of Redis', asyn
   const seen = new Set<string>();
   const [inFlight] = await Promise.all([killRepeatedly(t3, total, seen), produce(t3, total, seen)]);
   const k = layout(t3.prefix, t3.queue);
-  const stored = await t3.raw.hLen(k.meta);
+  const stored = await t3.raw.hLen(k.tasks);
   const violations = await checkInvariants(t3.raw, t3.prefix, t3.queue);
   const f = await t3.figures();
   console.log(summary('T3', f, { kills: KILLS, stored, wallMs: Date.now() - started }));

@@ -21,26 +21,26 @@ it('refuses a put on a full Redis with a typed error, writes nothing, and still 
   let chunks = 0;
   while (!refusal && chunks < 500) {
     const items = Array.from({ length: CHUNK }, (_, i) => ({ data: { label: `t6-${chunks}-${i}`, pad: PAD } }));
-    let before = await lab.raw.hLen(k.meta);
+    let before = await lab.raw.hLen(k.tasks);
     try {
       await lab.history.track(
         items.map((it) => it.data.label),
         producer.putMany(items),
       );
-      before = await lab.raw.hLen(k.meta);
+      before = await lab.raw.hLen(k.tasks);
       // De-dup: the same chunk again adds nothing (on a full Redis it is refused like any put).
       const results = await producer.putMany(items);
       expect(results.every((r) => !r.added)).toBe(true);
     } catch (err) {
       refusal = err;
       // The refused call stored none of its tasks.
-      expect(await lab.raw.hLen(k.meta)).toBe(before);
+      expect(await lab.raw.hLen(k.tasks)).toBe(before);
     }
     chunks++;
   }
   expect(refusal).toBeInstanceOf(OutOfMemoryError);
   expect((refusal as OutOfMemoryError).code).toBe('ERR_OUT_OF_MEMORY');
-  const stored = await lab.raw.hLen(k.meta);
+  const stored = await lab.raw.hLen(k.tasks);
 
   await Promise.all([lab.pool.spawn({ work: { concurrency: 8, leaseMs: 5000, workMs: [0, 1] } }), lab.pool.spawn({ work: { concurrency: 8, leaseMs: 5000, workMs: [0, 1] } })]);
   // stats() is a no-writes script, so it answers on a full Redis (a MULTI snapshot would not).

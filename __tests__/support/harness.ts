@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type Scheduler, type SchedulerOptions } from '../../lib';
+import { queueKeys } from '../../lib/keys';
 
 export function testUrl(): string {
   const url = process.env.DOCKET_TEST_URL;
@@ -63,4 +64,22 @@ export async function eventually(check: () => Promise<boolean> | boolean, timeou
     if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
     await sleep(10);
   }
+}
+
+/** A stored task's record (parsed) and payload, as one field of `tasks` holds them (lua/include/record.lua). */
+export async function readRecord(client: RedisClientType, prefix: string, queue: string, hash: string): Promise<{ meta: Record<string, unknown>; payload: string }> {
+  const field = (await client.hGet(queueKeys(prefix, queue).tasks, hash))!;
+  const cut = field.indexOf('\n');
+  return { meta: JSON.parse(field.slice(0, cut)) as Record<string, unknown>, payload: field.slice(cut + 1) };
+}
+
+/**
+ * Overwrites a stored task's record, keeping its payload: `meta` as an object, or as raw text (a
+ * damaged record, as an older or buggy writer may leave).
+ */
+export async function writeRecord(client: RedisClientType, prefix: string, queue: string, hash: string, meta: Record<string, unknown> | string): Promise<void> {
+  const key = queueKeys(prefix, queue).tasks;
+  const field = (await client.hGet(key, hash))!;
+  const text = typeof meta === 'string' ? meta : JSON.stringify(meta);
+  await client.hSet(key, hash, `${text}\n${field.slice(field.indexOf('\n') + 1)}`);
 }

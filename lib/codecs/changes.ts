@@ -91,6 +91,15 @@ export const purge: Codec<{ limit: number }, number> = {
   decode: (reply) => count('purge', reply),
 };
 
+/** After moving at most `limit` tasks from the layout before one field per task: how many are left, and the cursor to go on from. */
+export const migrate: Codec<{ limit: number; cursor: string }, { left: number; cursor: string }> = {
+  encode: (i) => [i.limit, i.cursor],
+  decode: (reply) => {
+    const [left, cursor] = array('migrate', reply, 2);
+    return { left: count('migrate', left), cursor: text('migrate', cursor, 'the cursor') };
+  },
+};
+
 /** true when this call changed the queue's state, false when it was already so. */
 export const pause: Codec<{ paused: boolean }, boolean> = {
   encode: (i) => [i.paused ? 1 : 0],

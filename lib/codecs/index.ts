@@ -11,7 +11,7 @@ import { clean, obliterate } from './maintenance';
 import { log, progress } from './notes';
 import { put } from './put';
 import { access, get, list, result, stats } from './reads';
-import { cancel, pause, priority, purge, redrive, reschedule, unschedule } from './changes';
+import { cancel, migrate, pause, priority, purge, redrive, reschedule, unschedule } from './changes';
 
 export const CODECS = {
   put,
@@ -40,6 +40,7 @@ export const CODECS = {
   limit,
   clean,
   obliterate,
+  migrate,
 } as const satisfies Record<string, Codec<never, unknown>>;
 
 /** The input a script's codec encodes. */

@@ -2,6 +2,7 @@
   for a busy worker). Fenced (include: lease): an ack counts only while the lease it names is live.
   A finished task leaves no records behind, and its de-dup identity is free again. Acks of a call
   are checked with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
+-- include: record
 
 -- Acks ARGV[10] tasks (3 ARGV slots each from ARGV[11]: id, lease token, result), appending 1
 -- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its
@@ -12,13 +13,13 @@ local function ackAll(out, now, cap)
   local ids, tokens = {}, {}
   for j = 1, acks do ids[j], tokens[j] = ARGV[8 + 3 * j], ARGV[9 + 3 * j] end
   local deadlines = redis.call('ZMSCORE', K.active, unpack(ids))
-  local metas = redis.call('HMGET', K.meta, unpack(ids))
+  local metas = redis.call('HMGET', K.tasks, unpack(ids))
   local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
   local remember = tonumber(ARGV[7])
   redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
   for j = 1, acks do
     local ok = 0
-    local meta = metas[j] and cjson.decode(metas[j])
+    local meta = metas[j] and decode(metas[j])
     if live(deadlines[j], meta, tokens[j], now) then
       ok = 1
       if not seen[ids[j]] then
@@ -47,8 +48,7 @@ local function ackAll(out, now, cap)
   if #gone > 0 then
     many('ZREM', K.active, gone)
     many('ZREM', K.held, held)
-    many('HDEL', K.data, gone)
-    many('HDEL', K.meta, gone)
+    many('HDEL', K.tasks, gone)
     many('ZADD', K.acked, remembered)
     redis.call('HINCRBY', K.counts, 'completed', #gone)
     -- The memory of acks goes too once a queue falls quiet.

@@ -1,6 +1,7 @@
 --[[ add: included by put after gather and windows (not a script itself). A task new to
   the queue, or a dead one revived by putting it again, gets its record and its place: queued
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
+-- include: record
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
 -- (with what this call gathered before it, which may hold a task it names), and each task it
@@ -11,8 +12,7 @@ local function wait(id, meta, payload, after)
   local policy, refs = string.sub(after, 1, 1), string.sub(after, 2)
   meta.a, meta.dl = 1, 1
   if policy ~= 'd' then meta.df = policy end
-  redis.call('HSET', K.data, id, payload)
-  redis.call('HSET', K.meta, id, cjson.encode(meta))
+  redis.call('HSET', K.tasks, id, encode(meta))
   redis.call('ZADD', K.blocked, now, id)
   redis.call('HSET', K.deplist, id, refs)
   local named, entries = cjson.decode(refs), {}
@@ -32,6 +32,7 @@ local function add(id, base, old, payload, o, after)
     forgetExtras(id, old)
   end
   local meta = metaOf(o, o.at or now + (o.delay or 0))
+  meta._ = payload
   if id ~= base then
     -- Not at its base (an until-start identity whose task there runs, or a collision): a
     -- pointer lets later lookups find it even once the base's record is gone.
@@ -39,7 +40,7 @@ local function add(id, base, old, payload, o, after)
     redis.call('HSET', K.waiting, base, id)
     waitingKnown = true
   end
-  pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }
+  pending[id] = { meta = meta, batch = batch }
   if after == '' then store(id, meta, payload) else wait(id, meta, payload, after) end
   if o.window then openWindow(base, o.window) end
   return meta.r

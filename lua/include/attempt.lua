@@ -4,6 +4,7 @@
   while it ran: that one does the work), made dead when out of attempts (kept for inspection and
   re-drive; claim trims the dead set by count and age), or retried: ready now, or delayed until
   `retryAt`. Needs the includes levels, events, outcomes, identity, deps and records before it. ]]
+-- include: record
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `limit` is its most
 -- attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap.
@@ -47,6 +48,6 @@ local function endAttempt(id, meta, err, limit, retryAt, now, cap)
       wake = redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
     end
   end
-  redis.call('HSET', K.meta, id, cjson.encode(meta))
+  redis.call('HSET', K.tasks, id, encode(meta))
   return outcome, refilled, wake
 end

@@ -22,9 +22,10 @@
   Here is the side that sends steps: routing them, how a task ended (outcomeOf), a task ending
   (fire), leaving the wait early (unwait) or done waiting (unblock). The side that applies them is
   include: settle. Needs levels, events, outcomes and identity included before it. ]]
+-- include: record
 
 -- This queue's name: its keys' hash tag (names hold no braces).
-local QUEUE = string.match(K.meta, '{(.*)}')
+local QUEUE = string.match(K.tasks, '{(.*)}')
 
 -- Whether this call added steps (the caller then wakes an idle worker to take them), and steps
 -- for other queues (the caller may say so, for its client to carry them at once).
@@ -113,6 +114,6 @@ local function unblock(id, meta, now)
   else
     push(id, meta)
   end
-  redis.call('HSET', K.meta, id, cjson.encode(meta))
+  redis.call('HSET', K.tasks, id, encode(meta))
   stepped = true
 end

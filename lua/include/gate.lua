@@ -2,6 +2,7 @@
   take. Before it, the queue as a whole (gate): a paused queue leases nothing, and its own limits
   (include: limits) cap the count. During it, a grouped task whose group is at its concurrency
   limit (full) is set aside (park) until the group has a place (include: groups). ]]
+-- include: record
 
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
 local function full(g)
@@ -14,7 +15,7 @@ end
 local function park(id, meta, tag)
   if not meta.q then
     meta.q = ((meta.p or 0) > 0 and '0' or '1') .. string.format('%016d', tag)
-    redis.call('HSET', K.meta, id, cjson.encode(meta))
+    redis.call('HSET', K.tasks, id, encode(meta))
   end
   redis.call('ZADD', K.parked, 0, parkedAs(id, meta))
 end

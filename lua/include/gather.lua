@@ -3,11 +3,12 @@
   their places in the queue, gathered (store) and made a few variadic calls per chunk (flush).
   Uses put's `now` and `wake` (declared before it) and ARGV[2], maxAttempts; put sets `earliest`
   (the queue's earliest run-at) before its first store. Needs many and levels before it. ]]
+-- include: record
 
 -- Writes are gathered and made at the end (flush), a few variadic calls per chunk instead of
 -- several per task. `pending` (include: identity) holds what this call is about to write, so a
 -- duplicate within the call is found.
-local data, metas, delayed = {}, {}, {}
+local records, delayed = {}, {}
 -- Ready ids by priority level (0-9), each pushed at its list's tail: FIFO within a level.
 local queued = {}
 for level = 0, 9 do queued[level] = {} end
@@ -19,8 +20,7 @@ local stale, batch = false, 0
 
 -- Makes the gathered writes.
 local function flush()
-  many('HSET', K.data, data)
-  many('HSET', K.meta, metas)
+  many('HSET', K.tasks, records)
   many('RPUSH', K.ready, queued[0])
   if #grouped > 0 then
     many('ZADD', K.grouped, grouped)
@@ -36,7 +36,7 @@ local function flush()
     end
   end
   many('ZADD', K.delayed, delayed)
-  data, metas, delayed, grouped, lanes = {}, {}, {}, {}, {}
+  records, delayed, grouped, lanes = {}, {}, {}, {}
   for level = 0, 9 do queued[level] = {} end
   stale, batch = true, batch + 1
 end
@@ -44,8 +44,8 @@ end
 -- Gathers the writes of a task record and of its place: ready now, or delayed until its run-at.
 local earliest
 local function store(id, meta, payload)
-  if payload then table.insert(data, id); table.insert(data, payload) end
-  table.insert(metas, id); table.insert(metas, cjson.encode(meta))
+  if payload then meta._ = payload end
+  table.insert(records, id); table.insert(records, encode(meta))
   if meta.r <= now then
     if meta.g then
       table.insert(grouped, tagOf(meta)); table.insert(grouped, id)

@@ -5,8 +5,9 @@
   new task, at the next free id. When that id is not the base, the `waiting` HASH (K.waiting)
   points from the base to it (and the task carries meta.b = base) until it is leased or leaves, so
   a later lookup finds it even after the base's record is gone.
-  The including script sets DATA, META, DEAD and WAITING (KEYS indices) first; put fills `pending`
-  with the tasks it is adding in the same call. ]]
+  It reads K.tasks, K.dead and K.waiting, and a record's payload as meta._ (include: record);
+  put fills `pending` with the tasks it is adding in the same call. ]]
+-- include: record
 local pending = {}
 local waitingKnown = nil
 
@@ -15,14 +16,13 @@ local function released(id, meta)
   return meta.us ~= nil and (meta.t ~= nil or redis.call('ZSCORE', K.dead, id) ~= false)
 end
 
--- Whether the record at id (meta; p when added by this call) is the identity name + payload/key.
+-- Whether the record at id (meta, its payload in meta._) is the identity name + payload/key.
 -- Same hash is not same task: the identity itself is compared, so a collision is stored apart.
-local function matches(id, meta, p, payload, key, name)
+local function matches(meta, payload, key, name)
   if (meta.nm or '') ~= name then return false end
   if key ~= '' then return meta.k == key end
   if meta.k ~= nil then return false end
-  local stored = p and p.payload or redis.call('HGET', K.data, id)
-  return stored == payload
+  return meta._ == payload
 end
 
 -- The live record of this identity (id, meta), skipping `self` and released ones; else a free id
@@ -31,21 +31,21 @@ local function find(base, payload, key, name, raw, self)
   if waitingKnown == nil then waitingKnown = redis.call('EXISTS', K.waiting) == 1 end
   if waitingKnown then
     local w = redis.call('HGET', K.waiting, base)
-    local r = w and w ~= self and (pending[w] and true or redis.call('HGET', K.meta, w))
+    local r = w and w ~= self and (pending[w] and true or redis.call('HGET', K.tasks, w))
     if r then
       local p = pending[w]
-      local meta = p and p.meta or cjson.decode(r)
-      if matches(w, meta, p, payload, key, name) and not released(w, meta) then return w, meta end
+      local meta = p and p.meta or decode(r)
+      if matches(meta, payload, key, name) and not released(w, meta) then return w, meta end
     end
   end
   local n = 0
   while true do
     local id = n == 0 and base or (base .. '-' .. n)
     local p = pending[id]
-    if n > 0 or raw == nil then raw = redis.call('HGET', K.meta, id) end
+    if n > 0 or raw == nil then raw = redis.call('HGET', K.tasks, id) end
     if not p and not raw then return id, nil end
-    local meta = p and p.meta or cjson.decode(raw)
-    if id ~= self and matches(id, meta, p, payload, key, name) and not released(id, meta) then return id, meta end
+    local meta = p and p.meta or decode(raw)
+    if id ~= self and matches(meta, payload, key, name) and not released(id, meta) then return id, meta end
     n = n + 1
   end
 end
@@ -54,7 +54,7 @@ end
 -- it ran): that one will do the same work, so this one is not queued again. Its id, else nil.
 local function waitingCopy(id, meta)
   if not meta.us then return nil end
-  local payload = meta.k == nil and redis.call('HGET', K.data, id) or ''
+  local payload = meta.k == nil and meta._ or ''
   local other, found = find(meta.b or id, payload, meta.k or '', meta.nm or '', nil, id)
   return found and other or nil
 end

@@ -2,6 +2,7 @@
   log, progress; claim's acks use `live` on values it reads in bulk). Fencing: a lease counts while
   its deadline, on the Redis clock, is still ahead and the task's record carries the very token
   claim handed out. A lapsed lease, or one a later claim replaced, can no longer act. ]]
+-- include: record
 
 -- Whether a lease with this deadline (a ZSCORE reply) and record (decoded, or nil) is `token`'s at `now`.
 local function live(deadline, meta, token, now)
@@ -12,8 +13,8 @@ end
 local function held(id, token, now)
   local deadline = redis.call('ZSCORE', K.active, id)
   if not deadline then return nil end
-  local raw = redis.call('HGET', K.meta, id)
-  local meta = raw and cjson.decode(raw)
+  local raw = redis.call('HGET', K.tasks, id)
+  local meta = raw and decode(raw)
   if not live(deadline, meta, token, now) then return nil end
   return meta
 end

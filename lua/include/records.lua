@@ -1,9 +1,10 @@
---[[ records: included by the scripts that delete tasks. A task's records are its payload (`data`)
-  and its record (`meta`), plus those its record says it has: progress (meta.pg), log lines
+--[[ records: included by the scripts that delete tasks. A task's records are its field in `tasks`
+  (its record and payload, include: record), plus those its record says it has: progress (meta.pg), log lines
   (meta.lg) and its dependency list (meta.dl). A finished, cancelled or expired task leaves none. ]]
+-- include: record
 
 -- Task id's decoded record (it must exist).
-local function load(id) return cjson.decode(redis.call('HGET', K.meta, id)) end
+local function load(id) return decode(redis.call('HGET', K.tasks, id)) end
 
 -- Deletes the progress, logs and dependency list task id's record says it has (all three when
 -- the record is not known: meta nil).
@@ -15,7 +16,6 @@ end
 
 -- Deletes all of task id's records.
 local function forget(id, meta)
-  redis.call('HDEL', K.data, id)
-  redis.call('HDEL', K.meta, id)
+  redis.call('HDEL', K.tasks, id)
   forgetExtras(id, meta)
 end

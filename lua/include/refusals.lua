@@ -4,11 +4,12 @@
   { 'missing' }          no such task (never put, finished, expired, purged)
   { 'active', worker }   leased: its worker finishes or fails it (worker '' if not recorded)
   { 'dead' }             out of attempts; only when the script refuses dead tasks (cancel takes them) ]]
+-- include: record
 
 -- The refusal for task id (its record `raw`, or nil), or nil when the change may go ahead.
 local function refusal(id, raw, refuseDead)
   if not raw then return { 'missing' } end
-  if redis.call('ZSCORE', K.active, id) then return { 'active', cjson.decode(raw).w or '' } end
+  if redis.call('ZSCORE', K.active, id) then return { 'active', decode(raw).w or '' } end
   if refuseDead and redis.call('ZSCORE', K.dead, id) then return { 'dead' } end
   return nil
 end

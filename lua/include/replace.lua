@@ -5,6 +5,7 @@
   now + delay or its `at` (debounce: the task runs once puts have stopped for `delay`). The task
   keeps its deliveries, creation time and last error; a ready task that stays ready at the same
   level in the same group keeps its place in line, any other is queued anew. ]]
+-- include: record
 local function replace(id, old, payload, o)
   -- Added earlier in this same call: its writes go out first, so it is moved like any other.
   if pending[id] and pending[id].batch == batch then flush() end
@@ -12,16 +13,17 @@ local function replace(id, old, payload, o)
   if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or now + (o.delay or 0) end
   local meta = metaOf(o, runAt, old)
   meta.b = old.b
+  meta._ = old._
   local wasDelayed = redis.call('ZSCORE', K.delayed, id)
   local newData = o.key ~= '' and payload or nil
   if not wasDelayed and runAt <= now and (meta.p or 0) == (old.p or 0) and meta.g == old.g then
     meta.q = old.q
-    redis.call('HSET', K.meta, id, cjson.encode(meta))
-    if newData then redis.call('HSET', K.data, id, newData) end
+    if newData then meta._ = newData end
+    redis.call('HSET', K.tasks, id, encode(meta))
   else
     if wasDelayed then redis.call('ZREM', K.delayed, id) else unqueue(id, old, K.moved) end
     store(id, meta, newData)
   end
-  pending[id] = { meta = meta, payload = o.key == '' and payload or nil, batch = batch }
+  pending[id] = { meta = meta, batch = batch }
   return runAt
 end

@@ -1,6 +1,7 @@
 --[[ settle: included right after deps (not a script itself): the side that applies its steps. A
   waiting task learns how a dependency ended (settle), a dependent registers with a task of this
   queue (register; registerAll for a task just put), and steps in `settle` are applied (drain). ]]
+-- include: record
 
 -- Waiting task id's dependency ref (of refQueue) ended with `outcome`. Done: once none is left,
 -- the task is queued. Failed (dead, expired, cancelled): as onDependencyFailure says, the task
@@ -8,7 +9,7 @@
 -- (an until-start task whose work another task does): the task waits on that one instead.
 local function settle(id, ref, refQueue, outcome, into, now, cap)
   if redis.call('ZREM', K.after, id .. '|' .. ref .. '|' .. refQueue) == 0 then return end
-  local meta = cjson.decode(redis.call('HGET', K.meta, id))
+  local meta = decode(redis.call('HGET', K.tasks, id))
   if outcome == 'merged' and into then
     redis.call('ZADD', K.after, 0, id .. '|' .. into .. '|' .. refQueue)
     route({ 'reg', refQueue, into, id, QUEUE }, now)
@@ -19,7 +20,7 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
     meta.a = nil
     meta.err = 'dependency ' .. refQueue .. '/' .. ref .. ' ' .. outcome
     if meta.df == 'c' then
-      redis.call('HDEL', K.data, id); redis.call('HDEL', K.meta, id); redis.call('HDEL', K.deplist, id)
+      redis.call('HDEL', K.tasks, id); redis.call('HDEL', K.deplist, id)
       if meta.pg then redis.call('HDEL', K.progress, id) end
       if meta.lg then redis.call('HDEL', K.logs, id) end
       unpoint(id, meta)
@@ -33,7 +34,7 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
       emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', meta.err)
       keepOutcome(id, meta, now, 'dead', meta.err)
       fire(id, meta, 'dead', now)
-      redis.call('HSET', K.meta, id, cjson.encode(meta))
+      redis.call('HSET', K.tasks, id, encode(meta))
     end
     return
   end
@@ -44,7 +45,7 @@ end
 -- Task ref of this queue: id (of idQueue) waits on it. Registered while ref is live; else id
 -- learns at once how it ended (at once too, when it is of this queue).
 local function register(ref, id, idQueue, now, cap)
-  local raw = redis.call('HGET', K.meta, ref)
+  local raw = redis.call('HGET', K.tasks, ref)
   local outcome, into = outcomeOf(ref, raw, now)
   if outcome and idQueue == QUEUE then
     settle(id, ref, QUEUE, outcome, into, now, cap)
@@ -54,10 +55,10 @@ local function register(ref, id, idQueue, now, cap)
     return
   end
   redis.call('ZADD', K.dependents, 0, ref .. '|' .. id .. '|' .. idQueue)
-  local meta = cjson.decode(raw)
+  local meta = decode(raw)
   if not meta.dp then
     meta.dp = 1
-    redis.call('HSET', K.meta, ref, cjson.encode(meta))
+    redis.call('HSET', K.tasks, ref, encode(meta))
   end
 end
 
@@ -74,23 +75,23 @@ local function registerAll(refs, id, now, cap)
   routeAll(steps, now)
   for i = 1, #mine, SLICE do
     local part = { unpack(mine, i, math.min(i + SLICE - 1, #mine)) }
-    local raws = redis.call('HMGET', K.meta, unpack(part))
+    local raws = redis.call('HMGET', K.tasks, unpack(part))
     local dead = redis.call('ZMSCORE', K.dead, unpack(part))
     local members, marked = {}, {}
     for j, ref in ipairs(part) do
       if raws[j] and not dead[j] then
         table.insert(members, 0); table.insert(members, ref .. '|' .. id .. '|' .. QUEUE)
-        local meta = cjson.decode(raws[j])
+        local meta = decode(raws[j])
         if not meta.dp then
           meta.dp = 1
-          table.insert(marked, ref); table.insert(marked, cjson.encode(meta))
+          table.insert(marked, ref); table.insert(marked, encode(meta))
         end
       else
         table.insert(ended, ref)
       end
     end
     if #members > 0 then redis.call('ZADD', K.dependents, unpack(members)) end
-    if #marked > 0 then redis.call('HSET', K.meta, unpack(marked)) end
+    if #marked > 0 then redis.call('HSET', K.tasks, unpack(marked)) end
   end
   for _, ref in ipairs(ended) do register(ref, id, QUEUE, now, cap) end
 end

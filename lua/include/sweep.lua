@@ -2,12 +2,13 @@
   Whether it is to go (doomed: put at or before `before`), its going as cancel's (drop), and the
   walk over a slice of entries that stops once `most` are deleted (walk). Uses clean's `before`,
   `most`, `now`, `cap` and `deleted` (declared before it). ]]
+-- include: record
 
 -- The task's meta when it is to go: it has a record, put at or before `before`.
 local function doomed(id)
-  local raw = redis.call('HGET', K.meta, id)
+  local raw = redis.call('HGET', K.tasks, id)
   if not raw then return nil end
-  local meta = cjson.decode(raw)
+  local meta = decode(raw)
   if before >= 0 and (meta.c or 0) > before then return nil end
   return meta
 end

@@ -1,14 +1,12 @@
 --[[ take: claim's lease step. Takes up to `count` ready tasks, highest priority level first, then
   the fair groups (lowest tag first: include: levels), then ungrouped normal tasks (include:
   sources); leases each to the calling worker until now + ARGV[2] with token ARGV[3] .. ':' .. i,
-  and appends its FIELDS reply entries to `out`. On the way it drops ghosts (include: levels) and
+  and appends its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include: levels) and
   tasks whose expiry has passed, and parks tasks of a group at its concurrency or rate limit
   (include: gate, limits). ]]
+-- include: record
 -- include: gate
 -- include: sources
-
--- Entries per leased task in the reply (see claim's Returns; lib/codecs reads the same number).
-local FIELDS = 10
 
 -- Leases up to `count` tasks. `limited` when the queue has limits of its own (then rates are
 -- counted), `held` the earliest time a group held by its rate reopens (or nil). Returns how many
@@ -39,9 +37,9 @@ local function take(out, count, now, cap, batch, limited, held)
       source = source + 1
     end
     ids = ids or {}
-    local metas = #ids > 0 and redis.call('HMGET', K.meta, unpack(ids)) or {}
+    local metas = #ids > 0 and redis.call('HMGET', K.tasks, unpack(ids)) or {}
     for j, id in ipairs(ids) do
-      local meta = metas[j] and cjson.decode(metas[j])
+      local meta = metas[j] and decode(metas[j])
       if meta and tags[id] then
         -- The lane's latest tag is reached: forget it, so a group's hash field goes with its tasks.
         local lane = laneOf(meta)
@@ -82,11 +80,11 @@ local function take(out, count, now, cap, batch, limited, held)
         if meta.b then unpoint(id, meta) end
         taken[i] = id
         leasedGroups[i] = tags[id] and meta.g
-        table.insert(leased, id); table.insert(leased, cjson.encode(meta))
+        table.insert(leased, id); table.insert(leased, encode(meta))
         table.insert(scored, until_); table.insert(scored, id)
         table.insert(holders, 0); table.insert(holders, worker .. '|' .. id)
-        -- The payload (false for now) is filled in below, with one HMGET for all.
-        table.insert(out, id); table.insert(out, false); table.insert(out, meta.n)
+        -- The payload goes back as stored: the client parses it once.
+        table.insert(out, id); table.insert(out, meta._); table.insert(out, meta.n)
         table.insert(out, meta.r); table.insert(out, meta.e or ''); table.insert(out, meta.tp or '')
         table.insert(out, meta.kr or ''); table.insert(out, meta.to or ''); table.insert(out, meta.nm or '')
         table.insert(out, meta.g or '')
@@ -102,13 +100,9 @@ local function take(out, count, now, cap, batch, limited, held)
     counted(tokens, groups, now)
   end
   if #taken > 0 then
-    many('HSET', K.meta, leased)
+    many('HSET', K.tasks, leased)
     many('ZADD', K.active, scored)
     many('ZADD', K.held, holders)
-    -- Payloads go back as stored: the client parses them once.
-    local payloads = redis.call('HMGET', K.data, unpack(taken))
-    local base = #out - FIELDS * #taken
-    for i = 1, #taken do out[base + FIELDS * (i - 1) + 2] = payloads[i] end
   end
   local more = source < #sources or (source == #sources and redis.call('LLEN', K.ready) > 0)
   return #taken, more, held, refilled, #taken > 0 and until_ or nil

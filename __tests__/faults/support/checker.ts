@@ -180,12 +180,13 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * `rates`, `gheld`) and dependencies: `blocked` (tasks waiting on others), `after` and
  * `dependents` (lex indexes, '<id>|<ref>|<ref queue>' and '<ref>|<id>|<queue>'), `deplist`, and
  * the steps between them, `settle` (this queue's) and `outbox` (other queues'). Issue 19 added
- * `logs` (each task's log lines).
+ * `logs` (each task's log lines). Compact storage then replaced the record hash `meta` and the
+ * payload hash `data` with one hash, `tasks`: one field a task, `<record JSON>\n<payload>`. The two
+ * old keys are left out on purpose: nothing may write them any more, so one that appears is a stray.
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
 const SUFFIXES = [
-  'data',
-  'meta',
+  'tasks',
   'delayed',
   'ready',
   'active',
@@ -233,21 +234,58 @@ export async function leftovers(client: RedisClientType, prefix: string, queue: 
   return { dead: new Set(dead), expired: Number(expired ?? 0) };
 }
 
-/** Tasks the queue still holds (a task exists exactly when it has a `meta` field). */
+/** Tasks the queue still holds (a task exists exactly when it has a `tasks` field). */
 export async function taskCount(client: RedisClientType, prefix: string, queue: string): Promise<number> {
-  return client.hLen(layout(prefix, queue).meta);
+  return client.hLen(layout(prefix, queue).tasks);
 }
 
 /** Tasks still to run: all but the dead ones. 0 means the queue has drained. */
 export async function pending(client: RedisClientType, prefix: string, queue: string): Promise<number> {
   const k = layout(prefix, queue);
-  const [tasks, dead] = (await client.multi().hLen(k.meta).zCard(k.dead).exec()) as unknown as [number, number];
+  const [tasks, dead] = (await client.multi().hLen(k.tasks).zCard(k.dead).exec()) as unknown as [number, number];
   return tasks - dead;
 }
 
+/** The record part of a task's field, with what the writer leaves out put back (n 0, r = c, m 5). */
+export interface TaskRecord {
+  n: number;
+  r: number;
+  m: number;
+  c?: number;
+  p?: number;
+  g?: string;
+  w?: string;
+  a?: number;
+  lg?: number;
+  [field: string]: unknown;
+}
+
+/**
+ * A `tasks` field read on its own terms, not with lib's reader: the first newline ends the record
+ * (JSON escapes newlines inside strings), the payload follows. null when the field is damaged: no
+ * newline, or a record part that is not a JSON object.
+ */
+export function parseTask(field: string): { record: TaskRecord; payload: string } | null {
+  const cut = field.indexOf('\n');
+  if (cut < 0) return null;
+  let record: unknown;
+  try {
+    record = JSON.parse(field.slice(0, cut));
+  } catch {
+    return null;
+  }
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return null;
+  const r = record as Partial<TaskRecord>;
+  return { record: { ...r, n: r.n ?? 0, r: r.r ?? (r.c as number), m: r.m ?? 5 }, payload: field.slice(cut + 1) };
+}
+
 interface Snapshot {
-  data: Set<string>;
-  meta: Map<string, string>;
+  /** Every task: its id and its field in `tasks`, whole or not. */
+  tasks: Set<string>;
+  /** The records of the tasks whose field is whole. */
+  records: Map<string, TaskRecord>;
+  /** Tasks whose field is not `<JSON object>\n<payload>`. */
+  damaged: string[];
   /** Every member of delayed, ready, active and dead, with how often it occurs there. */
   places: Map<string, number>;
   active: string[];
@@ -281,8 +319,7 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
   const k = layout(prefix, queue);
   const replies = (await client
     .multi()
-    .hKeys(k.data)
-    .hGetAll(k.meta)
+    .hGetAll(k.tasks)
     .zRange(k.delayed, 0, -1)
     .lRange(k.ready, 0, -1)
     .zRange(k.active, 0, -1)
@@ -315,16 +352,24 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
   const waiting = replies.pop() as Record<string, string>;
   const progress = replies.pop() as string[];
   const gactive = replies.pop() as Record<string, string>;
-  const [data, meta, delayed, ready, active, dead, held, levels, ...rest] = replies as [string[], Record<string, string>, ...string[][]];
+  const [fields, delayed, ready, active, dead, held, levels, ...rest] = replies as [Record<string, string>, ...string[][]];
   const parked = rest.pop()!;
   const grouped = rest.pop()!;
   const byLevel = [ready, ...rest];
   const places = new Map<string, number>();
   const parkedIds = parked.map((m) => m.slice(m.lastIndexOf('|') + 1));
   for (const id of [...delayed, ...byLevel.flat(), ...grouped, ...parkedIds, ...active, ...dead, ...blocked]) places.set(id, (places.get(id) ?? 0) + 1);
+  const records = new Map<string, TaskRecord>();
+  const damaged: string[] = [];
+  for (const [id, field] of Object.entries(fields)) {
+    const task = parseTask(field);
+    if (task) records.set(id, task.record);
+    else damaged.push(id);
+  }
   return {
-    data: new Set(data),
-    meta: new Map(Object.entries(meta)),
+    tasks: new Set(Object.keys(fields)),
+    records,
+    damaged,
     places,
     active,
     held,
@@ -344,28 +389,29 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
 
 /** Each ready task waits in the list of its own level (or, with a group, in `grouped`), and every non-empty level is indexed. */
 function checkLevels(s: Snapshot, report: Report): void {
-  const record = (id: string) => JSON.parse(s.meta.get(id) ?? '{}') as { p?: number; g?: string };
+  // Only whole records are read: a damaged one is reported once, by checkRecords.
+  const record = (id: string) => s.records.get(id)!;
   const levelOf = (id: string) => record(id).p ?? 0;
   if (s.grouped.length > 0 && !s.levels.has('g')) report('grouped tasks missing from the levels index', ['g']);
   report(
     'grouped task without a group',
-    s.grouped.filter((id) => s.meta.has(id) && record(id).g === undefined),
+    s.grouped.filter((id) => s.records.has(id) && record(id).g === undefined),
   );
   report(
     'task with a group in a ready list',
-    s.byLevel.flat().filter((id) => s.meta.has(id) && record(id).g !== undefined),
+    s.byLevel.flat().filter((id) => s.records.has(id) && record(id).g !== undefined),
   );
   report(
     'parked task not under its own group',
     s.parked.filter((m) => {
       const id = m.slice(m.lastIndexOf('|') + 1);
-      return s.meta.has(id) && !m.startsWith(`${record(id).g}|`);
+      return s.records.has(id) && !m.startsWith(`${record(id).g}|`);
     }),
   );
   s.byLevel.forEach((ids, level) => {
     report(
       `task in the ready list of level ${level} but of another level`,
-      ids.filter((id) => s.meta.has(id) && levelOf(id) !== level),
+      ids.filter((id) => s.records.has(id) && levelOf(id) !== level),
     );
     if (level > 0 && ids.length > 0 && !s.levels.has(String(level))) report('non-empty level missing from the levels index', [String(level)]);
   });
@@ -373,9 +419,9 @@ function checkLevels(s: Snapshot, report: Report): void {
 
 type Report = (rule: string, ids: string[]) => void;
 
-/** Every task is in exactly one state structure, and has both its records; no record is orphaned. */
+/** Every task is in exactly one state structure, and its field is whole; nothing refers to a task that is gone. */
 function checkRecords(s: Snapshot, report: Report): void {
-  const ids = [...s.meta.keys()];
+  const ids = [...s.tasks];
   report(
     'task in no state structure',
     ids.filter((id) => !s.places.has(id)),
@@ -385,50 +431,43 @@ function checkRecords(s: Snapshot, report: Report): void {
     [...s.places].filter(([, n]) => n > 1).map(([id]) => id),
   );
   report(
-    'state member without a meta record',
-    [...s.places.keys()].filter((id) => !s.meta.has(id)),
+    'state member without its task',
+    [...s.places.keys()].filter((id) => !s.tasks.has(id)),
   );
-  report(
-    'state member without a payload',
-    [...s.places.keys()].filter((id) => !s.data.has(id)),
-  );
-  report(
-    'meta record without a payload (identity without a task)',
-    ids.filter((id) => !s.data.has(id)),
-  );
-  report(
-    'payload without a meta record',
-    [...s.data].filter((id) => !s.meta.has(id)),
-  );
+  // Record and payload live in one field, so neither can be left without the other; what is left
+  // to go wrong is the field itself: no newline (a record without a payload, or a payload without
+  // a record), or a record part that is not a JSON object.
+  report('damaged task field (not a JSON record, a newline and its payload)', s.damaged);
   report(
     'progress without its task',
-    s.progress.filter((id) => !s.meta.has(id)),
+    s.progress.filter((id) => !s.tasks.has(id)),
   );
   report(
     'log without its task',
-    s.logs.filter((id) => !s.meta.has(id)),
+    s.logs.filter((id) => !s.tasks.has(id)),
   );
   report(
     'log of a task not flagged lg (its deletion would leave it)',
-    s.logs.filter((id) => s.meta.has(id) && (JSON.parse(s.meta.get(id)!) as { lg?: number }).lg === undefined),
+    s.logs.filter((id) => s.records.has(id) && s.records.get(id)!.lg === undefined),
   );
   report(
     'until-start pointer to no task',
-    Object.values(s.waiting).filter((id) => !s.meta.has(id)),
+    Object.values(s.waiting).filter((id) => !s.tasks.has(id)),
   );
 }
 
 /** A task waits on its dependencies exactly while it is marked so, and only waiting tasks have unsettled ones. */
 function checkWaiting(s: Snapshot, report: Report): void {
   const blocked = new Set(s.blocked);
-  const marked = [...s.meta].filter(([, m]) => (JSON.parse(m) as { a?: number }).a !== undefined).map(([id]) => id);
+  const damaged = new Set(s.damaged);
+  const marked = new Set([...s.records].filter(([, r]) => r.a !== undefined).map(([id]) => id));
   report(
     'task marked waiting but not in blocked',
-    marked.filter((id) => !blocked.has(id)),
+    [...marked].filter((id) => !blocked.has(id)),
   );
   report(
     'blocked task not marked waiting',
-    s.blocked.filter((id) => !marked.includes(id)),
+    s.blocked.filter((id) => !damaged.has(id) && !marked.has(id)),
   );
   report(
     'unsettled dependency of a task that is not waiting',
@@ -440,13 +479,14 @@ function checkWaiting(s: Snapshot, report: Report): void {
   );
   report(
     'dependency list without its task',
-    s.deplist.filter((id) => !s.meta.has(id)),
+    s.deplist.filter((id) => !s.tasks.has(id)),
   );
 }
 
 /** The `held` index (worker|task) lists exactly the active leases, under their holders. */
 function checkLeases(s: Snapshot, report: Report): void {
-  const leases = s.active.map((id) => `${(JSON.parse(s.meta.get(id) ?? '{}') as { w?: string }).w}|${id}`);
+  const damaged = new Set(s.damaged);
+  const leases = s.active.filter((id) => !damaged.has(id)).map((id) => `${s.records.get(id)?.w}|${id}`);
   const held = new Set(s.held);
   const leased = new Set(leases);
   report(
@@ -455,7 +495,7 @@ function checkLeases(s: Snapshot, report: Report): void {
   );
   report(
     'held index entry without its active lease',
-    s.held.filter((entry) => !leased.has(entry)),
+    s.held.filter((entry) => !leased.has(entry) && !damaged.has(entry.slice(entry.lastIndexOf('|') + 1))),
   );
 }
 
@@ -463,7 +503,7 @@ function checkLeases(s: Snapshot, report: Report): void {
 function checkGroupCounts(s: Snapshot, report: Report): void {
   const counted = new Map<string, number>();
   for (const id of s.active) {
-    const g = (JSON.parse(s.meta.get(id) ?? '{}') as { g?: string }).g;
+    const g = s.records.get(id)?.g;
     if (g !== undefined) counted.set(g, (counted.get(g) ?? 0) + 1);
   }
   const groups = new Set([...counted.keys(), ...Object.keys(s.gactive)]);

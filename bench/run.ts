@@ -10,6 +10,8 @@
  *   npm run bench -- --libs docket,minimal     some libraries
  *   npm run bench -- --runs 5                  runs per library and scenario (default 3)
  *   npm run bench -- --report                  rewrite RESULTS.md from results.json, running nothing
+ *   npm run bench -- --only scaleSmall,scaleLarge --large 10000000
+ *                                              the scale rows with 1e7 pending (about 2.2 GB of Redis)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,6 +31,7 @@ function options() {
       libs: { type: 'string' },
       runs: { type: 'string' },
       report: { type: 'boolean', default: false },
+      large: { type: 'string' },
     },
   });
   const scenarios = values.only ? values.only.split(',') : SCENARIO_ORDER;
@@ -37,11 +40,14 @@ function options() {
   for (const l of libraries) if (!LIBRARIES[l]) throw new Error(`unknown library ${l}; known: ${Object.keys(LIBRARIES).join(', ')}`);
   const runs = Number(values.runs ?? (values.quick ? 1 : 3));
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a whole number ≥ 1, not ${values.runs}`);
-  return { quick: values.quick!, scenarios, libraries, runs, report: values.report! };
+  const base = values.quick ? QUICK : FULL;
+  const large = Number(values.large ?? base.scaleLarge);
+  if (!Number.isInteger(large) || large < 2 * base.scaleSmall) throw new Error(`--large wants a whole number of pending tasks, not ${values.large}`);
+  return { quick: values.quick!, scenarios, libraries, runs, report: values.report!, sizes: { ...base, scaleLarge: large } };
 }
 
 async function runAll(redis: BenchRedis, opts: ReturnType<typeof options>, pin: boolean): Promise<Sample[]> {
-  const sizes = opts.quick ? QUICK : FULL;
+  const { sizes } = opts;
   const samples: Sample[] = [];
   for (const scenario of opts.scenarios) {
     const libs = opts.libraries.filter((l) => !(OWN_ONLY.has(scenario) && PEERS.includes(l)) && !LEFT_OUT[scenario]?.includes(l));
@@ -104,7 +110,7 @@ async function main(): Promise<void> {
       minutes: (Date.now() - started) / 60_000,
       pinned: pin,
       rounds: opts.runs,
-      sizes: opts.quick ? QUICK : FULL,
+      sizes: opts.sizes,
       redisVersion: redis.version,
     });
     console.log(markdown);

@@ -19,7 +19,7 @@ local function ackAll(out, now, cap)
   redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
   for j = 1, acks do
     local ok = 0
-    local meta = metas[j] and decode(metas[j])
+    local meta = metas[j] and peek(metas[j])
     if live(deadlines[j], meta, tokens[j], now) then
       ok = 1
       if not seen[ids[j]] then

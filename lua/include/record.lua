@@ -8,13 +8,24 @@
   no deliveries yet (n 0), run-at at creation (r = c) and 5 attempts (m); decode puts them back,
   as lib/meta.ts does for the client. About 30 bytes less per task. ]]
 
+-- The fields a stored record leaves out, put back.
+local function usual(meta)
+  meta.n, meta.r, meta.m = meta.n or 0, meta.r or meta.c, meta.m or 5
+  return meta
+end
+
 -- The record in field `raw` (a string), its payload as `_`.
 local function decode(raw)
   local cut = string.find(raw, '\n', 1, true)
-  local meta = cjson.decode(string.sub(raw, 1, cut - 1))
+  local meta = usual(cjson.decode(string.sub(raw, 1, cut - 1)))
   meta._ = string.sub(raw, cut + 1)
-  meta.n, meta.r, meta.m = meta.n or 0, meta.r or meta.c, meta.m or 5
   return meta
+end
+
+-- The record alone, for a script that only reads it (an ack, a refusal): no copy of the payload,
+-- which may be 512 KiB. Without `_`, encode fails loudly rather than write a record without it.
+local function peek(raw)
+  return usual(cjson.decode(string.sub(raw, 1, string.find(raw, '\n', 1, true) - 1)))
 end
 
 -- The field for `meta` (its payload in `_`).

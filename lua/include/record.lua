@@ -22,8 +22,9 @@ local function decode(raw)
   return meta
 end
 
--- The record alone, for a script that only reads it (an ack, a refusal): no copy of the payload,
--- which may be 512 KiB. Without `_`, encode fails loudly rather than write a record without it.
+-- The record alone, for a script that only reads it (an ack, a refusal, a promotion): no copy of
+-- the payload, which may be 512 KiB. Without `_`, encode fails loudly rather than write a record
+-- without it.
 local function peek(raw)
   return usual(cjson.decode(string.sub(raw, 1, string.find(raw, '\n', 1, true) - 1)))
 end

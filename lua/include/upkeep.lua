@@ -12,7 +12,7 @@ local function upkeep(now, cap, batch)
   if d and d <= now then
     for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.delayed, '-inf', now, 'LIMIT', 0, batch)) do
       redis.call('ZREM', K.delayed, id)
-      push(id, load(id))
+      push(id, peek(redis.call('HGET', K.tasks, id)))
     end
     d = earliest(K.delayed)
   end

@@ -72,6 +72,50 @@ describe('the idle wait', () => {
       await server.stop();
     }
   });
+
+  it('picks up in one step: the claim that leases a put task runs on the blocked connection, right behind its BLPOP', async () => {
+    const server = await startRedis();
+    const s = await createScheduler({ url: server.url });
+    const other = await createScheduler({ url: server.url });
+    try {
+      const started: string[] = [];
+      const watching = monitor(server.port, 1200);
+      await sleep(50);
+      const worker = s.work(async (task) => void started.push(task.data as string));
+      await sleep(300); // idle: CLIENT ID, BLPOP and the claim sent, the BLPOP blocked
+      await other.put('picked-up-7f3a');
+      await eventually(() => started.length === 1, 4000);
+      const seen = await watching;
+      await worker.close();
+      const from = (line: string) => /\[\d+ ([^\]]+)\]/.exec(line)?.[1];
+      const blocked = seen.filter((line) => /"blpop"/i.test(line)).map(from);
+      const put = seen.findIndex((line) => line.includes('picked-up-7f3a'));
+      expect(blocked.length).toBeGreaterThan(0);
+      expect(put).toBeGreaterThan(-1);
+      // The first call of the worker's scheduler after the put: its claim, from the blocked connection.
+      const next = seen.slice(put + 1).find((line) => /"evalsha"|"eval"/i.test(line) && from(line) !== from(seen[put]));
+      expect(next).toMatch(/:ready"/);
+      expect(blocked).toContain(from(next!));
+    } finally {
+      await s.close();
+      await other.close();
+      await server.stop();
+    }
+  });
+
+  it('hands back what the claim behind its wait leased when close() ends the wait, a put racing it', async () => {
+    const s = await redis.scheduler();
+    const other = await redis.scheduler({ prefix: s.prefix });
+    const ran: string[] = [];
+    const errors: unknown[] = [];
+    const worker = s.work(async (task) => void ran.push(task.data as string), { onError: (err) => errors.push(err) });
+    await sleep(200); // idle, its claim behind the BLPOP
+    // Sent in the same turn: the put may wake the BLPOP before close()'s CLIENT UNBLOCK does, or after.
+    const [{ hash }] = await Promise.all([other.put('raced'), worker.close()]);
+    expect(ran).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(await s.get(hash)).toMatchObject({ state: 'ready' });
+  });
 });
 
 /** Every command the server runs for `ms`, as MONITOR prints them (node-redis v4 has no MONITOR). */

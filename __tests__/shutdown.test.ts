@@ -67,40 +67,45 @@ describe('close', () => {
     await settlesBackTo(before);
   });
 
-  it('survives a Redis that freezes while it closes and answers afterwards, within its bound', async () => {
-    const server = await startRedis();
-    const compiled = childModule(path.join(__dirname, 'support', 'freeze-child.ts'));
-    const child = fork(compiled.module, [server.url, 'freeze', '1000', '500'], {
-      execArgv: compiled.execArgv,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    // What freeze-child.ts sends: 'ready', then { closed }, then { held, lateErrors }.
-    const messages: Array<'ready' | { closed?: { workerMs: number; totalMs: number }; held?: unknown[]; lateErrors?: number }> = [];
-    child.on('message', (m) => messages.push(m as (typeof messages)[number]));
-    const sent = (field: 'closed' | 'held') => messages.find((m) => typeof m === 'object' && m[field] !== undefined);
-    const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
-    try {
-      await eventually(() => messages.includes('ready'), 15_000);
-      await sleep(200); // the handler holds its task
-      server.signal('SIGSTOP');
-      child.send('close');
-      await eventually(() => sent('closed') !== undefined, 10_000);
-      const closed = (sent('closed') as { closed: { workerMs: number; totalMs: number } }).closed;
-      // shutdownTimeout (500) + one commandTimeout (1000) for the worker; one more for the connection.
-      expect(closed.workerMs).toBeLessThan(500 + 1000 + 700);
-      expect(closed.totalMs).toBeLessThan(500 + 2 * 1000 + 700);
-      server.signal('SIGCONT');
-      await sleep(5000); // the late replies arrive now: nothing may throw
-      expect(child.exitCode).toBeNull();
-      child.send('finish');
-      await eventually(() => sent('held') !== undefined, 5000);
-      expect(sent('held')).toEqual({ held: [], lateErrors: 0 });
-      // Nothing left: without its IPC channel the process ends by itself, cleanly.
-      expect(await Promise.race([exited, sleep(3000).then(() => 'still running')])).toBe(0);
-    } finally {
-      child.kill('SIGKILL');
-      server.signal('SIGCONT');
-      await server.stop();
-    }
-  }, 40_000);
+  // Busy: its one slot holds a task. Idle: its claim waits behind a BLPOP, which close() must end.
+  it.each(['busy', 'idle'])(
+    'survives a Redis that freezes while it closes and answers afterwards, within its bound (%s)',
+    async (mode) => {
+      const server = await startRedis();
+      const compiled = childModule(path.join(__dirname, 'support', 'freeze-child.ts'));
+      const child = fork(compiled.module, [server.url, 'freeze', '1000', '500', mode], {
+        execArgv: compiled.execArgv,
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      // What freeze-child.ts sends: 'ready', then { closed }, then { held, lateErrors }.
+      const messages: Array<'ready' | { closed?: { workerMs: number; totalMs: number }; held?: unknown[]; lateErrors?: number }> = [];
+      child.on('message', (m) => messages.push(m as (typeof messages)[number]));
+      const sent = (field: 'closed' | 'held') => messages.find((m) => typeof m === 'object' && m[field] !== undefined);
+      const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+      try {
+        await eventually(() => messages.includes('ready'), 15_000);
+        await sleep(200); // the handler holds its task, or the worker waits idle
+        server.signal('SIGSTOP');
+        child.send('close');
+        await eventually(() => sent('closed') !== undefined, 10_000);
+        const closed = (sent('closed') as { closed: { workerMs: number; totalMs: number } }).closed;
+        // shutdownTimeout (500) + one commandTimeout (1000) for the worker; one more for the connection.
+        expect(closed.workerMs).toBeLessThan(500 + 1000 + 700);
+        expect(closed.totalMs).toBeLessThan(500 + 2 * 1000 + 700);
+        server.signal('SIGCONT');
+        await sleep(5000); // the late replies arrive now: nothing may throw
+        expect(child.exitCode).toBeNull();
+        child.send('finish');
+        await eventually(() => sent('held') !== undefined, 5000);
+        expect(sent('held')).toEqual({ held: [], lateErrors: 0 });
+        // Nothing left: without its IPC channel the process ends by itself, cleanly.
+        expect(await Promise.race([exited, sleep(3000).then(() => 'still running')])).toBe(0);
+      } finally {
+        child.kill('SIGKILL');
+        server.signal('SIGCONT');
+        await server.stop();
+      }
+    },
+    40_000,
+  );
 });

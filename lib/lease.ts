@@ -12,6 +12,7 @@ import { claimOptions, countArg, failOptions, parse, spanArg } from './options';
 import type { ClaimInput, FailOutcome } from './codecs/lease';
 import type { Span } from './time';
 import type { Task } from './task';
+import type { Via } from './scripts';
 import { parseRecord, type Json } from './payload';
 import { outcomeJson, progressOf } from './progress';
 import { logsOf } from './logs';
@@ -64,7 +65,8 @@ const ACK_MEMORY_FACTOR = 4;
 /**
  * One claim.lua call: acks `acks` (finished tasks of this queue), then leases up to `count` tasks.
  * A busy worker thus pays one round trip per task: the ack of one and the claim of the next.
- * Published on `docket:ack` (when it acks) and `docket:claim` (when it leases) for tracing.
+ * Published on `docket:ack` (when it acks) and `docket:claim` (when it leases) for tracing. `via`
+ * sends it behind an idle worker's BLPOP (idle.ts).
  */
 export async function claimBatch<T = Json>(
   ctx: Context,
@@ -74,8 +76,9 @@ export async function claimBatch<T = Json>(
   worker: string,
   acks: readonly Ack[] = [],
   worked: Worked = {},
+  via?: Via,
 ): Promise<ClaimBatch<T>> {
-  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks, worked);
+  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks, worked, via);
   const claim = count === 0 ? call : () => traced(channels.claim, () => ({ queue, count }), call);
   if (acks.length === 0) return claim();
   let batch!: ClaimBatch<T>;
@@ -87,7 +90,16 @@ export async function claimBatch<T = Json>(
   return batch;
 }
 
-async function claimCall<T>(ctx: Context, queue: string, count: number, leaseMs: number, worker: string, acks: readonly Ack[], { keep = 0, onProblem }: Worked): Promise<ClaimBatch<T>> {
+async function claimCall<T>(
+  ctx: Context,
+  queue: string,
+  count: number,
+  leaseMs: number,
+  worker: string,
+  acks: readonly Ack[],
+  { keep = 0, onProblem }: Worked,
+  via?: Via,
+): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
   const token = newToken();
   const input: ClaimInput = {
@@ -102,7 +114,7 @@ async function claimCall<T>(ctx: Context, queue: string, count: number, leaseMs:
     keep,
     acks: acks.map(({ task, result }) => ({ id: task.hash, token: task.token, result })),
   };
-  const reply = await ctx.scripts.run('claim', ctx.keys(queue), input, count === 0 ? 'ack' : 'claim');
+  const reply = await ctx.scripts.run('claim', ctx.keys(queue), input, count === 0 ? 'ack' : 'claim', via);
   const { now, carryAt } = reply;
   // Steps for other queues are due (a task others wait on finished): carried over apart from the
   // claim, so the worker goes on at once; a failure leaves them to the next claim.

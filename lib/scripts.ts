@@ -157,6 +157,13 @@ export type ScriptInput<N extends ScriptName> = InputOf<N>;
 /** What `run(name, ...)` resolves to: the script's reply, decoded. */
 export type ScriptOutput<N extends ScriptName> = OutputOf<N>;
 
+/**
+ * Another way to send a script call than the scheduler's connection: the idle wait's blocking one
+ * (idle.ts), whose claim waits behind a BLPOP. It settles within a deadline of its own and rejects
+ * with DocketErrors, as Connection.send does.
+ */
+export type Via = (args: string[]) => Promise<unknown>;
+
 /** Where the Lua files live: next to lib/ under jest, next to dist/ once installed. */
 export const LUA_DIR = path.join(__dirname, '..', 'lua');
 
@@ -184,14 +191,14 @@ export class Scripts {
    * script's codec, and resolves to its reply decoded by the same codec (a reply of another shape
    * is a ReplyError). NOSCRIPT, LOADING and BUSY never reach the caller: the call is retried until
    * it succeeds or its deadline passes. `what` names the operation in errors, when one script
-   * serves several (claim also acks).
+   * serves several (claim also acks). `via` sends it some other way (see Via).
    */
-  async run<N extends ScriptName>(name: N, keys: QueueKeys, input: ScriptInput<N>, what: string = name): Promise<ScriptOutput<N>> {
+  async run<N extends ScriptName>(name: N, keys: QueueKeys, input: ScriptInput<N>, what: string = name, via?: Via): Promise<ScriptOutput<N>> {
     const codec = SCRIPT_CODECS[name] as Codec<ScriptInput<N>, ScriptOutput<N>>;
-    return codec.decode(await this.call(name, keys, codec.encode(input), what), input);
+    return codec.decode(await this.call(name, keys, codec.encode(input), what, via), input);
   }
 
-  private async call(name: ScriptName, keys: QueueKeys, args: Array<string | number>, what: string): Promise<unknown> {
+  private async call(name: ScriptName, keys: QueueKeys, args: Array<string | number>, what: string, via?: Via): Promise<unknown> {
     const names = SCRIPTS[name].keys.map((suffix) => keys[suffix]);
     const tail = [String(names.length), ...names];
     for (const arg of args) tail.push(String(arg));
@@ -199,13 +206,14 @@ export class Scripts {
     for (;;) {
       const script = this.loaded.get(name)!;
       const deadline = { ms: Math.max(1, Math.round(end - performance.now())), what };
+      const send = (command: string[]) => (via ? via(command) : this.conn.send(names[0], command, deadline));
       try {
         try {
-          return await this.conn.send(names[0], ['EVALSHA', script.sha, ...tail], deadline);
+          return await send(['EVALSHA', script.sha, ...tail]);
         } catch (err) {
           // The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL loads it again.
           if (!hasReply(err, /^NOSCRIPT/)) throw err;
-          return await this.conn.send(names[0], ['EVAL', script.source, ...tail], deadline);
+          return await send(['EVAL', script.source, ...tail]);
         }
       } catch (err) {
         if (hasReply(err, /compiling script.*'#'/) && script.source.startsWith('#!')) {

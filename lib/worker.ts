@@ -23,6 +23,7 @@ import { attempt } from './attempt';
 import { flushProgress, stopProgress } from './progress';
 import type { Handler } from './route';
 import type { Sandbox } from './sandbox';
+import type { Via } from './scripts';
 import { flushLogs, stopLogs } from './logs';
 import type { Task } from './task';
 import type { Span } from './time';
@@ -234,7 +235,7 @@ export class Worker {
       this.closeStarted = performance.now();
       this.sandbox?.shrink();
       this.wake();
-      this.idle.interrupt();
+      this.idle.interrupt(this.shutdownMs);
     }
     return this.closed;
   }
@@ -273,10 +274,11 @@ export class Worker {
         continue;
       }
       if (next) {
-        // Fewer than asked for means nothing more is ready now: wait for a put or the next due time.
+        // Fewer than asked for means nothing more is ready now: wait for a put or the next due time,
+        // with the claim for the free slots sent behind the wait (pickup in one step: idle.ts).
         this.enter('waiting');
         try {
-          await this.idle.wait(next.now, next.nextDue);
+          await this.idle.wait(next.now, next.nextDue, free > 0 ? (via) => this.claim(free, [], via) : undefined);
         } catch (err) {
           // A broken blocking connection: reported, then backed off from like a failed call.
           this.report(err);
@@ -319,16 +321,18 @@ export class Worker {
   /**
    * One claim call for `slots` free slots (and prefetch beyond them), carrying `acks`. Its tasks
    * start (or wait, prefetched) as soon as the reply comes; what the loop does next is left in
-   * `next`: wait idle when fewer came than there were slots, or back off after an error.
+   * `next`: wait idle when fewer came than there were slots, or back off after an error. `via`:
+   * the claim an idle wait sends behind its BLPOP, whose tasks a closing worker hands back.
    */
-  private async claim(slots: number, acks: PendingAck[]): Promise<void> {
+  private async claim(slots: number, acks: PendingAck[], via?: Via): Promise<void> {
     this.reserved += slots;
     let batch: ClaimBatch<unknown>;
     try {
-      batch = await claimBatch(this.ctx, this.queue, slots > 0 ? slots + this.prefetch() : 0, this.opts.lease, this.id, acks, this.worked);
+      batch = await claimBatch(this.ctx, this.queue, slots > 0 ? slots + this.prefetch() : 0, this.opts.lease, this.id, acks, this.worked, via);
     } catch (err) {
       this.reserved -= slots;
-      this.report(err);
+      // close() gave up on the claim behind an idle wait (a Redis that does not answer): expected.
+      if (!(via && this.closing && err instanceof ClosedError)) this.report(err);
       this.retryAcks(acks, err);
       this.failures++;
       this.backlog = false;
@@ -340,7 +344,11 @@ export class Worker {
     const at = performance.now();
     this.failures = 0;
     acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
-    batch.tasks.forEach((task, i) => (i < slots ? this.start(task, batch.now, at) : this.buffered.push({ task, serverNow: batch.now, at })));
+    // Woken by close() itself, most likely: what it leased goes back (drain() hands back the buffer).
+    const run = via && this.closing ? 0 : slots;
+    // Its tasks' acks wait for the loop's next claim, as after any claim, rather than go alone.
+    if (via && run > 0) this.state = 'claiming';
+    batch.tasks.forEach((task, i) => (i < run ? this.start(task, batch.now, at) : this.buffered.push({ task, serverNow: batch.now, at })));
     this.hold();
     this.started = batch.tasks.length > 0;
     this.backlog = slots > 0 && batch.tasks.length >= slots;

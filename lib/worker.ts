@@ -169,7 +169,7 @@ export class Worker {
   private readonly calls = new Set<Promise<void>>();
   private reserved = 0;
   /** What the last reply says the loop does once no call is under way: wait idle, or back off. */
-  private next: { now: number; nextDue: number | null } | { error: unknown } | null = null;
+  private next: { now: number; nextDue: number | null; at: number } | { error: unknown } | null = null;
   /** Set when a reply started tasks, so the loop yields a turn before it claims again. */
   private started = false;
   /** Whether the last reply filled the slots it was for: more may be ready. */
@@ -278,7 +278,10 @@ export class Worker {
         // with the claim for the free slots sent behind the wait (pickup in one step: idle.ts).
         this.enter('waiting');
         try {
-          await this.idle.wait(next.now, next.nextDue, free > 0 ? (via) => this.claim(free, [], via) : undefined);
+          // The Redis clock now: the reply's, plus what passed here since it came (its tasks
+          // started, acks queued): a timer armed from the reply's alone would fire that much late.
+          const now = next.now + (performance.now() - next.at);
+          await this.idle.wait(now, next.nextDue, free > 0 ? (via) => this.claim(free, [], via) : undefined);
         } catch (err) {
           // A broken blocking connection: reported, then backed off from like a failed call.
           this.report(err);
@@ -352,7 +355,7 @@ export class Worker {
     this.hold();
     this.started = batch.tasks.length > 0;
     this.backlog = slots > 0 && batch.tasks.length >= slots;
-    this.next = slots > 0 && batch.tasks.length < slots ? { now: batch.now, nextDue: batch.nextDue } : null;
+    this.next = slots > 0 && batch.tasks.length < slots ? { now: batch.now, nextDue: batch.nextDue, at } : null;
   }
 
   /**

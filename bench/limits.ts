@@ -11,6 +11,9 @@
  * - no-op script: EVALSHA of `return 1`, 100 in flight, and in batches of 1,000: the most script
  *   calls per second node-redis and Redis manage here, whatever the script does;
  * - two writes: a script that does an HSET and an RPUSH (the least a put can store), the same ways;
+ * - memory: 100,000 tasks stored as docket stores a pending one (a `tasks` field `{"c":<ms>}`, a
+ *   newline and the payload, and the id in `ready`), with 32-character hex ids and with 16-byte
+ *   binary ones, no events: the bytes per task of the layout itself, by `used_memory`;
  * - docket's scripts, cut short: Redis's time per call (INFO commandstats) of put.lua and claim.lua
  *   returning at once, after building `K`, after defining their functions, and whole (on an empty
  *   queue, one task per put): what a call costs before it does any work.
@@ -99,6 +102,33 @@ async function bulk(c: Client, args: (i: number) => string[]): Promise<number> {
   return OPS / ((performance.now() - t) / 1000);
 }
 
+/** Bytes of used_memory per task for 100,000 tasks stored in docket's layout, ids made by `id`. */
+async function layoutBytes(c: Client, id: (i: number) => Buffer): Promise<number> {
+  const N = 100_000;
+  await c.flushAll();
+  const used = async () => Number(/used_memory:(\d+)/.exec(await c.info('memory'))![1]);
+  const before = await used();
+  for (let i = 0; i < N; i += 1000) {
+    const pipeline: Array<Promise<unknown>> = [];
+    for (let j = i; j < i + 1000; j++) {
+      // The bench's payload and a record as a pending task's: {"c":<ms>}, a newline, the payload.
+      const field = `{"c":${1795000000000 + j}}\n` + JSON.stringify({ to: `user-${j}@example.com`, template: 'welcome', n: j });
+      pipeline.push(c.sendCommand(['HSET', '{q}:tasks', id(j), field]), c.sendCommand(['RPUSH', '{q}:ready', id(j)]));
+    }
+    await Promise.all(pipeline);
+  }
+  return ((await used()) - before) / N;
+}
+
+/** Redis's µs per call (INFO commandstats) of 3,000 sequential EVALSHAs of `sha` with `args()`. */
+async function perCall(c: Client, sha: string, args: () => string[]): Promise<number> {
+  await c.flushAll();
+  await c.configResetStat();
+  for (let i = 0; i < 3000; i++) await c.sendCommand(['EVALSHA', sha, ...args()]);
+  const line = (await c.info('commandstats')).split('\n').find((l) => l.startsWith('cmdstat_evalsha'))!;
+  return Number(/usec_per_call=([\d.]+)/.exec(line)![1]);
+}
+
 /** Redis's µs per call of `name` cut at each stage (see the header), sequential calls. */
 async function stages(c: Client, name: 'put' | 'claim'): Promise<Record<string, number>> {
   const whole = compile(name);
@@ -117,12 +147,7 @@ async function stages(c: Client, name: 'put' | 'claim'): Promise<Record<string, 
   const out: Record<string, number> = {};
   for (const [stage, source] of Object.entries(cuts)) {
     if (stage !== 'whole' && source === whole) throw new Error(`${name}.lua: could not cut it ${stage}`);
-    const sha = await c.scriptLoad(source);
-    await c.flushAll();
-    await c.configResetStat();
-    for (let i = 0; i < 3000; i++) await c.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...argv()]);
-    const line = (await c.info('commandstats')).split('\n').find((l) => l.startsWith('cmdstat_evalsha'))!;
-    out[stage] = Number(/usec_per_call=([\d.]+)/.exec(line)![1]);
+    out[stage] = await perCall(c, await c.scriptLoad(source), () => [String(keys.length), ...keys, ...argv()]);
   }
   return out;
 }
@@ -163,6 +188,9 @@ async function main(): Promise<void> {
       add('HSET + RPUSH script, 100 in flight', await rate(c, (i) => ['EVALSHA', store, '2', '{q}:tasks', '{q}:ready', id(i), payload], 100));
       await redis.flush();
       add('HSET + RPUSH script, batches of 1,000', await bulk(c, (i) => ['EVALSHA', store, '2', '{q}:tasks', '{q}:ready', id(i), payload]));
+      add('memory per task, docket layout, hex ids', await layoutBytes(c, (i) => Buffer.from((i * 2654435761 + 1).toString(16).padStart(32, '0'))));
+      add('memory per task, docket layout, 16-byte binary ids', await layoutBytes(c, (i) => Buffer.from((i * 2654435761 + 1).toString(16).padStart(32, '0'), 'hex')));
+      (cost['no-op script, no keys'] ??= []).push(await perCall(c, noop, () => ['0']));
       for (const name of ['put', 'claim'] as const) {
         for (const [stage, us] of Object.entries(await stages(c, name))) (cost[`${name}.lua ${stage}`] ??= []).push(us);
       }
@@ -184,13 +212,15 @@ async function main(): Promise<void> {
     '',
     '| Probe | Result |',
     '|---|---|',
-    ...Object.entries(rows).map(([name, r]) => `| ${name} | ${r.latency ? ms(medianOf(r.latency)) : perSecond(median(r.rate!))} |`),
+    ...Object.entries(rows).map(
+      ([name, r]) => `| ${name} | ${r.latency ? ms(medianOf(r.latency)) : name.startsWith('memory') ? `${median(r.rate!).toFixed(0)} B` : perSecond(median(r.rate!))} |`,
+    ),
     '',
     "Redis's time per call of docket's own scripts (`INFO commandstats`, 3,000 sequential calls), cut",
     'short at each stage: what a call costs before it does any work. `put` puts one task with the',
     'default options, `claim` asks for one task of an empty queue with no acks.',
     '',
-    '| Script, cut | µs per call |',
+    '| Script (cut) | µs per call |',
     '|---|---|',
     ...Object.entries(cost).map(([name, us]) => `| ${name} | ${median(us).toFixed(1)} |`),
     '',

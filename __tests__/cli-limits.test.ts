@@ -140,6 +140,33 @@ describe('limit', () => {
     expect((await s.groupLimits({ queue: 'q' })).default).toBeNull();
   });
 
+  it('sets and removes the rate of each group, or of one group with --group, through limitRate', async () => {
+    const s = await redis.scheduler();
+    await s.put('t', { queue: 'q' });
+    const each = await cli(s.prefix, ['limit', 'q', '--group-rate', '10/1s']);
+    expect(each).toMatchObject({ code: 0, stderr: '' });
+    expect(each.stdout).toMatch(/^group rate set to 10 per 1s\n\nqueue {8}q\n/);
+    expect(each.stdout).toMatch(/^group rate {3}10 per 1s per group$/m);
+    expect((await s.rateLimits({ queue: 'q' })).eachGroup).toEqual({ max: 10, per: 1000 });
+
+    const own = await cli(s.prefix, ['limit', 'q', '--group-limit', '3', '--group-rate', '500/1m', '--group', 'acme']);
+    expect(own.stdout).toMatch(/^own limit of group 'acme' set to 3\nown rate of group 'acme' set to 500 per 1m\n/);
+    expect(own.stdout).toContain('\nGROUP  LIMIT  ACTIVE  RATE\nacme       3       0  500 per 1m\n');
+    let read = await limitsOf(s, 'q');
+    expect(read.rates).toMatchObject({ queue: null, eachGroup: { max: 10, per: 1000 }, groups: { acme: { max: 500, per: 60_000 } } });
+    expect(read.groups.groups).toEqual({ acme: 3 });
+    const doc = JSON.parse((await cli(s.prefix, ['limit', 'q', '--group-rate', '2/1500ms', '--group', 'b', '--json'])).stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({ set: { groupRate: { rate: { max: 2, per: 1500 }, group: 'b' } }, groupRates: { acme: { max: 500, per: 60_000 }, b: { max: 2, per: 1500 } } });
+
+    const off = await cli(s.prefix, ['limit', 'q', '--group-rate', 'off', '--group', 'acme']);
+    expect(off.stdout).toMatch(/^own rate of group 'acme' removed\n/);
+    read = await limitsOf(s, 'q');
+    expect(read.rates.groups).toEqual({ b: { max: 2, per: 1500 } });
+    expect(read.rates.eachGroup).toEqual({ max: 10, per: 1000 });
+    expect((await cli(s.prefix, ['limit', 'q', '--group-rate', 'off'])).stdout).toMatch(/^group rate removed\n/);
+    expect((await s.rateLimits({ queue: 'q' })).eachGroup).toBeNull();
+  });
+
   it('refuses bad values in one line with exit 2, before connecting, and writes nothing', async () => {
     const s = await redis.scheduler();
     await s.put('t', { queue: 'q' });
@@ -157,7 +184,10 @@ describe('limit', () => {
       [['--rate', '5/31d'], "bad --rate '5/31d'"],
       [['--group-limit=-1'], "bad --group-limit '-1'"],
       [['--group-limit', '2', '--group', 'a b'], "bad --group 'a b'"],
-      [['--group', 'g'], '--group names the group whose own --group-limit to set'],
+      [['--group', 'g'], '--group names the group whose own --group-limit or --group-rate to set'],
+      [['--group-rate', '100'], "bad --group-rate '100'"],
+      [['--group-rate', '0/1s', '--group', 'g'], "bad --group-rate '0/1s'"],
+      [['--group-rate', '5/1s', '--group', 'a b'], "bad --group 'a b'"],
       [['--hold', '30'], "bad --hold '30'"],
       [['--hold', '0s'], "bad --hold '0s'"],
       [['--concurrency', '5', '--hold', 'soon'], "bad --hold 'soon'"],
@@ -180,6 +210,7 @@ describe('limit', () => {
     expect(help.stdout).toMatch(/^ {2}limits <queue> +a queue's limits/m);
     expect(help.stdout).toMatch(/^ {2}limit <queue> \[--concurrency n\|off\]/m);
     const own = await cli(uniquePrefix(), ['help', 'limit']);
-    for (const flag of ['--concurrency <n|off>', '--rate <max>/<span>', '--group-limit <n|off>', '--group <name>', '--hold <span>']) expect(own.stdout).toContain(flag);
+    for (const flag of ['--concurrency <n|off>', '--rate <max>/<span>', '--group-limit <n|off>', '--group-rate <rate>', '--group <name>', '--hold <span>'])
+      expect(own.stdout).toContain(flag);
   });
 });

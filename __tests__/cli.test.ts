@@ -4,7 +4,7 @@
  * spawns the real bin entry.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,6 +112,60 @@ describe('stats', () => {
     const empty = on(uniquePrefix());
     expect(await empty('stats')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^no queues under prefix 't-\w+'/) });
     expect(JSON.parse((await empty('stats', '--json')).stdout)).toEqual({ queues: [] });
+  });
+});
+
+describe('stats of one queue', () => {
+  it('fails with exit 1 for a queue docket has no trace of, and says why', async () => {
+    const s = await redis.scheduler();
+    await s.put('x', { queue: 'emails' });
+    const expected = {
+      code: 1,
+      stdout: '',
+      stderr: `docket: unknown queue 'emials' under prefix '${s.prefix}': no task was ever put on it and it has no keys (is --prefix right? 'docket stats' lists every queue)\n`,
+    };
+    expect(await on(s.prefix)('stats', 'emials')).toEqual(expected);
+    expect(await on(s.prefix)('stats', 'emials', '--json')).toEqual(expected);
+    // The right queue under the wrong prefix is unknown too.
+    expect((await on(uniquePrefix())('stats', 'emails')).code).toBe(1);
+  });
+
+  it('knows a queue by its keys when the registry does not list it: tasks and totals, or only limits', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.put('x', { queue: 'q' });
+    await s.ack((await s.claim({ queue: 'q' }))!);
+    await raw.sRem(`${s.prefix}:queues`, 'q');
+    expect(await s.queues()).toEqual([]);
+    const gone = await on(s.prefix)('stats', 'q', '--json');
+    expect(gone.code).toBe(0);
+    expect(JSON.parse(gone.stdout)).toEqual({ queues: [{ queue: 'q', ...(await s.stats({ queue: 'q' })) }] });
+
+    await s.limitConcurrency(2, { queue: 'capped' });
+    const capped = await on(s.prefix)('stats', 'capped');
+    expect(capped).toMatchObject({ code: 0, stderr: '' });
+    expect(row(capped.stdout, 'capped').map((c) => c.trim())).toEqual(['capped', '0', '0', '0', '0', '0', 'no', '0', '0', '0', '0']);
+    await s.limitRate({ max: 5, per: 1000, queue: 'grouprated', group: 'g' });
+    expect((await on(s.prefix)('stats', 'grouprated')).code).toBe(0);
+  });
+});
+
+describe('--version', () => {
+  const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+
+  it("prints package.json's version and exits 0, without connecting, wherever it stands", async () => {
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    // A Redis that is not there, and a command: neither is reached.
+    expect(await cli(['stats', 'q', '--version', '--url', 'redis://127.0.0.1:1'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(JSON.parse((await cli(['--json', '--version'])).stdout)).toEqual({ version });
+  });
+
+  it('is listed among the global options; --help wins over it', async () => {
+    const help = await cli(['--help', '--version']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: docket <command>/);
+    expect(help.stdout).toMatch(/^ {2}--version {13}print the version of docket$/m);
   });
 });
 

@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
+import { CODECS } from '../lib/codecs';
 import { compile, SCRIPTS } from '../lib/scripts';
 import { canPin, startBenchRedis } from './redis';
 import { percentiles, type Percentiles } from './stats';
@@ -140,10 +141,12 @@ async function stages(c: Client, name: 'put' | 'claim'): Promise<Record<string, 
   };
   const keys = SCRIPTS[name].keys.map((suffix) => `limits:{q}:${suffix}`);
   let n = 0;
-  const argv = () =>
-    name === 'put'
-      ? ['1', '5', '', '1000', (n++).toString(16).padStart(32, '0'), '{"body":"x","n":1}', '', '']
-      : ['1', '30000', 'token', 'worker', '1000', '3600000', '20000', '1000', '0', '0'];
+  // Through the scripts' own codecs, so the probe's ARGV is the one docket sends.
+  const put = () =>
+    CODECS.put.encode({ maxAttempts: 5, schedule: '', events: 1000, items: [{ id: (n++).toString(16).padStart(32, '0'), payload: '{"body":"x","n":1}', options: '', after: '' }] });
+  const claim = () =>
+    CODECS.claim.encode({ count: 1, lease: 30_000, token: 'token', worker: 'worker', deadMaxCount: 1000, deadMaxAge: 3_600_000, remember: 20_000, events: 1000, keep: 0, acks: [] });
+  const argv = () => (name === 'put' ? put() : claim()).map(String);
   const out: Record<string, number> = {};
   for (const [stage, source] of Object.entries(cuts)) {
     if (stage !== 'whole' && source === whole) throw new Error(`${name}.lua: could not cut it ${stage}`);

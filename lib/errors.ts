@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'ERR_NOPERM'
   | 'ERR_REDIS'
   | 'ERR_MISSING_PEER'
+  | 'ERR_METRICS_REGISTERED'
   | 'ERR_QUEUE_ACTIVE'
   | 'ERR_SANDBOX_EXIT'
   | 'ERR_HASH_FUNCTION'
@@ -82,6 +83,26 @@ export class MissingPeerError extends DocketError {
   constructor(module: string, feature: string, cause?: unknown) {
     super('ERR_MISSING_PEER', `${feature} needs the package ${module}: npm install ${module}`, { cause });
     this.module = module;
+  }
+}
+
+/**
+ * registerMetrics() found one of its metric names in the registry already: it was called twice on
+ * that registry, or another scheduler's metrics are there under the same names. Nothing was
+ * registered. `metric` names the first name that clashed.
+ */
+export class MetricsRegisteredError extends ValidationError {
+  readonly metric: string;
+
+  constructor(metric: string, cause?: unknown) {
+    super(
+      'registry',
+      `already has a metric named ${metric}. registerMetrics() adds docket's metrics once per registry: call it once (it reports every queue of ` +
+        "the prefix, or options.queues); to export a second scheduler's metrics on the same registry, give that call its own options.prefix, such as 'billing_'",
+      'ERR_METRICS_REGISTERED',
+      { cause },
+    );
+    this.metric = metric;
   }
 }
 

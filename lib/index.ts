@@ -28,7 +28,8 @@ export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './groups'
 export type { RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './rates';
 export type { Schedule, EveryOptions, ScheduleInfo } from './recurring';
 export type { Sharded, ShardedWorker } from './shards';
-export type { Json } from './payload';
+export type { Json, JsonCompatible } from './payload';
+export type { Queue, QueueName } from './queue';
 export type { Span, Duration } from './time';
 export type { HashFunction } from './hashing';
 export type { RedisLike } from './connection';
@@ -53,6 +54,7 @@ export {
   PermissionError,
   RedisError,
   MissingPeerError,
+  MetricsRegisteredError,
   QueueActiveError,
   SandboxExitError,
   HashFunctionError,

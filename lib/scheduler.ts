@@ -1,6 +1,7 @@
 /**
  * The scheduler: the one object callers hold. It puts tasks, moves and inspects them, leases them
- * to workers, and starts worker loops. Each method checks its arguments fully before any I/O.
+ * to workers, starts worker loops, and hands out typed handles on one queue (queue.ts). Each
+ * method checks its arguments fully before any I/O.
  *
  * One concept over 300 lines: the Scheduler object, its documented interface (most of the file) and
  * the factory that binds each method to the module that does the work.
@@ -23,15 +24,16 @@ import type { ClaimOptions, FailOptions } from './lease';
 import { carry, dependencies, type Dependency } from './deps';
 import { checkLogger, errorFields, type Logger } from './log';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from './rates';
-import { registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
+import { observeClaims, registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
 import { changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions, taskHash } from './options';
 import type { Cancelled, Change, PriorityChange } from './codecs/changes';
 import { result, type ResultOptions, type TaskOutcome } from './outcome';
 import { progressOf } from './progress';
 import { migrateLayout } from './layout';
 import { flushLogs, logsOf, readLogs, type LogLine } from './logs';
-import type { Json } from './payload';
+import type { Json, JsonCompatible } from './payload';
 import { flushPuts, putMany, putOne, type PutOptions } from './put';
+import { typedQueue, type Queue, type QueueName } from './queue';
 import { listSchedules, Recurring, unschedule, type EveryOptions, type Schedule, type ScheduleInfo } from './recurring';
 import { urlProblem } from './redis-url';
 import { Scripts } from './scripts';
@@ -121,7 +123,27 @@ export interface DependenciesOptions {
 
 export interface Scheduler {
   put(data: Json, options?: PutOptions): Promise<PutResult>;
+  /**
+   * Puts data of any type that is JSON as far as TypeScript can tell (JsonCompatible), an
+   * `interface` included, which `Json` refuses for want of an index signature. The first form
+   * stays for code generic over `Json`, which the check cannot see into.
+   */
+  put<T>(data: T & JsonCompatible<T>, options?: PutOptions): Promise<PutResult>;
   putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
+  /**
+   * As put's second form. TypeScript infers one `T` for all items, and cannot from items of
+   * several types: the first form takes those that are Json (`{ data: 1 }, { data: 'x' }`); when
+   * they mix an interface with other types, give `T` (`putMany<Mail | Sms>(items)`).
+   */
+  putMany<T>(items: Array<{ data: T & JsonCompatible<T>; options?: PutOptions }>): Promise<PutResult[]>;
+  /**
+   * A handle on queue `name` whose payloads are of type `T`: its put, putMany, work, get, result
+   * and events take no queue and agree on `T`, an interface included. A `T` that is not JSON
+   * (JsonCompatible) fails to compile here; a queue given again in the handle's options must be
+   * `name` (else a ValidationError naming it). Synchronous: throws a ValidationError for a bad
+   * name and a ClosedError after close().
+   */
+  queue<T = Json>(name: QueueName<T>): Queue<T>;
   /**
    * Moves a pending (delayed, ready or waiting) task's run-at. True when moved; false for an
    * active, dead or unknown task. With `explain: true`, resolves to a {@link Change} instead, which
@@ -221,9 +243,11 @@ export interface Scheduler {
   /** @deprecated The queue as a string: pass `{ queue, ...options }`, as every other method takes it. */
   throughput(queue: string | undefined, options?: ThroughputOptions): Promise<Throughput>;
   /**
-   * Adds docket's gauges (tasks per queue and state, paused) and counters (put, added,
-   * deduplicated, completed, failed, dead, expired, lease lost) to a prom-client registry. Values
-   * are read from Redis at each scrape, so they are queue-wide. Needs the prom-client package.
+   * Adds docket's gauges (tasks per queue and state, paused, oldest due task's age) and counters
+   * (put, added, deduplicated, completed, failed, dead, expired, lease lost), read from Redis at each
+   * scrape so they are queue-wide, and histograms of this scheduler's queue lag and handler run
+   * times, to a prom-client registry. Needs the prom-client package; a MetricsRegisteredError when
+   * the registry has docket's metric names already.
    */
   registerMetrics(registry: MetricsRegistry, options?: MetricsOptions): void;
   /** Dead tasks, most recent death first, with their last error and attempts. */
@@ -251,6 +275,8 @@ export interface Scheduler {
    * is recorded and its next occurrence put; this process then keeps it going until close().
    */
   every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void>;
+  /** every() with data of any JSON type, an interface included, as put's second form. */
+  every<T>(name: string, schedule: Schedule, data: T & JsonCompatible<T>, options?: EveryOptions): Promise<void>;
   /** Deletes a schedule everywhere and cancels its pending occurrence; false when there was none. */
   unschedule(name: string, options?: QueueOption): Promise<boolean>;
   /** The schedules of a queue, by name. */
@@ -339,12 +365,22 @@ class DocketScheduler implements Scheduler {
     private readonly warn: (message: string) => void,
   ) {}
 
-  put(data: Json, options?: PutOptions): Promise<PutResult> {
-    return this.open(async () => putOne(this.ctx, data, options));
+  // The payload is checked as JSON at run time (canonicalJson), whatever its type says.
+  put(data: Json, options?: PutOptions): Promise<PutResult>;
+  put<T>(data: T & JsonCompatible<T>, options?: PutOptions): Promise<PutResult>;
+  put(data: unknown, options?: PutOptions): Promise<PutResult> {
+    return this.open(async () => putOne(this.ctx, data as Json, options));
   }
 
-  putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]> {
-    return this.open(() => putMany(this.ctx, items));
+  putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
+  putMany<T>(items: Array<{ data: T & JsonCompatible<T>; options?: PutOptions }>): Promise<PutResult[]>;
+  putMany(items: Array<{ data: unknown; options?: PutOptions }>): Promise<PutResult[]> {
+    return this.open(() => putMany(this.ctx, items as Array<{ data: Json; options?: PutOptions }>));
+  }
+
+  queue<T = Json>(name: QueueName<T>): Queue<T> {
+    if (this.closed) throw new ClosedError('scheduler');
+    return typedQueue<T>(this, this.ctx.checkQueue(name, 'name'));
   }
 
   reschedule(hash: string, at: Date | number, options: Explained): Promise<Change>;
@@ -398,7 +434,9 @@ class DocketScheduler implements Scheduler {
   claimMany<T = Json>(count: number, options?: ClaimOptions): Promise<Task<T>[]> {
     return this.open(async () => {
       const { queue, lease: ms } = lease.parseClaim(this.ctx, options, count);
-      return (await lease.claimBatch<T>(this.ctx, queue, count, ms, this.workerId)).tasks;
+      const batch = await lease.claimBatch<T>(this.ctx, queue, count, ms, this.workerId);
+      observeClaims(this.ctx, queue, batch.now, batch.tasks);
+      return batch.tasks;
     });
   }
 
@@ -509,7 +547,7 @@ class DocketScheduler implements Scheduler {
   }
 
   registerMetrics(registry: MetricsRegistry, options?: MetricsOptions): void {
-    registerMetrics(this, registry, options);
+    registerMetrics(this, registry, options, this.ctx);
   }
 
   listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]> {
@@ -539,9 +577,12 @@ class DocketScheduler implements Scheduler {
     return this.open(() => obliterate(this.ctx, options));
   }
 
-  every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void> {
+  every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void>;
+  every<T>(name: string, schedule: Schedule, data: T & JsonCompatible<T>, options?: EveryOptions): Promise<void>;
+  every(name: string, schedule: Schedule, data: unknown, options?: EveryOptions): Promise<void> {
     return this.open(async () => {
-      const recurring = Recurring.prepare(this.ctx, name, schedule, data, options);
+      // Checked as JSON at run time, as put's payload is.
+      const recurring = Recurring.prepare(this.ctx, name, schedule, data as Json, options);
       const id = `${recurring.queue}\u0000${recurring.name}`;
       // Declared again in this process: the new declaration replaces the old one's loop.
       this.recurring.get(id)?.stop();

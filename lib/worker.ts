@@ -17,6 +17,7 @@ import { claimBatch, extend, fail, release, resultJson, type ClaimBatch, type Wo
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
 import { errorFields, thrownText } from './log';
+import { observeClaims, observeRun } from './metrics';
 import { closeOptions, MAX_SPAN_MS, parse, workOptions, type ParsedWorkOptions } from './options';
 import { closeOnSignals } from './signals';
 import { attempt } from './attempt';
@@ -345,6 +346,7 @@ export class Worker {
     // The slots held for this call are free for its tasks: nothing else starts a task in them.
     this.reserved -= slots;
     const at = performance.now();
+    observeClaims(this.ctx, this.queue, batch.now, batch.tasks);
     this.failures = 0;
     acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
     // Woken by close() itself, most likely: what it leased goes back (drain() hands back the buffer).
@@ -455,6 +457,7 @@ export class Worker {
       entry.done = true;
       // Failures count too: a handler that throws late is as slow as one that returns late.
       const took = performance.now() - began;
+      observeRun(this.ctx, this.queue, took);
       this.runMs = this.runMs === Infinity ? took : 0.8 * this.runMs + 0.2 * took;
       const free = () => {
         this.executing--;

@@ -7,6 +7,21 @@ import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type Scheduler, type SchedulerOptions } from '../../lib';
 import { queueKeys } from '../../lib/keys';
 
+/**
+ * The test servers run without AOF on purpose, so each scheduler a test opens on one without an
+ * `onWarning` of its own (one on a server the test started, or one given a client) would print
+ * docket's start-up warning about it through process.emitWarning, once per scheduler. That one
+ * warning is dropped here, for the test files that import this module: jest gives each test file
+ * a process object of its own, so nothing outside it changes, and every other warning, docket's
+ * included, still prints.
+ */
+const AOF_OFF = 'Redis AOF is off';
+const emitWarning = process.emitWarning;
+process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+  if (typeof warning === 'string' && warning.startsWith(AOF_OFF) && rest[0] === 'DocketWarning') return;
+  Reflect.apply(emitWarning, this, [warning, ...rest]);
+} as typeof process.emitWarning;
+
 export function testUrl(): string {
   const url = process.env.DOCKET_TEST_URL;
   if (!url) throw new Error('DOCKET_TEST_URL is unset: run the tests through jest (global setup starts Redis)');

@@ -16,6 +16,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
   state: { type: 'string' },
   limit: { type: 'string' },
   offset: { type: 'string' },
@@ -30,6 +31,7 @@ const OPTIONS = {
   concurrency: { type: 'string' },
   rate: { type: 'string' },
   'group-limit': { type: 'string' },
+  'group-rate': { type: 'string' },
   group: { type: 'string' },
   hold: { type: 'string' },
   'older-than': { type: 'string' },
@@ -44,6 +46,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   timeout: '--timeout <ms>        deadline of connecting and of each Redis call (default 3000)',
   json: '--json                print JSON instead of a table',
   help: '-h, --help            show help',
+  version: '--version             print the version of docket',
   state: '--state <state>       ready, delayed, waiting, active or dead (required)',
   limit: '--limit <n>           most tasks to list, 1 to 1000 (default 100); clean: most to delete (default all)',
   offset: '--offset <n>          tasks to skip first (default 0)',
@@ -62,7 +65,8 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   concurrency: '--concurrency <n|off> most tasks of the queue leased at once, 1 to 100000, across every worker; off removes it',
   rate: '--rate <max>/<span>   most claims of the queue in any window of <span>: 100/1m, 5/1s (span up to 30d); off removes it',
   'group-limit': "--group-limit <n|off> most active tasks per group, 1 to 100000 (with --group: that group's own); off removes it",
-  group: '--group <name>        the group whose own limit --group-limit sets (default: every group without its own)',
+  'group-rate': "--group-rate <rate>   most claims per group in any window, as --rate takes it (with --group: that group's own); off removes it",
+  group: '--group <name>        the group whose own --group-limit or --group-rate is set (default: every group without its own)',
   hold: '--hold <span>         no claim of the queue for this long, from the Redis clock: 30s, 5m, 1h (backoffQueue)',
   'older-than': '--older-than <span>   only tasks put (dead ones: died) at least this long ago: 30s, 5m, 1h, 7d',
   yes: '-y, --yes             do it without asking for confirmation',
@@ -70,7 +74,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
 };
 
 /** Flags every command takes. */
-export const GLOBAL_FLAGS = ['url', 'prefix', 'timeout', 'json', 'help'] as const;
+export const GLOBAL_FLAGS = ['url', 'prefix', 'timeout', 'json', 'help', 'version'] as const;
 
 /** The command line, split up but not yet checked against a command. */
 export interface Argv {
@@ -83,6 +87,7 @@ export interface Argv {
   timeout?: string;
   json: boolean;
   help: boolean;
+  version: boolean;
 }
 
 /** Splits `argv` into command, positionals and flags; unknown flags are a UsageError. */
@@ -95,10 +100,10 @@ export function readArgs(argv: string[]): Argv {
     if (isParseError(err)) throw new UsageError(err.message.replace(/\s*To specify .*$/s, '').replace(/\s*\n\s*/g, ' '));
     throw err;
   }
-  const { url, prefix, timeout, json, help, ...flags } = parsed.values;
+  const { url, prefix, timeout, json, help, version, ...flags } = parsed.values;
   const [command, ...args] = parsed.positionals;
   const given = (Object.keys(flags) as Array<keyof CommandFlags>).filter((k) => flags[k] !== undefined);
-  return { command, input: { args, flags }, given, url, prefix, timeout, json: json === true, help: help === true };
+  return { command, input: { args, flags }, given, url, prefix, timeout, json: json === true, help: help === true, version: version === true };
 }
 
 /** By code, not instanceof Error: an error from another realm (a jest sandbox) is no `Error` here. */

@@ -85,6 +85,7 @@ export interface CommandFlags {
   concurrency?: string;
   rate?: string;
   'group-limit'?: string;
+  'group-rate'?: string;
   group?: string;
   hold?: string;
   'older-than'?: string;

@@ -9,6 +9,7 @@ import { result } from './outcome';
 import { cancel, inspect, list, priority, redrive, reschedule } from './tasks';
 import { dashboard } from './dashboard';
 import { limit, limits } from './limits';
+import { schedules, unschedule } from './schedules';
 import { watch } from './watch';
 import { clean, obliterate } from './clean';
 
@@ -44,6 +45,8 @@ export const COMMANDS: readonly Command[] = [
   resume,
   limits,
   limit,
+  schedules,
+  unschedule,
   watch,
   dashboard,
   help,

@@ -13,6 +13,8 @@ export interface LimitChanges {
   concurrency?: number | null;
   rate?: RateLimit | null;
   groupLimit?: { limit: number | null; group?: string };
+  /** limitRate's for one group (`group`), or for each group without its own (none). */
+  groupRate?: { rate: RateLimit | null; group?: string };
   /** backoffQueue's span, in ms. */
   hold?: number;
 }
@@ -21,14 +23,13 @@ export interface LimitChanges {
 export function limitFlags(flags: CommandFlags): LimitChanges {
   const set: LimitChanges = {};
   if (flags.concurrency !== undefined) set.concurrency = countArg('concurrency', flags.concurrency, concurrencyArg);
-  if (flags.rate !== undefined) set.rate = rateFlag(flags.rate);
-  if (flags.group !== undefined && flags['group-limit'] === undefined) {
-    throw new UsageError('limit: --group names the group whose own --group-limit to set; give --group-limit too');
+  if (flags.rate !== undefined) set.rate = rateFlag('rate', flags.rate);
+  if (flags.group !== undefined && flags['group-limit'] === undefined && flags['group-rate'] === undefined) {
+    throw new UsageError('limit: --group names the group whose own --group-limit or --group-rate to set; give one of them too');
   }
-  if (flags['group-limit'] !== undefined) {
-    const limit = countArg('group-limit', flags['group-limit'], groupLimitArg);
-    set.groupLimit = flags.group === undefined ? { limit } : { limit, group: groupFlag(flags.group) };
-  }
+  const group = flags.group === undefined ? {} : { group: groupFlag(flags.group) };
+  if (flags['group-limit'] !== undefined) set.groupLimit = { limit: countArg('group-limit', flags['group-limit'], groupLimitArg), ...group };
+  if (flags['group-rate'] !== undefined) set.groupRate = { rate: rateFlag('group-rate', flags['group-rate']), ...group };
   if (flags.hold !== undefined) set.hold = holdFlag(flags.hold);
   return set;
 }
@@ -44,13 +45,13 @@ function countArg(flag: string, text: string, schema: CountSchema): number | nul
   return result.data;
 }
 
-/** `<max>/<span>` (`100/1m`), or `off` for null. */
-function rateFlag(text: string): RateLimit | null {
+/** `<max>/<span>` (`100/1m`), or `off` for null; `flag` names it in the refusal. */
+function rateFlag(flag: string, text: string): RateLimit | null {
   if (text === 'off') return null;
   const m = /^(\d{1,9})\/(.+)$/.exec(text);
   const result = rateArg.safeParse({ max: m ? Number(m[1]) : NaN, per: m ? spanMs(m[2]) : NaN });
   if (!result.success) {
-    throw new UsageError(`bad --rate '${text}': expected <max>/<span> such as 100/1m or 5/1s (max 1 to 1000000, span up to 30d), or off`);
+    throw new UsageError(`bad --${flag} '${text}': expected <max>/<span> such as 100/1m or 5/1s (max 1 to 1000000, span up to 30d), or off`);
   }
   return { max: result.data.max, per: result.data.per };
 }

@@ -1,8 +1,9 @@
 /**
  * A queue's limits from the shell: `docket limits <queue>` shows them (concurrency with the tasks
  * leased now, rate, a backoffQueue hold, group limits and group rates), and `docket limit <queue>
- * --concurrency --rate --group-limit --hold` sets them (group rates are set with limitRate() only).
- * The flags are read in limit-flags.ts, before connecting.
+ * --concurrency --rate --group-limit --group-rate --hold` sets them, each through the scheduler's
+ * own call (limitConcurrency, limitRate, limitGroups, backoffQueue). The flags are read in
+ * limit-flags.ts, before connecting.
  */
 import type { GroupLimits } from '../groups';
 import type { RateLimit } from '../rates';
@@ -113,6 +114,14 @@ async function apply(s: Scheduler, queue: string, set: LimitChanges): Promise<st
     const whose = group === undefined ? 'group limit' : `own limit of group '${group}'`;
     said.push(limit === null ? `${whose} removed` : `${whose} set to ${limit}`);
   }
+  if (set.groupRate !== undefined) {
+    const { rate, group } = set.groupRate;
+    // One group's own rate, or the rate of each group without one (eachGroup).
+    const scope = group === undefined ? { queue, eachGroup: true } : { queue, group };
+    await (rate === null ? s.limitRate(null, scope) : s.limitRate({ ...rate, ...scope }));
+    const whose = group === undefined ? 'group rate' : `own rate of group '${group}'`;
+    said.push(rate === null ? `${whose} removed` : `${whose} set to ${rateText(rate)}`);
+  }
   if (set.hold !== undefined) {
     await s.backoffQueue(queue, set.hold);
     said.push(`claims held for ${exactSpan(set.hold)}`);
@@ -122,16 +131,17 @@ async function apply(s: Scheduler, queue: string, set: LimitChanges): Promise<st
 
 export const limit: Command = {
   name: 'limit',
-  usage: '<queue> [--concurrency n|off] [--rate max/span|off] [--group-limit n|off [--group g]] [--hold span]',
+  usage: '<queue> [--concurrency n|off] [--rate max/span|off] [--group-limit n|off] [--group-rate max/span|off] [--group g] [--hold span]',
   summary: "set or remove a queue's limits, for every worker of every process",
   details:
     "Each flag given is written, in the order above; the limits are then shown as 'docket limits' shows them.\n" +
-    'off removes a limit. --hold holds every claim of the queue for that span (backoffQueue); a later hold replaces it.',
-  flags: ['concurrency', 'rate', 'group-limit', 'group', 'hold'],
+    "off removes a limit. --group-limit and --group-rate set the default of every group, or with --group that group's own.\n" +
+    '--hold holds every claim of the queue for that span (backoffQueue); a later hold replaces it.',
+  flags: ['concurrency', 'rate', 'group-limit', 'group-rate', 'group', 'hold'],
   prepare(input) {
     const queue = queueArg(positionals('limit', input, ['queue'])[0]);
     const set = limitFlags(input.flags);
-    if (Object.keys(set).length === 0) throw new UsageError('limit: nothing to set: give --concurrency, --rate, --group-limit or --hold');
+    if (Object.keys(set).length === 0) throw new UsageError('limit: nothing to set: give --concurrency, --rate, --group-limit, --group-rate or --hold');
     return async ({ connect, out, prefix }) => {
       const s = await connect();
       const said = await apply(s, queue, set);

@@ -16,6 +16,7 @@ import { intArg, readArgs } from './args';
 import { RunError, UsageError, type Output, type Run, type RunContext } from './command';
 import { findCommand } from './commands';
 import { firstLine } from './format';
+import { printVersion } from './version';
 
 /** The CLI's view of the process, so tests can hand it their own. */
 export interface Io {
@@ -73,10 +74,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 function planOf(argv: string[], env: Io['env']): Plan {
   const a = readArgs(argv);
-  if (a.command === undefined && !a.help) throw new UsageError('missing command');
-  const command = a.command === undefined ? undefined : findCommand(a.command);
   const timeout = intArg('timeout', a.timeout, 1, 600_000, DEFAULT_TIMEOUT_MS);
   const base = { json: a.json, url: a.url ?? env.REDIS_URL ?? DEFAULT_URL, prefix: a.prefix ?? 'docket', timeout };
+  // --version anywhere prints the version, whatever command the line names (--help wins).
+  if (a.version && !a.help) return { ...base, run: printVersion };
+  if (a.command === undefined && !a.help) throw new UsageError('missing command');
+  const command = a.command === undefined ? undefined : findCommand(a.command);
   // --help anywhere is `docket help [command]`, whatever else the line holds.
   if (a.help || !command) return { ...base, run: findCommand('help').prepare({ args: command ? [command.name] : [], flags: {}, env }) };
   const refused = a.given.find((flag) => !command.flags.includes(flag));

@@ -3,10 +3,11 @@
  * and purging its dead tasks.
  */
 import type { QueueStats } from '../admin';
+import { UnreadableRecordError } from '../errors';
 import { printable } from '../printable';
 import type { Scheduler } from '../scheduler';
 import { queueArg } from './args';
-import { positionals, type Command } from './command';
+import { positionals, TargetError, type Command } from './command';
 import { table, type Column } from './format';
 
 /** One queue's stats, with its name. */
@@ -55,16 +56,49 @@ export async function unknownQueueNote(s: Scheduler, queue: string, prefix: stri
   return `note: no task has been put on queue '${queue}' under prefix '${prefix}'\n`;
 }
 
+/** Whether stats show anything docket keeps of a queue: a task, a lifetime total, or a pause. */
+function hasTrace(st: QueueStats): boolean {
+  const counts = [st.ready, st.delayed, st.waiting, st.active, st.dead, ...Object.values(st.totals)];
+  return st.paused || counts.some((n) => n > 0) || Object.keys(st.byName).length > 0;
+}
+
+/**
+ * Whether docket knows `queue` under this prefix: it is in the registry of queue names, or it has
+ * keys that the scheduler's reads see (tasks or lifetime totals, a pause, limits, schedules). The
+ * registry is read first; the rest only for a queue missing from it. `stats` are its stats, if read.
+ */
+export async function isKnownQueue(s: Scheduler, queue: string, stats?: QueueStats): Promise<boolean> {
+  if ((await s.queues()).includes(queue) || hasTrace(stats ?? (await s.stats({ queue })))) return true;
+  const [concurrency, rates, groups, schedules] = await Promise.all([
+    s.concurrencyLimit({ queue }),
+    s.rateLimits({ queue }),
+    s.groupLimits({ queue }),
+    // A schedule record docket cannot read is still a key of the queue.
+    s.listSchedules({ queue }).catch((err: unknown) => (err instanceof UnreadableRecordError ? [null] : Promise.reject(err))),
+  ]);
+  const limits = [concurrency.limit, rates.queue, rates.eachGroup, rates.heldUntil, groups.default].some((v) => v !== null);
+  const named = [rates.groups, groups.groups, groups.active].some((record) => Object.keys(record).length > 0);
+  return limits || named || concurrency.active > 0 || schedules.length > 0;
+}
+
+/** Why `stats <queue>` fails for a queue docket has no trace of: most often a typo, or the wrong --prefix. */
+function unknownQueue(queue: string, prefix: string): TargetError {
+  return new TargetError(`unknown queue '${queue}' under prefix '${prefix}': no task was ever put on it and it has no keys (is --prefix right? 'docket stats' lists every queue)`);
+}
+
 export const stats: Command = {
   name: 'stats',
   usage: '[queue]',
   summary: 'counts and lifetime totals of a queue, or of every queue',
+  details: 'A queue named that docket has no trace of (never put on, no keys under --prefix) fails with exit code 1.',
   flags: [],
   prepare(input) {
     const [name] = positionals('stats', input, ['queue'], 1);
     const queue = name === undefined ? undefined : queueArg(name);
     return async ({ connect, out, prefix }) => {
-      const rows = await readStats(await connect(), queue);
+      const s = await connect();
+      const rows = await readStats(s, queue);
+      if (queue !== undefined && !(await isKnownQueue(s, queue, rows[0].stats))) throw unknownQueue(queue, prefix);
       const text = () => (rows.length > 0 ? table(STATS_COLUMNS, rows.map(statsCells)) : noQueues(prefix));
       out.emit({ queues: rows.map(statsJson) }, text);
       return 0;

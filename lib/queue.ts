@@ -1,0 +1,134 @@
+/**
+ * A typed queue: `scheduler.queue<Mail>('email')` binds one queue's name and one payload type, so
+ * that its put, putMany, work, get, result and events agree on both, as BullMQ's `Queue<Data>`
+ * does. Its calls are the scheduler's own with the queue filled in. A queue given again in their
+ * options must be the same one; any other is a ValidationError naming the field, since a handle
+ * that put into another queue would hand that queue tasks of a type its own workers do not expect.
+ */
+import { unreadable, ValidationError } from './errors';
+import type { EventsOptions, QueueEvent } from './events';
+import type { ResultOptions, TaskOutcome } from './outcome';
+import type { Json, JsonCompatible } from './payload';
+import type { PutOptions } from './put';
+import type { Handler, Handlers } from './route';
+import type { PutResult, TaskInfo } from './task';
+import type { Worker, WorkOptions } from './worker';
+
+/**
+ * The name argument of `queue<T>(name)`: a string when `T` is JSON (see JsonCompatible), else a
+ * type no string fits, so that `queue<{ send(): void }>('email')` fails to compile where the
+ * handle is made, not at its first put. (A constraint `T extends JsonCompatible<T>` would be
+ * circular, which TypeScript refuses.)
+ */
+export type QueueName<T> = [T] extends [JsonCompatible<T>] ? string : { readonly 'docket: the payload type is not JSON (see JsonCompatible)': T };
+
+/** One queue of a scheduler, with the type `T` of its payloads; made by `scheduler.queue<T>(name)`. */
+export interface Queue<T = Json> {
+  /** The queue's name, as given to `queue()`. */
+  readonly name: string;
+  /** Puts a task into this queue (see Scheduler.put); `options.queue`, when given, must be this queue. */
+  put(data: T, options?: PutOptions): Promise<PutResult>;
+  /** Puts many tasks into this queue (see Scheduler.putMany); results in the order of `items`. */
+  putMany(items: Array<{ data: T; options?: PutOptions }>): Promise<PutResult[]>;
+  /** Runs a handler module in worker threads on this queue (see Scheduler.work); its types are not checked. */
+  work(module: string | URL, options: WorkOptions & { sandbox: true }): Worker;
+  /** Runs each task of this queue by the handler of its name (`'*'` for any other). */
+  work(handlers: Handlers<T>, options?: WorkOptions): Worker;
+  /** Runs the tasks of this queue through `handler` (see Scheduler.work). */
+  work(handler: Handler<T>, options?: WorkOptions): Worker;
+  /** A task of this queue and its state, or null (see Scheduler.get). */
+  get(hash: string, options?: { queue?: string }): Promise<TaskInfo<T> | null>;
+  /** What docket knows of a task of this queue, or null (see Scheduler.result); `R` is its handler's result. */
+  result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null>;
+  /** The outcomes of this queue's tasks as they happen (see Scheduler.events). */
+  events(options?: EventsOptions & { queue?: string }): AsyncIterableIterator<QueueEvent>;
+}
+
+/**
+ * The scheduler's calls a Queue makes: the Scheduler itself, named by what is used of it so that
+ * this module does not import scheduler.ts, which imports it.
+ */
+export interface QueueTarget {
+  put(data: Json, options: PutOptions): Promise<PutResult>;
+  putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
+  work(handler: Handler, options: WorkOptions): Worker;
+  get<T>(hash: string, options: { queue: string }): Promise<TaskInfo<T> | null>;
+  result<R>(hash: string, options: ResultOptions): Promise<TaskOutcome<R> | null>;
+  events(options: EventsOptions & { queue: string }): AsyncIterableIterator<QueueEvent>;
+}
+
+/** The handle on queue `name` (already checked) of `scheduler`. */
+export function typedQueue<T>(scheduler: QueueTarget, name: string): Queue<T> {
+  return new TypedQueue<T>(scheduler, name);
+}
+
+class TypedQueue<T> implements Queue<T> {
+  constructor(
+    private readonly scheduler: QueueTarget,
+    readonly name: string,
+  ) {}
+
+  // The casts below leave T for Json: queue<T>() took only a JSON T, and put checks the value.
+  async put(data: T, options?: PutOptions): Promise<PutResult> {
+    return this.scheduler.put(data as Json, this.bound(options, 'options'));
+  }
+
+  async putMany(items: Array<{ data: T; options?: PutOptions }>): Promise<PutResult[]> {
+    // What is not an array, or an item that is not an object, goes as it is: putMany says why.
+    if (!Array.isArray(items)) return this.scheduler.putMany(items);
+    const withQueue = items.map((item: unknown, i) => {
+      if (typeof item !== 'object' || item === null) return item;
+      const field = `items[${i}]`;
+      return read(field, () => ({ ...item, options: this.bound((item as { options?: PutOptions }).options, `${field}.options`) }));
+    });
+    return this.scheduler.putMany(withQueue as Array<{ data: Json; options?: PutOptions }>);
+  }
+
+  work(module: string | URL, options: WorkOptions & { sandbox: true }): Worker;
+  work(handlers: Handlers<T>, options?: WorkOptions): Worker;
+  work(handler: Handler<T>, options?: WorkOptions): Worker;
+  work(handler: Handler<T> | Handlers<T> | string | URL, options?: WorkOptions): Worker {
+    // The scheduler tells a module (sandbox) from a handler or a map of them by looking.
+    return this.scheduler.work(handler as Handler, this.bound(options, 'options'));
+  }
+
+  async get(hash: string, options?: { queue?: string }): Promise<TaskInfo<T> | null> {
+    return this.scheduler.get<T>(hash, this.bound(options, 'options'));
+  }
+
+  async result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null> {
+    return this.scheduler.result<R>(hash, this.bound(options, 'options'));
+  }
+
+  events(options?: EventsOptions & { queue?: string }): AsyncIterableIterator<QueueEvent> {
+    return this.scheduler.events(this.bound(options, 'options'));
+  }
+
+  /**
+   * `options` with this queue in them. A queue given there must be this one: else the call is
+   * refused before any I/O, with a ValidationError naming `<field>.queue`. The rest of the
+   * options is left for the scheduler's own check.
+   */
+  private bound<O extends object>(options: O | null | undefined, field: string): O & { queue: string } {
+    if (options === undefined || options === null) return { queue: this.name } as O & { queue: string };
+    if (typeof options !== 'object' || Array.isArray(options)) throw new ValidationError(field, 'expected an object');
+    return read(field, () => {
+      const given = (options as { queue?: unknown }).queue;
+      if (given !== undefined && given !== this.name) {
+        const got = typeof given === 'string' ? JSON.stringify(given) : `of type ${typeof given}`;
+        throw new ValidationError(`${field}.queue`, `is ${got}, but this handle is bound to queue ${JSON.stringify(this.name)}: leave it out`);
+      }
+      return { ...options, queue: this.name };
+    });
+  }
+}
+
+/** `fn`'s value; a getter or proxy trap that throws while it reads is refused as `field`, as docket's own checks refuse it. */
+function read<R>(field: string, fn: () => R): R {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ValidationError) throw err;
+    throw unreadable(field, err);
+  }
+}

@@ -83,12 +83,15 @@ const observers = new WeakMap<Context, Observer[]>();
 
 /** A claim of `owner`'s: one queue-lag observation per task leased, both times on the Redis clock. */
 export function observeClaims(owner: Context, queue: string, now: number, tasks: ReadonlyArray<{ readonly runAt: number }>): void {
-  if (tasks.length > 0) for (const o of observers.get(owner) ?? []) o.claimed(queue, now, tasks);
+  // No array made when nobody observes: this runs for every claim and every task of every worker.
+  const listening = tasks.length > 0 ? observers.get(owner) : undefined;
+  if (listening) for (const o of listening) o.claimed(queue, now, tasks);
 }
 
 /** A handler of one of `owner`'s work() loops has returned or thrown after `ms`. */
 export function observeRun(owner: Context, queue: string, ms: number): void {
-  for (const o of observers.get(owner) ?? []) o.ran(queue, ms);
+  const listening = observers.get(owner);
+  if (listening) for (const o of listening) o.ran(queue, ms);
 }
 
 export function registerMetrics(source: Source, registry: MetricsRegistry, options?: MetricsOptions, owner?: Context): void {

@@ -581,26 +581,29 @@ describe('cancel', () => {
 });
 
 describe('redrive', () => {
-  it('requeues one dead task, or all of them with --all', async () => {
+  it('redrives one dead task, or all of them with --all', async () => {
     const s = await redis.scheduler();
-    const [a, b, c] = [await deadTask(s, 'q', 'a', 'x'), await deadTask(s, 'q', 'b', 'x'), await deadTask(s, 'q', 'c', 'x')];
+    const [a, b, c, d] = [await deadTask(s, 'q', 'a', 'x'), await deadTask(s, 'q', 'b', 'x'), await deadTask(s, 'q', 'c', 'x'), await deadTask(s, 'q', 'd', 'x')];
     const docket = on(s.prefix);
 
-    expect(await docket('redrive', 'q', a)).toMatchObject({ code: 0, stdout: `requeued ${a} in queue 'q': it is ready\n` });
+    expect(await docket('redrive', 'q', a)).toMatchObject({ code: 0, stdout: `redrove ${a} in queue 'q': it is ready\n` });
     expect(await s.get(a, { queue: 'q' })).toMatchObject({ state: 'ready', attempts: 0 });
-    expect(await docket('redrive', 'q', a)).toMatchObject({ code: 1, stderr: `docket: cannot requeue task ${a} in queue 'q': it is ready, not dead\n` });
+    expect(await docket('redrive', 'q', a)).toMatchObject({ code: 1, stderr: `docket: cannot redrive task ${a} in queue 'q': it is ready, not dead\n` });
 
+    // --json says `redriven`, and `requeued` (its old key) beside it with the same count.
+    const one = await docket('redrive', 'q', d, '--json');
+    expect(JSON.parse(one.stdout)).toEqual({ queue: 'q', hash: d, redriven: 1, requeued: 1 });
     const all = await docket('redrive', 'q', '--all', '--json');
-    expect(JSON.parse(all.stdout)).toEqual({ queue: 'q', requeued: 2 });
-    expect(await s.stats({ queue: 'q' })).toMatchObject({ ready: 3, dead: 0 });
-    expect((await s.list('ready', { queue: 'q' })).tasks.map((t) => t.hash).sort()).toEqual([a, b, c].sort());
-    expect((await docket('redrive', 'q', '--all')).stdout).toBe("requeued 0 dead tasks in queue 'q'\n");
+    expect(JSON.parse(all.stdout)).toEqual({ queue: 'q', redriven: 2, requeued: 2 });
+    expect(await s.stats({ queue: 'q' })).toMatchObject({ ready: 4, dead: 0 });
+    expect((await s.list('ready', { queue: 'q' })).tasks.map((t) => t.hash).sort()).toEqual([a, b, c, d].sort());
+    expect((await docket('redrive', 'q', '--all')).stdout).toBe("redrove 0 dead tasks in queue 'q'\n");
   });
 
   it('still runs as requeue-dead, its old name, which its help mentions', async () => {
     const s = await redis.scheduler();
     const a = await deadTask(s, 'q', 'a', 'x');
-    expect(await on(s.prefix)('requeue-dead', 'q', a)).toMatchObject({ code: 0, stdout: `requeued ${a} in queue 'q': it is ready\n` });
+    expect(await on(s.prefix)('requeue-dead', 'q', a)).toMatchObject({ code: 0, stdout: `redrove ${a} in queue 'q': it is ready\n` });
     const help = await cli(['help', 'requeue-dead']);
     expect(help).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: docket redrive <queue> \(<hash> \| --all\)\n/) });
     expect(help.stdout).toContain("'requeue-dead' is its old name");
@@ -988,6 +991,8 @@ describe('usage', () => {
     ['a bad <when>', ['reschedule', 'q', 'abc', 'tomorrow'], /bad <when> 'tomorrow'/],
     ['an invalid queue name', ['pause', 'a b'], /invalid queue name 'a b'/],
     ['a queue name with braces', ['purge-dead', '{q}'], /invalid queue name '\{q\}'/],
+    ['an empty hash', ['inspect', 'q', ''], /invalid hash '': expected the hash string that put\(\) returned$/m],
+    ['a hash over 1024 characters', ['cancel', 'q', 'a'.repeat(1025)], /invalid hash 'a{1025}': must be at most 1024 characters$/m],
     ['redrive with a hash and --all', ['redrive', 'q', 'abc', '--all'], /give a <hash> or --all, not both/],
     ['redrive with neither', ['redrive', 'q'], /missing <hash> \(or --all/],
     ['a bad --timeout', ['stats', '--timeout', '0'], /bad --timeout '0'/],

@@ -2,7 +2,8 @@
  * Dependencies: put(data, { after }) waits until every task it names is done, in its own queue
  * and across queues; onDependencyFailure; results that flow down; cancel and de-dup; bad input.
  */
-import { ValidationError, type Scheduler } from '../lib';
+import { UnreadableRecordError, ValidationError, type Scheduler } from '../lib';
+import { queueKeys } from '../lib/keys';
 import { eventually, keysUnder, useRedis } from './support/harness';
 
 const redis = useRedis();
@@ -237,6 +238,23 @@ describe('across queues', () => {
       await finish(s, d.hash, 'r-down');
     }
     expect(await index(s, 'r-up', 'dependents')).toEqual([]);
+  });
+});
+
+describe('a stored dependency list of another shape', () => {
+  it.each([
+    ['an object', '{"q":"a"}'],
+    ['a number', '42'],
+    ['null', 'null'],
+    ['a list of no [queue, hash] pairs', '[["q"],7]'],
+  ])('is an UnreadableRecordError naming the list, when it is %s', async (_, record) => {
+    const s = await redis.scheduler();
+    const a = await s.put('a');
+    const b = await s.put('b', { after: [a.hash] });
+    await (await redis.raw()).hSet(queueKeys(s.prefix, 'default').deplist, b.hash, record);
+    const err = await s.dependencies(b.hash).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnreadableRecordError);
+    expect(err).toMatchObject({ code: 'ERR_UNREADABLE_RECORD', what: `the dependency list of task ${b.hash}`, cause: expect.any(TypeError) });
   });
 });
 

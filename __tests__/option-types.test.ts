@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type {
+  ChangeOptions,
   ClaimOptions,
   CleanOptions,
   DashboardOptions,
@@ -57,6 +58,7 @@ const AGREEMENT = {
   work: true as Agree<typeof options.workOptions, WorkOptions>,
   close: true as Agree<typeof options.closeOptions, NonNullable<Parameters<Worker['close']>[0]>>,
   queue: true as Agree<typeof options.queueOptions, QueueOption>,
+  change: true as Agree<typeof options.changeOptions, ChangeOptions>,
   result: true as Agree<typeof options.resultOptions, ResultOptions>,
   dependencies: true as Agree<typeof options.dependenciesOptions, DependenciesOptions>,
   clean: true as Agree<typeof options.cleanOptions, CleanOptions>,

@@ -2,8 +2,9 @@
  * Recurring tasks: every(), listSchedules(), unschedule(), the missed-run policy, and exactly one
  * task per occurrence however many processes declare the schedule.
  */
-import { ValidationError, type Task } from '../lib';
+import { UnreadableRecordError, ValidationError, type Task } from '../lib';
 import type { Context } from '../lib/context';
+import { queueKeys } from '../lib/keys';
 import { putOccurrences } from '../lib/put';
 import { Occurrences } from '../lib/recurring';
 import { eventually, keysUnder, sleep, useRedis } from './support/harness';
@@ -162,5 +163,23 @@ describe('bad input', () => {
       expect((err as Error).message).toContain(message);
     }
     expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+});
+
+describe('a stored schedule of another shape', () => {
+  it('is an UnreadableRecordError naming the schedule, when it is JSON but no object', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    for (const [name, record] of [
+      ['nothing', 'null'],
+      ['number', '42'],
+      ['list', '[]'],
+    ]) {
+      await raw.hSet(queueKeys(s.prefix, 'default').schedules, name, record);
+      const err = await s.listSchedules().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnreadableRecordError);
+      expect(err).toMatchObject({ code: 'ERR_UNREADABLE_RECORD', what: `schedule ${name}`, cause: expect.any(TypeError) });
+      await raw.hDel(queueKeys(s.prefix, 'default').schedules, name);
+    }
   });
 });

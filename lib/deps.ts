@@ -12,7 +12,7 @@
  */
 import { stepQueue } from './codecs/deps';
 import type { Context } from './context';
-import { ValidationError } from './errors';
+import { UnreadableRecordError, ValidationError } from './errors';
 import { result, type TaskOutcome } from './outcome';
 import { parseRecord, type Json } from './payload';
 
@@ -131,8 +131,17 @@ export async function dependencies(ctx: Context, queue: string, hash: string, li
   const key = ctx.keys(queue).deplist;
   const raw = (await ctx.conn.send(key, ['HGET', key, hash], { ms: ctx.options.commandTimeout, what: 'dependencies' })) as string | null;
   if (!raw) return [];
+  const what = `the dependency list of task ${hash}`;
+  const list = parseRecord<unknown>(raw, what);
+  // Valid JSON of another shape (written by something else) is as unreadable as text that is not JSON.
+  if (!isRefList(list)) throw new UnreadableRecordError(what, new TypeError('not a JSON array of [queue, hash] pairs'));
   // One outcome read per dependency: a page that shows the first few reads only those.
-  const refs = parseRecord<Array<[string, string]>>(raw, `the dependency list of task ${hash}`).slice(0, limit);
+  const refs = list.slice(0, limit);
   const never = new AbortController().signal;
   return Promise.all(refs.map(async ([q, h]) => ({ queue: q, hash: h, outcome: await result(ctx, q, h, 0, never) })));
+}
+
+/** A dependency list as put.lua stores it (include/add.lua): JSON [[queue, hash], ...]. */
+function isRefList(value: unknown): value is Array<[string, string]> {
+  return Array.isArray(value) && value.every((ref) => Array.isArray(ref) && typeof ref[0] === 'string' && typeof ref[1] === 'string');
 }

@@ -247,7 +247,6 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   const bytes = Buffer.byteLength(payload);
   if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);
   const id = ctx.hash(identityOf(payload, o.key, o.name));
-  if (typeof id !== 'string' || id.length === 0) throw new ValidationError('options.hash', 'the hash function must return a non-empty string');
   const queue = o.queue ?? ctx.options.queue;
   const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
   return { queue, item: { id, payload, options: optionsString(o, ''), after }, bytes, options: o, others: otherQueues(queue, after) };

@@ -8,7 +8,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { hashReply } from './connection';
 import { serverTime, type Context } from './context';
-import { fromRedisError, ValidationError } from './errors';
+import { fromRedisError, UnreadableRecordError, ValidationError } from './errors';
 import { everyOptions, parse, scheduleArg, scheduleName, type ParsedEveryOptions, type ParsedSchedule } from './options';
 import { canonicalJson, parseRecord, type Json } from './payload';
 import { identityOf } from './hashing';
@@ -245,7 +245,9 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
   return [...defs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, json]) => {
-      const d = parseRecord<Definition>(json, `schedule ${name}`);
+      const d = parseRecord<Definition | null>(json, `schedule ${name}`);
+      // Valid JSON of another shape (null, a number) is as unreadable as text that is not JSON.
+      if (d === null || typeof d !== 'object' || Array.isArray(d)) throw new UnreadableRecordError(`schedule ${name}`, new TypeError('not a JSON object'));
       const at = lasts.get(name);
       return {
         name,

@@ -16,12 +16,15 @@ import { isTransient } from './errors';
 import { READY_LEVELS, SUFFIXES, type QueueKeys, type Suffix } from './keys';
 
 /**
- * Script flags (Redis 7's `#!lua flags=...` first line). Scripts that add or move tasks (put,
- * reschedule, priority, redrive) are deny-oom (no flag): a full Redis refuses them before they run, so they write
- * nothing. Those that work or shrink the queue (claim, ack, fail, extend, release, beat, cancel,
- * purge, progress, log, and limit and cap, which can let parked tasks go) are allow-oom, as is pause, so an operator can
- * stop a queue whatever the memory: workers can still drain a full
- * Redis, which frees memory. Those that only read (get, result, stats, list, access) are no-writes.
+ * Script flags (Redis 7's `#!lua flags=...` first line). Which script has which is the `flags` of
+ * its entry in SCRIPTS below (a test checks each against the script's first line); this comment
+ * gives the rule, not the list, so that it cannot drift from them.
+ * - `''` (deny-oom): a Redis over its memory limit refuses the script before it runs, so it writes
+ *   nothing. For scripts that add or move tasks, or change a schedule, such as put and reschedule.
+ * - `'allow-oom'`: the script runs whatever the memory. For scripts that work or shrink a queue
+ *   (claim, fail, purge, ...), so workers can still drain a full Redis, which frees memory; for
+ *   those that let parked tasks go (limit, cap); and for pause, so an operator can stop a queue.
+ * - `'no-writes'`: the script only reads, such as get and stats.
  */
 export type ScriptFlags = '' | 'allow-oom' | 'no-writes';
 

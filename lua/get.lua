@@ -9,7 +9,11 @@ local id = ARGV[1]
 local raw = redis.call('HGET', K.tasks, id)
 if not raw then return false end
 local meta, payload = split(raw)
--- Every task is in exactly one structure; the one that is not a sorted set is the ready list.
+-- A task that is not ready is in exactly one of the four sorted sets read below. A ready one is
+-- on its level's ready list, in grouped or in parked; it is not looked for there, because a ready
+-- list may also hold ghosts (entries a moved task left behind; see lua/include/levels.lua), so an
+-- entry proves nothing, and finding one would cost an O(N) LPOS. A task in none of the four is
+-- ready.
 local state = 'ready'
 if redis.call('ZSCORE', K.delayed, id) then state = 'delayed'
 elseif redis.call('ZSCORE', K.active, id) then state = 'active'

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { STATES } from '../admin';
-import { MAX_WAIT_MS, queueName } from '../options';
+import { MAX_WAIT_MS, queueName, taskHash } from '../options';
 import type { TaskState } from '../task';
 import { UsageError, type CommandFlags } from './command';
 
@@ -119,10 +119,11 @@ export function queueArg(text: string | undefined): string {
   return result.data;
 }
 
-/** A task hash as put() returned it. */
+/** A task hash as put() returned it, checked by the same rule the scheduler applies (taskHash). */
 export function hashArg(text: string | undefined): string {
-  if (!text || text.length > 1024) throw new UsageError(`invalid hash '${text ?? ''}': expected the hash put() returned`);
-  return text;
+  const result = taskHash.safeParse(text);
+  if (!result.success) throw new UsageError(`invalid hash '${text ?? ''}': ${result.error.issues[0].message}`);
+  return result.data;
 }
 
 /** `--state`: required, one of the states (STATES). */

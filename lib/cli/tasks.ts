@@ -212,14 +212,14 @@ function refusal(queue: string, hash: string, action: string, { reason, worker }
 }
 
 /**
- * Why a re-drive left a task alone, read after the fact: the redrive script answers only how
+ * Why a redrive left a task alone, read after the fact: the redrive script answers only how
  * many it moved. The task may have moved on in between; the message then says what it is now.
  */
 async function notDead(s: Scheduler, queue: string, hash: string): Promise<TargetError> {
   const task = await s.get(hash, { queue });
   if (!task) return new TargetError(missing(queue, hash));
   const why = task.state === 'dead' ? 'it changed state meanwhile (it is dead now); try again' : `it is ${task.state}, not dead`;
-  return new TargetError(`cannot requeue task ${hash} in queue '${queue}': ${why}`);
+  return new TargetError(`cannot redrive task ${hash} in queue '${queue}': ${why}`);
 }
 
 export const reschedule: Command = {
@@ -298,21 +298,26 @@ export const redrive: Command = {
     const queue = queueArg(name);
     if (given !== undefined && input.flags.all) throw new UsageError('redrive: give a <hash> or --all, not both');
     if (given === undefined && !input.flags.all) throw new UsageError('redrive: missing <hash> (or --all for every dead task)');
-    if (given === undefined) return requeueAll(queue);
+    if (given === undefined) return redriveEveryDead(queue);
     const hash = hashArg(given);
     return async ({ connect, out }) => {
       const s = await connect();
       if (!(await s.redrive(hash, { queue }))) throw await notDead(s, queue, hash);
-      out.emit({ queue, hash, requeued: 1 }, () => `requeued ${hash} in queue '${queue}': it is ready\n`);
+      out.emit({ queue, hash, ...redriven(1) }, () => `redrove ${hash} in queue '${queue}': it is ready\n`);
       return 0;
     };
   },
 };
 
-function requeueAll(queue: string): Run {
+function redriveEveryDead(queue: string): Run {
   return async ({ connect, out }) => {
-    const requeued = await (await connect()).redriveAll({ queue });
-    out.emit({ queue, requeued }, () => `requeued ${requeued} dead task${requeued === 1 ? '' : 's'} in queue '${queue}'\n`);
+    const count = await (await connect()).redriveAll({ queue });
+    out.emit({ queue, ...redriven(count) }, () => `redrove ${count} dead task${count === 1 ? '' : 's'} in queue '${queue}'\n`);
     return 0;
   };
+}
+
+/** How many tasks a redrive sent back, for --json: `redriven`, and `requeued`, its old key, kept for scripts that read it. */
+function redriven(count: number): { redriven: number; requeued: number } {
+  return { redriven: count, requeued: count };
 }

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ValidationError } from '../errors';
-import { CLEAN_STATES, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName } from '../options';
+import { CLEAN_STATES, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName, taskHash } from '../options';
 
 export interface DashboardOptions {
   /**
@@ -94,8 +94,12 @@ export const serveOptions = z
 export type ParsedDashboardOptions = z.output<typeof dashboardOptions>;
 export type ParsedServeOptions = z.output<typeof serveOptions>;
 
-/** A task's hash as put() returned it: visible ASCII, at most the scheduler's 1024 characters. */
-const hash = z.string({ error: 'expected the hash string that put() returned' }).regex(/^[\x21-\x7e]{1,1024}$/, { error: 'expected the hash string that put() returned' });
+/**
+ * A task's hash as put() returned it: the scheduler's rule (taskHash), and visible ASCII only. The
+ * hash reaches the page through a form or a pasted link, so a space or control character inside
+ * it is a copying slip, refused here as no hash rather than looked up and not found.
+ */
+const hash = taskHash.regex(/^[\x21-\x7e]*$/, { error: 'expected the hash string that put() returned' });
 
 /** Latest reschedule the page offers: a year ahead. */
 const MAX_DELAY_MS = 365 * 86_400_000;

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { RedisLike } from './connection';
-import { unreadable, ValidationError } from './errors';
+import { unreadable, ValidationError, type DocketError } from './errors';
 import { guardHash, type HashFunction } from './hashing';
 import { urlProblem } from './redis-url';
 import { spanToMs, instantToMs } from './time';
@@ -310,7 +310,7 @@ export const workOptions = z
     backoff: fn<(attempt: number) => number>().optional(),
     signal: abortSignal.optional(),
     /** Called with errors the worker recovered from (Redis errors, lost leases). docket logs nothing itself. */
-    onError: fn<(err: unknown) => void>().optional(),
+    onError: fn<(err: DocketError) => void>().optional(),
     shutdownTimeout: timerSpan(span).default(30_000),
     handleSignals: z.boolean({ error: 'expected a boolean' }).default(false),
     /** How long a task's outcome is kept once it finishes, for tasks whose put gave none. */
@@ -413,7 +413,7 @@ export const everyOptions = z.strictObject({
   /** Keep each occurrence's outcome this long once it finishes (see put's keepResult). */
   keepResult: keepResult.optional(),
   /** Called with the errors of the background loop that puts occurrences; it retries on its own. */
-  onError: fn<(err: unknown) => void>().optional(),
+  onError: fn<(err: DocketError) => void>().optional(),
 });
 
 /** Every state a task can be listed in (list()), in the order the views show them. */

@@ -8,7 +8,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { hashReply } from './connection';
 import { serverTime, type Context } from './context';
-import { fromRedisError, UnreadableRecordError, ValidationError } from './errors';
+import { fromRedisError, UnreadableRecordError, ValidationError, type DocketError } from './errors';
 import { everyOptions, parse, scheduleArg, scheduleName, type ParsedEveryOptions, type ParsedSchedule } from './options';
 import { canonicalJson, parseRecord, type Json } from './payload';
 import { identityOf } from './hashing';
@@ -40,7 +40,7 @@ export interface EveryOptions {
   /** Most missed occurrences that `'catch-up'` puts. Default 10, at most 100. */
   catchUpLimit?: number;
   /** Errors of the loop that puts occurrences (it retries on its own). Default: none reported. */
-  onError?: (err: unknown) => void;
+  onError?: (err: DocketError) => void;
 }
 
 /** A schedule as listSchedules() reports it. */

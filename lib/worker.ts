@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { defaultBackoff } from './backoff';
 import { newWorkerId, type Context } from './context';
-import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError } from './errors';
+import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError, type DocketError } from './errors';
 import type { QueueKeys } from './keys';
 import { claimBatch, extend, fail, release, resultJson, type ClaimBatch, type Worked } from './lease';
 import { Heartbeat } from './heartbeat';
@@ -41,8 +41,8 @@ export interface WorkOptions {
   backoff?: (attempt: number) => number;
   /** Aborting it closes the worker. */
   signal?: AbortSignal;
-  /** Called with errors the worker recovered from: Redis errors, lost leases. */
-  onError?: (err: unknown) => void;
+  /** Called with errors the worker recovered from (Redis errors, lost leases), each a DocketError. */
+  onError?: (err: DocketError) => void;
   /** How long close() waits for in-flight handlers before handing their tasks back. Default 30 s. */
   shutdownTimeout?: Span;
   /** Close gracefully on SIGTERM and SIGINT (then the signal takes its usual course). Default false. */

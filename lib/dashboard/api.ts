@@ -155,7 +155,7 @@ export async function act(scheduler: Scheduler, action: Action, body: unknown): 
   switch (action) {
     case 'pause':
     case 'resume':
-      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ changed: await scheduler[action](queue) }));
+      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ changed: await scheduler[action]({ queue }) }));
     case 'purge-dead':
       return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ purged: await scheduler.purgeDead({ queue }) }));
     case 'clean':

@@ -3,18 +3,10 @@
  * main() against the test Redis: what they show next to what the scheduler reads, what they
  * write, and bad values refused before anything connects.
  */
-import { main } from '../lib/cli/main';
-import { testUrl, uniquePrefix, useRedis } from './support/harness';
+import { cli } from './support/cli';
+import { uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
-
-/** Runs the CLI with `args` under `prefix` on the test Redis (or `url`), capturing both streams. */
-async function cli(prefix: string, args: string[], url = testUrl()): Promise<{ code: number; stdout: string; stderr: string }> {
-  const result = { code: -1, stdout: '', stderr: '' };
-  const io = { stdout: { write: (s: string) => (result.stdout += s) }, stderr: { write: (s: string) => (result.stderr += s) }, env: {} };
-  result.code = await main([...args, '--url', url, '--prefix', prefix], io);
-  return result;
-}
 
 type Scheduler = Awaited<ReturnType<typeof redis.scheduler>>;
 

@@ -3,18 +3,10 @@
  * against the test Redis: what they show next to what listSchedules() reads, what they delete, and
  * bad arguments refused before anything connects.
  */
-import { main } from '../lib/cli/main';
-import { sleep, testUrl, uniquePrefix, useRedis } from './support/harness';
+import { cli } from './support/cli';
+import { sleep, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
-
-/** Runs the CLI with `args` under `prefix` on the test Redis (or `url`), capturing both streams. */
-async function cli(prefix: string, args: string[], url = testUrl()): Promise<{ code: number; stdout: string; stderr: string }> {
-  const result = { code: -1, stdout: '', stderr: '' };
-  const io = { stdout: { write: (s: string) => (result.stdout += s) }, stderr: { write: (s: string) => (result.stderr += s) }, env: {} };
-  result.code = await main([...args, '--url', url, '--prefix', prefix], io);
-  return result;
-}
 
 /** The table row whose first two cells are `queue` and `name`, split into cells. */
 function row(text: string, queue: string, name: string): string[] {

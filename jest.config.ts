@@ -1,15 +1,39 @@
 /** @jest-config-loader-options {"transpileOnly": true} */
 import type { Config } from 'jest';
 
-// `npm run test:faults`, `test:cluster` and `test:browser` set DOCKET_SUITE: the slow suites have
+// `npm run test:faults`, `test:cluster`, `test:browser` and `test:clients` set DOCKET_SUITE: the slow suites have
 // their own scripts and budgets, and `npm test` runs none of them.
 const suite = process.env.DOCKET_SUITE;
 const slow = suite === 'faults' || suite === 'cluster' || suite === 'browser';
+// `npm run test:clients` runs the contract suite through a caller's node-redis 5 and 6 client
+// (DOCKET_TEST_CLIENT, see __tests__/support/harness.ts): these files, each run once per major.
+const CONTRACT = [
+  'put',
+  'lease',
+  'priority',
+  'dead',
+  'scheduler',
+  'worker',
+  'deps',
+  'groups',
+  'recurring',
+  'events',
+  'outcome',
+  'progress',
+  'idle',
+  'modes',
+  'rates',
+  'clean',
+  'refusals',
+  'queue',
+  'logs',
+  'timeout',
+];
 
 const config: Config = {
   testEnvironment: 'node',
   roots: [slow ? `<rootDir>/__tests__/${suite}` : '<rootDir>/__tests__'],
-  testMatch: ['**/*.test.ts'],
+  testMatch: suite === 'clients' ? CONTRACT.map((name) => `**/__tests__/${name}.test.ts`) : ['**/*.test.ts'],
   testPathIgnorePatterns: slow ? ['/node_modules/'] : ['/node_modules/', '/__tests__/faults/', '/__tests__/cluster/', '/__tests__/browser/'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   globalSetup: '<rootDir>/__tests__/support/global-setup.ts',

@@ -588,7 +588,7 @@ describe('redrive', () => {
 
     expect(await docket('redrive', 'q', a)).toMatchObject({ code: 0, stdout: `redrove ${a} in queue 'q': it is ready\n` });
     expect(await s.get(a, { queue: 'q' })).toMatchObject({ state: 'ready', attempts: 0 });
-    expect(await docket('redrive', 'q', a)).toMatchObject({ code: 1, stderr: `docket: cannot redrive task ${a} in queue 'q': it is ready, not dead\n` });
+    expect(await docket('redrive', 'q', a)).toMatchObject({ code: 1, stderr: `docket: cannot redrive task ${a} in queue 'q': it is pending (delayed, ready or waiting), not dead\n` });
 
     // --json says `redriven`, and `requeued` (its old key) beside it with the same count.
     const one = await docket('redrive', 'q', d, '--json');
@@ -598,6 +598,22 @@ describe('redrive', () => {
     expect(await s.stats({ queue: 'q' })).toMatchObject({ ready: 4, dead: 0 });
     expect((await s.list('ready', { queue: 'q' })).tasks.map((t) => t.hash).sort()).toEqual([a, b, c, d].sort());
     expect((await docket('redrive', 'q', '--all')).stdout).toBe("redrove 0 dead tasks in queue 'q'\n");
+  });
+
+  it("refuses a missing or active task with the script's own reason, and exit 1", async () => {
+    const s = await redis.scheduler();
+    const docket = on(s.prefix);
+    const { hash: active } = await s.put('busy', { queue: 'q' });
+    await s.claim({ queue: 'q' });
+    const worker = (await s.get(active, { queue: 'q' }))?.worker;
+    expect(worker).toEqual(expect.any(String));
+    expect(await docket('redrive', 'q', active)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `docket: cannot redrive task ${active} in queue 'q': it is active (leased by ${worker}), not dead\n`,
+    });
+    expect(await docket('redrive', 'q', 'f'.repeat(32))).toEqual({ code: 1, stdout: '', stderr: `docket: no task ${'f'.repeat(32)} in queue 'q'\n` });
+    expect((await s.get(active, { queue: 'q' }))?.state).toBe('active');
   });
 
   it('still runs as requeue-dead, its old name, which its help mentions', async () => {

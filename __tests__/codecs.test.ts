@@ -218,10 +218,25 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     replies: [
       [['live', META, 'dead', '', '1700000000000', '1-0'], { kind: 'live', meta: META, state: 'dead', progress: null, diedAt: 1700000000000, stream: '1-0' }],
       [['live', META, 'active', '{"p":1}', '', ''], { kind: 'live', meta: META, state: 'active', progress: '{"p":1}', diedAt: null, stream: '' }],
-      [['kept', 'done|1|1|2|{}', '', '', '', '0-0'], { kind: 'kept', outcome: 'done|1|1|2|{}', stream: '0-0' }],
+      [['kept', 'done|1|1|2|{}', '', '', '', '0-0'], { kind: 'kept', kept: { state: 'done', finishedAt: 1, attempts: 1, keepUntil: 2, result: '{}' }, stream: '0-0' }],
+      [['kept', 'done|5|2|9|', '', '', '', ''], { kind: 'kept', kept: { state: 'done', finishedAt: 5, attempts: 2, keepUntil: 9, result: null }, stream: '' }],
+      // The body is the rest of the string, '|' and newlines included.
+      [['kept', 'dead|5|3|9|boom | at x\ny', '', '', '', ''], { kind: 'kept', kept: { state: 'dead', finishedAt: 5, attempts: 3, keepUntil: 9, error: 'boom | at x\ny' }, stream: '' }],
+      [['kept', 'merged|5|1|9|h2', '', '', '', ''], { kind: 'kept', kept: { state: 'merged', finishedAt: 5, attempts: 1, keepUntil: 9, into: 'h2' }, stream: '' }],
+      [['kept', 'cancelled|5|0|9|dependency q/a dead', '', '', '', ''], { kind: 'kept', kept: { state: 'cancelled', finishedAt: 5, attempts: 0, keepUntil: 9 }, stream: '' }],
       [['none', '', '', '', '', ''], { kind: 'none', stream: '' }],
     ],
-    malformed: [null, ['none', '', '', '', ''], ['lost', '', '', '', '', ''], ['live', META, 'waiting', '', '', ''], ['kept', 1, '', '', '', ''], ['none', '', '', '', '', null]],
+    malformed: [
+      null,
+      ['none', '', '', '', ''],
+      ['lost', '', '', '', '', ''],
+      ['live', META, 'waiting', '', '', ''],
+      ['kept', 1, '', '', '', ''],
+      ['none', '', '', '', '', null],
+      ['kept', 'done|1|1|2', '', '', '', ''],
+      ['kept', 'lost|1|1|2|', '', '', '', ''],
+      ['kept', 'done|soon|1|2|{}', '', '', '', ''],
+    ],
   },
   progress: {
     input: { ...LEASE, value: '{"pct":5}', events: 0 },
@@ -266,10 +281,11 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     input: { id: null, limit: 500 },
     args: { id: '', limit: 500 },
     replies: [
-      [0, 0],
-      [500, 500],
+      [['redriven', 0], { done: true, count: 0 }],
+      [['redriven', 500], { done: true, count: 500 }],
     ],
-    malformed: [null, 'all', -1, 1.5],
+    // A batch refuses nothing, and moves at most `limit`.
+    malformed: [null, 500, 'all', ['redriven'], ['redriven', -1], ['redriven', 1.5], ['redriven', 501], ['missing'], ['pending']],
   },
   purge: {
     input: { limit: 500 },
@@ -455,6 +471,28 @@ describe('the codecs', () => {
         expect(thrown).toMatchObject({ code: 'ERR_REPLY', script: name, name: 'ReplyError' });
       }
     });
+  });
+});
+
+describe('redrive of one task', () => {
+  const input = { id: 'a1', limit: 1 };
+
+  it('encodes the task id', () => {
+    expect(CODECS.redrive.encode(input)).toEqual(['a1', 1]);
+  });
+
+  it('decodes done, or the refusal the script gave', () => {
+    expect(CODECS.redrive.decode(['redriven', 1], input)).toEqual({ done: true, count: 1 });
+    expect(CODECS.redrive.decode(['missing'], input)).toEqual({ done: false, reason: 'missing' });
+    expect(CODECS.redrive.decode(['active', 'h:1:ab'], input)).toEqual({ done: false, reason: 'active', worker: 'h:1:ab' });
+    expect(CODECS.redrive.decode(['active', ''], input)).toEqual({ done: false, reason: 'active' });
+    expect(CODECS.redrive.decode(['pending'], input)).toEqual({ done: false, reason: 'pending' });
+  });
+
+  it('throws a ReplyError for a reason redrive never gives, or more than one task', () => {
+    for (const reply of [['dead'], ['pending', 'x'], ['active'], ['redriven', 2], 1]) {
+      expect(() => CODECS.redrive.decode(reply, input)).toThrow(ReplyError);
+    }
   });
 });
 

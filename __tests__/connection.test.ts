@@ -23,7 +23,7 @@ describe('connect', () => {
   });
 
   it('opens its own client from the URL, and close() quits it', async () => {
-    const conn = await connect(testUrl());
+    const conn = await connect({ url: testUrl() });
     expect(await conn.send('any', ['PING'])).toBe('PONG');
     await conn.close();
     await expect(conn.send('any', ['PING'])).rejects.toBeInstanceOf(ConnectionError);

@@ -158,7 +158,7 @@ describe('page and overview API', () => {
     expect(o.selected?.throughput.buckets.reduce((n, b) => n + b.dead, 0)).toBe(2);
     expect(o.fragments).toBeUndefined();
     const withHtml = (await (await fetch(`${base}/api/overview?queue=${queue}&fragments=1`)).json()) as { fragments: Record<string, string> };
-    expect(Object.keys(withHtml.fragments).sort()).toEqual(['active', 'chart', 'dead', 'limits', 'queues', 'summary', 'timeline', 'waiting']);
+    expect(Object.keys(withHtml.fragments).sort()).toEqual(['active', 'chart', 'dead', 'limits', 'queues', 'ready', 'summary', 'timeline', 'waiting']);
   });
 
   it('lists waiting tasks with how many of their dependencies are not done, a lookup link, and buttons that act on them', async () => {
@@ -190,7 +190,7 @@ describe('page and overview API', () => {
     // The first paint has the section too, in the page's order.
     const { body } = await getPage(`${base}/?queue=${queue}`);
     const order = [...body.matchAll(/data-fragment="(\w+)">/g)].map((m) => m[1]);
-    expect(order).toEqual(['queues', 'summary', 'limits', 'task', 'chart', 'timeline', 'waiting', 'active', 'dead']);
+    expect(order).toEqual(['queues', 'summary', 'limits', 'task', 'chart', 'ready', 'timeline', 'waiting', 'active', 'dead']);
 
     // Its buttons act on it: cancel takes it off every list.
     const csrf = { 'x-csrf-token': csrfOf(body) };
@@ -455,7 +455,7 @@ describe('limits', () => {
     const { body } = await getPage(`${base}/?queue=${queue}`);
     expect(body).toContain('<dd data-limit="concurrency">4 at once <span class="dim">(1 active)</span></dd>');
     expect(body).toContain('<dd data-limit="rate">100 per 1 min</dd>');
-    expect(body).toMatch(new RegExp(`<dd data-limit="held">claims held for <time datetime="${new Date(until).toISOString()}">(59|60) s</time> more</dd>`));
+    expect(body).toMatch(new RegExp(`<dd data-limit="held">claims held for <time datetime="${new Date(until).toISOString()}" title="[^"]+ UTC">(59|60) s</time> more</dd>`));
     expect(body).toContain('<dd data-limit="group">2 at once per group; 1 group with a limit of its own</dd>');
     // The forms start from what is in force.
     expect(body).toMatch(/name="limit" min="1" max="100000" step="1" required value="4">/);

@@ -1,9 +1,10 @@
 /**
- * Refused changes say why: reschedule, changePriority and cancel with `explain: true` answer a
- * Change from the script's own reply (missing, active with its worker, dead), and without it the
- * boolean they always answered.
+ * Refused changes say why: reschedule, changePriority, cancel and redrive with `explain: true`
+ * answer a Change from the script's own reply (missing, active with its worker, dead; pending for
+ * redrive), and without it the boolean they always answered.
  */
 import { ValidationError, type Change, type Scheduler } from '../lib';
+import type { RedriveRefusal } from '../lib/scheduler';
 import { queueKeys } from '../lib/keys';
 import { useRedis } from './support/harness';
 
@@ -90,6 +91,36 @@ describe('cancel with explain', () => {
     expect(await s.cancel(down, { queue: 'x-down', explain: true })).toEqual({ done: true });
     expect(await raw.zCard(dependents)).toBe(0);
     expect(await raw.zCard(queueKeys(s.prefix, 'x-down').outbox)).toBe(0);
+  });
+});
+
+describe('redrive with explain', () => {
+  it('answers done for a dead task, or why not: missing, active (and by whom), pending', async () => {
+    const s = await redis.scheduler();
+    const { pending, active, dead, worker } = await tasks(s, 'q');
+    const ready = (await s.put('ready', { queue: 'q' })).hash;
+    const waiting = (await s.put('waiting', { queue: 'q', after: [{ queue: 'q', hash: pending }] })).hash;
+    expect(await s.redrive(dead, { queue: 'q', explain: true })).toEqual({ done: true });
+    expect(await s.get(dead, { queue: 'q' })).toMatchObject({ state: 'ready', attempts: 0 });
+    // Re-driven once, it is no longer dead: the second time is refused, and says so.
+    expect(await s.redrive(dead, { queue: 'q', explain: true })).toEqual({ done: false, reason: 'pending' });
+    expect(await s.redrive(MISSING, { queue: 'q', explain: true })).toEqual({ done: false, reason: 'missing' });
+    expect(await s.redrive(active, { queue: 'q', explain: true })).toEqual({ done: false, reason: 'active', worker });
+    for (const hash of [pending, ready, waiting]) expect(await s.redrive(hash, { queue: 'q', explain: true })).toEqual({ done: false, reason: 'pending' });
+    expect(await s.stats({ queue: 'q' })).toMatchObject({ delayed: 1, ready: 2, active: 1, waiting: 1, dead: 0 });
+  });
+
+  it('still answers a boolean without it, and checks the option as the other changes do', async () => {
+    const s = await redis.scheduler();
+    const { pending, active, dead } = await tasks(s, 'q');
+    for (const hash of [MISSING, active, pending]) expect(await s.redrive(hash, { queue: 'q' })).toBe(false);
+    expect(await s.redrive(dead, { queue: 'q', explain: false })).toBe(true);
+    const err = await s.redrive(dead, { queue: 'q', explain: 'yes' } as never).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).field).toBe('options.explain');
+    // Typed: a redrive's reasons are its own.
+    const change: Change<RedriveRefusal> = await s.redrive(MISSING, { queue: 'q', explain: true });
+    expect(change.done ? 'done' : change.reason).toBe('missing');
   });
 });
 

@@ -108,6 +108,26 @@ describe('Lua headers', () => {
     }
   });
 
+  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s, with its includes, defines every include function it calls before the call', (name) => {
+    // A Lua local is seen only by code after it: a function named before its include is inlined
+    // (or never included) is a global lookup, which Redis refuses only when that line runs.
+    const code = (lua: string) => lua.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--[^\n]*/g, '');
+    const include = path.join(LUA_DIR, 'include');
+    const shared = readdirSync(include).flatMap((f) => [...code(readFileSync(path.join(include, f), 'utf8')).matchAll(/^local function (\w+)/gm)].map((m) => m[1]));
+    expect(shared).toEqual(expect.arrayContaining(['push', 'unqueue', 'pushLevel', 'pushGroup', 'refill', 'many', 'slices']));
+    const source = code(inlined(name));
+    // A parameter or variable of the same name (a callback called `take`) is not the include's function.
+    const shadowed = new Set([...source.matchAll(/function\s*\w*\s*\(([^)]*)\)/g)].flatMap((m) => m[1].split(/\s*,\s*/)));
+    for (const m of source.matchAll(/\blocal\s+(?!function)([\w\s,]+?)\s*=/g)) for (const v of m[1].split(/\s*,\s*/)) shadowed.add(v);
+    const defined = new Map<string, number>();
+    for (const m of source.matchAll(/\blocal function (\w+)/g)) if (!defined.has(m[1])) defined.set(m[1], m.index);
+    const early = [...source.matchAll(/(?<![.:\w])(\w+)\s*\(/g)]
+      .filter((m) => shared.includes(m[1]) && !shadowed.has(m[1]))
+      .filter((m) => !((defined.get(m[1]) ?? Infinity) <= m.index))
+      .map((m) => m[1]);
+    expect([...new Set(early)]).toEqual([]);
+  });
+
   it.each(Object.keys(SCRIPTS) as ScriptName[])('%s.lua builds no key names (cluster and ACL safety)', (name) => {
     // With its includes: a key is only ever one of K's values, never a string made from one.
     const source = inlined(name);

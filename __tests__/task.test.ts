@@ -2,7 +2,7 @@ import { toTaskInfo } from '../lib/task';
 
 describe('toTaskInfo', () => {
   it('reports null for fields a task does not have', () => {
-    const info = toTaskInfo('q', 'abc', ['"x"', JSON.stringify({ r: 10, m: 5, n: 0, c: 1 }), 'delayed', null]);
+    const info = toTaskInfo('q', 'abc', { payload: '"x"', meta: JSON.stringify({ r: 10, m: 5, n: 0, c: 1 }), state: 'delayed', progress: null });
     expect(info).toEqual({
       hash: 'abc',
       queue: 'q',
@@ -28,7 +28,7 @@ describe('toTaskInfo', () => {
 
   it('reads priority, key, last error and the holder', () => {
     const meta = { r: 1, m: 3, n: 1, c: 1, p: 1, k: 'order-1', err: 'boom', l: 9, w: 'h:1:ab', kr: 60000, pg: 1 };
-    expect(toTaskInfo('q', 'h', ['1', JSON.stringify(meta), 'active', '{"done":3}'])).toMatchObject({
+    expect(toTaskInfo('q', 'h', { payload: '1', meta: JSON.stringify(meta), state: 'active', progress: '{"done":3}' })).toMatchObject({
       progress: { done: 3 },
       keepResult: 60000,
       priority: true,

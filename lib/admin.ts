@@ -168,7 +168,7 @@ export async function list<T>(ctx: Context, state: unknown, options?: ListOption
 
 function toListed<T>(queue: string, state: TaskState, { id, payload, meta, score, progress }: ListedRecord): ListedTask<T> {
   // A missing payload (a damaged record) reads as null, as it always has.
-  const info = toTaskInfo<T>(queue, id, [payload ?? 'null', meta, state, progress]);
+  const info = toTaskInfo<T>(queue, id, { payload, meta, state, progress });
   return { ...info, diedAt: state === 'dead' ? Number(score) : null, waitingOn: state === 'waiting' ? Number(score) : null };
 }
 

@@ -9,7 +9,7 @@
  * sends through it from then on. Until the cluster has promoted a replica, the fresh client still
  * sees the dead master, the next call times out again, and the next refresh tries again.
  */
-import type { RedisClientType, RedisClusterType, RedisFunctions, RedisModules, RedisScripts } from 'redis';
+import type { RedisClientType, RedisClusterType, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';
 import { withDeadline } from './deadline';
 import { ConnectionError, IndeterminateError } from './errors';
 

@@ -2,8 +2,14 @@
  * The Redis connection docket talks through: a node-redis v4 client it opened itself, or one the
  * caller passed in (which close() leaves open). Commands are routed by their first key, so on a
  * cluster each goes straight to the node that owns the queue's slot.
+ *
+ * docket opens its own clients with node-redis 4's client package, @redis/client (the `redis`
+ * package without the module packages it bundles: docket uses none of them). It is required only
+ * when docket opens a client, so a service that passes its own client never loads it. A caller's
+ * client may be of node-redis 4, 5 or 6 (docs/api.md#redis-clients): docket needs only the few
+ * methods of RedisClientLike, which those three share.
  */
-import { createClient, createCluster, type RedisClientType, type RedisClusterType, type RedisFunctions, type RedisModules, type RedisScripts } from 'redis';
+import type { RedisClientOptions, RedisClusterType, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';
 import { ClusterLink } from './cluster';
 import { withDeadline } from './deadline';
 import { ConnectionError, fromRedisError, ValidationError } from './errors';
@@ -16,10 +22,34 @@ const RECONNECT_MAX_MS = 2000;
 /** How long close() waits for calls still in flight before it drops the connection. */
 const CLOSE_WAIT_MS = 5000;
 
-/** A node-redis v4 client or cluster, with any modules, functions and scripts of its own. */
-export type RedisLike = Standalone | Cluster;
-export type Standalone = RedisClientType<RedisModules, RedisFunctions, RedisScripts>;
+/**
+ * What docket needs of a standalone client: the methods node-redis 4, 5 and 6 clients share, so
+ * that a client of any of them type-checks as the `client` option. docket speaks RESP2 on it; a
+ * client on RESP3 (node-redis 6's default) is duplicated onto RESP2 (see connect()).
+ */
+export interface RedisClientLike {
+  sendCommand<T = unknown>(args: string[]): Promise<T>;
+  duplicate(): RedisClientLike;
+  connect(): Promise<unknown>;
+  disconnect(): Promise<void>;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  readonly isOpen: boolean;
+}
+/** A node-redis 4, 5 or 6 client, or a node-redis 4 cluster, with any modules, functions and scripts of its own. */
+export type RedisLike = RedisClientLike | Cluster;
+/** A standalone client docket sends through: its own, a caller's, or a duplicate of either. */
+export type Standalone = RedisClientLike;
 type Cluster = RedisClusterType<RedisModules, RedisFunctions, RedisScripts>;
+/** node-redis 4's client options (TLS, username, password, database, socket timeouts ...). */
+export type ClientOptions = RedisClientOptions<RedisModules, RedisFunctions, RedisScripts>;
+
+/** Where to connect: a caller's client, the root nodes of a cluster, or a URL (with client options). */
+export interface Target {
+  url: string;
+  cluster?: string[];
+  client?: RedisLike;
+  clientOptions?: ClientOptions;
+}
 
 /** How long a call may wait for its reply, and what to call it in errors. */
 export interface Deadline {
@@ -43,12 +73,15 @@ function isCluster(client: RedisLike): client is Cluster {
 }
 
 /**
- * Wraps `client`, or opens a client to `url` (a cluster client when given a list of root nodes)
- * that close() will close.
+ * Wraps the caller's client, or opens a client to the URL (a cluster client from the root nodes
+ * of `cluster`) that close() will close.
  */
-export async function connect(url: string | string[], client?: RedisLike): Promise<Connection> {
-  const own = client === undefined;
-  const named = Array.isArray(url) ? url.map(redact).join(', ') : redact(url);
+export async function connect(target: Target): Promise<Connection> {
+  const { cluster: roots, clientOptions } = target;
+  const url = clientOptions?.url ?? target.url;
+  const named = roots ? roots.map(redact).join(', ') : redact(url);
+  // The caller's connect timeout, when given, bounds docket's whole first connect too.
+  const connectMs = clientOptions?.socket?.connectTimeout ?? CONNECT_TIMEOUT_MS;
   // A client's first connect fails fast, so createScheduler() rejects instead of hanging on a
   // wrong URL (and a cluster refresh gives up on a dead node); once connected, a lost connection
   // is retried for as long as it takes.
@@ -58,23 +91,27 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
     let connected = false;
     let retired = false;
     const options = {
-      connectTimeout: CONNECT_TIMEOUT_MS,
+      ...clientOptions?.socket,
+      connectTimeout: connectMs,
       reconnectStrategy: (retries: number, cause: Error) =>
         connected && !retired ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : new Error(`cannot connect to ${named}: ${cause.message}`),
-    };
+    } as ClientOptions['socket'];
     return { options, connected: () => void (connected = true), retire: () => void (retired = true) };
   };
   const first = socket();
-  const openOwnCluster = (urls: string[], s: ReturnType<typeof socket>) => openCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { socket: s.options } });
-  const c: RedisLike = client ?? (Array.isArray(url) ? openOwnCluster(url, first) : openClient({ url, socket: first.options }));
-  if (own) {
+  const openOwnCluster = (urls: string[], s: ReturnType<typeof socket>) => openCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { ...clientOptions, socket: s.options } });
+  const adopted = target.client ? await adopt(target.client) : null;
+  const own = adopted === null || adopted.own;
+  const c: RedisLike =
+    adopted?.client ?? (roots ? openOwnCluster(roots, first) : openClient({ ...clientOptions, url, socket: first.options }, clientOptions ? 'options.clientOptions' : 'options.url'));
+  if (adopted === null) {
     // Without a listener an 'error' event would crash the process; the client reconnects itself.
     c.on('error', () => {});
     // connectTimeout covers the socket only: a server that accepts but never answers node-redis's
     // start-up commands (a wrong port, a proxy with no backend) would hang connect() for ever.
     const opening: Promise<unknown> = c.connect();
     opening.catch(() => {}); // reported through the deadline below, not as an unhandled rejection
-    await withDeadline(opening, CONNECT_TIMEOUT_MS, 'connect').catch(async (err: unknown) => {
+    await withDeadline(opening, connectMs, 'connect').catch(async (err: unknown) => {
       first.retire();
       await c.disconnect().catch(() => {});
       throw new ConnectionError(err);
@@ -82,11 +119,11 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
     first.connected();
   }
   const link = isCluster(c)
-    ? new ClusterLink({ client: c, connected: () => {}, retire: first.retire }, own, CONNECT_TIMEOUT_MS, slotOf, () => {
+    ? new ClusterLink({ client: c, connected: () => {}, retire: first.retire }, own, connectMs, slotOf, () => {
         // A cluster docket opened is opened again from its root nodes; a caller's is duplicated.
-        if (!Array.isArray(url) || !own) return { client: c.duplicate() as Cluster, connected: () => {}, retire: () => {} };
+        if (!roots || !own) return { client: c.duplicate() as Cluster, connected: () => {}, retire: () => {} };
         const s = socket();
-        return { client: openOwnCluster(url, s), connected: s.connected, retire: s.retire };
+        return { client: openOwnCluster(roots, s), connected: s.connected, retire: s.retire };
       })
     : null;
   const send = link ? (key: string, args: string[]) => link.send(key, args) : (_key: string, args: string[]) => (c as Standalone).sendCommand(args);
@@ -132,6 +169,52 @@ export async function connect(url: string | string[], client?: RedisLike): Promi
 }
 
 /**
+ * A caller's client as docket uses it. A node-redis 4 cluster, or a client on RESP2 (the default
+ * of node-redis 4 and 5), is used as it is. A client on RESP3 (node-redis 6's default) answers
+ * HGETALL, XREAD and CONFIG GET with maps, and script replies with RESP3 types; one with a type
+ * mapping answers with Buffers or Maps. Rather than read every form everywhere, docket then sends
+ * through a duplicate of it on plain RESP2, a connection of its own that close() ends (the
+ * caller's client is left as it is). A node-redis 5 or 6 cluster is
+ * refused: its routing is not what ClusterLink was tested against.
+ */
+async function adopt(client: RedisLike): Promise<{ client: RedisLike; own: boolean }> {
+  const modern = typeof (client as { destroy?: unknown }).destroy === 'function';
+  if (isCluster(client)) {
+    if (!modern) return { client, own: false };
+    throw new ValidationError('options.client', 'is a node-redis 5 or 6 cluster client: give cluster: [urls] (docket opens its own) or a node-redis 4 cluster client');
+  }
+  // A type mapping (replies as Buffers or Maps) changes what docket reads as much as RESP3 does.
+  const mapping = (client as { options?: { typeMapping?: object } }).options?.typeMapping;
+  const mapped = mapping !== undefined && Object.keys(mapping).length > 0;
+  if (!modern || (!mapped && (await protocolOf(client)) !== 3)) return { client, own: false };
+  // What only RESP3 allows goes too: node-redis 6 refuses maintenance notices or a client-side cache on RESP2.
+  const plain = { RESP: 2, typeMapping: {}, maintNotifications: 'disabled', clientSideCache: undefined, emitInvalidate: false };
+  const dup = (client.duplicate as (overrides: typeof plain) => RedisClientLike).call(client, plain);
+  dup.on('error', () => {});
+  await withDeadline<unknown>(dup.connect(), CONNECT_TIMEOUT_MS, 'connect').catch(async (err: unknown) => {
+    await dup.disconnect().catch(() => {});
+    throw new ConnectionError(err);
+  });
+  return { client: dup, own: true };
+}
+
+/** The protocol a client speaks: HELLO with no version answers without switching it. */
+async function protocolOf(client: RedisClientLike): Promise<number> {
+  try {
+    const reply = await withDeadline(client.sendCommand(['HELLO']), CONNECT_TIMEOUT_MS, 'HELLO');
+    return Number(hashReply(reply).get('proto') ?? 2);
+  } catch {
+    // A server or ACL user without HELLO speaks RESP2; a client not yet connected fails its first call as before.
+    return 2;
+  }
+}
+
+/** node-redis 4's client package, loaded the first time docket opens a client of its own. */
+function nodeRedis(): typeof import('@redis/client') {
+  return require('@redis/client') as typeof import('@redis/client');
+}
+
+/**
  * Ends a client docket opened: its socket is destroyed at once. Not quit(): node-redis 4 marks the
  * socket closed on QUIT, so a disconnect() after a QUIT that Redis did not answer (a frozen
  * server) throws before it destroys the socket; the late replies then find an empty reply queue
@@ -143,9 +226,9 @@ async function shut(client: RedisLike): Promise<void> {
 }
 
 /** createCluster, with its synchronous throws turned into DocketErrors (see openClient). */
-function openCluster(options: Parameters<typeof createCluster>[0]): Cluster {
+function openCluster(options: Parameters<typeof import('@redis/client').createCluster>[0]): Cluster {
   try {
-    return createCluster(options) as Cluster;
+    return nodeRedis().createCluster(options) as Cluster;
   } catch {
     throw new ValidationError('options.cluster', 'node-redis cannot read these URLs');
   }
@@ -156,11 +239,11 @@ function openCluster(options: Parameters<typeof createCluster>[0]): Cluster {
  * (options.ts), so a throw here is a URL node-redis reads otherwise: its error quotes the URL,
  * password and all, so it is not kept as the cause.
  */
-function openClient(options: Parameters<typeof createClient>[0]): Standalone {
+function openClient(options: ClientOptions, field: string): Standalone {
   try {
-    return createClient(options) as Standalone;
+    return nodeRedis().createClient(options) as Standalone;
   } catch {
-    throw new ValidationError('options.url', 'node-redis cannot read this URL');
+    throw new ValidationError(field, field === 'options.url' ? 'node-redis cannot read this URL' : 'node-redis cannot read these client options');
   }
 }
 

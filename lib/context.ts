@@ -55,6 +55,23 @@ export class Context {
   }
 }
 
+/**
+ * Each scheduler's Context, by the scheduler: for in-library readers of keys the Scheduler
+ * interface has no method for (the dashboard's live workers and parked tasks). A WeakMap, so it
+ * holds no scheduler alive and adds nothing to the public API.
+ */
+const contexts = new WeakMap<object, Context>();
+
+/** Records `ctx` as the Context of `owner` (a scheduler); createScheduler calls it once per scheduler. */
+export function bindContext(owner: object, ctx: Context): void {
+  contexts.set(owner, ctx);
+}
+
+/** The Context of a scheduler made by createScheduler, or undefined for any other object. */
+export function contextOf(owner: object): Context | undefined {
+  return contexts.get(owner);
+}
+
 /** A worker id names the holder of a lease: which host and process, plus a random part. */
 export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;

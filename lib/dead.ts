@@ -3,6 +3,7 @@
  * operator can list them with their last error, re-drive them to ready, or purge them.
  */
 import { list, type ListOptions } from './admin';
+import type { Change, RedriveRefusal } from './codecs/changes';
 import type { Context } from './context';
 import { ValidationError } from './errors';
 import type { Json } from './payload';
@@ -26,10 +27,23 @@ export async function listDead<T>(ctx: Context, options?: ListDeadOptions): Prom
   return page.tasks.map((task) => ({ ...task, diedAt: task.diedAt ?? 0 }));
 }
 
-/** Re-drives one dead task (`id`), or every dead task of the queue in batches (`id` undefined). */
-export async function redrive(ctx: Context, queue: string, id?: string): Promise<number> {
-  if (id !== undefined) return ctx.scripts.run('redrive', ctx.keys(queue), { id, limit: 1 });
-  return drain(() => ctx.scripts.run('redrive', ctx.keys(queue), { id: null, limit: BATCH }));
+/**
+ * Re-drives dead task `id`: done, or refused with the script's own reason, given in the same step
+ * (`missing`, `active` with its worker, or `pending`: not dead).
+ */
+export async function redriveOne(ctx: Context, queue: string, id: string): Promise<Change<RedriveRefusal>> {
+  const redriven = await ctx.scripts.run('redrive', ctx.keys(queue), { id, limit: 1 });
+  if (!redriven.done) return redriven.worker === undefined ? { done: false, reason: redriven.reason } : { done: false, reason: redriven.reason, worker: redriven.worker };
+  return { done: true };
+}
+
+/** Re-drives every dead task of the queue, in batches; how many. */
+export function redrive(ctx: Context, queue: string): Promise<number> {
+  return drain(async () => {
+    const redriven = await ctx.scripts.run('redrive', ctx.keys(queue), { id: null, limit: BATCH });
+    // A batch refuses nothing (the codec checks it): only how many went back.
+    return redriven.done ? redriven.count : 0;
+  });
 }
 
 /** Deletes every dead task of the queue, in batches. */

@@ -4,6 +4,7 @@
  * reads it as an async iterator, on a connection of its own, so any process can follow a queue,
  * and a producer can wait for its own task's outcome.
  */
+import { entryTime, latestId, rangeEntries, readEntries, type StreamEntry } from './codecs/streams';
 import { hashReply, type Standalone } from './connection';
 import { serverTime, type Context } from './context';
 import { type DocketError, fromRedisError } from './errors';
@@ -68,7 +69,7 @@ export function events(ctx: Context, queue: string, options: EventsOptions | und
       ? Promise.resolve('0-0')
       : o.from !== 'now'
         ? Promise.resolve(o.from)
-        : ctx.conn.send(key, ['XREVRANGE', key, '+', '-', 'COUNT', '1'], deadline).then((r) => (r as Array<[string]>)[0]?.[0] ?? '0-0');
+        : ctx.conn.send(key, ['XREVRANGE', key, '+', '-', 'COUNT', '1'], deadline).then((r) => latestId(r) ?? '0-0');
   // A start that fails is reported by the first next(), not as an unhandled rejection now.
   start.catch(() => {});
   return read(ctx, queue, key, start, signal);
@@ -100,9 +101,10 @@ async function* read(ctx: Context, queue: string, key: string, start: Promise<st
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
-      for (const [id, fields] of (reply as Array<[string, Array<[string, string[]]>]> | null)?.[0]?.[1] ?? []) {
-        last = id;
-        yield toEvent(queue, id, fields);
+      // A reply of another shape is a ReplyError for the caller, as a script's is.
+      for (const entry of readEntries(reply)) {
+        last = entry.id;
+        yield toEvent(queue, entry);
       }
     }
   } finally {
@@ -115,16 +117,14 @@ function isConnectionLoss(err: DocketError): boolean {
   return err.code === 'ERR_CONNECTION' || err.code === 'ERR_INDETERMINATE' || err.code === 'ERR_TIMEOUT';
 }
 
-function toEvent(queue: string, id: string, fields: string[]): QueueEvent {
-  const f = new Map<string, string>();
-  for (let i = 0; i < fields.length; i += 2) f.set(fields[i], fields[i + 1]);
+function toEvent(queue: string, { id, at, fields: f }: StreamEntry): QueueEvent {
   const attempt = f.get('attempt');
   return {
     id,
     queue,
     type: f.get('type') as EventType,
     hash: f.get('id') ?? '',
-    at: Number(id.slice(0, id.indexOf('-'))),
+    at,
     attempt: attempt === undefined ? null : Number(attempt),
     error: f.get('error') ?? null,
     into: f.get('into') ?? null,
@@ -169,19 +169,18 @@ export async function throughput(ctx: Context, queue: string, options?: Throughp
     ...(Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<EventType, number>),
   }));
   // The stream is capped (eventsMaxLength), so this read is bounded however busy the queue.
-  const entries = (await ctx.conn.send(key, ['XRANGE', key, String(start), '+'], deadline)) as Array<[string, string[]]>;
-  for (const [id, fields] of entries) {
-    const at = Number(id.slice(0, id.indexOf('-')));
+  const entries = rangeEntries(await ctx.conn.send(key, ['XRANGE', key, String(start), '+'], deadline));
+  for (const { at, fields } of entries) {
     // An event in the very millisecond of `now` belongs to the last bucket (ends are exclusive
     // otherwise); one written after the TIME read (XRANGE reads to the end) is past the window.
     const i = at === now ? count - 1 : Math.floor((at - start) / o.bucket);
-    const type = fields[fields.indexOf('type') + 1] as EventType;
+    const type = fields.get('type') as EventType;
     if (i >= 0 && i < count && type in buckets[i]) buckets[i][type]++;
   }
   // Trimming (MAXLEN) drops the oldest entries: once any were dropped, the counts are whole only
   // from the oldest entry left.
   const info = entries.length > 0 ? hashReply(await ctx.conn.send(key, ['XINFO', 'STREAM', key], deadline)) : null;
   const trimmed = info !== null && Number(info.get('entries-added')) > Number(info.get('length'));
-  const first = trimmed ? Number(String(info.get('recorded-first-entry-id')).split('-')[0]) : 0;
+  const first = trimmed ? entryTime(String(info.get('recorded-first-entry-id')), 'XINFO') : 0;
   return { now, bucket: o.bucket, since: Math.max(start, first), buckets };
 }

@@ -3,7 +3,7 @@
  * fenced leases. These are the public exports; everything else is internal.
  */
 export { createScheduler } from './scheduler';
-export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, ChangeOptions, Explained, Change, Refusal } from './scheduler';
+export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, ChangeOptions, Explained, Change, Refusal, RedriveRefusal } from './scheduler';
 export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome, ResultOptions } from './outcome';
 export type { Dependency, DependencyRef, DependencyFailure } from './deps';
 export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './admin';
@@ -13,7 +13,7 @@ export type { MetricsRegistry, MetricsOptions } from './metrics';
 export { instrumentOpenTelemetry } from './otel';
 export type { OpenTelemetryOptions, OpenTelemetryInstrumentation } from './otel';
 export { channels as tracingChannels } from './tracing';
-export { createDashboard, serveDashboard } from './dashboard';
+export { createDashboard, serveDashboard } from './dashboard-entry';
 export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer } from './dashboard';
 export type { PutMessage, ClaimMessage, AckMessage, FailMessage } from './tracing';
 export type { PutOptions } from './put';
@@ -32,7 +32,7 @@ export type { Json, JsonCompatible } from './payload';
 export type { Queue, QueueName } from './queue';
 export type { Span, Duration } from './time';
 export type { HashFunction } from './hashing';
-export type { RedisLike } from './connection';
+export type { RedisLike, RedisClientLike, ClientOptions } from './connection';
 export { defaultBackoff } from './backoff';
 export {
   DocketError,

@@ -11,7 +11,8 @@
  * and written (resultJson's checks).
  */
 import type { Standalone } from './connection';
-import type { ResultReply } from './codecs/reads';
+import type { KeptOutcome, ResultReply } from './codecs/reads';
+import { after, readEntries, type StreamEntry } from './codecs/streams';
 import type { Context } from './context';
 import { ClosedError, fromRedisError } from './errors';
 import { errorFields } from './log';
@@ -88,23 +89,20 @@ async function read(ctx: Context, queue: string, id: string, stream: boolean): P
 
 function toOutcome(queue: string, hash: string, reply: ResultReply): TaskOutcome | null {
   if (reply.kind === 'none') return null;
-  if (reply.kind === 'kept') return parseKept(queue, hash, reply.outcome);
+  if (reply.kind === 'kept') return fromKept(queue, hash, reply.kept);
   const meta = parseMeta(reply.meta, `the metadata of task ${hash}`);
   if (reply.state === 'dead') return { state: 'dead', hash, queue, attempts: meta.n, error: meta.err ?? null, finishedAt: Number(reply.diedAt) };
   const progress = reply.progress === null ? null : parseRecord(reply.progress, `the progress of task ${hash}`);
   return { state: reply.state === 'active' ? 'active' : 'pending', hash, queue, attempts: meta.n, runAt: meta.r, progress };
 }
 
-/** A kept outcome: 'state|finished-at|attempts|keep-until|body' (lua/include/outcomes.lua). */
-function parseKept(queue: string, hash: string, text: string): TaskOutcome {
-  const parts = text.split('|', 4);
-  const body = text.slice(parts.join('|').length + 1);
-  const base = { hash, queue, attempts: Number(parts[2]), finishedAt: Number(parts[1]) };
-  const state = parts[0];
-  if (state === 'done') return { ...base, state, result: body === '' ? null : parseRecord(body, `the result of task ${hash}`) };
-  if (state === 'dead') return { ...base, state, error: body };
-  if (state === 'merged') return { ...base, state, into: body };
-  return { ...base, state: state as 'expired' | 'cancelled' };
+/** A kept outcome, as the result codec decoded it (lua/include/outcomes.lua stores it). */
+function fromKept(queue: string, hash: string, kept: KeptOutcome): TaskOutcome {
+  const base = { hash, queue, attempts: kept.attempts, finishedAt: kept.finishedAt };
+  if (kept.state === 'done') return { ...base, state: 'done', result: kept.result === null ? null : parseRecord(kept.result, `the result of task ${hash}`) };
+  if (kept.state === 'dead') return { ...base, state: 'dead', error: kept.error };
+  if (kept.state === 'merged') return { ...base, state: 'merged', into: kept.into };
+  return { ...base, state: kept.state };
 }
 
 function finished(outcome: TaskOutcome | null): boolean {
@@ -271,11 +269,12 @@ class Reader {
     const key = this.ctx.keys(this.queue).events;
     let last = from;
     while (this.waiting.size > 0 && !this.closing.aborted) {
-      let reply: unknown;
+      let entries: StreamEntry[];
       let conn: Standalone | null = null;
       try {
         conn = this.conn ??= await this.ctx.conn.duplicate(key, this.ctx.options.commandTimeout);
-        reply = await conn.sendCommand(['XREAD', 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', key, last]);
+        // Decoded here, so that a reply of another shape is reported below as any other trouble.
+        entries = readEntries(await conn.sendCommand(['XREAD', 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', key, last]));
       } catch (err) {
         if (this.waiting.size === 0 || this.closing.aborted) return last;
         // Dropped by remove() when the last caller left, and a new one came since: read on.
@@ -287,24 +286,22 @@ class Reader {
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
-      for (const [id, fields] of (reply as Array<[string, Array<[string, string[]]>]> | null)?.[0]?.[1] ?? []) {
-        last = id;
-        this.dispatch(id, fields);
+      for (const entry of entries) {
+        last = entry.id;
+        this.dispatch(entry);
       }
     }
     return last;
   }
 
-  private dispatch(entry: string, fields: string[]): void {
-    const f = new Map<string, string>();
-    for (let i = 0; i < fields.length; i += 2) f.set(fields[i], fields[i + 1]);
+  private dispatch({ id: entry, at, fields: f }: StreamEntry): void {
     const type = f.get('type') ?? '';
     const waiters = FINISHES[type] ? this.waiting.get(f.get('id') ?? '') : undefined;
     if (!waiters) return;
     const finish = {
       entry,
       type,
-      at: Number(entry.split('-')[0]),
+      at,
       attempt: Number(f.get('attempt') ?? 0),
       error: f.get('error') ?? null,
       into: f.get('into') ?? null,
@@ -312,12 +309,4 @@ class Reader {
     };
     for (const w of waiters) if (after(entry, w.from)) w.notify(finish);
   }
-}
-
-/** Whether stream id `a` comes after `b` ('ms-seq'; '' is before everything). */
-function after(a: string, b: string): boolean {
-  if (b === '') return true;
-  const [am, as] = a.split('-').map(Number);
-  const [bm, bs] = b.split('-').map(Number);
-  return am > bm || (am === bm && as > bs);
 }

@@ -5,7 +5,6 @@
  * latest occurrence put per schedule, and skips any occurrence at or before it, so many processes
  * produce each occurrence exactly once. Occurrences are computed from the Redis server's clock.
  */
-import { CronExpressionParser } from 'cron-parser';
 import { hashReply } from './connection';
 import { serverTime, type Context } from './context';
 import { fromRedisError, UnreadableRecordError, ValidationError, type DocketError } from './errors';
@@ -80,7 +79,9 @@ export class Occurrences {
     const parsed = parse(scheduleArg, schedule, 'schedule');
     if ('cron' in parsed) {
       try {
-        CronExpressionParser.parse(parsed.cron, { currentDate: new Date(0), tz: parsed.tz, strict: false }).next();
+        cronParser()
+          .parse(parsed.cron, { currentDate: new Date(0), tz: parsed.tz, strict: false })
+          .next();
       } catch (err) {
         throw new ValidationError('schedule', `is not a valid cron expression with time zone ${parsed.tz}: ${(err as Error).message}`);
       }
@@ -117,8 +118,13 @@ export class Occurrences {
 
   private cron(t: number) {
     const { cron, tz } = this.schedule as { cron: string; tz: string };
-    return CronExpressionParser.parse(cron, { currentDate: new Date(t), tz });
+    return cronParser().parse(cron, { currentDate: new Date(t), tz });
   }
+}
+
+/** cron-parser (and luxon under it), loaded with the first cron schedule: an interval needs neither. */
+function cronParser(): (typeof import('cron-parser'))['CronExpressionParser'] {
+  return (require('cron-parser') as typeof import('cron-parser')).CronExpressionParser;
 }
 
 /** A schedule declared by this process: its loop, which keeps the next occurrence put. */

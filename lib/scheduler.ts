@@ -11,8 +11,8 @@ import * as admin from './admin';
 import type { ListOptions, PreviewListOptions, PreviewPage, QueueStats, TaskPage } from './admin';
 import { checkServer } from './checks';
 import { clean, obliterate, type CleanOptions, type ObliterateOptions } from './clean';
-import { connect, type RedisLike } from './connection';
-import { Context, newWorkerId } from './context';
+import { connect, type ClientOptions, type RedisLike } from './connection';
+import { bindContext, Context, newWorkerId } from './context';
 import * as dead from './dead';
 import type { DeadTask, ListDeadOptions } from './dead';
 import { ClosedError, ValidationError } from './errors';
@@ -26,7 +26,7 @@ import { checkLogger, errorFields, type Logger } from './log';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from './rates';
 import { observeClaims, registerMetrics, type MetricsOptions, type MetricsRegistry } from './metrics';
 import { changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions, taskHash } from './options';
-import type { Cancelled, Change, PriorityChange } from './codecs/changes';
+import type { Cancelled, Change, PriorityChange, RedriveRefusal } from './codecs/changes';
 import { result, type ResultOptions, type TaskOutcome } from './outcome';
 import { progressOf } from './progress';
 import { migrateLayout } from './layout';
@@ -47,8 +47,17 @@ import { sandboxOf } from './sandbox';
 export interface SchedulerOptions {
   /** Redis URL. Default `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`. */
   url?: string;
-  /** Your own node-redis v4 client or cluster, already connected; close() leaves it open. */
+  /**
+   * Your own client, already connected; close() leaves it open. A node-redis 4, 5 or 6 client, or
+   * a node-redis 4 cluster (docs/api.md#redis-clients). Not together with url, clientOptions or cluster.
+   */
   client?: RedisLike;
+  /**
+   * node-redis's own client options (`createClient(options)`: TLS, username, password, database,
+   * socket timeouts), for the client docket opens; with `cluster`, the options of every node.
+   * `url` may be given here or beside it, not both. docket keeps its own `socket.reconnectStrategy`.
+   */
+  clientOptions?: ClientOptions;
   /**
    * URLs of some nodes of a Redis Cluster (`['redis://10.0.0.1:7000', ...]`): docket opens a
    * node-redis cluster client from them, and close() closes it. Not together with url or client.
@@ -92,7 +101,7 @@ export interface QueueOption {
   queue?: string;
 }
 
-/** Options of reschedule, changePriority and cancel. */
+/** Options of reschedule, changePriority, cancel and redrive. */
 export interface ChangeOptions extends QueueOption {
   /**
    * true: resolve to a {@link Change}, `{ done: true }` or `{ done: false, reason, worker? }`,
@@ -106,7 +115,7 @@ export interface Explained extends ChangeOptions {
   explain: true;
 }
 
-export type { Change, Refusal } from './codecs/changes';
+export type { Change, Refusal, RedriveRefusal } from './codecs/changes';
 
 /** A change as its caller asked for it: a Change with `explain`, else whether it was done. */
 function answer(change: Change | PriorityChange | Cancelled, explain: boolean): boolean | Change {
@@ -252,8 +261,13 @@ export interface Scheduler {
   registerMetrics(registry: MetricsRegistry, options?: MetricsOptions): void;
   /** Dead tasks, most recent death first, with their last error and attempts. */
   listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]>;
-  /** Sends a dead task back to ready with its attempts reset; false when it is not dead. */
-  redrive(hash: string, options?: QueueOption): Promise<boolean>;
+  /**
+   * Sends a dead task back to ready with its attempts reset; false when it is not dead. With
+   * `explain: true`, resolves to a {@link Change} whose refusal says why (`missing`, `active`, or
+   * `pending`: it waits to run), from the script's own answer.
+   */
+  redrive(hash: string, options: Explained): Promise<Change<RedriveRefusal>>;
+  redrive(hash: string, options?: ChangeOptions): Promise<boolean>;
   /** Sends every dead task of a queue back to ready; returns how many. */
   redriveAll(options?: QueueOption): Promise<number>;
   /** Deletes every dead task of a queue; returns how many. */
@@ -322,11 +336,9 @@ export async function createScheduler(options: SchedulerOptions = {}): Promise<S
   const { logger, ...rest } = options;
   const log = checkLogger(logger, 'options.logger');
   const { hash, onWarning, ...parsed } = parse(schedulerOptions, rest, 'options');
-  if (parsed.cluster && (parsed.url !== undefined || parsed.client !== undefined)) {
-    throw new ValidationError('options.cluster', 'give cluster, or url or client, not both');
-  }
-  const url = parsed.url ?? envUrl() ?? 'redis://127.0.0.1:6379';
-  const conn = await connect(parsed.cluster ?? url, parsed.client as RedisLike | undefined);
+  const { client, clientOptions, cluster } = parsed;
+  const url = parsed.url ?? (clientOptions?.url === undefined ? envUrl() : undefined) ?? 'redis://127.0.0.1:6379';
+  const conn = await connect({ url, cluster, client, clientOptions });
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   try {
     await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
@@ -363,7 +375,9 @@ class DocketScheduler implements Scheduler {
   constructor(
     private readonly ctx: Context,
     private readonly warn: (message: string) => void,
-  ) {}
+  ) {
+    bindContext(this, ctx);
+  }
 
   // The payload is checked as JSON at run time (canonicalJson), whatever its type says.
   put(data: Json, options?: PutOptions): Promise<PutResult>;
@@ -422,7 +436,7 @@ class DocketScheduler implements Scheduler {
       const { queue, id } = this.target(hash, options);
       const record = await this.ctx.scripts.run('get', this.ctx.keys(queue), { id });
       // A missing payload (a damaged record) reads as null, as it always has.
-      return record ? toTaskInfo<T>(queue, id, [record.payload ?? 'null', record.meta, record.state, record.progress]) : null;
+      return record ? toTaskInfo<T>(queue, id, record) : null;
     });
   }
 
@@ -554,10 +568,13 @@ class DocketScheduler implements Scheduler {
     return this.open(() => dead.listDead<T>(this.ctx, options));
   }
 
-  redrive(hash: string, options?: QueueOption): Promise<boolean> {
+  redrive(hash: string, options: Explained): Promise<Change<RedriveRefusal>>;
+  redrive(hash: string, options?: ChangeOptions): Promise<boolean>;
+  redrive(hash: string, options?: ChangeOptions): Promise<boolean | Change<RedriveRefusal>> {
     return this.open(async () => {
-      const { queue, id } = this.target(hash, options);
-      return (await dead.redrive(this.ctx, queue, id)) === 1;
+      const { queue, id, explain } = this.change(hash, options);
+      const change = await dead.redriveOne(this.ctx, queue, id);
+      return explain ? change : change.done;
     });
   }
 

@@ -130,7 +130,7 @@ export const SCRIPTS = {
     keys: ['delayed', 'ready', 'active', 'dead', 'tasks', ...LEVEL_KEYS, 'progress', 'blocked', 'after', 'moved'],
     args: ['state', 'offset', 'limit', 'preview'],
   },
-  redrive: { flags: '', keys: ['dead', 'ready', 'tasks', 'wake', ...LEVEL_KEYS], args: ['id', 'limit'] },
+  redrive: { flags: '', keys: ['dead', 'ready', 'tasks', 'wake', ...LEVEL_KEYS, 'active'], args: ['id', 'limit'] },
   purge: { flags: 'allow-oom', keys: ['dead', 'tasks', 'progress', 'deplist', 'logs'], args: ['limit'] },
   stats: { flags: 'no-writes', keys: ['ready', 'delayed', 'active', 'dead', 'counts', ...LEVEL_KEYS, 'paused', 'blocked', 'moved'], args: [] },
   unschedule: { flags: '', keys: ['schedules', 'occurred'], args: ['name'] },

@@ -3,6 +3,7 @@
  * A task's stored metadata is a small JSON object, the record part of its field in the queue's
  * `tasks` hash (docs/design.md, lib/meta.ts).
  */
+import type { TaskRecord } from './codecs/reads';
 import type { Dependency } from './deps';
 import { parseMeta } from './meta';
 import { parseRecord, type Json } from './payload';
@@ -124,13 +125,17 @@ export interface PutResult {
   runAt: number;
 }
 
-export function toTaskInfo<T>(queue: string, hash: string, reply: [string, string, TaskState, string | null]): TaskInfo<T> {
-  const [payload, metaJson, state, progress] = reply;
-  const meta = parseMeta(metaJson, `the metadata of task ${hash}`);
+/**
+ * Task `hash` as get() reports it, from its record as the get and list codecs decode it (by name:
+ * lib/codecs/reads.ts). A record without a payload (damaged) reads as data null.
+ */
+export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord): TaskInfo<T> {
+  const { payload, state, progress } = record;
+  const meta = parseMeta(record.meta, `the metadata of task ${hash}`);
   return {
     hash,
     queue,
-    data: parseRecord<T>(payload, `the payload of task ${hash}`),
+    data: parseRecord<T>(payload ?? 'null', `the payload of task ${hash}`),
     state,
     runAt: meta.r,
     expireAt: meta.e ?? null,

@@ -12,7 +12,7 @@
   Returns: when this queue's outbox has steps due (ms), or '' ]]
 -- include: clock
 -- include: wake
--- include: levels
+-- include: ready
 -- include: events
 -- include: outcomes
 -- include: identity

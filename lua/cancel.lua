@@ -12,7 +12,7 @@
     caller to carry, else 0; or a refusal (include: refusals): { 'missing' }, { 'active', worker } ]]
 -- include: clock
 -- include: wake
--- include: levels
+-- include: ready
 -- include: refusals
 -- include: events
 -- include: outcomes

@@ -28,7 +28,7 @@
 -- include: many
 -- include: wake
 -- include: lease
--- include: levels
+-- include: ready
 -- include: events
 -- include: outcomes
 -- include: identity

@@ -19,8 +19,9 @@
   Returns: { deleted, 1 when the source is done else 0, next cursor, 1 when steps for other
     queues were made (for the caller to carry) else 0 } ]]
 -- include: clock
+-- include: many
 -- include: wake
--- include: levels
+-- include: ready
 -- include: events
 -- include: outcomes
 -- include: identity
@@ -38,11 +39,8 @@ local TOMB = '|cleaned|'
 -- a few variadic commands per slice instead of five per task).
 if source == 'dead' then
   local ids = redis.call('ZRANGEBYSCORE', K.dead, '-inf', before < 0 and '+inf' or ARGV[2], 'LIMIT', 0, most)
-  for i = 1, #ids, SLICE do
-    local part = { unpack(ids, i, math.min(i + SLICE - 1, #ids)) }
-    redis.call('ZREM', K.dead, unpack(part))
-    for _, key in ipairs({ K.tasks, K.progress, K.deplist, K.logs }) do redis.call('HDEL', key, unpack(part)) end
-  end
+  many('ZREM', K.dead, ids)
+  for _, key in ipairs({ K.tasks, K.progress, K.deplist, K.logs }) do many('HDEL', key, ids) end
   return { #ids, #ids < most and 1 or 0, '', 0 }
 end
 

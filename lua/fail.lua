@@ -17,7 +17,7 @@
 -- include: clock
 -- include: lease
 -- include: wake
--- include: levels
+-- include: ready
 -- include: events
 -- include: outcomes
 -- include: identity

@@ -12,7 +12,7 @@
   Returns: { moved, next }: how many parked tasks went back to `grouped`, and where to go on from,
     or '' when no parked task is left that the limit has room for ]]
 -- include: wake
--- include: levels
+-- include: groups
 local group, from, batch = ARGV[1], ARGV[3], tonumber(ARGV[4])
 if from == '' then
   if ARGV[2] == '' then redis.call('HDEL', K.glimits, group) else redis.call('HSET', K.glimits, group, ARGV[2]) end

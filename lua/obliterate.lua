@@ -20,30 +20,28 @@
   Returns: { 'ok', keys deleted }, { 'carry', keys deleted } (every key but the outbox, which
     holds steps for other queues), or { 'active', leased tasks } (then nothing was deleted) ]]
 -- include: clock
+-- include: many
 if ARGV[1] ~= '1' then
   local leased = redis.call('ZCARD', K.active)
   if leased > 0 then return { 'active', leased } end
 end
 local QUEUE = string.match(K.tasks, '{(.*)}')
 local now = nowMs()
+-- The steps for other queues, as the outbox's score-member pairs (score: when due, now).
 local steps = {}
 -- Ids and hashes hold no '|': a member splits at its first two, and the queue is the rest.
 for _, m in ipairs(redis.call('ZRANGE', K.dependents, 0, -1)) do
   local ref, id, q = string.match(m, '^([^|]*)|([^|]*)|(.*)$')
-  if q ~= QUEUE then table.insert(steps, cjson.encode({ 'res', q, id, ref, QUEUE, 'cancelled' })) end
+  if q ~= QUEUE then table.insert(steps, now); table.insert(steps, cjson.encode({ 'res', q, id, ref, QUEUE, 'cancelled' })) end
 end
 for _, m in ipairs(redis.call('ZRANGE', K.after, 0, -1)) do
   local id, ref, q = string.match(m, '^([^|]*)|([^|]*)|(.*)$')
-  if q ~= QUEUE then table.insert(steps, cjson.encode({ 'unr', q, ref, id, QUEUE })) end
+  if q ~= QUEUE then table.insert(steps, now); table.insert(steps, cjson.encode({ 'unr', q, ref, id, QUEUE })) end
 end
 for _, step in ipairs(redis.call('ZRANGE', K.outbox, 0, -1)) do
   if string.sub(step, 1, 7) == '["reg",' then redis.call('ZREM', K.outbox, step) end
 end
-for i = 1, #steps, 500 do
-  local part = {}
-  for j = i, math.min(i + 499, #steps) do table.insert(part, now); table.insert(part, steps[j]) end
-  redis.call('ZADD', K.outbox, unpack(part))
-end
+many('ZADD', K.outbox, steps)
 local others = {}
 for _, key in ipairs(KEYS) do if key ~= K.outbox then table.insert(others, key) end end
 local deleted = redis.call('UNLINK', unpack(others))

@@ -15,7 +15,7 @@
     at that level; nothing written), or a refusal (include: refusals): { 'missing' },
     { 'active', worker }, { 'dead' } ]]
 -- include: record
--- include: levels
+-- include: ready
 -- include: refusals
 local id, level = ARGV[1], tonumber(ARGV[2])
 local raw = redis.call('HGET', K.tasks, id)

@@ -34,7 +34,7 @@
 -- include: clock
 -- include: many
 -- include: wake
--- include: levels
+-- include: ready
 -- include: events
 -- include: outcomes
 -- include: identity

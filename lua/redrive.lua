@@ -1,20 +1,28 @@
 #!lua
 --[[ redrive: send dead tasks back to the ready list with their attempts reset: one task, or
-  the oldest deaths first in a batch.
+  the oldest deaths first in a batch. One task that is not dead is refused, with why.
   KEYS (as K.<name>; each described in docs/design.md#keys): dead, ready, tasks, wake, levels,
     ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked,
-    gactive, glimits
+    gactive, glimits, active
   ARGV[1] id     the task to re-drive, or '' for a batch of the oldest
   ARGV[2] limit  most tasks in a batch
-  Returns: how many tasks went back to ready ]]
+  Returns: { 'redriven', how many went back to ready } (a batch: 0 to limit; one task: 1), or for
+    one task a refusal (include: refusals): { 'missing' }, { 'active', worker }, or { 'pending' }
+    (it waits to run: delayed, ready or waiting on its dependencies, so not dead) ]]
 -- include: record
 -- include: clock
 -- include: wake
--- include: levels
+-- include: ready
+-- include: refusals
 local now = nowMs()
 local ids
 if ARGV[1] ~= '' then
-  ids = redis.call('ZSCORE', K.dead, ARGV[1]) and { ARGV[1] } or {}
+  local id = ARGV[1]
+  -- Not dead: the answer says why, in the same step (no caller reads the task again to guess).
+  if not redis.call('ZSCORE', K.dead, id) then
+    return refusal(id, redis.call('HGET', K.tasks, id), false) or { 'pending' }
+  end
+  ids = { id }
 else
   ids = redis.call('ZRANGE', K.dead, 0, tonumber(ARGV[2]) - 1)
 end
@@ -28,4 +36,4 @@ for _, id in ipairs(ids) do
   push(id, meta)
 end
 if #ids > 0 then wakeIdle() end
-return #ids
+return { 'redriven', #ids }

@@ -12,7 +12,7 @@
 -- include: clock
 -- include: lease
 -- include: wake
--- include: levels
+-- include: ready
 local now = nowMs()
 local id = ARGV[1]
 local meta = held(id, ARGV[2], now)

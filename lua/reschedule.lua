@@ -11,7 +11,7 @@
 -- include: record
 -- include: clock
 -- include: wake
--- include: levels
+-- include: ready
 -- include: refusals
 local now = nowMs()
 local id, at = ARGV[1], tonumber(ARGV[2])

@@ -52,7 +52,7 @@ export async function service(url: string): Promise<{ scheduler: Scheduler; work
   return { scheduler, worker };
 }
 
-/** Your own node-redis v4 client: docket uses it and leaves it open. */
+/** Your own client (node-redis 6 here: the scratch project installs `redis@6`, what `npm i redis` installs today): docket uses it and leaves it open. */
 export async function withClient(): Promise<void> {
   const client = createClient({ url: process.env.REDIS_URL });
   await client.connect();
@@ -64,7 +64,7 @@ export async function withClient(): Promise<void> {
     throw err;
   } finally {
     await scheduler.close();
-    await client.quit();
+    await client.close();
   }
 }
 

@@ -16,6 +16,28 @@ assert.ok(new ValidationError('options.queue', 'bad') instanceof DocketError);
 
 const url = process.env.DOCKET_PACK_REDIS_URL;
 assert.ok(url, 'DOCKET_PACK_REDIS_URL is unset');
+
+// The user's own client: node-redis 6, what `npm i redis` installs today (the scratch project
+// installed it beside the tarball), on RESP3 by default. docket's own client package (node-redis
+// 4's @redis/client, kept under node_modules/docket/) is not loaded for it.
+const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(path.join('docket', 'node_modules', '@redis', 'client')));
+const { createClient } = await import('redis');
+const client = createClient({ url });
+client.on('error', () => {});
+await client.connect();
+const mine = await createScheduler({ client, prefix: `pack-own-${process.versions.node}`, onWarning: () => {} });
+try {
+  const { hash } = await mine.put({ own: true }, { keepResult: 60_000 });
+  const worker = mine.work(async () => 'done through node-redis 6');
+  const outcome = await mine.result(hash, { wait: 10_000 });
+  await worker.close();
+  assert.equal(outcome?.state, 'done', JSON.stringify(outcome));
+} finally {
+  await mine.close();
+}
+assert.ok(client.isOpen, "close() leaves the caller's client open");
+await client.disconnect();
+assert.equal(loaded(), false, "docket loaded its own client package for a caller's client");
 // The throwaway server runs without AOF on purpose: its start-up warning is not news here.
 const scheduler = await createScheduler({ url, prefix: `pack-${process.versions.node}`, onWarning: () => {} });
 try {
@@ -39,4 +61,5 @@ try {
 } finally {
   await scheduler.close();
 }
-console.log(`import('docket') on Node ${process.version}: named imports, one module instance, put/de-dup/work/result and a sandboxed handler on Redis`);
+assert.equal(loaded(), true, 'docket opened its own connection without its client package');
+console.log(`import('docket') on Node ${process.version}: named imports, one module instance, put/de-dup/work/result and a sandboxed handler on Redis, a node-redis 6 client of its own`);

@@ -162,12 +162,14 @@ describe('dashboard in a browser', () => {
       expect(await shownCounts(page)).toEqual(counts);
       await expect(page.locator('tr[data-queue="webhooks"] .badge').textContent()).resolves.toBe('paused');
 
-      const row = page.locator(`tr[data-hash="${dead[0]}"]`);
+      const row = page.locator(`[data-fragment="dead"] tr[data-hash="${dead[0]}"]`);
       await row.getByRole('button', { name: 'Re-drive' }).click();
       await settle(() => shownCounts(page), { ...counts, ready: counts.ready + 1, dead: counts.dead - 1 });
       await settle(async () => (await s.get(dead[0], { queue }))?.state, 'ready');
       await page.locator('#toast.show', { hasText: 'Task sent back to ready' }).waitFor();
       await row.waitFor({ state: 'detached' });
+      // It moved to the ready list, which the overview shows too.
+      await page.locator(`[data-fragment="ready"] tr[data-hash="${dead[0]}"]`).waitFor();
       await page.locator('#toast.show').waitFor({ state: 'detached' });
 
       expect(errors).toEqual([]);

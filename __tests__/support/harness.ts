@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
-import { createScheduler, type Scheduler, type SchedulerOptions } from '../../lib';
+import { createScheduler, type RedisLike, type Scheduler, type SchedulerOptions } from '../../lib';
 import { queueKeys } from '../../lib/keys';
 
 /**
@@ -33,6 +33,24 @@ export function uniquePrefix(tag = 't'): string {
   return `${tag}-${randomBytes(4).toString('hex')}`;
 }
 
+/**
+ * `DOCKET_TEST_CLIENT=5` or `6` (npm run test:clients): each scheduler a test opens without a
+ * connection of its own choosing is given a connected client of that node-redis major instead of
+ * a URL, as a service that passes its own client does, so the contract suite runs through it.
+ */
+const CALLER_CLIENT = process.env.DOCKET_TEST_CLIENT;
+
+/** A connected node-redis 5 or 6 client (the redis-v5 and redis-v6 aliases of the dev dependencies). */
+export async function callerClient(major: string): Promise<RedisLike & { disconnect(): Promise<void> }> {
+  if (major !== '5' && major !== '6') throw new Error(`DOCKET_TEST_CLIENT=${major}: expected 5 or 6`);
+  // Typed as each package types its client: that both are a RedisLike is checked here too.
+  const client: RedisLike & { disconnect(): Promise<void> } =
+    major === '5' ? (await import('redis-v5')).createClient({ url: testUrl() }) : (await import('redis-v6')).createClient({ url: testUrl() });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
+}
+
 /** Opens schedulers and raw clients for one test file and closes them all after it. */
 export function useRedis() {
   const opened: Array<{ close(): Promise<unknown> }> = [];
@@ -42,9 +60,24 @@ export function useRedis() {
   return {
     async scheduler(options: SchedulerOptions = {}): Promise<Scheduler & { prefix: string }> {
       const prefix = options.prefix ?? uniquePrefix();
-      // The test server runs without AOF on purpose: keep its start-up warning out of the output.
-      const s = await createScheduler({ url: testUrl(), onWarning: () => {}, ...options, prefix });
-      opened.push(s);
+      const chosen = ['url', 'client', 'cluster', 'clientOptions'].some((key) => key in options);
+      const client = CALLER_CLIENT && !chosen ? await callerClient(CALLER_CLIENT) : undefined;
+      const opening = createScheduler({ ...(client ? { client } : { url: testUrl() }), onWarning: () => {}, ...options, prefix });
+      // A caller's client outlives the scheduler (close() leaves it open): it is ended after it,
+      // and also when the scheduler never opened (a test that expects createScheduler to reject).
+      if (client)
+        opened.push({
+          close: () =>
+            opening
+              .then(
+                (s) => s.close(),
+                () => {},
+              )
+              .then(() => client.disconnect()),
+        });
+      // The test server runs without AOF on purpose: onWarning keeps its start-up warning out of the output.
+      const s = await opening;
+      if (!client) opened.push(s);
       return Object.assign(s, { prefix });
     },
     async raw(): Promise<RedisClientType> {

@@ -11,8 +11,7 @@ import type { Dependency } from '../deps';
 import type { LogLine } from '../logs';
 import { isoTime, printable } from '../printable';
 import type { Json } from '../payload';
-import type { Refused } from '../codecs/changes';
-import type { Scheduler } from '../scheduler';
+import type { RedriveRefusal, Refused } from '../codecs/changes';
 import type { TaskInfo, TaskState } from '../task';
 import { hashArg, intArg, queueArg, stateArg } from './args';
 import { positionals, TargetError, UsageError, type Command, type Run } from './command';
@@ -211,14 +210,10 @@ function refusal(queue: string, hash: string, action: string, { reason, worker }
   return new TargetError(`cannot ${action} task ${hash} in queue '${queue}': ${why}`);
 }
 
-/**
- * Why a redrive left a task alone, read after the fact: the redrive script answers only how
- * many it moved. The task may have moved on in between; the message then says what it is now.
- */
-async function notDead(s: Scheduler, queue: string, hash: string): Promise<TargetError> {
-  const task = await s.get(hash, { queue });
-  if (!task) return new TargetError(missing(queue, hash));
-  const why = task.state === 'dead' ? 'it changed state meanwhile (it is dead now); try again' : `it is ${task.state}, not dead`;
+/** Why a redrive left a task alone, in the script's own answer, as refusal() for the other changes. */
+function notDead(queue: string, hash: string, { reason, worker }: Refused<RedriveRefusal>): TargetError {
+  if (reason === 'missing') return new TargetError(missing(queue, hash));
+  const why = reason === 'active' ? `it is active (leased by ${worker ?? 'a worker'}), not dead` : 'it is pending (delayed, ready or waiting), not dead';
   return new TargetError(`cannot redrive task ${hash} in queue '${queue}': ${why}`);
 }
 
@@ -301,8 +296,8 @@ export const redrive: Command = {
     if (given === undefined) return redriveEveryDead(queue);
     const hash = hashArg(given);
     return async ({ connect, out }) => {
-      const s = await connect();
-      if (!(await s.redrive(hash, { queue }))) throw await notDead(s, queue, hash);
+      const change = await (await connect()).redrive(hash, { queue, explain: true });
+      if (!change.done) throw notDead(queue, hash, change);
       out.emit({ queue, hash, ...redriven(1) }, () => `redrove ${hash} in queue '${queue}': it is ready\n`);
       return 0;
     };

@@ -12,14 +12,20 @@ import { array, flag, num, oneOf, text, type Codec } from './codec';
  */
 export type Refusal = 'missing' | 'active' | 'dead';
 
-/** A refused change, with the worker that holds the task when it is `active` (when known). */
-export type Refused = { done: false; reason: Refusal; worker?: string };
+/**
+ * Why a redrive of one task was refused: `missing` and `active` as for any change; `pending`, it
+ * waits to run (delayed, ready, or waiting on its dependencies), so it is not dead.
+ */
+export type RedriveRefusal = 'missing' | 'active' | 'pending';
 
-/** What a change to a task did: done, or refused and why. */
-export type Change = { done: true } | Refused;
+/** A refused change, with the worker that holds the task when it is `active` (when known). */
+export type Refused<R extends string = Refusal> = { done: false; reason: R; worker?: string };
+
+/** What a change to a task did: done, or refused and why (`R`: the reasons that change can give). */
+export type Change<R extends string = Refusal> = { done: true } | Refused<R>;
 
 /** Decodes a refusal reply (`{ reason }`, or `{ 'active', worker }`) among `allowed`. */
-function refusal(script: string, r: unknown[], allowed: readonly Refusal[]): Refused {
+function refusal<R extends string>(script: string, r: unknown[], allowed: readonly R[]): Refused<R> {
   const reason = oneOf(script, r[0], allowed, 'the answer');
   if (reason !== 'active') {
     array(script, r, 1);
@@ -79,10 +85,26 @@ export const cancel: Codec<{ id: string; events: number }, Cancelled> = {
   },
 };
 
-/** How many dead tasks went back to ready: task `id`, or a batch of at most `limit` of the oldest deaths (`id` null). */
-export const redrive: Codec<{ id: string | null; limit: number }, number> = {
+/** What a redrive did: how many dead tasks went back to ready, or why task `id` was refused. */
+export type Redriven = { done: true; count: number } | Refused<RedriveRefusal>;
+
+/**
+ * Task `id`, or a batch of at most `limit` of the oldest deaths (`id` null): `{ 'redriven', count }`,
+ * or for one task a refusal `{ 'missing' }`, `{ 'active', worker }`, `{ 'pending' }`.
+ */
+export const redrive: Codec<{ id: string | null; limit: number }, Redriven> = {
   encode: (i) => [i.id ?? '', i.limit],
-  decode: (reply) => count('redrive', reply),
+  decode(reply, input) {
+    const r = array('redrive', reply, (n) => n >= 1);
+    if (r[0] === 'redriven') {
+      array('redrive', r, 2);
+      const n = count('redrive', r[1], 'the count');
+      if (n > (input.id === null ? input.limit : 1)) throw new ReplyError('redrive', `${n} tasks went back, more than the ${input.id === null ? input.limit : 1} asked for`);
+      return { done: true, count: n };
+    }
+    // A batch takes only dead tasks: it refuses nothing.
+    return refusal('redrive', r, input.id === null ? [] : ['missing', 'active', 'pending']);
+  },
 };
 
 /** How many dead tasks were deleted, at most `limit`. */
@@ -120,8 +142,8 @@ export const unschedule: Codec<{ name: string }, Unscheduled> = {
   },
 };
 
-function count(script: string, reply: unknown): number {
-  const n = num(script, reply, 'the reply');
-  if (!Number.isInteger(n) || n < 0) throw new ReplyError(script, `the reply: expected a count, got ${n}`);
+function count(script: string, reply: unknown, what = 'the reply'): number {
+  const n = num(script, reply, what);
+  if (!Number.isInteger(n) || n < 0) throw new ReplyError(script, `${what}: expected a count, got ${n}`);
   return n;
 }

@@ -1,6 +1,6 @@
 /**
  * The dashboard's data and its writes, apart from HTTP: one overview read (every queue's counts,
- * and the chosen queue's limits, chart, timeline and lists: waiting, active, dead), and the
+ * and the chosen queue's limits, chart, timeline and lists: ready, waiting, active, dead), and the
  * actions its buttons post. Every action checks its input and that the task or queue exists
  * before it writes anything.
  */
@@ -8,8 +8,8 @@ import type { PreviewListOptions, PreviewTask, QueueStats } from '../admin';
 import type { Throughput } from '../events';
 import type { RateLimit } from '../rates';
 import type { Scheduler } from '../scheduler';
-import type { Refused } from '../codecs/changes';
-import type { TaskInfo, TaskState } from '../task';
+import type { RedriveRefusal, Refusal, Refused } from '../codecs/changes';
+import type { TaskState } from '../task';
 import { clip } from './html';
 import { HttpError } from './http';
 import { readLimits, setConcurrency, setRate, type LimitsView } from './limits';
@@ -60,7 +60,7 @@ export interface Overview {
   /** Every registered queue with its counts, by name. */
   queues: QueueView[];
   /** The chosen queue (`?queue=`, else the first by name) in detail, or null when there are none. */
-  selected: (QueueView & { limits: LimitsView; throughput: Throughput; delayed: TaskList; waiting: TaskList; active: TaskList; dead: TaskList }) | null;
+  selected: (QueueView & { limits: LimitsView; throughput: Throughput; ready: TaskList; delayed: TaskList; waiting: TaskList; active: TaskList; dead: TaskList }) | null;
 }
 
 /** The throughput chart's span: the last 10 minutes in 10 s bars. */
@@ -72,9 +72,10 @@ const MAX_PREVIEW_CHARS = 120;
  * Payload bytes read per task: 120 characters of JSON take at most 480 bytes of UTF-8. A refresh
  * then reads about 40 × 512 bytes of payload, whatever the payloads weigh.
  */
-const PREVIEW_BYTES = 512;
+export const PREVIEW_BYTES = 512;
 
-function toView(task: PreviewTask): TaskView {
+/** A listed task as the page shows it: its payload's preview cut at 120 characters, its error at 2,000. */
+export function toView(task: PreviewTask): TaskView {
   const whole = Buffer.byteLength(task.preview) >= task.bytes;
   return {
     hash: task.hash,
@@ -128,6 +129,7 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
       : Promise.all([
           scheduler.throughput({ queue: name, window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }),
           readLimits(scheduler, name),
+          page(scheduler, 'ready', name, limit),
           page(scheduler, 'delayed', name, limit),
           page(scheduler, 'waiting', name, limit),
           page(scheduler, 'active', name, limit),
@@ -135,19 +137,19 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
         ]),
   ]);
   if (name === undefined || detail === null) return { now: null, queues, selected: null };
-  const [throughput, limits, { now, ...delayed }, waiting, active, dead] = detail;
+  const [throughput, limits, ready, { now, ...delayed }, waiting, active, dead] = detail;
   const stats = queues.find((q) => q.name === name)!.stats;
   const list = (l: TaskList & { now: number }): TaskList => ({ total: l.total, tasks: l.tasks });
-  return { now, queues, selected: { name, stats, limits, throughput, delayed, waiting: list(waiting), active: list(active), dead: list(dead) } };
+  return { now, queues, selected: { name, stats, limits, throughput, ready: list(ready), delayed, waiting: list(waiting), active: list(active), dead: list(dead) } };
 }
 
 /** What each write answers, beside `ok: true`. */
 export type ActionResult = { ok: true; queue: string } & (QueueResult | { hash: string; runAt?: number });
 
 /** What an action on a whole queue answers. */
-type QueueResult = { changed: boolean } | { purged: number } | { deleted: number } | { limit: number | null } | { rate: RateLimit | null };
+type QueueResult = { changed: boolean } | { purged: number } | { redriven: number } | { deleted: number } | { limit: number | null } | { rate: RateLimit | null };
 
-export const ACTIONS = ['pause', 'resume', 'purge-dead', 'clean', 'redrive', 'cancel', 'reschedule', 'limit-concurrency', 'limit-rate'] as const;
+export const ACTIONS = ['pause', 'resume', 'purge-dead', 'redrive-all', 'clean', 'redrive', 'cancel', 'reschedule', 'limit-concurrency', 'limit-rate'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** Runs one action; a bad body is a ValidationError, a missing queue or task an HttpError 404. */
@@ -158,6 +160,9 @@ export async function act(scheduler: Scheduler, action: Action, body: unknown): 
       return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ changed: await scheduler[action]({ queue }) }));
     case 'purge-dead':
       return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ purged: await scheduler.purgeDead({ queue }) }));
+    case 'redrive-all':
+      // Every dead task of the queue back to ready, attempts reset: `docket redrive --all`.
+      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ redriven: await scheduler.redriveAll({ queue }) }));
     case 'clean':
       return queueAction(scheduler, parseCleanBody(body), async ({ queue, state, olderThan }) => ({ deleted: await scheduler.clean({ queue, state, olderThan }) }));
     case 'limit-concurrency':
@@ -181,33 +186,25 @@ async function queueAction<B extends { queue: string }>(scheduler: Scheduler, bo
   return { ok: true, queue, ...(await run(body)) };
 }
 
-/** The task, or a 404; an active task is its worker's, so it is a 409 for every action. */
-async function pending(scheduler: Scheduler, queue: string, hash: string): Promise<TaskInfo<unknown>> {
-  const task = await scheduler.get<unknown>(hash, { queue });
-  if (task === null) throw new HttpError(404, 'ERR_NOT_FOUND', `no task ${hash} in queue ${queue}`, 'hash');
-  if (task.state === 'active') throw conflict(hash, 'is active: its worker holds the lease');
-  return task;
-}
-
 function conflict(hash: string, why: string): HttpError {
   return new HttpError(409, 'ERR_CONFLICT', `task ${hash} ${why}`, 'hash');
 }
 
 async function redrive(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
   const { queue, hash } = parseTaskBody(body);
-  const task = await pending(scheduler, queue, hash);
-  if (task.state !== 'dead') throw conflict(hash, `is ${task.state}, not dead`);
-  if (!(await scheduler.redrive(hash, { queue }))) throw conflict(hash, 'left the dead set meanwhile');
+  const change = await scheduler.redrive(hash, { queue, explain: true });
+  if (!change.done) throw refused(queue, hash, change);
   return { ok: true, queue, hash };
 }
 
 /**
- * A refused cancel or reschedule, as the script itself said why (in the same step as the change,
- * so no read after it can have moved on): a 404 for a missing task, else a 409.
+ * A refused re-drive, cancel or reschedule, as the script itself said why (in the same step as
+ * the change, so no read after it can have moved on): a 404 for a missing task, else a 409.
  */
-function refused(queue: string, hash: string, { reason, worker }: Refused): HttpError {
+function refused(queue: string, hash: string, { reason, worker }: Refused<Refusal | RedriveRefusal>): HttpError {
   if (reason === 'missing') return new HttpError(404, 'ERR_NOT_FOUND', `no task ${hash} in queue ${queue}`, 'hash');
   if (reason === 'active') return conflict(hash, `is active: its worker${worker === undefined ? '' : ` (${worker})`} holds the lease`);
+  if (reason === 'pending') return conflict(hash, 'is pending (delayed, ready or waiting), not dead');
   return conflict(hash, 'is dead: re-drive it first');
 }
 
@@ -229,7 +226,8 @@ async function reschedule(scheduler: Scheduler, body: unknown): Promise<ActionRe
   const runAt = at ?? (await scheduler.time()) + (delay ?? 0);
   let change = await scheduler.reschedule(hash, runAt, { queue, explain: true });
   if (!change.done && change.reason === 'dead') {
-    if (!(await scheduler.redrive(hash, { queue }))) throw conflict(hash, 'left the dead set meanwhile');
+    const redriven = await scheduler.redrive(hash, { queue, explain: true });
+    if (!redriven.done) throw refused(queue, hash, redriven);
     change = await scheduler.reschedule(hash, runAt, { queue, explain: true });
   }
   if (!change.done) throw refused(queue, hash, change);

@@ -20,7 +20,8 @@ export const CLIENT = `
   var toastTimer = null;
   var DONE = { pause: 'Queue paused', resume: 'Queue resumed', 'purge-dead': 'Dead tasks purged', clean: 'Tasks cleaned',
     redrive: 'Task sent back to ready', cancel: 'Task deleted', reschedule: 'Task rescheduled',
-    'limit-concurrency': 'Concurrency limit saved', 'limit-rate': 'Rate limit saved' };
+    'limit-concurrency': 'Concurrency limit saved', 'limit-rate': 'Rate limit saved',
+    'redrive-all': 'Dead tasks sent back to ready' };
 
   function setLive(state, text) {
     live.setAttribute('data-state', state);
@@ -58,7 +59,8 @@ export const CLIENT = `
       if (el && shown[name] !== body.fragments[name] && swap(el, body.fragments[name])) shown[name] = body.fragments[name];
     });
     root.setAttribute('data-now', String(body.now));
-    setLive('live', 'live · updated ' + new Date().toLocaleTimeString());
+    // The server's clock, in the one zone the page shows every time in.
+    setLive('live', 'live · updated ' + new Date(body.now).toISOString().slice(11, 19) + ' UTC');
   }
 
   function load() {
@@ -114,15 +116,19 @@ export const CLIENT = `
     if (question && !window.confirm(question)) return;
     var button = form.querySelector('button');
     if (button) button.disabled = true;
+    var ok = false;
     post(form)
-      .then(function () { say(DONE[form.getAttribute('data-action')] || 'Done', false); })
+      .then(function () { ok = true; say(DONE[form.getAttribute('data-action')] || 'Done', false); })
       .catch(function (err) { say(err.message, true); })
       .then(function () {
         if (button) button.disabled = false;
+        // A page without live refresh (a list, a task) is read again whole once the toast is seen.
+        if (!config.api) return void (ok && setTimeout(function () { location.reload(); }, 700));
         return refresh(true);
       });
   });
 
+  if (!config.api) return;
   document.addEventListener('visibilitychange', function () { if (!document.hidden) refresh(false); });
   setInterval(function () { if (!document.hidden) refresh(false); }, config.interval);
   setLive('live', 'live');

@@ -6,8 +6,9 @@
  */
 import { printable, printableLines } from '../printable';
 import type { View } from './forms';
-import { html, relative, size, span, timeTag, type Html } from './html';
+import { html, relative, size, span, timeTag, whenTag, type Html } from './html';
 import type { Lookup, OutcomeView, TaskDetail } from './lookup';
+import { taskLink } from './shell';
 
 /** What the page was asked to look up (`?hash=`), and what it found. */
 export interface Find {
@@ -37,8 +38,9 @@ function block(text: string | null, error = false): Html {
   return text === null ? html`<span class="dim">–</span>` : html`<pre class="${error ? 'value error' : 'value'}">${printableLines(text)}</pre>`;
 }
 
+/** An absolute time in UTC with how far it is from now: a looked-up task is read closely. */
 function when(at: number | null, now: number, none: string): Html | string {
-  return at === null ? none : timeTag(at, relative(at, now));
+  return at === null ? none : whenTag(at, now);
 }
 
 /** The tasks it was put after, each with its state and a link to look it up (in its own queue). */
@@ -64,7 +66,7 @@ function logRow(view: View, t: TaskDetail): Html | string {
   return row(label, html`<ol class="logs" data-logs="${t.logCount}">${lines}</ol>`);
 }
 
-function taskRows(view: View, queue: string, t: TaskDetail): Html {
+function taskRows(view: View, queue: string, t: TaskDetail, withData: boolean): Html {
   const { now } = view;
   const cut = t.preview.endsWith('…');
   return html`${row('state', html`<span class="state ${t.state}">${t.state}</span>`)}${t.name === null ? '' : row('name', printable(t.name))}${row('run at', when(t.runAt, now, '–'))}
@@ -73,7 +75,7 @@ ${t.level > 0 ? row('priority', String(t.level)) : ''}${t.group === null ? '' : 
 ${t.state === 'active' ? html`${row('held by', html`<code>${t.worker === null ? '–' : printable(t.worker)}</code>`)}${row('lease until', when(t.leaseUntil, now, '–'))}` : ''}
 ${row('progress', block(t.progressPreview))}${logRow(view, t)}${t.keepResult === null ? '' : row('keep result', `${span(t.keepResult)} once finished`)}
 ${dependencyRow(view, queue, t)}
-${row('last error', block(t.lastError, true))}${row(cut ? `data (${size(t.bytes)})` : 'data', block(t.preview))}`;
+${row('last error', block(t.lastError, true))}${withData ? row(cut ? `data (${size(t.bytes)})` : 'data', block(t.preview)) : ''}`;
 }
 
 function outcomeRows(view: View, o: OutcomeView): Html {
@@ -83,11 +85,16 @@ ${o.state === 'done' ? row('result', block(o.result)) : ''}${o.state === 'dead' 
 ${o.into === null ? '' : row('merged into', html`<a href="${view.base}/?queue=${encodeURIComponent(o.queue)}&amp;hash=${encodeURIComponent(o.into)}"><code>${o.into}</code></a>`)}`;
 }
 
-/** What the lookup found: the `task` fragment, which the page's refreshes keep current. */
-export function foundFragment(view: View, find: Find): Html {
+/**
+ * What the lookup found: the `task` fragment, which the page's refreshes keep current. The task
+ * page shows the whole payload apart, so it asks for the fields without the data (`withData`).
+ */
+export function foundFragment(view: View, find: Find, withData = true): Html {
   const { found } = find;
   const head = html`<h3><code>${find.hash}</code> <span class="dim">in queue</span> ${printable(found.queue)}</h3>`;
-  if (found.task !== null) return html`${head}<dl class="fields" data-found="task">${taskRows(view, found.queue, found.task)}</dl>`;
+  if (found.task !== null && withData)
+    return html`${head}<p><a href="${taskLink(view, found.queue, find.hash)}" data-task-page>Open its page: the whole payload, its history and actions</a></p><dl class="fields" data-found="task">${taskRows(view, found.queue, found.task, withData)}</dl>`;
+  if (found.task !== null) return html`${head}<dl class="fields" data-found="task">${taskRows(view, found.queue, found.task, withData)}</dl>`;
   if (found.outcome !== null) return html`${head}<dl class="fields" data-found="outcome">${outcomeRows(view, found.outcome)}</dl>`;
   return html`${head}<p class="empty" data-found="none">No such task in this queue, and no kept outcome. A finished task's outcome is kept only when it was put with <code>keepResult</code>, and only for that span.</p>`;
 }

@@ -79,6 +79,11 @@ export function cleanForm(view: View, queue: string, state: 'ready' | 'delayed' 
   return actionForm(view, { action: 'clean', queue, label: 'Clean', kind: 'danger', confirm: `Delete these ${state} tasks of this queue for good?`, controls });
 }
 
+/** Sends every dead task of the queue back to ready (scheduler.redriveAll), as `docket redrive --all` does. */
+export function redriveAllForm(view: View, queue: string): Html {
+  return actionForm(view, { action: 'redrive-all', queue, label: 'Re-drive all', kind: 'primary', confirm: 'Send every dead task of this queue back to ready?' });
+}
+
 export function purgeForm(view: View, queue: string): Html {
   return actionForm(view, { action: 'purge-dead', queue, label: 'Purge all dead', kind: 'danger', confirm: 'Delete every dead task of this queue?' });
 }

@@ -8,7 +8,11 @@
  *   GET  /                   the page (`?queue=` chooses the queue shown in detail; `?hash=` looks a task up in it)
  *   GET  /api/overview       the same data as JSON (`?queue=`, `?hash=`; `?fragments=1` adds the sections as HTML)
  *   GET  /api/task           one task by `?queue=&hash=`, or its kept outcome once finished; 404 when neither
- *   POST /api/<action>       pause, resume, purge-dead, clean, redrive, cancel, reschedule, limit-concurrency, limit-rate
+ *   GET  /tasks              one state's tasks a page at a time (`?queue=&state=&offset=&limit=`), searched with `?q=`
+ *   GET  /task               one task's page (`?queue=&hash=`): whole payload, history, actions
+ *   GET  /schedules, /workers, /groups   the queue's recurring schedules, live workers, groups (`?queue=`)
+ *   GET  /api/tasks, /api/task-page, /api/schedules, /api/workers, /api/groups   the same pages' data as JSON
+ *   POST /api/<action>       pause, resume, purge-dead, redrive-all, clean, redrive, cancel, reschedule, limit-concurrency, limit-rate
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError } from '../errors';
@@ -20,8 +24,9 @@ import type { View } from './forms';
 import { errorBody, HttpError, readBody, redirect, sendHtml, sendJson, toHttpError, wantsJson } from './http';
 import { lookup } from './lookup';
 import { dashboardOptions, parseHashParam, parseQueueParam, parseTaskQuery, type DashboardOptions, type ParsedDashboardOptions } from './options';
-import { fragmentStrings, messagePage, renderPage } from './page';
+import { fragmentStrings, messagePage, renderPage, tokenForm } from './page';
 import { baseHeaders, credential, crossSite, csrfValid, hostAllowed, newNonce, newSecret, policy, tokenCookie } from './security';
+import { VIEW_PATHS, viewJson, viewPage, type ViewName } from './views';
 
 /** A request handler for Node's http server, Express or Fastify's middleware. */
 export type DashboardHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
@@ -61,7 +66,7 @@ export function dashboardHandler(scheduler: Scheduler, options: ParsedDashboardO
     const done = url === null || where === null || target === null ? Promise.reject(new HttpError(404, 'ERR_NOT_FOUND', 'no such page')) : handle(setup, req, res, url, where, target);
     done.catch((err: unknown) => {
       if (res.headersSent) return void res.destroy();
-      fail(req, res, toHttpError(err), api);
+      fail(req, res, toHttpError(err), api, where);
     });
   };
 }
@@ -78,13 +83,21 @@ function requestUrl(req: IncomingMessage): URL | null {
   }
 }
 
-/** What a path under the mount point is: the page, a read of the API, an action, or none of ours. */
-type Target = 'page' | 'overview' | 'task' | Action;
+/**
+ * What a path under the mount point is: the page, a read of the API, one of the other pages or
+ * its JSON (views.ts), an action, or none of ours.
+ */
+type Target = 'page' | 'overview' | 'task' | Action | { view: ViewName; json: boolean };
+
+/** The JSON of each view by its path: `/api/task` is taken by the lookup, so the task page's is `/api/task-page`. */
+const VIEW_APIS: Record<string, ViewName> = { '/api/tasks': 'tasks', '/api/task-page': 'task', '/api/schedules': 'schedules', '/api/workers': 'workers', '/api/groups': 'groups' };
 
 function targetOf(path: string): Target | null {
   if (path === '/') return 'page';
   if (path === '/api/overview') return 'overview';
   if (path === '/api/task') return 'task';
+  if (Object.hasOwn(VIEW_PATHS, path)) return { view: VIEW_PATHS[path as keyof typeof VIEW_PATHS], json: false };
+  if (Object.hasOwn(VIEW_APIS, path)) return { view: VIEW_APIS[path], json: true };
   const action = /^\/api\/([a-z-]+)$/.exec(path)?.[1];
   return action !== undefined && (ACTIONS as readonly string[]).includes(action) ? (action as Action) : null;
 }
@@ -126,10 +139,15 @@ async function handle(setup: Setup, req: IncomingMessage, res: ServerResponse, u
     if (via === 'query') {
       res.setHeader('Set-Cookie', tokenCookie(req, token, where.base));
       // The token leaves the address bar (and history): the cookie carries it from now on.
-      if (target === 'page' && (req.method === 'GET' || req.method === 'HEAD')) return redirect(res, withoutToken(where.base, url));
+      const page = target === 'page' || (typeof target === 'object' && !target.json);
+      if (page && (req.method === 'GET' || req.method === 'HEAD')) return redirect(res, withoutToken(where.base + where.path, url));
     }
   }
   const view = { base: where.base, csrf: setup.csrf, now: 0 };
+  if (typeof target === 'object') {
+    allow(req, res, ['GET', 'HEAD']);
+    return target.json ? sendJson(res, 200, await viewJson(target.view, setup.scheduler, url, setup.options)) : viewHtml(setup, res, url, view, target.view);
+  }
   if (target === 'page' || target === 'overview' || target === 'task') {
     allow(req, res, ['GET', 'HEAD']);
     if (target === 'task') return taskJson(setup, res, url);
@@ -139,11 +157,19 @@ async function handle(setup: Setup, req: IncomingMessage, res: ServerResponse, u
   return write(setup, req, res, target, view);
 }
 
-function withoutToken(base: string, url: URL): string {
+/** `path` (the mount point and the page's own path) with the query it came with, less the token. */
+function withoutToken(path: string, url: URL): string {
   const query = new URLSearchParams(url.searchParams);
   query.delete('token');
   const rest = query.toString();
-  return `${base}/${rest ? `?${rest}` : ''}`;
+  return `${path.endsWith('/') ? path : path === '' ? '/' : path}${rest ? `?${rest}` : ''}`;
+}
+
+async function viewHtml(setup: Setup, res: ServerResponse, url: URL, view: View, name: ViewName): Promise<void> {
+  const nonce = newNonce();
+  const body = await viewPage(name, setup.scheduler, url, setup.options, view, nonce);
+  res.setHeader('Content-Security-Policy', policy(nonce));
+  sendHtml(res, 200, body);
 }
 
 /** GET never writes and POST only writes: any other method on a route is refused. */
@@ -199,14 +225,22 @@ async function write(setup: Setup, req: IncomingMessage, res: ServerResponse, ac
   redirect(res, `${view.base}/?queue=${encodeURIComponent(result.queue)}`);
 }
 
-/** API callers and the page's script get JSON; a person (the page, a plain form post) gets a page. */
-function fail(req: IncomingMessage, res: ServerResponse, err: HttpError, api: boolean): void {
+/**
+ * API callers and the page's script get JSON; a person (the page, a plain form post) gets a page.
+ * A person refused for want of the token gets a field to give it in: it goes as `?token=` to the
+ * page asked for, which turns it into the cookie and leaves the address clean.
+ */
+function fail(req: IncomingMessage, res: ServerResponse, err: HttpError, api: boolean, where: Where): void {
   if (err.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="docket"');
   if (api && (req.method !== 'POST' || wantsJson(req))) return sendJson(res, err.status, errorBody(err));
   const nonce = newNonce();
   res.setHeader('Content-Security-Policy', policy(nonce));
   const back = err.status === 401 ? null : api ? '../' : './';
-  sendHtml(res, err.status, messagePage(err.status, heading(err), err.message, nonce, back));
+  const form =
+    err.status === 401 && where !== null
+      ? tokenForm(api ? `${where.base}/` : where.base + where.path, api ? new URLSearchParams() : (requestUrl(req)?.searchParams ?? new URLSearchParams()))
+      : undefined;
+  sendHtml(res, err.status, messagePage(err.status, heading(err), err.message, nonce, back, form));
 }
 
 function heading(err: HttpError): string {

@@ -105,7 +105,24 @@ export function iso(at: number): string {
   return isoTime(at);
 }
 
-/** `text` about the instant `at` in a `<time datetime>`, or the invalid-time mark, set apart, when `at` is none. */
+/** The one zone the dashboard shows times in, named beside each: UTC, the zone of the Redis clock's epoch. */
+export const ZONE = 'UTC';
+
+/** An instant as `2030-01-02 13:04:05 UTC`; its invalid-time mark when no Date holds it. */
+export function utc(at: number): string {
+  if (!validTime(at)) return invalidTime(at);
+  return `${isoTime(at).slice(0, 19).replace('T', ' ')} ${ZONE}`;
+}
+
+/**
+ * `text` about the instant `at` in a `<time datetime>` whose tooltip is the instant in UTC, or the
+ * invalid-time mark, set apart, when `at` is none.
+ */
 export function timeTag(at: number, text: string): Html {
-  return validTime(at) ? html`<time datetime="${isoTime(at)}">${text}</time>` : html`<span class="invalid">${invalidTime(at)}</span>`;
+  return validTime(at) ? html`<time datetime="${isoTime(at)}" title="${utc(at)}">${text}</time>` : html`<span class="invalid">${invalidTime(at)}</span>`;
+}
+
+/** An instant as `2030-01-02 13:04:05 UTC (in 5 min)`: the page's absolute times, all in one zone. */
+export function whenTag(at: number, now: number): Html {
+  return validTime(at) ? html`<time datetime="${isoTime(at)}">${utc(at)}</time> <span class="dim">(${relative(at, now)})</span>` : html`<span class="invalid">${invalidTime(at)}</span>`;
 }

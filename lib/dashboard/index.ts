@@ -2,7 +2,9 @@
  * The live web dashboard: every queue's counts, a throughput chart, the next delayed tasks on a
  * timeline, tasks waiting on their dependencies, active tasks with their holders, dead tasks with
  * their errors and buttons to act on them, and a lookup of one task by hash (with what it was put
- * after, or its kept outcome). A plain `(req, res, next)` handler, or a server of its own.
+ * after, or its kept outcome); beside it, each state's tasks a page at a time with search, a page
+ * per task, and the queue's schedules, live workers and groups. A plain `(req, res, next)`
+ * handler, or a server of its own.
  */
 export { createDashboard } from './handler';
 export type { DashboardHandler } from './handler';
@@ -11,3 +13,9 @@ export type { DashboardServer } from './serve';
 export type { DashboardOptions, ServeOptions } from './options';
 export type { Overview, QueueView, TaskList, TaskView, ActionResult } from './api';
 export type { DependencyView, Lookup, OutcomeView, TaskDetail } from './lookup';
+export type { ListPage, SearchInfo } from './lists';
+export type { TaskPage } from './task-page';
+export type { ScheduleView, SchedulesView } from './schedules-page';
+export type { WorkersPage } from './workers-page';
+export type { GroupsPage } from './groups-page';
+export type { ParkedView, TaskEvent, WorkerView, WorkersView } from './live';

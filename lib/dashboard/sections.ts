@@ -11,8 +11,9 @@ import type { QueueStats } from '../admin';
 import { printable, printableLines } from '../printable';
 import type { Overview, QueueView, TaskList, TaskView } from './api';
 import { lookupLink } from './detail';
-import { cleanForm, pauseForm, purgeForm, redriveForm, rescheduleForm, cancelForm, type View } from './forms';
+import { cleanForm, pauseForm, purgeForm, redriveAllForm, redriveForm, rescheduleForm, cancelForm, type View } from './forms';
 import { clip, html, relative, size, span, timeTag, type Html } from './html';
+import { pageLink, taskLink } from './shell';
 
 const COUNTS = ['ready', 'delayed', 'waiting', 'active', 'dead', 'expired', 'deduplicated'] as const;
 
@@ -63,12 +64,18 @@ export function summarySection(view: View, q: QueueView): Html {
 ${banner}<div class="stats">${COUNTS.map((c) => card(q.stats, c))}</div>`;
 }
 
-function shown(list: TaskList, what: string): Html {
-  return list.total > list.tasks.length ? html`<p class="more">Showing ${list.tasks.length} of ${list.total.toLocaleString('en')} ${what}.</p>` : html``;
+/** How many of the state's tasks the section shows, and a link to page through them all. */
+export function shown(view: View, queue: string, state: string, list: TaskList, what: string): Html {
+  if (list.total <= list.tasks.length) return html``;
+  const all = pageLink(view, '/tasks', { queue, state });
+  return html`<p class="more">Showing ${list.tasks.length} of ${list.total.toLocaleString('en')} ${what}. <a href="${all}" data-all="${state}">Page through all, or search them</a></p>`;
 }
 
-/** The payload preview, with the hash (and name, group, priority or size, when worth saying) beneath it. */
-export function taskCell(task: TaskView): Html {
+/**
+ * The payload preview, with the hash (and name, group, priority or size, when worth saying)
+ * beneath it; with `view` and `queue`, the hash links to the task's page.
+ */
+export function taskCell(task: TaskView, view?: View, queue?: string): Html {
   const preview = printable(task.preview);
   // JSON never ends in '…': a preview that does was cut (api.ts), and its size is worth showing.
   const cut = preview.endsWith('…');
@@ -79,7 +86,8 @@ export function taskCell(task: TaskView): Html {
     cut ? html`<span class="tag">${size(task.bytes)}</span>` : '',
   ];
   const title = cut ? `${preview} (${size(task.bytes)})` : preview;
-  return html`<td class="task"><code class="data" title="${title}">${preview}</code><div class="hash">${task.hash}${tags}</div></td>`;
+  const hash = view === undefined || queue === undefined ? task.hash : html`<a href="${taskLink(view, queue, task.hash)}" data-task="${task.hash}">${printable(task.hash)}</a>`;
+  return html`<td class="task"><code class="data" title="${title}">${preview}</code><div class="hash">${hash}${tags}</div></td>`;
 }
 
 function leaseCell(task: TaskView, now: number): Html {
@@ -103,17 +111,17 @@ export function activeSection(view: View, queue: string, list: TaskList): Html {
   if (list.tasks.length === 0) return html`${head}<p class="empty">No task is leased right now.</p>`;
   const rows = list.tasks.map(
     (t) =>
-      html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="worker"><code>${t.worker === null ? '–' : printable(t.worker)}</code></td>${progressCell(t)}${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
+      html`<tr data-hash="${t.hash}">${taskCell(t, view, queue)}<td class="worker"><code>${t.worker === null ? '–' : printable(t.worker)}</code></td>${progressCell(t)}${leaseCell(t, view.now)}<td class="num">${t.attempts} / ${t.maxAttempts}</td></tr>`,
   );
   return html`${head}<div class="scroll"><table data-queue="${queue}"><thead><tr><th>task</th><th>held by</th><th>progress</th><th class="num">lease left</th><th class="num">attempt</th></tr></thead>
-<tbody>${rows}</tbody></table></div>${shown(list, 'active tasks')}`;
+<tbody>${rows}</tbody></table></div>${shown(view, queue, 'active', list, 'active tasks')}`;
 }
 
 function waitingRow(view: View, queue: string, t: TaskView): Html {
   // Its run-at counts once its dependencies are done: at once, or later (delay, at, reschedule).
   const runs = timeTag(t.runAt, t.runAt <= view.now ? 'at once' : relative(t.runAt, view.now));
   const on = t.waitingOn === null ? '–' : html`<a href="${lookupLink(view, queue, t.hash)}" title="look it up: the tasks it waits on">${t.waitingOn.toLocaleString('en')}</a>`;
-  return html`<tr data-hash="${t.hash}">${taskCell(t)}<td class="num" data-waiting-on="${t.waitingOn ?? ''}">${on}</td><td class="num">${runs}</td>
+  return html`<tr data-hash="${t.hash}">${taskCell(t, view, queue)}<td class="num" data-waiting-on="${t.waitingOn ?? ''}">${on}</td><td class="num">${runs}</td>
 <td class="end"><div class="actions">${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
 }
 
@@ -122,7 +130,7 @@ export function waitingSection(view: View, queue: string, list: TaskList): Html 
   const head = html`<h2><span class="dot waiting"></span>Waiting <span class="count">${list.total}</span> <span class="sub">on the tasks they were put after, longest waiting first</span></h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No task is waiting on another.</p>`;
   return html`${head}<div class="scroll"><table class="waiting-tasks" data-queue="${queue}"><thead><tr><th>task</th><th class="num">waiting on</th><th class="num">then runs</th><th></th></tr></thead>
-<tbody>${list.tasks.map((t) => waitingRow(view, queue, t))}</tbody></table></div>${shown(list, 'waiting tasks')}`;
+<tbody>${list.tasks.map((t) => waitingRow(view, queue, t))}</tbody></table></div>${shown(view, queue, 'waiting', list, 'waiting tasks')}`;
 }
 
 function errorCell(task: TaskView): Html {
@@ -134,14 +142,29 @@ function errorCell(task: TaskView): Html {
 
 function deadRow(view: View, queue: string, t: TaskView): Html {
   const died = t.diedAt === null ? '–' : timeTag(t.diedAt, relative(t.diedAt, view.now));
-  return html`<tr data-hash="${t.hash}">${taskCell(t)}${errorCell(t)}<td class="num">${died}</td><td class="num">${t.attempts} / ${t.maxAttempts}</td>
+  return html`<tr data-hash="${t.hash}">${taskCell(t, view, queue)}${errorCell(t)}<td class="num">${died}</td><td class="num">${t.attempts} / ${t.maxAttempts}</td>
 <td class="end"><div class="actions">${redriveForm(view, queue, t.hash)}${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
 }
 
 /** Tasks out of attempts, most recent death first, with their last error and what can be done. */
 export function deadSection(view: View, queue: string, list: TaskList): Html {
-  const head = html`<h2><span class="dot dead"></span>Dead <span class="count">${list.total}</span>${list.total > 0 ? html`${cleanForm(view, queue, 'dead')}${purgeForm(view, queue)}` : ''}</h2>`;
+  const head = html`<h2><span class="dot dead"></span>Dead <span class="count">${list.total}</span>${list.total > 0 ? html`<span class="head-actions">${redriveAllForm(view, queue)}${cleanForm(view, queue, 'dead')}${purgeForm(view, queue)}</span>` : ''}</h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No dead tasks.</p>`;
   return html`${head}<div class="scroll"><table class="dead-tasks" data-queue="${queue}"><thead><tr><th>task</th><th>last error</th><th class="num">died</th><th class="num">attempts</th><th></th></tr></thead>
-<tbody>${list.tasks.map((t) => deadRow(view, queue, t))}</tbody></table></div>${shown(list, 'dead tasks')}`;
+<tbody>${list.tasks.map((t) => deadRow(view, queue, t))}</tbody></table></div>${shown(view, queue, 'dead', list, 'dead tasks')}`;
+}
+
+function readyRow(view: View, queue: string, t: TaskView): Html {
+  // A ready task waits for a worker; its attempts say whether it ran before (a retry, a re-drive).
+  const since = timeTag(t.runAt, relative(t.runAt, view.now));
+  return html`<tr data-hash="${t.hash}">${taskCell(t, view, queue)}<td class="num">${since}</td><td class="num">${t.attempts} / ${t.maxAttempts}</td>
+<td class="end"><div class="actions">${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
+}
+
+/** Tasks a worker may claim now, in claim order: priority levels first, then the fair groups, then the rest. */
+export function readySection(view: View, queue: string, list: TaskList): Html {
+  const head = html`<h2><span class="dot ready"></span>Ready <span class="count">${list.total}</span> <span class="sub">next claimed first</span>${list.total > 0 ? cleanForm(view, queue, 'ready') : ''}</h2>`;
+  if (list.tasks.length === 0) return html`${head}<p class="empty">No task is ready.</p>`;
+  return html`${head}<div class="scroll"><table class="ready-tasks" data-queue="${queue}"><thead><tr><th>task</th><th class="num">due since</th><th class="num">attempts</th><th></th></tr></thead>
+<tbody>${list.tasks.map((t) => readyRow(view, queue, t))}</tbody></table></div>${shown(view, queue, 'ready', list, 'ready tasks')}`;
 }

@@ -140,6 +140,35 @@ svg .stem { stroke: #c4b5fd; }
 svg .dot-task circle { fill: var(--delayed); stroke: #fff; stroke-width: 2; }
 svg .dot-task text { fill: #fff; font-weight: 700; font-size: 11px; }
 
+header.top { flex-wrap: wrap; }
+header.top .zone { font-size: 13px; color: #cbd5e1; }
+nav.tabs { max-width: 1240px; margin: 14px auto 0; padding: 0 28px; display: flex; flex-wrap: wrap; gap: 6px; }
+nav.tabs a { padding: 5px 12px; border-radius: 999px; background: var(--card); border: 1px solid var(--line); font-size: 13px; font-weight: 600; color: var(--ink); }
+nav.tabs a.on { background: var(--ink); border-color: var(--ink); color: #fff; }
+.head-actions { margin-left: auto; display: inline-flex; flex-wrap: wrap; gap: 6px; }
+.head-actions form.act { margin: 0; }
+h2 { flex-wrap: wrap; }
+.pager { display: flex; align-items: center; gap: 8px; margin: 10px 0; font-size: 13px; color: var(--dim); flex-wrap: wrap; }
+.pager span { margin-right: auto; font-variant-numeric: tabular-nums; }
+a.btn { display: inline-block; }
+a.btn:hover { text-decoration: none; }
+.note { color: var(--dim); font-size: 13px; margin: 8px 0; }
+.crumbs { margin: 0 0 4px; font-size: 13px; }
+.actions.start { justify-content: flex-start; margin-top: 14px; }
+pre.value.payload { max-height: 70vh; }
+table.history pre.value { max-height: 160px; }
+form.token { margin-top: 14px; }
+.dot.ready { background: var(--ready); }
+td.task a { color: inherit; }
+table.workers ul.deps code, table.groups ul.deps code { word-break: normal; white-space: nowrap; }
+td.task .hash a { color: var(--ready); }
+@media (max-width: 560px) {
+  nav.tabs { padding: 0 12px; }
+  td.task { max-width: 220px; }
+  form.find label.grow { min-width: 0; flex-basis: 100%; }
+  .stat .value { font-size: 30px; }
+}
+
 #toast { position: fixed; right: 20px; bottom: 20px; max-width: 420px; background: #111827; color: #fff; padding: 10px 16px; border-radius: 10px; font-size: 14px; opacity: 0; transform: translateY(8px); transition: opacity .2s, transform .2s; pointer-events: none; }
 #toast.show { opacity: 1; transform: none; }
 #toast.error { background: #991b1b; }

@@ -7,7 +7,7 @@ import { printable, validTime } from '../printable';
 import type { TaskList, TaskView } from './api';
 import { cancelForm, cleanForm, rescheduleForm, type View } from './forms';
 import { html, relative, span, timeTag, type Html } from './html';
-import { taskCell } from './sections';
+import { shown, taskCell } from './sections';
 
 const W = 960;
 const LEFT = 28;
@@ -98,7 +98,7 @@ function drawing(view: View, tasks: TaskView[]): Html {
 
 function row(view: View, queue: string, t: TaskView, n: number): Html {
   const when = due(t.runAt, view.now);
-  return html`<tr data-hash="${t.hash}"><td class="rank"><span class="pin">${n}</span></td><td class="num due">${timeTag(t.runAt, when)}</td>${taskCell(t)}<td class="num">${t.attempts} / ${t.maxAttempts}</td>
+  return html`<tr data-hash="${t.hash}"><td class="rank"><span class="pin">${n}</span></td><td class="num due">${timeTag(t.runAt, when)}</td>${taskCell(t, view, queue)}<td class="num">${t.attempts} / ${t.maxAttempts}</td>
 <td class="end"><div class="actions">${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
 }
 
@@ -106,8 +106,7 @@ function row(view: View, queue: string, t: TaskView, n: number): Html {
 export function timelineSection(view: View, queue: string, list: TaskList): Html {
   const head = html`<h2><span class="dot delayed"></span>Coming up <span class="count">${list.total}</span> <span class="sub">delayed tasks, next due first</span>${list.total > 0 ? cleanForm(view, queue, 'delayed') : ''}</h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">Nothing is delayed.</p>`;
-  const more = list.total > list.tasks.length ? html`<p class="more">Showing the next ${list.tasks.length} of ${list.total.toLocaleString('en')} delayed tasks.</p>` : '';
   return html`${head}${drawing(view, list.tasks)}
 <div class="scroll"><table data-queue="${queue}"><thead><tr><th>#</th><th class="num">runs</th><th>task</th><th class="num">attempts</th><th></th></tr></thead>
-<tbody>${list.tasks.map((t, i) => row(view, queue, t, i + 1))}</tbody></table></div>${more}`;
+<tbody>${list.tasks.map((t, i) => row(view, queue, t, i + 1))}</tbody></table></div>${shown(view, queue, 'delayed', list, 'delayed tasks, next due first')}`;
 }

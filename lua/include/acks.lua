@@ -3,6 +3,7 @@
   A finished task leaves no records behind, and its de-dup identity is free again. Acks of a call
   are checked with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
 -- include: record
+-- include: groups
 
 -- Acks ARGV[10] tasks (3 ARGV slots each from ARGV[11]: id, lease token, result), appending 1
 -- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its

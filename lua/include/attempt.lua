@@ -3,8 +3,9 @@
   failed; then the task is merged into its identity's waiting twin (an until-start task put again
   while it ran: that one does the work), made dead when out of attempts (kept for inspection and
   re-drive; claim trims the dead set by count and age), or retried: ready now, or delayed until
-  `retryAt`. Needs the includes levels, events, outcomes, identity, deps and records before it. ]]
+  `retryAt`. Needs the includes events, outcomes, identity, deps and records before it. ]]
 -- include: record
+-- include: ready
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `limit` is its most
 -- attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap.

@@ -21,8 +21,10 @@
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
   Here is the side that sends steps: routing them, how a task ended (outcomeOf), a task ending
   (fire), leaving the wait early (unwait) or done waiting (unblock). The side that applies them is
-  include: settle. Needs levels, events, outcomes and identity included before it. ]]
+  include: settle. Needs events, outcomes and identity included before it. ]]
 -- include: record
+-- include: many
+-- include: ready
 
 -- This queue's name: its keys' hash tag (names hold no braces).
 local QUEUE = string.match(K.tasks, '{(.*)}')
@@ -30,10 +32,6 @@ local QUEUE = string.match(K.tasks, '{(.*)}')
 -- Whether this call added steps (the caller then wakes an idle worker to take them), and steps
 -- for other queues (the caller may say so, for its client to carry them at once).
 local stepped, outboxed = false, false
-
--- Refs, members and steps per variadic call: unpack() has a stack limit of a few thousand values
--- ("too many results to unpack"), and a task may have 10,000 dependencies or dependents.
-local SLICE = 500
 
 -- Sends steps where they are applied: this queue's `settle` list, or the outbox for another
 -- queue. Many at once in a few variadic calls, not one call each (a task with 10,000 dependents).
@@ -46,8 +44,8 @@ local function routeAll(steps, now)
       table.insert(there, now); table.insert(there, cjson.encode(step))
     end
   end
-  for i = 1, #here, SLICE do redis.call('RPUSH', K.settle, unpack(here, i, math.min(i + SLICE - 1, #here))) end
-  for i = 1, #there, 2 * SLICE do redis.call('ZADD', K.outbox, unpack(there, i, math.min(i + 2 * SLICE - 1, #there))) end
+  many('RPUSH', K.settle, here)
+  many('ZADD', K.outbox, there)
   if #steps > 0 then stepped = true end
   if #there > 0 then outboxed = true end
 end
@@ -100,7 +98,7 @@ local function unwait(id, now)
       table.insert(steps, { 'unr', queue, ref, id, QUEUE })
     end
   end
-  for i = 1, #mine, SLICE do redis.call('ZREM', K.dependents, unpack(mine, i, math.min(i + SLICE - 1, #mine))) end
+  many('ZREM', K.dependents, mine)
   routeAll(steps, now)
   redis.call('ZREMRANGEBYLEX', K.after, from, to)
 end

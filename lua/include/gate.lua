@@ -3,6 +3,7 @@
   (include: limits) cap the count. During it, a grouped task whose group is at its concurrency
   limit (full) is set aside (park) until the group has a place (include: groups). ]]
 -- include: record
+-- include: groups
 
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
 local function full(g)
@@ -10,7 +11,7 @@ local function full(g)
   return limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit
 end
 
--- Sets a task of a group at its limit aside until the group has a place (see levels: refill). Its
+-- Sets a task of a group at its limit aside until the group has a place (see groups: refill). Its
 -- place in the group's order is fixed the first time, so a task parked again keeps it.
 local function park(id, meta, tag)
   if not meta.q then

@@ -2,8 +2,10 @@
   them: a task's record as its options make it (parse, metaOf), and the writes of records and of
   their places in the queue, gathered (store) and made a few variadic calls per chunk (flush).
   Uses put's `now` and `wake` (declared before it) and ARGV[2], maxAttempts; put sets `earliest`
-  (the queue's earliest run-at) before its first store. Needs many and levels before it. ]]
+  (the queue's earliest run-at) before its first store. ]]
 -- include: record
+-- include: many
+-- include: groups
 
 -- Writes are gathered and made at the end (flush), a few variadic calls per chunk instead of
 -- several per task. `pending` (include: identity) holds what this call is about to write, so a

@@ -1,6 +1,7 @@
---[[ groups: included (through levels) by the scripts that queue, dequeue or remove ready tasks
-  of fair groups. Tasks put with a `group` (fair scheduling across tenants) wait in the `grouped`
-  ZSET, K.grouped, by start-time fair queueing: a task of group g is tagged max(V, last[g]) + 1,
+--[[ groups: included by the scripts that queue, dequeue or remove ready tasks of fair groups
+  (through include: ready), or change a group's limit (not a script itself). Tasks put with a
+  `group` (fair scheduling across tenants) wait in the `grouped` ZSET, K.grouped, by start-time
+  fair queueing: a task of group g is tagged max(V, last[g]) + 1,
   where V (`gtags` field '') is the tag of the last grouped task claimed and last[g] (`gtags`
   field g, K.gtags) the group's latest tag; claims take the lowest tag. So every group
   with tasks waiting gets one task per round whatever its backlog, a group that was idle joins the
@@ -41,6 +42,15 @@ end
 -- lane first, then its tag, fixed when first parked: meta.q), then its id. Group names have no '|'.
 local function parkedAs(id, meta)
   return meta.g .. '|' .. meta.q .. '|' .. id
+end
+
+-- Queues a grouped task in `grouped` at its start tag (a task handed back: the current round).
+local function pushGroup(id, meta, head)
+  local tag = tagOf(meta, head)
+  if not head then redis.call('HSET', K.gtags, laneOf(meta), tag) end
+  redis.call('ZADD', K.grouped, tag, id)
+  -- Indexed with the levels, between level 1 and the ungrouped normal tasks.
+  redis.call('ZADD', K.levels, 0.5, 'g')
 end
 
 -- The most active tasks group g may have, or nil for no limit. Read once per group a script call
@@ -88,4 +98,17 @@ local function finished(meta, requeued)
   if redis.call('HINCRBY', K.gactive, meta.g, -1) <= 0 then redis.call('HDEL', K.gactive, meta.g) end
   if requeued then return 0 end
   return refill(meta.g)
+end
+
+-- Takes a ready grouped task out of `grouped`, or out of `parked` when its group's limit parked
+-- it. Returns 1, or 0 when found in neither.
+local function unqueueGroup(id, meta)
+  local member = meta.q and parkedAs(id, meta)
+  -- Its place in the group's order was its tag: queued again, it gets a new one.
+  meta.q = nil
+  if redis.call('ZREM', K.grouped, id) == 1 then
+    refill(meta.g)
+    return 1
+  end
+  return member and redis.call('ZREM', K.parked, member) or 0
 end

@@ -11,7 +11,8 @@
   by time and a lex range counts or trims them (the leading '|' is the queue's scope; a group's
   scope can come before it later). A lease at time t counts while now - t < per: any span of `per`
   ms then holds at most `rate` leases; a group's leases carry the group's name before the '|'. The
-  including script sets LIMITS, RATES and GHELD first. ]]
+  including script names limits, rates and gheld among its keys (K.limits, K.rates, K.gheld). ]]
+-- include: groups
 local function stamp(ms) return string.format('|%016d|', ms) end
 
 -- How many of `count` leases the queue's limits allow now (after lapsed leases were re-queued),

@@ -7,7 +7,7 @@
   gone, so it is readable for exactly its span on the Redis clock. Storage goes in two ways, neither
   a sweep that grows: each outcome kept removes up to two whose span has ended, and both keys carry
   a TTL at least as long as the longest span in them, so once the last span ends Redis deletes
-  them itself. The including script sets RESULTS and KEPT first. ]]
+  them itself. The including script names results and kept among its keys (K.results, K.kept). ]]
 local function keepOutcome(id, meta, now, state, body)
   local span = tonumber(meta.kr)
   if not span or span <= 0 then return end

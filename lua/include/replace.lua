@@ -6,6 +6,7 @@
   keeps its deliveries, creation time and last error; a ready task that stays ready at the same
   level in the same group keeps its place in line, any other is queued anew. ]]
 -- include: record
+-- include: ready
 local function replace(id, old, payload, o)
   -- Added earlier in this same call: its writes go out first, so it is moved like any other.
   if pending[id] and pending[id].batch == batch then flush() end

@@ -2,6 +2,7 @@
   waiting task learns how a dependency ended (settle), a dependent registers with a task of this
   queue (register; registerAll for a task just put), and steps in `settle` are applied (drain). ]]
 -- include: record
+-- include: many
 
 -- Waiting task id's dependency ref (of refQueue) ended with `outcome`. Done: once none is left,
 -- the task is queued. Failed (dead, expired, cancelled): as onDependencyFailure says, the task
@@ -73,8 +74,7 @@ local function registerAll(refs, id, now, cap)
     if ref[1] == QUEUE then table.insert(mine, ref[2]) else table.insert(steps, { 'reg', ref[1], ref[2], id, QUEUE }) end
   end
   routeAll(steps, now)
-  for i = 1, #mine, SLICE do
-    local part = { unpack(mine, i, math.min(i + SLICE - 1, #mine)) }
+  for part in slices(mine) do
     local raws = redis.call('HMGET', K.tasks, unpack(part))
     local dead = redis.call('ZMSCORE', K.dead, unpack(part))
     local members, marked = {}, {}
@@ -90,8 +90,8 @@ local function registerAll(refs, id, now, cap)
         table.insert(ended, ref)
       end
     end
-    if #members > 0 then redis.call('ZADD', K.dependents, unpack(members)) end
-    if #marked > 0 then redis.call('HSET', K.tasks, unpack(marked)) end
+    many('ZADD', K.dependents, members)
+    many('HSET', K.tasks, marked)
   end
   for _, ref in ipairs(ended) do register(ref, id, QUEUE, now, cap) end
 end

@@ -1,10 +1,12 @@
 --[[ take: claim's lease step. Takes up to `count` ready tasks, highest priority level first, then
-  the fair groups (lowest tag first: include: levels), then ungrouped normal tasks (include:
+  the fair groups (lowest tag first: include: groups), then ungrouped normal tasks (include:
   sources); leases each to the calling worker until now + ARGV[2] with token ARGV[3] .. ':' .. i,
   and appends its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include: levels) and
   tasks whose expiry has passed, and parks tasks of a group at its concurrency or rate limit
   (include: gate, limits). ]]
 -- include: record
+-- include: levels
+-- include: groups
 -- include: gate
 -- include: sources
 

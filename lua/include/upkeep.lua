@@ -2,6 +2,7 @@
   lapsed leases end their attempt (include: attempt), and the dead set is trimmed by age and count.
   Each step looks at the earliest member first, so an idle queue pays one read per structure; each
   does at most `batch` tasks a call, so a backlog never stalls Redis (the rest waits a call). ]]
+-- include: ready
 
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 

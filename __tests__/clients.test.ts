@@ -1,0 +1,133 @@
+/**
+ * Redis clients of node-redis 4, 5 and 6: a caller's client of each major carries a task through
+ * put, claim and ack; a RESP3 client (node-redis 6's default) is left on RESP3 while docket talks
+ * through a RESP2 duplicate of its own, which close() ends; a node-redis 5 or 6 cluster client is
+ * refused with a typed error. And the client options object: what it configures reaches the
+ * client docket opens (the database here), and what docket cannot honour is refused before any
+ * connection, naming the field. The whole contract suite runs through 5 and 6 clients in
+ * `npm run test:clients`; this file keeps the essentials in `npm test`.
+ */
+import { randomBytes } from 'node:crypto';
+import { createClient as createClient5, createCluster as createCluster5 } from 'redis-v5';
+import { createClient as createClient6 } from 'redis-v6';
+import { createScheduler, ValidationError, type Scheduler } from '../lib';
+import { queueKeys } from '../lib/keys';
+import { testUrl, uniquePrefix, useRedis } from './support/harness';
+
+const redis = useRedis();
+
+/** Puts a task, claims it with a worker of its own and acks it: the whole path through one scheduler. */
+async function roundTrip(s: Scheduler): Promise<void> {
+  const { hash } = await s.put({ n: randomBytes(4).toString('hex') }, { keepResult: { minutes: 1 } });
+  let seen: (hash: string) => void = () => {};
+  const claimed = new Promise<string>((resolve) => (seen = resolve));
+  const worker = s.work(async (task) => {
+    seen(task.hash);
+    return { ok: true };
+  });
+  try {
+    expect(await claimed).toBe(hash);
+    expect(await s.result(hash, { wait: 5000 })).toMatchObject({ state: 'done', result: { ok: true } });
+  } finally {
+    await worker.close();
+  }
+}
+
+/** How many connections the server has under `name` (CLIENT SETNAME, which a duplicate inherits). */
+async function connectionsNamed(name: string): Promise<number> {
+  const raw = await redis.raw();
+  const list = String(await raw.sendCommand(['CLIENT', 'LIST']));
+  return list.split('\n').filter((line) => line.includes(` name=${name} `)).length;
+}
+
+describe("a caller's client", () => {
+  it.each([
+    ['5', () => createClient5({ url: testUrl() })],
+    ['6', () => createClient6({ url: testUrl() })],
+  ])('of node-redis %s carries a task through put, claim and ack, and is left open', async (_major, make) => {
+    const client = make();
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const s = await createScheduler({ client, prefix: uniquePrefix('clients'), onWarning: () => {} });
+      await roundTrip(s);
+      await s.close();
+      expect(client.isOpen).toBe(true);
+      expect(await client.sendCommand(['PING'])).toBe('PONG');
+    } finally {
+      await client.disconnect();
+    }
+  });
+
+  it('on RESP3 stays on RESP3: docket talks through a RESP2 duplicate, which close() ends', async () => {
+    const name = `docket-resp3-${randomBytes(4).toString('hex')}`;
+    const client = createClient6({ url: testUrl(), name });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const s = await createScheduler({ client, prefix: uniquePrefix('clients'), onWarning: () => {} });
+      await roundTrip(s);
+      // The caller's connection and docket's duplicate at least (a worker adds blocking ones).
+      expect(await connectionsNamed(name)).toBeGreaterThanOrEqual(2);
+      await s.close();
+      expect(await connectionsNamed(name)).toBe(1);
+      // Still RESP3: a hash comes back as an object, not a flat array.
+      await client.sendCommand(['HSET', `${name}:h`, 'a', '1']);
+      expect(await client.sendCommand(['HGETALL', `${name}:h`])).toEqual({ a: '1' });
+      await client.sendCommand(['DEL', `${name}:h`]);
+    } finally {
+      await client.disconnect();
+    }
+  });
+
+  it('of a node-redis 5 or 6 cluster is refused, naming the option, before any connection', async () => {
+    const cluster = createCluster5({ rootNodes: [{ url: testUrl() }] });
+    const err = await createScheduler({ client: cluster as never, onWarning: () => {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).field).toBe('options.client');
+    expect((err as ValidationError).message).toMatch(/node-redis 5 or 6 cluster/);
+    expect(cluster.isOpen).toBe(false);
+  });
+});
+
+describe('clientOptions', () => {
+  it('reach the client docket opens: the database chosen holds the queue', async () => {
+    const prefix = uniquePrefix('clients');
+    const s = await createScheduler({ url: testUrl(), clientOptions: { database: 3 }, prefix, onWarning: () => {} });
+    try {
+      await roundTrip(s);
+      const { hash } = await s.put('in database 3');
+      const raw = await redis.raw();
+      const tasks = queueKeys(prefix, 'default').tasks;
+      expect(await raw.hExists(tasks, hash)).toBe(false);
+      await raw.select(3);
+      expect(await raw.hExists(tasks, hash)).toBe(true);
+      await raw.select(0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('may carry the URL instead of url', async () => {
+    const s = await createScheduler({ clientOptions: { url: testUrl(), socket: { connectTimeout: 2000 } }, prefix: uniquePrefix('clients'), onWarning: () => {} });
+    try {
+      await roundTrip(s);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it.each([
+    ['with a client', () => ({ client: createClient5({ url: testUrl() }), clientOptions: { database: 1 } }), 'options.clientOptions', /configure the client you give/],
+    ['with a URL in both places', () => ({ url: testUrl(), clientOptions: { url: testUrl() } }), 'options.clientOptions', /give the URL once/],
+    ['with a URL docket cannot read', () => ({ clientOptions: { url: 'http://127.0.0.1:6379' } }), 'options.clientOptions.url', /./],
+    ['with a reconnectStrategy', () => ({ clientOptions: { socket: { reconnectStrategy: () => 100 } } }), 'options.clientOptions.socket.reconnectStrategy', /docket's own/],
+    ['in legacy mode', () => ({ clientOptions: { legacyMode: true } }), 'options.clientOptions.legacyMode', /promise API/],
+    ['not an object', () => ({ clientOptions: 'redis://127.0.0.1' }), 'options.clientOptions', /expected an object/],
+  ])('are refused %s, naming the field, before any connection', async (_case, options, field, message) => {
+    const err = await createScheduler({ ...(options() as object), onWarning: () => {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).field).toBe(field);
+    expect((err as ValidationError).message).toMatch(message);
+  });
+});

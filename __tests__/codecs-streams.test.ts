@@ -1,0 +1,123 @@
+/**
+ * The replies read outside the scripts, decoded without Redis: the events stream's entries
+ * (XREAD, XRANGE, XREVRANGE) and entry ids (lib/codecs/streams.ts), and a task's record, by name,
+ * into what get() reports (lib/task.ts). A reply of another shape is a ReplyError naming the command.
+ */
+import { ReplyError } from '../lib/errors';
+import { CODECS } from '../lib/codecs';
+import { after, entryTime, latestId, rangeEntries, readEntries } from '../lib/codecs/streams';
+import { toTaskInfo } from '../lib/task';
+
+/** What a thrown error was, for comparing: its class and the command it names. */
+function thrown(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+describe('stream entries', () => {
+  const entry = ['1700000000123-4', ['type', 'completed', 'id', 'h1', 'attempt', '2']];
+
+  it('reads an XRANGE reply: each entry with its id, its time and its fields by name', () => {
+    expect(rangeEntries([entry, ['1700000000124-0', []]])).toEqual([
+      {
+        id: '1700000000123-4',
+        at: 1700000000123,
+        fields: new Map([
+          ['type', 'completed'],
+          ['id', 'h1'],
+          ['attempt', '2'],
+        ]),
+      },
+      { id: '1700000000124-0', at: 1700000000124, fields: new Map() },
+    ]);
+    expect(rangeEntries([])).toEqual([]);
+  });
+
+  it('reads an XREAD reply for one stream, and none when the block timed out', () => {
+    expect(readEntries([['p:{q}:events', [entry]]]).map((e) => [e.id, e.fields.get('type')])).toEqual([['1700000000123-4', 'completed']]);
+    expect(readEntries(null)).toEqual([]);
+  });
+
+  it('reads the latest id of an XREVRANGE COUNT 1, or null for an empty stream', () => {
+    expect(latestId([entry])).toBe('1700000000123-4');
+    expect(latestId([])).toBeNull();
+  });
+
+  it('throws a ReplyError naming the command for any other shape', () => {
+    const cases: Array<[string, () => unknown]> = [
+      ['XRANGE', () => rangeEntries(null)],
+      ['XRANGE', () => rangeEntries([['1-0']])],
+      ['XRANGE', () => rangeEntries([['1-0', ['type']]])],
+      ['XRANGE', () => rangeEntries([['1-0', ['type', 7]]])],
+      ['XRANGE', () => rangeEntries([['soon', []]])],
+      ['XREAD', () => readEntries([])],
+      [
+        'XREAD',
+        () =>
+          readEntries([
+            ['k', [entry]],
+            ['k2', []],
+          ]),
+      ],
+      ['XREAD', () => readEntries([['k']])],
+      ['XREAD', () => readEntries([['k', [['1-0', ['type', 'completed', 'id']]]]])],
+      ['XREVRANGE', () => latestId([entry, entry])],
+      ['XREVRANGE', () => latestId('1-0')],
+    ];
+    for (const [command, call] of cases) {
+      const err = thrown(call);
+      expect({ call: String(call), err }).toEqual({ call: String(call), err: expect.any(ReplyError) });
+      expect(err).toMatchObject({ code: 'ERR_REPLY', script: command });
+    }
+  });
+});
+
+describe('stream entry ids', () => {
+  it('reads the time an entry was added from its id', () => {
+    expect(entryTime('1700000000123-0')).toBe(1700000000123);
+    expect(entryTime('0-0')).toBe(0);
+    expect(() => entryTime('1700000000123')).toThrow(ReplyError);
+  });
+
+  it('orders ids by time, then sequence; every id comes after none', () => {
+    expect(after('5-1', '5-0')).toBe(true);
+    expect(after('6-0', '5-9')).toBe(true);
+    expect(after('5-0', '5-0')).toBe(false);
+    expect(after('5-0', '5-1')).toBe(false);
+    // Numbers, not text: 10 comes after 9.
+    expect(after('10-0', '9-0')).toBe(true);
+    expect(after('5-10', '5-9')).toBe(true);
+    expect(after('0-0', '')).toBe(true);
+  });
+});
+
+describe("a task's record, by name", () => {
+  const META = JSON.stringify({ r: 10, m: 5, n: 1, c: 1, p: 3, g: 'g1', w: 'h:1:ab', l: 99 });
+
+  it('becomes what get() reports, from the get codec reply', () => {
+    const record = CODECS.get.decode(['{"x":1}', META, 'active', '{"pct":5}'], { id: 'a1' });
+    expect(record).not.toBeNull();
+    expect(toTaskInfo('q', 'a1', record!)).toMatchObject({
+      hash: 'a1',
+      queue: 'q',
+      data: { x: 1 },
+      state: 'active',
+      runAt: 10,
+      attempts: 1,
+      level: 3,
+      group: 'g1',
+      worker: 'h:1:ab',
+      leaseUntil: 99,
+      progress: { pct: 5 },
+    });
+  });
+
+  it('reads a record without a payload (damaged) as data null', () => {
+    const record = CODECS.get.decode([null, META, 'dead', null], { id: 'a1' });
+    expect(toTaskInfo('q', 'a1', record!)).toMatchObject({ data: null, state: 'dead', progress: null });
+  });
+});

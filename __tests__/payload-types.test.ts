@@ -58,6 +58,16 @@ async function plainPut(s: Scheduler, callback: WithCallback, maybe: MaybeTo, an
   await s.put(anything);
   // @ts-expect-error nor is a bigint
   await s.put({ n: 1n });
+
+  // A sharded queue takes them as the Scheduler does.
+  const sharded = s.sharded('mail', 4);
+  await sharded.put(mail);
+  await sharded.putMany([{ data: mail }, { data: mail, options: { delay: 1000 } }]);
+  await sharded.put(json);
+  // @ts-expect-error a function field is not JSON, sharded or not
+  await sharded.put(callback);
+  // @ts-expect-error nor in a sharded putMany
+  await sharded.putMany([{ data: callback }]);
 }
 
 /** A typed queue: one payload type for put, putMany, work, get and result. */

@@ -108,3 +108,13 @@ describe('OpenTelemetry adapter', () => {
     ).toBe(active!.spanContext().spanId);
   });
 });
+
+describe('instrumentOpenTelemetry options', () => {
+  it.each([
+    ['a provider without getTracer', { tracerProvider: {} }, 'options.tracerProvider'],
+    ['a misspelled option', { tracerProvdier: new BasicTracerProvider() }, 'options.tracerProvdier'],
+    ['not an object', 'global', 'options'],
+  ])('refuses %s with a ValidationError naming the field', (_case, options, field) => {
+    expect(() => instrumentOpenTelemetry(options as never)).toThrow(expect.objectContaining({ name: 'ValidationError', code: 'ERR_VALIDATION', field }));
+  });
+});

@@ -5,7 +5,7 @@
 import { list, type ListOptions } from './admin';
 import type { Change, RedriveRefusal } from './codecs/changes';
 import type { Context } from './context';
-import { ValidationError } from './errors';
+import { listDeadOptions, parse } from './options';
 import type { Json } from './payload';
 import type { TaskInfo } from './task';
 
@@ -22,7 +22,7 @@ const BATCH = 500;
 /** Dead tasks, most recent death first. */
 export async function listDead<T>(ctx: Context, options?: ListDeadOptions): Promise<DeadTask<T>[]> {
   // A DeadTask has its data: previews are list()'s alone.
-  if (typeof options === 'object' && options !== null && 'preview' in options) throw new ValidationError('options.preview', 'is not a known option');
+  parse(listDeadOptions, options ?? {}, 'options');
   const page = await list<T>(ctx, 'dead', options);
   return page.tasks.map((task) => ({ ...task, diedAt: task.diedAt ?? 0 }));
 }

@@ -462,6 +462,44 @@ export const listOptions = z.strictObject({
   preview: z.number({ error: PREVIEW_HINT }).int({ error: PREVIEW_HINT }).min(1, { error: PREVIEW_HINT }).max(MAX_PREVIEW_BYTES, { error: PREVIEW_HINT }).optional(),
 });
 
+/** listDead(options): list()'s options less `preview` (a DeadTask has its whole data). */
+export const listDeadOptions = listOptions.omit({ preview: true });
+
+/** The options of a call whose queue is chosen for it (a shard's put, putMany, work): `queue` is refused. */
+export const shardChosen = z.unknown().superRefine((o, ctx) => {
+  if (o !== null && typeof o === 'object' && 'queue' in o) ctx.addIssue({ code: 'custom', message: 'is chosen by the shard, not given', path: ['queue'] });
+});
+
+/** A de-dup key where it is read before put checks it (a shard picks its queue by it): a string. */
+export const keyArg = z.string({ error: 'expected a string' }).optional();
+
+/** limitRate(limit) takes no second argument: the queue and group go inside the limit. */
+export const limitRateTail = z.undefined({ error: 'give the queue and group inside the limit: limitRate({ max, per, queue, group })' });
+
+/**
+ * The options of a call through a queue handle (`scheduler.queue<T>(name)`): an object, whose
+ * `queue`, when given, must be the handle's. The rest is left to the call's own schema.
+ */
+export function boundOptions(name: string) {
+  return z
+    .custom<object>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { error: 'expected an object' })
+    .superRefine((o, ctx) => {
+      const given = (o as { queue?: unknown }).queue;
+      if (given === undefined || given === name) return;
+      const got = typeof given === 'string' ? JSON.stringify(given) : `of type ${typeof given}`;
+      ctx.addIssue({ code: 'custom', message: `is ${got}, but this handle is bound to queue ${JSON.stringify(name)}: leave it out`, path: ['queue'] });
+    });
+}
+
+/** instrumentOpenTelemetry(options): a tracer provider, or the global one. */
+export const openTelemetryOptions = z.strictObject({
+  tracerProvider: z
+    .custom<{ getTracer(name: string, version?: string): unknown }>((v) => typeof v === 'object' && v !== null && typeof (v as { getTracer?: unknown }).getTracer === 'function', {
+      error: 'expected a TracerProvider (an object with a getTracer method)',
+    })
+    .optional(),
+});
+
 /** events(options): where to start reading, and a signal that ends the iteration. */
 export const eventsOptions = z.strictObject({
   from: z.union([z.literal('now'), z.literal('start'), z.string().regex(/^\d+-\d+$/)], { error: "expected 'now', 'start' or an event id such as '1700000000000-0'" }).default('now'),

@@ -13,6 +13,7 @@
 import type * as Otel from '@opentelemetry/api';
 import { MissingPeerError } from './errors';
 import { thrownText } from './log';
+import { openTelemetryOptions, parse } from './options';
 import type { Carrier, Task } from './task';
 import { channels, subscribers, type AckMessage, type ClaimMessage, type FailMessage, type PutMessage } from './tracing';
 
@@ -36,8 +37,9 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /** Starts tracing docket's calls in this process with OpenTelemetry. */
 export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): OpenTelemetryInstrumentation {
+  const { tracerProvider } = parse(openTelemetryOptions, options, 'options');
   const api = loadApi();
-  const provider = (options.tracerProvider ?? api.trace.getTracerProvider()) as Otel.TracerProvider;
+  const provider = (tracerProvider ?? api.trace.getTracerProvider()) as Otel.TracerProvider;
   const tracer = provider.getTracer('docket');
   const spans = new WeakMap<object, Otel.Span>();
   const attributes = (queue: string, operation: string): Otel.Attributes => ({

@@ -6,6 +6,7 @@
  * that put into another queue would hand that queue tasks of a type its own workers do not expect.
  */
 import { unreadable, ValidationError } from './errors';
+import { boundOptions, parse } from './options';
 import type { EventsOptions, QueueEvent } from './events';
 import type { ResultOptions, TaskOutcome } from './outcome';
 import type { Json, JsonCompatible } from './payload';
@@ -63,10 +64,15 @@ export function typedQueue<T>(scheduler: QueueTarget, name: string): Queue<T> {
 }
 
 class TypedQueue<T> implements Queue<T> {
+  /** The check of every options object given to this handle (options.ts, boundOptions). */
+  private readonly optionsSchema: ReturnType<typeof boundOptions>;
+
   constructor(
     private readonly scheduler: QueueTarget,
     readonly name: string,
-  ) {}
+  ) {
+    this.optionsSchema = boundOptions(name);
+  }
 
   // The casts below leave T for Json: queue<T>() took only a JSON T, and put checks the value.
   async put(data: T, options?: PutOptions): Promise<PutResult> {
@@ -111,15 +117,8 @@ class TypedQueue<T> implements Queue<T> {
    */
   private bound<O extends object>(options: O | null | undefined, field: string): O & { queue: string } {
     if (options === undefined || options === null) return { queue: this.name } as O & { queue: string };
-    if (typeof options !== 'object' || Array.isArray(options)) throw new ValidationError(field, 'expected an object');
-    return read(field, () => {
-      const given = (options as { queue?: unknown }).queue;
-      if (given !== undefined && given !== this.name) {
-        const got = typeof given === 'string' ? JSON.stringify(given) : `of type ${typeof given}`;
-        throw new ValidationError(`${field}.queue`, `is ${got}, but this handle is bound to queue ${JSON.stringify(this.name)}: leave it out`);
-      }
-      return { ...options, queue: this.name };
-    });
+    parse(this.optionsSchema, options, field);
+    return read(field, () => ({ ...options, queue: this.name }));
   }
 }
 

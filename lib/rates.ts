@@ -7,7 +7,7 @@ import { serverTime } from './admin';
 import { hashReply } from './connection';
 import type { Context } from './context';
 import { ValidationError } from './errors';
-import { parse, queueOptions, rateArg, rateScope, spanArg } from './options';
+import { limitRateTail, parse, queueOptions, rateArg, rateScope, spanArg } from './options';
 import type { Span } from './time';
 
 export interface RateLimit {
@@ -68,7 +68,7 @@ export async function limitRate(ctx: Context, limit: unknown, options?: RateLimi
     });
     return;
   }
-  if (options !== undefined) throw new ValidationError('options', 'give the queue and group inside the limit: limitRate({ max, per, queue, group })');
+  parse(limitRateTail, options, 'options');
   const o = parse(rateArg, limit, 'limit');
   const [rate, per] = fields(o);
   await ctx.scripts.run('cap', ctx.keys(o.queue ?? ctx.options.queue), {

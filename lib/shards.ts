@@ -7,8 +7,8 @@
 import type { Context } from './context';
 import { ValidationError } from './errors';
 import { identityOf } from './hashing';
-import { parse, queueName, shardCount, taskHash } from './options';
-import { canonicalJson, type Json } from './payload';
+import { keyArg, parse, queueName, shardChosen, shardCount, taskHash } from './options';
+import { canonicalJson, type Json, type JsonCompatible } from './payload';
 import type { PutOptions } from './put';
 import { sumStats, type QueueStats } from './admin';
 import type { ResultOptions, TaskOutcome } from './outcome';
@@ -25,8 +25,11 @@ export interface Sharded {
   readonly queues: readonly string[];
   /** Puts to the shard the task's identity (payload, or `key`) hashes to. */
   put(data: Json, options?: Omit<PutOptions, 'queue'>): Promise<PutResult>;
+  /** The same, for data typed by an `interface` (as Scheduler.put takes it: lib/payload.ts, JsonCompatible). */
+  put<T>(data: T & JsonCompatible<T>, options?: Omit<PutOptions, 'queue'>): Promise<PutResult>;
   /** Puts many, one putMany per shard; results in the order of `items`. */
   putMany(items: Array<{ data: Json; options?: Omit<PutOptions, 'queue'> }>): Promise<PutResult[]>;
+  putMany<T>(items: Array<{ data: T & JsonCompatible<T>; options?: Omit<PutOptions, 'queue'> }>): Promise<PutResult[]>;
   /** The queue a task with this data (and key) goes to. */
   shardOf(data: Json, key?: string): string;
   /**
@@ -73,24 +76,22 @@ export function sharded(ctx: Context, scheduler: ShardTarget, name: unknown, cou
   const base = parse(queueName, name, 'name');
   const n = parse(shardCount, count, 'count');
   const queues = Array.from({ length: n }, (_, i) => parse(queueName, `${base}:${i}`, 'name'));
-  const rejectQueue = (options: unknown, field: string) => {
-    if (options && typeof options === 'object' && 'queue' in options) throw new ValidationError(`${field}.queue`, 'is chosen by the shard, not given');
-  };
+  const rejectQueue = (options: unknown, field: string) => void parse(shardChosen, options, field);
   const shardOf = (data: Json, key: unknown, field = 'data', keyField = 'options.key') => {
     // Checked here, before the identity is built of it: put checks it again, with the rest.
-    if (key !== undefined && typeof key !== 'string') throw new ValidationError(keyField, 'expected a string');
+    const given = parse(keyArg, key, keyField);
     // The identity's id, as put.lua stores it: its first 8 hex digits pick the shard.
-    const id = ctx.hash(identityOf(canonicalJson(data, field, { bytes: ctx.options.maxPayloadBytes }), key));
+    const id = ctx.hash(identityOf(canonicalJson(data, field, { bytes: ctx.options.maxPayloadBytes }), given));
     return queues[parseInt(id.slice(0, 8), 16) % n];
   };
   return {
     queues,
     shardOf: (data, key) => shardOf(data, key, 'data', 'key'),
-    async put(data, options) {
+    async put(data: Json, options?: Omit<PutOptions, 'queue'>) {
       rejectQueue(options, 'options');
       return scheduler.put(data, { ...options, queue: shardOf(data, options?.key) });
     },
-    async putMany(items) {
+    async putMany(items: Array<{ data: Json; options?: Omit<PutOptions, 'queue'> }>) {
       if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
       // Grouped by shard, so each shard's tasks go in chunks of their own, in put order.
       const byShard = new Map<string, number[]>();

@@ -19,8 +19,10 @@ assert.ok(url, 'DOCKET_PACK_REDIS_URL is unset');
 
 // The user's own client: node-redis 6, what `npm i redis` installs today (the scratch project
 // installed it beside the tarball), on RESP3 by default. docket's own client package (node-redis
-// 4's @redis/client, kept under node_modules/docket/) is not loaded for it.
-const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(path.join('docket', 'node_modules', '@redis', 'client')));
+// 4's @redis/client, wherever npm placed it beside node-redis 6's) is not loaded for it.
+const own = createRequire(import.meta.url);
+const docketsClient = createRequire(own.resolve('docket')).resolve('@redis/client');
+const loaded = () => docketsClient in own.cache;
 const { createClient } = await import('redis');
 const client = createClient({ url });
 client.on('error', () => {});

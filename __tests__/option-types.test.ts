@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type {
+  OpenTelemetryOptions,
   ChangeOptions,
   ClaimOptions,
   CleanOptions,
@@ -77,6 +78,8 @@ const AGREEMENT = {
   metricsRegistry: true as Agree<typeof options.metricsRegistry, MetricsRegistry>,
   dashboard: true as Agree<typeof dashboardOptions, DashboardOptions>,
   serve: true as Agree<typeof serveOptions, ServeOptions>,
+  openTelemetry: true as Agree<typeof options.openTelemetryOptions, OpenTelemetryOptions>,
+  listDead: true as Agree<typeof options.listDeadOptions, ListOptions>,
 } satisfies Record<string, true>;
 
 describe('the public option types', () => {

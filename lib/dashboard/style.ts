@@ -156,7 +156,7 @@ a.btn:hover { text-decoration: none; }
 .crumbs { margin: 0 0 4px; font-size: 13px; }
 .actions.start { justify-content: flex-start; margin-top: 14px; }
 pre.value.payload { max-height: 70vh; }
-table.history pre.value { max-height: 160px; }
+table.history pre.value { max-height: 5.6em; }
 form.token { margin-top: 14px; }
 .dot.ready { background: var(--ready); }
 td.task a { color: inherit; }

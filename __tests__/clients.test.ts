@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createClient as createClient5, createCluster as createCluster5 } from 'redis-v5';
-import { createClient as createClient6 } from 'redis-v6';
+import { createClient as createClient6, RESP_TYPES } from 'redis-v6';
 import { createScheduler, ValidationError, type Scheduler } from '../lib';
 import { queueKeys } from '../lib/keys';
 import { testUrl, uniquePrefix, useRedis } from './support/harness';
@@ -44,6 +44,8 @@ describe("a caller's client", () => {
   it.each([
     ['5', () => createClient5({ url: testUrl() })],
     ['6', () => createClient6({ url: testUrl() })],
+    ['5 on RESP3', () => createClient5({ url: testUrl(), RESP: 3 })],
+    ['6 with a type mapping', () => createClient6({ url: testUrl(), RESP: 2 }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer })],
   ])('of node-redis %s carries a task through put, claim and ack, and is left open', async (_major, make) => {
     const client = make();
     client.on('error', () => {});

@@ -183,12 +183,10 @@ async function adopt(client: RedisLike): Promise<{ client: RedisLike; own: boole
     if (!modern) return { client, own: false };
     throw new ValidationError('options.client', 'is a node-redis 5 or 6 cluster client: give cluster: [urls] (docket opens its own) or a node-redis 4 cluster client');
   }
-  // A type mapping (replies as Buffers or Maps) changes what docket reads as much as RESP3 does.
-  const mapping = (client as { options?: { typeMapping?: object } }).options?.typeMapping;
-  const mapped = mapping !== undefined && Object.keys(mapping).length > 0;
-  if (!modern || (!mapped && (await protocolOf(client)) !== 3)) return { client, own: false };
+  if (!modern || (await answersPlainly(client))) return { client, own: false };
   // What only RESP3 allows goes too: node-redis 6 refuses maintenance notices or a client-side cache on RESP2.
-  const plain = { RESP: 2, typeMapping: {}, maintNotifications: 'disabled', clientSideCache: undefined, emitInvalidate: false };
+  // A mapping set with withTypeMapping() lives in the command options a duplicate inherits: they go.
+  const plain = { RESP: 2, typeMapping: {}, commandOptions: undefined, maintNotifications: 'disabled', clientSideCache: undefined, emitInvalidate: false };
   const dup = (client.duplicate as (overrides: typeof plain) => RedisClientLike).call(client, plain);
   dup.on('error', () => {});
   await withDeadline<unknown>(dup.connect(), CONNECT_TIMEOUT_MS, 'connect').catch(async (err: unknown) => {
@@ -198,15 +196,22 @@ async function adopt(client: RedisLike): Promise<{ client: RedisLike; own: boole
   return { client: dup, own: true };
 }
 
-/** The protocol a client speaks: HELLO with no version answers without switching it. */
-async function protocolOf(client: RedisClientLike): Promise<number> {
+/**
+ * Whether a client answers as docket reads: RESP2 shapes, strings as strings. HELLO with no version
+ * answers without switching the protocol: on RESP2 a flat array of strings, numbers and arrays; on
+ * RESP3 a map (an object or Map), and with a type mapping Buffers where strings were.
+ */
+async function answersPlainly(client: RedisClientLike): Promise<boolean> {
+  let reply: unknown;
   try {
-    const reply = await withDeadline(client.sendCommand(['HELLO']), CONNECT_TIMEOUT_MS, 'HELLO');
-    return Number(hashReply(reply).get('proto') ?? 2);
+    reply = await withDeadline(client.sendCommand(['HELLO']), CONNECT_TIMEOUT_MS, 'HELLO');
   } catch {
-    // A server or ACL user without HELLO speaks RESP2; a client not yet connected fails its first call as before.
-    return 2;
+    // A server or ACL user without HELLO speaks RESP2 (a client not yet connected fails its first
+    // call as before); only a mapping set on the client itself can tell then.
+    const mapping = (client as { options?: { typeMapping?: object } }).options?.typeMapping;
+    return mapping === undefined || Object.keys(mapping).length === 0;
   }
+  return Array.isArray(reply) && reply.every((value) => typeof value !== 'object' || Array.isArray(value));
 }
 
 /** node-redis 4's client package, loaded the first time docket opens a client of its own. */

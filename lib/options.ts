@@ -94,7 +94,8 @@ const instant = z
   .transform((value) => instantToMs(value))
   .refine((ms) => ms <= MAX_INSTANT_MS, { error: `must be no later than the end of the year 4999 (${MAX_INSTANT_MS} ms)` });
 
-const count = (max: number) =>
+/** A whole number from 1 to `max`. */
+export const count = (max: number) =>
   z
     .number({ error: 'expected a number' })
     .int({ error: 'expected a whole number' })

@@ -10,7 +10,7 @@ import { parse, taskHash } from '../options';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo, TaskState } from '../task';
 import { PREVIEW_BYTES, toView, type TaskView } from './api';
-import type { ListQuery } from './params';
+import type { ListQuery } from './options';
 
 /** Most tasks a text search reads, from the head of the list. */
 export const SEARCH_SCAN = 2000;

@@ -1,11 +1,14 @@
 /**
  * The dashboard's options, checked and defaulted by zod here and nowhere else (strict, so a
- * misspelled option is reported), and the checks on what an action request carries.
+ * misspelled option is reported), and the checks on what a request carries: an action's body, a
+ * page's query (the queue, the task, and a list page's state, page and search text).
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ValidationError } from '../errors';
-import { CLEAN_STATES, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName, taskHash } from '../options';
+import { STATES } from '../admin';
+import { CLEAN_STATES, count, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName, taskHash } from '../options';
+import type { TaskState } from '../task';
 
 export interface DashboardOptions {
   /**
@@ -65,12 +68,7 @@ export const hostName = z.string({ error: 'expected a string' }).refine((h) => i
 const dashboardShape = {
   token: token.optional(),
   basePath: basePath.default(''),
-  limit: z
-    .number({ error: 'expected a number' })
-    .int({ error: 'expected a whole number' })
-    .min(1, { error: 'must be from 1 to 100' })
-    .max(100, { error: 'must be from 1 to 100' })
-    .default(20),
+  limit: count(100).default(20),
 };
 
 export const dashboardOptions = z.strictObject(dashboardShape);
@@ -213,4 +211,61 @@ export function parseTaskQuery(query: URLSearchParams): { queue: string; hash: s
   const found = parseHashParam(query.get('hash'));
   if (found === undefined) throw new ValidationError('hash', 'required: the hash put() returned');
   return { queue, hash: found };
+}
+
+/** Most tasks one page of a list lists. */
+export const MAX_PAGE = 100;
+/** Furthest a page may start: past a billion tasks nobody pages by hand. */
+export const MAX_OFFSET = 1_000_000_000;
+/** Longest search text: a hash (up to 1,024 characters) or a piece of a payload. */
+export const MAX_QUERY_CHARS = 1024;
+
+/** What a list page asks for. */
+export interface ListQuery {
+  queue: string | undefined;
+  state: TaskState;
+  offset: number;
+  limit: number;
+  /** The search text, trimmed; undefined for none. */
+  q: string | undefined;
+}
+
+/** A query parameter left out or left empty (an empty form field) is not given. */
+const given = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+/** A whole number from `min` to `max`, as decimal digits. */
+const wholeParam = (min: number, max: number) => {
+  const error = `expected a whole number from ${min} to ${max}`;
+  return z.preprocess(
+    given,
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,10}$/, { error })
+      .transform(Number)
+      .pipe(z.number().min(min, { error }).max(max, { error }))
+      .optional(),
+  );
+};
+
+const listQuery = z.object({
+  state: z.preprocess(given, z.enum(STATES, { error: (issue) => (issue.input === undefined ? `required: one of ${STATES.join(', ')}` : `expected one of ${STATES.join(', ')}`) })),
+  offset: wholeParam(0, MAX_OFFSET),
+  limit: wholeParam(1, MAX_PAGE),
+  q: z.preprocess(
+    given,
+    z
+      .string()
+      .trim()
+      .max(MAX_QUERY_CHARS, { error: `must be at most ${MAX_QUERY_CHARS} characters` })
+      .optional(),
+  ),
+});
+
+/** `?queue=&state=&offset=&limit=&q=` of a list page; `pageSize` is the dashboard's `limit` option. */
+export function parseListQuery(query: URLSearchParams, pageSize: number): ListQuery {
+  const queue = parseQueueParam(query.get('queue'));
+  const field = (name: string) => query.get(name) ?? undefined;
+  const { state, offset, limit, q } = parseBody(listQuery, { state: field('state'), offset: field('offset'), limit: field('limit'), q: field('q') });
+  return { queue, state, offset: offset ?? 0, limit: limit ?? pageSize, q };
 }

@@ -4,14 +4,13 @@
  * and the groups of a queue. Each checks its query parameters before it reads anything (a bad one
  * is a ValidationError, so a 400 naming it); a page with no `?queue=` shows the first queue.
  */
-import { parseQueueParam, parseTaskQuery, type ParsedDashboardOptions } from './options';
+import { parseListQuery, parseQueueParam, parseTaskQuery, type ParsedDashboardOptions } from './options';
 import type { Scheduler } from '../scheduler';
 import type { View } from './forms';
 import { html, type Html } from './html';
 import { groupsBody, readGroupsPage } from './groups-page';
 import { listPage } from './lists';
 import { listBody } from './list-page';
-import { parseListQuery } from './params';
 import { readSchedules, schedulesBody } from './schedules-page';
 import { shellPage, type Tab } from './shell';
 import { readTaskPage, taskBody } from './task-page';

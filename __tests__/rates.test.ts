@@ -4,7 +4,9 @@
  * every claim for a span.
  */
 import { ValidationError } from '../lib';
+import { createClient } from 'redis';
 import { eventually, keysUnder, serverNow, sleep, useRedis } from './support/harness';
+import { startRedis } from './support/redis-server';
 
 const redis = useRedis();
 
@@ -42,8 +44,11 @@ describe('limitRate', () => {
   });
 
   it('lets a limited worker sleep until the next claim is allowed, not poll', async () => {
-    const s = await redis.scheduler();
-    const raw = await redis.raw();
+    // A server of its own: EVALSHA is counted, and no other test file may add to the count.
+    const server = await startRedis();
+    const s = await redis.scheduler({ url: server.url });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
     const calls = async () =>
       Number(
         /calls=(\d+)/.exec(
@@ -52,20 +57,26 @@ describe('limitRate', () => {
             .find((l) => l.startsWith('cmdstat_evalsha:')) ?? '',
         )?.[1] ?? 0,
       );
-    await s.limitRate({ max: 1, per: 1000 });
-    await s.putMany([1, 2].map((n) => ({ data: n })));
-    const runs: Array<{ at: number; calls: number }> = [];
-    // Heartbeats are EVALSHA calls too: one a minute keeps them out of the count.
-    const w = s.work(async () => void runs.push({ at: Date.now(), calls: await calls() }), {
-      heartbeatInterval: 60_000,
-      heartbeatDeadline: 120_000,
-    });
-    await eventually(() => runs.length === 2, 3000);
-    await w.close();
-    expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(950);
-    // Between the two: the ack with the claim that found no room, the claim a put's wake token may
-    // start, and the claim when the window allowed. A worker polling even every 200 ms makes 5.
-    expect(runs[1].calls - runs[0].calls).toBeLessThanOrEqual(4);
+    try {
+      await s.limitRate({ max: 1, per: 1000 });
+      await s.putMany([1, 2].map((n) => ({ data: n })));
+      const runs: Array<{ at: number; calls: number }> = [];
+      // Heartbeats are EVALSHA calls too: one a minute keeps them out of the count.
+      const w = s.work(async () => void runs.push({ at: Date.now(), calls: await calls() }), {
+        heartbeatInterval: 60_000,
+        heartbeatDeadline: 120_000,
+      });
+      await eventually(() => runs.length === 2, 3000);
+      await w.close();
+      expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(950);
+      // Between the two: the ack with the claim that found no room, the claim a put's wake token may
+      // start, and the claim when the window allowed. A worker polling even every 200 ms makes 5.
+      expect(runs[1].calls - runs[0].calls).toBeLessThanOrEqual(4);
+    } finally {
+      await s.close();
+      await raw.quit();
+      await server.stop();
+    }
   });
 
   it('removes the limit with null, and refuses bad limits naming the field, writing nothing', async () => {

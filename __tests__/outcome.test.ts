@@ -3,7 +3,9 @@
  * polling, and the bad input around them.
  */
 import { PayloadTooLargeError, ValidationError, type Scheduler } from '../lib';
+import { createClient } from 'redis';
 import { eventually, keysUnder, sleep, useRedis } from './support/harness';
+import { startRedis } from './support/redis-server';
 
 const redis = useRedis();
 
@@ -190,19 +192,28 @@ describe('result({ wait })', () => {
   });
 
   it('1,000 callers waiting at once share one connection, and are all answered', async () => {
-    const s = await redis.scheduler();
-    const raw = await redis.raw();
-    const puts = await s.putMany(Array.from({ length: 1000 }, (_, i) => ({ data: i, options: { keepResult: 60_000 } })));
-    const before = await xreads(raw);
-    const waits = puts.map((p) => s.result(p.hash, { wait: 30_000 }));
-    await sleep(200);
-    expect((await xreads(raw)) - before).toBe(1);
-    const w = working(s, async (task) => (task.data as number) * 10, { concurrency: 50 });
-    const outs = await Promise.all(waits);
-    await w.close();
-    outs.forEach((o, i) => expect(o).toMatchObject({ state: 'done', result: i * 10 }));
-    // Nobody waits any more: the reader's connection is gone.
-    await eventually(async () => (await xreads(raw)) === before, 3000);
+    // A server of its own: XREAD connections are counted, and other test files open some too.
+    const server = await startRedis();
+    const s = await redis.scheduler({ url: server.url });
+    const raw = createClient({ url: server.url }) as Awaited<ReturnType<typeof redis.raw>>;
+    await raw.connect();
+    try {
+      const puts = await s.putMany(Array.from({ length: 1000 }, (_, i) => ({ data: i, options: { keepResult: 60_000 } })));
+      expect(await xreads(raw)).toBe(0);
+      const waits = puts.map((p) => s.result(p.hash, { wait: 30_000 }));
+      await sleep(200);
+      expect(await xreads(raw)).toBe(1);
+      const w = working(s, async (task) => (task.data as number) * 10, { concurrency: 50 });
+      const outs = await Promise.all(waits);
+      await w.close();
+      outs.forEach((o, i) => expect(o).toMatchObject({ state: 'done', result: i * 10 }));
+      // Nobody waits any more: the reader's connection is gone.
+      await eventually(async () => (await xreads(raw)) === 0, 3000);
+    } finally {
+      await s.close();
+      await raw.quit();
+      await server.stop();
+    }
   });
 
   it('rejects with ClosedError when the scheduler closes during the wait', async () => {

@@ -201,6 +201,9 @@ describe('result({ wait })', () => {
       const puts = await s.putMany(Array.from({ length: 1000 }, (_, i) => ({ data: i, options: { keepResult: 60_000 } })));
       expect(await xreads(raw)).toBe(0);
       const waits = puts.map((p) => s.result(p.hash, { wait: 30_000 }));
+      // Each caller reads the outcome once before it waits, so the reader starts within a moment,
+      // and stays the only one.
+      await eventually(async () => (await xreads(raw)) > 0, 5000);
       await sleep(200);
       expect(await xreads(raw)).toBe(1);
       const w = working(s, async (task) => (task.data as number) * 10, { concurrency: 50 });

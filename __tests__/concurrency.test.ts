@@ -34,10 +34,11 @@ describe('limitConcurrency', () => {
     const s = await redis.scheduler();
     await s.limitConcurrency(2);
     await s.putMany([1, 2, 3, 4].map((n) => ({ data: n })));
-    const held = await s.claimMany(4, { lease: 100 });
+    // 500 ms: the empty claim below must come while both are held, even on a loaded machine.
+    const held = await s.claimMany(4, { lease: 500 });
     expect(held).toHaveLength(2);
     expect(await s.claimMany(4)).toEqual([]);
-    await sleep(150); // the holder is gone: both leases lapse, and their slots come back
+    await sleep(600); // the holder is gone: both leases lapse, and their slots come back
     const next = await s.claimMany(4, { lease: 10_000 });
     expect(next).toHaveLength(2);
     expect(await s.claim()).toBeNull();

@@ -1,7 +1,7 @@
 /**
  * Which payload types compile, checked by `npm test`'s type check (tsc), not by jest: put, putMany
  * and every take data typed by an interface, and a typed queue (`queue<T>(name)`) makes put,
- * putMany, work, get and result agree on one type. Each `@ts-expect-error` marks a line that must
+ * putMany, work, get and result agree on one type (`queue<T, R>`: its handlers' results too). Each `@ts-expect-error` marks a line that must
  * not compile; tsc fails on one that does (TS2578). Nothing here runs against Redis: the bodies are
  * only compiled, and queue.test.ts checks the behaviour. The one test below only keeps jest content.
  */
@@ -111,6 +111,46 @@ async function typedQueue(s: Scheduler): Promise<void> {
   s.queue<MaybeTo>('maybe');
 }
 
+/** A handler's result declared as an interface: as with Mail, it is not a Json. */
+interface Sent {
+  id: string;
+  at: number;
+}
+
+/** A typed result: queue<T, R>'s handlers return an R, and its result() reads one back. */
+async function typedResult(s: Scheduler, sent: Sent): Promise<void> {
+  const email = s.queue<Mail, Sent>('email');
+  // A handler may return an interface-typed result, or nothing.
+  email.work(async (task) => {
+    void task.data.subject;
+    return sent;
+  });
+  email.work(async () => {});
+  email.work({ send: async () => sent, '*': async () => undefined });
+  // @ts-expect-error a handler whose result is not a Sent
+  email.work(async () => ({ id: 1, at: 2 }));
+  // @ts-expect-error nor in a map of handlers
+  email.work({ send: async () => 'sent' });
+
+  const outcome = await email.result('hash');
+  const outcomeType: Equals<typeof outcome, TaskOutcome<Sent> | null> = true;
+  if (outcome?.state === 'done' && outcome.result !== null) {
+    const id: string = outcome.result.id;
+    void id;
+  }
+  // result<X>() still names another type for one call.
+  const other = await email.result<{ legacy: true }>('hash');
+  const otherType: Equals<typeof other, TaskOutcome<{ legacy: true }> | null> = true;
+  // Without R, the result is Json, as before.
+  const defaults: Equals<ReturnType<typeof s.queue<Mail>>, Queue<Mail, Json>> = true;
+  void [outcomeType, otherType, defaults];
+
+  // @ts-expect-error a result type that is not JSON is refused where the handle is made
+  s.queue<Mail, WithCallback>('callbacks');
+  // @ts-expect-error nor one with a field that may be undefined
+  s.queue<Mail, MaybeTo>('maybe');
+}
+
 /** JsonCompatible itself: the type where it is JSON, never where it is not. */
 const SHAPES = {
   interface: true as Equals<JsonCompatible<Mail>, { to: string; subject: string; cc?: string[]; meta: { attempt: number; tags: readonly string[] } }>,
@@ -123,7 +163,7 @@ const SHAPES = {
 
 describe('payload types', () => {
   it('are checked by tsc (this file compiles only when each line above holds)', () => {
-    expect([typeof plainPut, typeof typedQueue]).toEqual(['function', 'function']);
+    expect([typeof plainPut, typeof typedQueue, typeof typedResult]).toEqual(['function', 'function', 'function']);
     expect(Object.values(SHAPES).every((holds) => holds)).toBe(true);
   });
 });

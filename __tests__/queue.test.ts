@@ -1,5 +1,5 @@
 /**
- * Typed queues (`scheduler.queue<T>(name)`): the handle puts into, works, reads and follows its own
+ * Typed queues (`scheduler.queue<T>(name)`, `queue<T, R>` with a result type): the handle puts into, works, reads and follows its own
  * queue only, refuses another queue in options before any I/O, and leaves the payload to put's own
  * JSON check. What must and must not compile is in payload-types.test.ts.
  */
@@ -35,6 +35,26 @@ describe('a typed queue', () => {
     await worker.close();
     expect(seen).toEqual([{ to: 'ada@example.com', subject: 'hi' }]);
     expect(outcome).toMatchObject({ state: 'done', result: { sent: 'ada@example.com' } });
+  });
+
+  it("keeps its handler's typed result (queue<T, R>), an interface included, and reads it back", async () => {
+    interface Sent {
+      to: string;
+      subjects: string[];
+    }
+    const s = await redis.scheduler();
+    const mail = s.queue<Mail, Sent>('email');
+    const put = await mail.put({ to: 'ada@example.com', subject: 'hi' }, { keepResult: 60_000 });
+    const worker = mail.work(async (task) => {
+      const sent: Sent = { to: task.data.to, subjects: [task.data.subject] };
+      return sent;
+    });
+    const outcome = await mail.result(put.hash, { wait: 5000 });
+    await worker.close();
+    expect(outcome).toMatchObject({ state: 'done', result: { to: 'ada@example.com', subjects: ['hi'] } });
+    // The type says so too: a done outcome's result is a Sent.
+    const subjects: string[] | undefined = outcome?.state === 'done' ? outcome.result?.subjects : undefined;
+    expect(subjects).toEqual(['hi']);
   });
 
   it('runs a handler module in threads on its own queue (sandbox)', async () => {

@@ -1,7 +1,7 @@
 /**
  * A typed queue: `scheduler.queue<Mail>('email')` binds one queue's name and one payload type, so
  * that its put, putMany, work, get, result and events agree on both, as BullMQ's `Queue<Data>`
- * does. Its calls are the scheduler's own with the queue filled in. A queue given again in their
+ * does; `queue<Mail, Sent>` binds the handlers' result type too, as BullMQ's `Worker<Data, Result>`. Its calls are the scheduler's own with the queue filled in. A queue given again in their
  * options must be the same one; any other is a ValidationError naming the field, since a handle
  * that put into another queue would hand that queue tasks of a type its own workers do not expect.
  */
@@ -16,15 +16,22 @@ import type { PutResult, TaskInfo } from './task';
 import type { Worker, WorkOptions } from './worker';
 
 /**
- * The name argument of `queue<T>(name)`: a string when `T` is JSON (see JsonCompatible), else a
- * type no string fits, so that `queue<{ send(): void }>('email')` fails to compile where the
- * handle is made, not at its first put. (A constraint `T extends JsonCompatible<T>` would be
- * circular, which TypeScript refuses.)
+ * The name argument of `queue<T, R>(name)`: a string when `T` and `R` are JSON (see
+ * JsonCompatible), else a type no string fits, so that `queue<{ send(): void }>('email')` fails to
+ * compile where the handle is made, not at its first put. (A constraint `T extends
+ * JsonCompatible<T>` would be circular, which TypeScript refuses.)
  */
-export type QueueName<T> = [T] extends [JsonCompatible<T>] ? string : { readonly 'docket: the payload type is not JSON (see JsonCompatible)': T };
+export type QueueName<T, R = Json> = [T] extends [JsonCompatible<T>]
+  ? [R] extends [JsonCompatible<R>]
+    ? string
+    : { readonly 'docket: the result type is not JSON (see JsonCompatible)': R }
+  : { readonly 'docket: the payload type is not JSON (see JsonCompatible)': T };
 
-/** One queue of a scheduler, with the type `T` of its payloads; made by `scheduler.queue<T>(name)`. */
-export interface Queue<T = Json> {
+/**
+ * One queue of a scheduler, with the type `T` of its payloads and `R` of its handlers' results;
+ * made by `scheduler.queue<T, R>(name)`.
+ */
+export interface Queue<T = Json, R = Json> {
   /** The queue's name, as given to `queue()`. */
   readonly name: string;
   /** Puts a task into this queue (see Scheduler.put); `options.queue`, when given, must be this queue. */
@@ -34,13 +41,13 @@ export interface Queue<T = Json> {
   /** Runs a handler module in worker threads on this queue (see Scheduler.work); its types are not checked. */
   work(module: string | URL, options: WorkOptions & { sandbox: true }): Worker;
   /** Runs each task of this queue by the handler of its name (`'*'` for any other). */
-  work(handlers: Handlers<T>, options?: WorkOptions): Worker;
-  /** Runs the tasks of this queue through `handler` (see Scheduler.work). */
-  work(handler: Handler<T>, options?: WorkOptions): Worker;
+  work(handlers: Handlers<T, R>, options?: WorkOptions): Worker;
+  /** Runs the tasks of this queue through `handler`, whose result is an `R` (see Scheduler.work). */
+  work(handler: Handler<T, R>, options?: WorkOptions): Worker;
   /** A task of this queue and its state, or null (see Scheduler.get). */
   get(hash: string, options?: { queue?: string }): Promise<TaskInfo<T> | null>;
-  /** What docket knows of a task of this queue, or null (see Scheduler.result); `R` is its handler's result. */
-  result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null>;
+  /** What docket knows of a task of this queue, or null (see Scheduler.result); a done task's result is an `R`. */
+  result<Result = R>(hash: string, options?: ResultOptions): Promise<TaskOutcome<Result> | null>;
   /** The outcomes of this queue's tasks as they happen (see Scheduler.events). */
   events(options?: EventsOptions & { queue?: string }): AsyncIterableIterator<QueueEvent>;
 }
@@ -59,11 +66,11 @@ export interface QueueTarget {
 }
 
 /** The handle on queue `name` (already checked) of `scheduler`. */
-export function typedQueue<T>(scheduler: QueueTarget, name: string): Queue<T> {
-  return new TypedQueue<T>(scheduler, name);
+export function typedQueue<T, R>(scheduler: QueueTarget, name: string): Queue<T, R> {
+  return new TypedQueue<T, R>(scheduler, name);
 }
 
-class TypedQueue<T> implements Queue<T> {
+class TypedQueue<T, R> implements Queue<T, R> {
   /** The check of every options object given to this handle (options.ts, boundOptions). */
   private readonly optionsSchema: ReturnType<typeof boundOptions>;
 
@@ -74,7 +81,7 @@ class TypedQueue<T> implements Queue<T> {
     this.optionsSchema = boundOptions(name);
   }
 
-  // The casts below leave T for Json: queue<T>() took only a JSON T, and put checks the value.
+  // The casts below leave T and R for Json: queue<T, R>() took only JSON types, and put checks the value.
   async put(data: T, options?: PutOptions): Promise<PutResult> {
     return this.scheduler.put(data as Json, this.bound(options, 'options'));
   }
@@ -91,19 +98,19 @@ class TypedQueue<T> implements Queue<T> {
   }
 
   work(module: string | URL, options: WorkOptions & { sandbox: true }): Worker;
-  work(handlers: Handlers<T>, options?: WorkOptions): Worker;
-  work(handler: Handler<T>, options?: WorkOptions): Worker;
-  work(handler: Handler<T> | Handlers<T> | string | URL, options?: WorkOptions): Worker {
+  work(handlers: Handlers<T, R>, options?: WorkOptions): Worker;
+  work(handler: Handler<T, R>, options?: WorkOptions): Worker;
+  work(handler: Handler<T, R> | Handlers<T, R> | string | URL, options?: WorkOptions): Worker {
     // The scheduler tells a module (sandbox) from a handler or a map of them by looking.
-    return this.scheduler.work(handler as Handler, this.bound(options, 'options'));
+    return this.scheduler.work(handler as unknown as Handler, this.bound(options, 'options'));
   }
 
   async get(hash: string, options?: { queue?: string }): Promise<TaskInfo<T> | null> {
     return this.scheduler.get<T>(hash, this.bound(options, 'options'));
   }
 
-  async result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null> {
-    return this.scheduler.result<R>(hash, this.bound(options, 'options'));
+  async result<Result = R>(hash: string, options?: ResultOptions): Promise<TaskOutcome<Result> | null> {
+    return this.scheduler.result<Result>(hash, this.bound(options, 'options'));
   }
 
   events(options?: EventsOptions & { queue?: string }): AsyncIterableIterator<QueueEvent> {

@@ -9,10 +9,10 @@ import type { Json } from './payload';
 import type { Task } from './task';
 
 /** A handler: its resolved value (any JSON, or nothing) is the task's result. */
-export type Handler<T = Json> = (task: Task<T>, signal: AbortSignal) => Promise<Json | void | undefined>;
+export type Handler<T = Json, R = Json> = (task: Task<T>, signal: AbortSignal) => Promise<R | void | undefined>;
 
 /** Handlers by task name; `'*'` takes every task whose name has none of its own. */
-export type Handlers<T = Json> = Readonly<Record<string, Handler<T>>>;
+export type Handlers<T = Json, R = Json> = Readonly<Record<string, Handler<T, R>>>;
 
 /** The one handler a worker runs: `handler` itself, or the router of a map of them. */
 export function handlerOf<T>(handler: Handler<T> | Handlers<T>): Handler<T> {

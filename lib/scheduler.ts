@@ -147,12 +147,12 @@ export interface Scheduler {
   putMany<T>(items: Array<{ data: T & JsonCompatible<T>; options?: PutOptions }>): Promise<PutResult[]>;
   /**
    * A handle on queue `name` whose payloads are of type `T`: its put, putMany, work, get, result
-   * and events take no queue and agree on `T`, an interface included. A `T` that is not JSON
-   * (JsonCompatible) fails to compile here; a queue given again in the handle's options must be
+   * and events take no queue and agree on `T`, an interface included; its handlers return an `R`,
+   * which its result() reads back. A `T` or `R` that is not JSON (JsonCompatible) fails to compile here; a queue given again in the handle's options must be
    * `name` (else a ValidationError naming it). Synchronous: throws a ValidationError for a bad
    * name and a ClosedError after close().
    */
-  queue<T = Json>(name: QueueName<T>): Queue<T>;
+  queue<T = Json, R = Json>(name: QueueName<T, R>): Queue<T, R>;
   /**
    * Moves a pending (delayed, ready or waiting) task's run-at. True when moved; false for an
    * active, dead or unknown task. With `explain: true`, resolves to a {@link Change} instead, which
@@ -392,9 +392,9 @@ class DocketScheduler implements Scheduler {
     return this.open(() => putMany(this.ctx, items as Array<{ data: Json; options?: PutOptions }>));
   }
 
-  queue<T = Json>(name: QueueName<T>): Queue<T> {
+  queue<T = Json, R = Json>(name: QueueName<T, R>): Queue<T, R> {
     if (this.closed) throw new ClosedError('scheduler');
-    return typedQueue<T>(this, this.ctx.checkQueue(name, 'name'));
+    return typedQueue<T, R>(this, this.ctx.checkQueue(name, 'name'));
   }
 
   reschedule(hash: string, at: Date | number, options: Explained): Promise<Change>;

@@ -14,6 +14,7 @@ import {
   type Json,
   type PutOptions,
   type PutResult,
+  type Queue,
   type Scheduler,
   type SchedulerOptions,
   type Task,
@@ -75,4 +76,18 @@ export async function refusals(scheduler: Scheduler): Promise<void> {
   await scheduler.put(() => 1);
   // @ts-expect-error a Task's data is typed: Email has no `subject`
   scheduler.work<Email>(async (task) => void task.data.subject);
+}
+
+/** A typed queue: its handlers return a `Sent` (an interface too), which result() reads back. */
+interface Sent {
+  messageId: string;
+}
+
+export async function typedQueue(scheduler: Scheduler, hash: string): Promise<string | undefined> {
+  const email: Queue<Email, Sent> = scheduler.queue<Email, Sent>('email');
+  email.work(async (task) => ({ messageId: `<${task.hash}@${task.data.to}>` }));
+  // @ts-expect-error a handler whose result is not a Sent
+  email.work(async () => ({ id: 1 }));
+  const outcome = await email.result(hash);
+  return outcome?.state === 'done' ? outcome.result?.messageId : undefined;
 }

@@ -1,8 +1,8 @@
 /**
  * Which payload types compile, checked by `npm test`'s type check (tsc), not by jest: put, putMany
  * and every take data typed by an interface, and a typed queue (`queue<T>(name)`) makes put,
- * putMany, work, get and result agree on one type (`queue<T, R>`: its handlers' results too). Each `@ts-expect-error` marks a line that must
- * not compile; tsc fails on one that does (TS2578). Nothing here runs against Redis: the bodies are
+ * putMany, work, get and result agree on one type (`queue<T, R>`: its handlers' results too).
+ * Each `@ts-expect-error` marks a line that must not compile; tsc fails on one that does (TS2578). Nothing here runs against Redis: the bodies are
  * only compiled, and queue.test.ts checks the behaviour. The one test below only keeps jest content.
  */
 import type { Json, JsonCompatible, Queue, Scheduler, Task, TaskInfo, TaskOutcome } from '../lib';

@@ -1,7 +1,7 @@
 /**
- * Typed queues (`scheduler.queue<T>(name)`, `queue<T, R>` with a result type): the handle puts into, works, reads and follows its own
- * queue only, refuses another queue in options before any I/O, and leaves the payload to put's own
- * JSON check. What must and must not compile is in payload-types.test.ts.
+ * Typed queues (`scheduler.queue<T>(name)`, and `queue<T, R>` with a result type): the handle puts
+ * into, works, reads and follows its own queue only, refuses another queue in options before any
+ * I/O, and leaves the payload to put's own JSON check. What must and must not compile is in payload-types.test.ts.
  */
 import path from 'node:path';
 import { ClosedError, PayloadTooLargeError, ValidationError, type Queue, type QueueEvent, type Task } from '../lib';

@@ -1,9 +1,11 @@
 /**
  * A typed queue: `scheduler.queue<Mail>('email')` binds one queue's name and one payload type, so
  * that its put, putMany, work, get, result and events agree on both, as BullMQ's `Queue<Data>`
- * does; `queue<Mail, Sent>` binds the handlers' result type too, as BullMQ's `Worker<Data, Result>`. Its calls are the scheduler's own with the queue filled in. A queue given again in their
- * options must be the same one; any other is a ValidationError naming the field, since a handle
- * that put into another queue would hand that queue tasks of a type its own workers do not expect.
+ * does; `queue<Mail, Sent>` binds the handlers' result type too, as BullMQ's
+ * `Worker<Data, Result>`. Its calls are the scheduler's own with the queue filled in. A queue
+ * given again in their options must be the same one; any other is a ValidationError naming the
+ * field, since a handle that put into another queue would hand that queue tasks of a type its own
+ * workers do not expect.
  */
 import { unreadable, ValidationError } from './errors';
 import { boundOptions, parse } from './options';

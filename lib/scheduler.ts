@@ -148,8 +148,8 @@ export interface Scheduler {
   /**
    * A handle on queue `name` whose payloads are of type `T`: its put, putMany, work, get, result
    * and events take no queue and agree on `T`, an interface included; its handlers return an `R`,
-   * which its result() reads back. A `T` or `R` that is not JSON (JsonCompatible) fails to compile here; a queue given again in the handle's options must be
-   * `name` (else a ValidationError naming it). Synchronous: throws a ValidationError for a bad
+   * which its result() reads back. A `T` or `R` that is not JSON (JsonCompatible) fails to compile
+   * here; a queue given again in the handle's options must be `name` (else a ValidationError naming it). Synchronous: throws a ValidationError for a bad
    * name and a ClosedError after close().
    */
   queue<T = Json, R = Json>(name: QueueName<T, R>): Queue<T, R>;

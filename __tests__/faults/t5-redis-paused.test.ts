@@ -8,7 +8,7 @@ import { TimeoutError } from '../../lib';
 import { eventually, sleep } from '../support/harness';
 import { checkInvariants, layout, pending, summary } from './support/checker';
 import { useLab } from './support/lab';
-import { executionCount, oracleKeys } from './support/oracle';
+import { executionCount, oracleKeys, type Execution } from './support/oracle';
 import type { WorkConfig } from './support/workers';
 
 const TASKS = 3000;
@@ -17,6 +17,12 @@ const TIMEOUT_MS = 1000;
 const WORK: WorkConfig = { concurrency: 4, leaseMs: 2000, workMs: [5, 20] };
 
 const lab = useLab();
+
+/** The runs the workers recorded of the task labelled `label`, every incarnation of it. */
+async function executionsOf(label: string): Promise<Execution[]> {
+  const all = await lab.oracle.lRange(oracleKeys(lab.run).execs, 0, -1);
+  return all.map((x) => JSON.parse(x) as Execution).filter((x) => x.label === label);
+}
 
 it('times out calls while Redis is frozen, and loses nothing after it resumes', async () => {
   const started = Date.now();
@@ -59,14 +65,16 @@ it('times out calls while Redis is frozen, and loses nothing after it resumes', 
     .map(([label]) => label);
   // A put that did land during the pause may have run and finished before its retry, which then
   // adds the task again (a finished task frees its identity, by design): such a retry answers
-  // `added`, and its run is a second one the retry asked for, not a fencing failure.
+  // `added`, and its run is a second one the retry asked for, not a fencing failure. Whether the
+  // first one ran is read after the retry: a run recorded before the retry's run-at. (Read before
+  // the retry, it missed a first run that ended between the read and the put.) The worker records
+  // a run before its ack, so a run that freed the identity is recorded by the time put answers.
   let readded = 0;
   for (const label of unsure) {
-    const ran = await lab.oracle.lRange(oracleKeys(lab.run).execs, 0, -1).then((xs) => xs.some((x) => x.includes(`"${label}"`)));
     await lab.history.track(
       [label],
-      producer.put({ label }, { maxAttempts: 20 }).then((r) => {
-        if (r.added && ran) readded++;
+      producer.put({ label }, { maxAttempts: 20 }).then(async (r) => {
+        if (r.added && (await executionsOf(label)).some((x) => x.runAt < r.runAt)) readded++;
         return [r];
       }),
     );

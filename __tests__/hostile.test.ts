@@ -97,8 +97,7 @@ describe('values that explode when written out', () => {
     const err = await refusedUnchanged(s, raw, () => s.put(shared(40)), 'data', PayloadTooLargeError);
     expect(err.message).toMatch(/^data: payload is more than \d+ bytes, over the limit of 524288 bytes$/);
     await refusedUnchanged(s, raw, () => s.every('bomb', 60_000, shared(40)), 'data', PayloadTooLargeError);
-    // Writing 2^40 leaves would take hours: 10 s is "at once" with room for a loaded machine.
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('refuses such a result as too large, and records such a failure as bounded text', async () => {

@@ -84,11 +84,12 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     ],
     replies: [
       [
-        [1700000000000, '', '', 1, 0, 'a1', '{"x":1}', 1, 1699999999000, '', '', '', '', '', '', 'b2', null, 3, 1699999990000, 1700000060000, 'tp', 60000, 5000, 'mail', 'g1'],
+        [1700000000000, '', '', 0, 1, 0, 'a1', '{"x":1}', 1, 1699999999000, '', '', '', '', '', '', 'b2', null, 3, 1699999990000, 1700000060000, 'tp', 60000, 5000, 'mail', 'g1'],
         {
           now: 1700000000000,
           nextDue: null,
           carryAt: null,
+          stopped: false,
           acked: [true, false],
           leased: [
             { id: 'a1', payload: '{"x":1}', attempt: 1, runAt: 1699999999000, expireAt: null, trace: '', keepResult: null, timeout: null, name: null, group: null },
@@ -96,15 +97,17 @@ const CASES: { [N in ScriptName]: Case<N> } = {
           ],
         },
       ],
-      [[5, 9, 7, 1, 1], { now: 5, nextDue: 9, carryAt: 7, acked: [true, true], leased: [] }],
+      [[5, 9, 7, 0, 1, 1], { now: 5, nextDue: 9, carryAt: 7, stopped: false, acked: [true, true], leased: [] }],
+      [[5, 5, '', 1, 1, 0], { now: 5, nextDue: 5, carryAt: null, stopped: true, acked: [true, false], leased: [] }],
     ],
     malformed: [
       null,
-      [5, '', ''],
-      [5, '', '', 1, 2],
-      [5, '', '', 1, 1, 'a1', '{}', 1, 1, '', '', '', '', ''],
-      ['now', '', '', 1, 1],
-      [5, '', '', 1, 1, ...Array.from({ length: 3 }, (_, i) => [`t${i}`, '{}', 1, 1, '', '', '', '', '', '']).flat()],
+      [5, '', '', 0],
+      [5, '', '', 0, 1, 2],
+      [5, '', '', 2, 1, 1],
+      [5, '', '', 0, 1, 1, 'a1', '{}', 1, 1, '', '', '', '', ''],
+      ['now', '', '', 0, 1, 1],
+      [5, '', '', 0, 1, 1, ...Array.from({ length: 3 }, (_, i) => [`t${i}`, '{}', 1, 1, '', '', '', '', '', '']).flat()],
     ],
   },
   extend: {

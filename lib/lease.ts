@@ -114,7 +114,15 @@ async function claimCall<T>(
     keep,
     acks: acks.map(({ task, result }) => ({ id: task.hash, token: task.token, result })),
   };
-  const reply = await ctx.scripts.run('claim', ctx.keys(queue), input, count === 0 ? 'ack' : 'claim', via);
+  let reply = await ctx.scripts.run('claim', ctx.keys(queue), input, count === 0 ? 'ack' : 'claim', via);
+  // The script passed over its bound of entries that lease nothing (ghosts of cancelled or moved
+  // tasks, expired tasks, tasks it parked) and stopped: each is gone now, so the next call goes on
+  // behind them. Called again at once until a task is leased or none is left, so a claim never
+  // answers null while a task is ready; each call stays short, and none is made when the first
+  // leased a task (a claimMany then returns what it took).
+  while (reply.leased.length === 0 && reply.stopped) {
+    reply = { ...(await ctx.scripts.run('claim', ctx.keys(queue), { ...input, acks: [] }, 'claim')), acked: reply.acked };
+  }
   const { now, carryAt } = reply;
   // Steps for other queues are due (a task others wait on finished): carried over apart from the
   // claim, so the worker goes on at once; a failure leaves them to the next claim.

@@ -20,7 +20,9 @@
   ARGV[+1] id           id of a finished task
   ARGV[+2] ackToken     the lease token claim handed out for it
   ARGV[+3] result       the handler's result as JSON, kept when the task keeps its outcome; '' for none
-  Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', then 1 (acked) or
+  Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', stopped early:
+    1 when the lease step passed over its bound of entries (ghosts, expired or parked tasks) before
+    it had leased `count`, for the caller to claim again at once, else 0; then 1 (acked) or
     0 (lease lost) for each ack, then
     id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
     (ms) or '', name or '', group or '' for each leased task } ]]
@@ -45,7 +47,7 @@ local now = nowMs()
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
 local BATCH = 100
 local cap = tonumber(ARGV[8])
-local out = { now, '', '' }
+local out = { now, '', '', 0 }
 
 -- 1. Acks (include: acks). `refilled` counts parked tasks moved back into `grouped` by this call.
 local freed, refilled = ackAll(out, now, cap)
@@ -87,9 +89,10 @@ count, capped, limited, held, stop = gate(count, now, extras, d, a, out)
 if stop then return out end
 
 -- 5. Lease (include: take).
-local taken, more, until_
-taken, more, held, moved, until_ = take(out, count, now, cap, BATCH, limited, held)
+local taken, more, until_, stopped
+taken, more, held, moved, until_, stopped = take(out, count, now, cap, BATCH, limited, held)
 refilled = refilled + moved
+if stopped then out[4] = 1 end
 if until_ then a = math.min(a or until_, until_) end
 
 -- Tasks that waited on tasks this call dropped as expired learn now.

@@ -54,6 +54,11 @@ export interface ClaimReply {
   nextDue: number | null;
   /** When the outbox has steps due for other queues (ms), or null. */
   carryAt: number | null;
+  /**
+   * The lease step stopped at its bound of work (entries passed over: ghosts, expired or parked
+   * tasks) before it had leased `count`: claim again at once, behind the entries it dropped.
+   */
+  stopped: boolean;
   /** For each ack, in order: true when acked, false when its lease was lost. */
   acked: boolean[];
   leased: LeasedRecord[];
@@ -69,7 +74,7 @@ export const claim: Codec<ClaimInput, ClaimReply> = {
     return argv;
   },
   decode(reply, input) {
-    const head = 3 + input.acks.length;
+    const head = 4 + input.acks.length;
     const r = array('claim', reply, (n) => n >= head && (n - head) % LEASED_FIELDS === 0 && (n - head) / LEASED_FIELDS <= input.count);
     const leased: LeasedRecord[] = [];
     for (let i = head; i < r.length; i += LEASED_FIELDS) {
@@ -90,7 +95,8 @@ export const claim: Codec<ClaimInput, ClaimReply> = {
       now: num('claim', r[0], 'now'),
       nextDue: maybeNum('claim', r[1], 'next-due'),
       carryAt: maybeNum('claim', r[2], 'the outbox due time'),
-      acked: r.slice(3, head).map((ok) => flag('claim', ok, 'an ack')),
+      stopped: flag('claim', r[3], 'stopped early'),
+      acked: r.slice(4, head).map((ok) => flag('claim', ok, 'an ack')),
       leased,
     };
   },

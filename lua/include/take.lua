@@ -12,8 +12,11 @@
 
 -- Leases up to `count` tasks. `limited` when the queue has limits of its own (then rates are
 -- counted), `held` the earliest time a group held by its rate reopens (or nil). Returns how many
--- were leased, whether ready tasks remain, `held` (updated), how many parked tasks moved back, and
--- the end of the leases given.
+-- were leased, whether ready tasks remain, `held` (updated), how many parked tasks moved back, the
+-- end of the leases given, and whether it stopped early: it passes over at most `batch` * 10
+-- entries that lease nothing (ghosts, expired tasks, tasks it parks), so a call stays short
+-- however many lie ahead; each one passed over is gone from the lists, so the caller's next call
+-- goes on behind them (lib/lease.ts calls again at once).
 local function take(out, count, now, cap, batch, limited, held)
   local until_, keep, token, worker = now + tonumber(ARGV[2]), tonumber(ARGV[9]), ARGV[3], ARGV[4]
   local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0
@@ -107,5 +110,7 @@ local function take(out, count, now, cap, batch, limited, held)
     many('ZADD', K.held, holders)
   end
   local more = source < #sources or (source == #sources and redis.call('LLEN', K.ready) > 0)
-  return #taken, more, held, refilled, #taken > 0 and until_ or nil
+  -- Still short of `count` with sources left: the loop ended at its bound of work.
+  local stopped = #taken < count and source <= #sources
+  return #taken, more, held, refilled, #taken > 0 and until_ or nil, stopped
 end

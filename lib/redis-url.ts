@@ -46,3 +46,16 @@ export function redact(url: string): string {
   }
   return urlProblem(url) === null ? url : `${scheme}***`;
 }
+
+/**
+ * Whether `url` carries a password: anything after a `:` in what stands between `//` and the last
+ * `@` (a URL that does not parse included, as redact() reads it).
+ */
+export function hasPassword(url: string): boolean {
+  const rest = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//, '');
+  if (rest === url) return false;
+  const at = rest.lastIndexOf('@');
+  if (at < 0) return false;
+  const colon = rest.indexOf(':');
+  return colon >= 0 && colon < at - 1;
+}

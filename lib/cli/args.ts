@@ -41,7 +41,9 @@ const OPTIONS = {
 
 /** The line help prints for each flag. */
 export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
-  url: '--url <redis-url>     Redis to use (default $REDIS_URL, else redis://127.0.0.1:6379)',
+  url:
+    '--url <redis-url>     Redis to use (default $REDIS_URL, else redis://127.0.0.1:6379); every user of the\n' +
+    '                        machine sees it in the process list: give a password in $REDIS_URL instead',
   prefix: "--prefix <prefix>     key prefix of the scheduler (default 'docket')",
   timeout: '--timeout <ms>        deadline of connecting and of each Redis call (default 3000)',
   json: '--json                print JSON instead of a table',

@@ -11,6 +11,7 @@ import { withDeadline } from '../deadline';
 import { ConnectionError, DocketError, TimeoutError, UnreadableRecordError, ValidationError } from '../errors';
 import { thrownText } from '../log';
 import { printable, printableJson, printableLines } from '../printable';
+import { hasPassword } from '../redis-url';
 import { createScheduler, type Scheduler } from '../scheduler';
 import { intArg, readArgs } from './args';
 import { RunError, UsageError, type Output, type Run, type RunContext } from './command';
@@ -34,6 +35,8 @@ interface Plan {
   run: Run;
   json: boolean;
   url: string;
+  /** Where the URL came from, as errors about it name it. */
+  urlFrom: '--url' | 'REDIS_URL' | 'the default';
   prefix: string;
   timeout: number;
 }
@@ -51,7 +54,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     plan = planOf(argv, io.env);
   } catch (err) {
-    return fail(io, err, DEFAULT_URL);
+    return fail(io, err, DEFAULT_URL, 'the default');
+  }
+  // A flag's value is in the process list (ps, /proc/<pid>/cmdline) for every user of the machine.
+  if (plan.urlFrom === '--url' && hasPassword(plan.url)) {
+    io.stderr.write('docket: warning: --url carries a password, which every user of this machine can read in the process list (ps); set REDIS_URL instead\n');
   }
   let opening: Promise<Scheduler> | undefined;
   const interrupt = interruption(io.signal);
@@ -65,7 +72,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     return await plan.run(ctx);
   } catch (err) {
-    return fail(io, err, plan.url);
+    return fail(io, err, plan.url, plan.urlFrom);
   } finally {
     interrupt.dispose();
     await opening?.then((s) => s.close()).catch(() => {});
@@ -75,7 +82,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 function planOf(argv: string[], env: Io['env']): Plan {
   const a = readArgs(argv);
   const timeout = intArg('timeout', a.timeout, 1, 600_000, DEFAULT_TIMEOUT_MS);
-  const base = { json: a.json, url: a.url ?? env.REDIS_URL ?? DEFAULT_URL, prefix: a.prefix ?? 'docket', timeout };
+  const base = { json: a.json, ...urlOf(a.url, env), prefix: a.prefix ?? 'docket', timeout };
   // --version anywhere prints the version, whatever command the line names (--help wins).
   if (a.version && !a.help) return { ...base, run: printVersion };
   if (a.command === undefined && !a.help) throw new UsageError('missing command');
@@ -85,6 +92,13 @@ function planOf(argv: string[], env: Io['env']): Plan {
   const refused = a.given.find((flag) => !command.flags.includes(flag));
   if (refused) throw new UsageError(`${command.name} does not take --${refused}`);
   return { ...base, run: command.prepare({ ...a.input, env }) };
+}
+
+/** The URL to use, and where it came from: --url, else $REDIS_URL (empty counts as unset, as the library reads it). */
+function urlOf(flag: string | undefined, env: Io['env']): Pick<Plan, 'url' | 'urlFrom'> {
+  if (flag !== undefined) return { url: flag, urlFrom: '--url' };
+  const fromEnv = env.REDIS_URL;
+  return fromEnv === undefined || fromEnv === '' ? { url: DEFAULT_URL, urlFrom: 'the default' } : { url: fromEnv, urlFrom: 'REDIS_URL' };
 }
 
 /**
@@ -156,9 +170,9 @@ async function confirm(io: Io, question: string): Promise<boolean> {
 }
 
 /** Writes what went wrong to stderr and returns the exit code for it. */
-function fail(io: Io, err: unknown, url: string): number {
+function fail(io: Io, err: unknown, url: string, urlFrom: Plan['urlFrom']): number {
   if (err instanceof UsageError || err instanceof ValidationError) {
-    io.stderr.write(`docket: ${printable(usageMessage(err))}\nRun 'docket help' for usage.\n`);
+    io.stderr.write(`docket: ${printable(usageMessage(err, urlFrom))}\nRun 'docket help' for usage.\n`);
     return 2;
   }
   io.stderr.write(`docket: ${printable(describe(err, url))}\n`);
@@ -168,11 +182,13 @@ function fail(io: Io, err: unknown, url: string): number {
 
 /**
  * A ValidationError is an option the scheduler refused before any I/O (`options.prefix`): named
- * as the flag the operator typed. Its message is `<field>: <why>`.
+ * as the flag the operator typed, or for the URL, where it came from (--url or REDIS_URL). Its
+ * message is `<field>: <why>`.
  */
-function usageMessage(err: UsageError | ValidationError): string {
+function usageMessage(err: UsageError | ValidationError, urlFrom: Plan['urlFrom']): string {
   if (!(err instanceof ValidationError) || !err.field.startsWith('options.')) return err.message;
-  return `invalid --${err.field.slice('options.'.length)}: ${err.message.slice(err.field.length + 2)}`;
+  const option = err.field.slice('options.'.length);
+  return `invalid ${option === 'url' ? urlFrom : `--${option}`}: ${err.message.slice(err.field.length + 2)}`;
 }
 
 function describe(err: unknown, url: string): string {

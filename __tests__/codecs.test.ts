@@ -260,6 +260,18 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     ],
     malformed: [null, 'OK', -1],
   },
+  logs: {
+    input: { id: 'a1' },
+    args: { id: 'a1' },
+    replies: [
+      [[], []],
+      [
+        ['1700000000000 "one"', '1700000000001 "two"'],
+        ['1700000000000 "one"', '1700000000001 "two"'],
+      ],
+    ],
+    malformed: [null, 'OK', [1], [null]],
+  },
   list: {
     input: { state: 'dead', offset: 0, limit: 2, preview: 16 },
     args: { state: 'dead', offset: 0, limit: 2, preview: 16 },

@@ -8,7 +8,7 @@ import { createClient } from 'redis';
 import { createScheduler, LeaseLostError, PayloadTooLargeError, ValidationError } from '../lib';
 import { main, type Io } from '../lib/cli/main';
 import { createDashboard } from '../lib/dashboard';
-import { eventually, readRecord, serverNow, sleep, testUrl, useRedis } from './support/harness';
+import { eventually, readRecord, serverNow, sleep, testUrl, useRedis, writeRecord } from './support/harness';
 import { startRedis } from './support/redis-server';
 
 const redis = useRedis();
@@ -206,7 +206,8 @@ describe('task logs', () => {
     };
     await logged('dead one');
     await logged('retrying', 60_000);
-    expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(2);
+    // Two logs of one line: a head and a line each (lua/include/logs.lua).
+    expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(4);
     expect(await s.clean({ state: 'dead' })).toBe(1);
     expect(await s.clean({ state: 'delayed' })).toBe(1);
     expect(await raw.exists(`${s.prefix}:{default}:logs`)).toBe(0);
@@ -231,10 +232,72 @@ describe('task logs', () => {
       await t.log(`dying ${n}`);
       await s.fail(t, { error: 'x' });
     }
-    expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(2);
+    expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(4); // a head and a line each
     await s.claim(); // trims the dead set to one: the older task goes, its log with it
+    expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(2);
     expect(await s.logs(hashes[0])).toEqual([]);
     expect((await s.logs(hashes[1])).map((l) => l.line)).toEqual(['dying 2']);
+  });
+});
+
+describe('how a log is stored', () => {
+  it('keeps a field per line, reads and deletes a log past one batch, and drops what a lower cap leaves', async () => {
+    const s = await redis.scheduler({ logMaxLines: 2500, logMaxBytes: 1024 * 1024 });
+    const raw = await redis.raw();
+    const key = `${s.prefix}:{default}:logs`;
+    const { hash } = await s.put('long');
+    const task = (await s.claim({ lease: 60_000 }))!;
+    // 2,600 lines in one call: the oldest 100 go before they are stored; 2,500 kept, in order.
+    const written = Array.from({ length: 2600 }, (_, i) => task.log(`line ${i}`));
+    expect(await Promise.all(written)).toEqual(Array(2600).fill(true));
+    for (let i = 2600; i < 2610; i++) await task.log(`line ${i}`);
+    const lines = (await s.logs(hash)).map((l) => l.line);
+    expect(lines).toEqual(Array.from({ length: 2500 }, (_, i) => `line ${110 + i}`));
+    expect(await raw.hLen(key)).toBe(1 + 2500);
+    // A scheduler with lower caps writes to the same task: the lines over its caps go at once.
+    const low = await redis.scheduler({ prefix: s.prefix, logMaxLines: 3 });
+    expect(await low.log({ ...task }, 'from the low one')).toBe(true);
+    expect((await s.logs(hash)).map((l) => l.line)).toEqual(['line 2608', 'line 2609', 'from the low one']);
+    expect(await raw.hLen(key)).toBe(1 + 3);
+    for (let i = 0; i < 1500; i++) void task.log(`again ${i}`);
+    expect(await task.log('last')).toBe(true);
+    expect(await raw.hLen(key)).toBe(1 + 3 + 1501);
+    // The ack deletes the head and every line, more than one batch of them.
+    expect(await s.ack(task)).toBe(true);
+    expect(await raw.exists(key)).toBe(0);
+  });
+
+  it('reads and deletes a log 0.1 stored (one field), and converts it to a field per line on its next write', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const key = `${s.prefix}:{default}:logs`;
+    const old = '1700000000000 "old one"\n1700000000001 "old \\"two\\""\n';
+    const flagged = async (hash: string) => {
+      const { meta } = await readRecord(raw, s.prefix, 'default', hash);
+      await writeRecord(raw, s.prefix, 'default', hash, { ...meta, lg: 1 });
+      await raw.hSet(key, hash, old);
+    };
+    // A live task: read as it is, then its next write converts it.
+    const { hash } = await s.put('upgraded');
+    const task = (await s.claim({ lease: 60_000 }))!;
+    await flagged(hash);
+    expect(await s.logs(hash)).toEqual([
+      { at: 1700000000000, line: 'old one' },
+      { at: 1700000000001, line: 'old "two"' },
+    ]);
+    expect(await task.log('new')).toBe(true);
+    expect((await s.logs(hash)).map((l) => l.line)).toEqual(['old one', 'old "two"', 'new']);
+    expect(await raw.hGet(key, hash)).toMatch(/^1 3 \d+$/);
+    expect(await raw.hLen(key)).toBe(1 + 3);
+    expect(await s.ack(task)).toBe(true);
+    expect(await raw.exists(key)).toBe(0);
+    // A dead task: its old field goes when it is purged.
+    const dead = await s.put('dead before the upgrade', { maxAttempts: 1 });
+    await s.fail((await s.claim())!, { error: 'x' });
+    await flagged(dead.hash);
+    expect(await s.logs(dead.hash)).toHaveLength(2);
+    expect(await s.purgeDead()).toBe(1);
+    expect(await raw.exists(key)).toBe(0);
   });
 });
 
@@ -283,5 +346,60 @@ describe('task logs in docket inspect and the dashboard', () => {
     expect(page).toContain('<code>evil &lt;/code&gt;&lt;script&gt;alert(1)&lt;/script&gt;\\u202Egpj.exe\\u001B[2J</code>');
     expect(page).not.toContain('<script>alert(1)');
     expect(await s.ack(task)).toBe(true);
+  });
+});
+
+describe('the cost of a log write', () => {
+  /**
+   * Issue 34: log.lua read the task's whole log, appended and wrote it all back, so one write at
+   * 20 MB of log took 167 ms (3.4 ms at the start). A write touches the lines it adds and drops,
+   * never the rest: its script time at 20 MB stays within a few times that of a write to a short
+   * log (old main: thousands of times), and no field of `logs` holds more than one line.
+   */
+  it('does not grow with the log: one more line at 20 MB costs what it costs at one line', async () => {
+    // A server of its own: its SLOWLOG times every command, and no other test file's calls land in it.
+    const server = await startRedis(['--slowlog-log-slower-than', '0', '--slowlog-max-len', '1024']);
+    const s = await createScheduler({ url: server.url, onWarning: () => {}, logMaxLines: 1000, logMaxBytes: 64 * 1024 * 1024 });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    try {
+      await s.putMany([{ data: 'big' }, { data: 'small' }]);
+      const big = (await s.claim({ lease: 600_000 }))!;
+      const small = (await s.claim({ lease: 600_000 }))!;
+      // The short log first: the script is loaded then, so the 20 MB call is sent once (no NOSCRIPT).
+      expect(await small.log('the first line')).toBe(true);
+      // 20 MB in one call (one turn's lines go together): 200 lines of 100 KB.
+      const chunk = 'x'.repeat(100_000);
+      expect(await Promise.all(Array.from({ length: 200 }, (_, i) => big.log(`${i} ${chunk}`)))).toEqual(Array(200).fill(true));
+
+      // The script time of one write, as Redis measured it: its SLOWLOG entry (found by its line).
+      const timed = async (task: typeof big, line: string): Promise<number> => {
+        await raw.sendCommand(['SLOWLOG', 'RESET']);
+        expect(await task.log(line)).toBe(true);
+        const entries = await raw.sendCommand<Array<[number, number, number, string[]]>>(['SLOWLOG', 'GET', '1024']);
+        const entry = entries.find((e) => e[3].includes(JSON.stringify(line)));
+        return Number(entry![2]);
+      };
+      // The least of a few writes each: a write the machine paused in the middle of says nothing.
+      const least = async (task: typeof big): Promise<number> => {
+        let best = Infinity;
+        for (let i = 0; i < 5; i++) best = Math.min(best, await timed(task, `one more line ${i}`));
+        return best;
+      };
+      const atOneLine = await least(small);
+      const at20MB = await least(big);
+      // Old main: 600,000 µs against 60 (a busy machine). Now the same (a bound with room for noise).
+      expect(at20MB).toBeLessThan(5 * atOneLine + 1000);
+
+      // Nothing copies the whole log: no field holds more than one line's entry (100 KB + its time).
+      const key = 'docket:{default}:logs';
+      const sizes = await Promise.all((await raw.hKeys(key)).map((field) => raw.hStrLen(key, field)));
+      expect(Math.max(...sizes)).toBeLessThan(chunk.length + 100);
+      expect(sizes).toHaveLength(2 + 6 + 205); // a head per task, a field per line
+    } finally {
+      await s.close();
+      await raw.quit();
+      await server.stop();
+    }
   });
 });

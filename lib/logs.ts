@@ -1,10 +1,11 @@
 /**
  * Task logs: lines a handler writes with task.log(), kept per task in the queue's `logs` hash by
- * log.lua under the same fencing as ack, capped per task (logMaxLines, logMaxBytes: the oldest
- * lines go first) and deleted with the task. A handler may log in a tight loop, so the lines one
- * task writes in one turn of the event loop go in one script call, and a task has at most one
- * call under way: lines written meanwhile go together in the next. The worker waits for them
- * before it acks or fails the task, after which they would be refused as stale.
+ * log.lua under the same fencing as ack, a field per line so that a write costs the lines it adds
+ * and drops, not the log (lua/include/logs.lua), capped per task (logMaxLines, logMaxBytes: the
+ * oldest lines go first) and deleted with the task. A handler may log in a tight loop, so the
+ * lines one task writes in one turn of the event loop go in one script call, and a task has at
+ * most one call under way: lines written meanwhile go together in the next. The worker waits for
+ * them before it acks or fails the task, after which they would be refused as stale.
  */
 import type { Context } from './context';
 import { LeaseLostError, PayloadTooLargeError, ValidationError } from './errors';
@@ -146,15 +147,17 @@ export function stopLogs(task: Task<unknown>): void {
   writers.get(task)?.stop();
 }
 
-/** The stored log of task `id` of `queue`, oldest line first; [] for none. */
+/** The stored log of task `id` of `queue`, oldest line first; [] for none. One script call (lua/logs.lua). */
 export async function readLogs(ctx: Context, queue: string, id: string): Promise<LogLine[]> {
-  const key = ctx.keys(queue).logs;
-  const raw = (await ctx.conn.send(key, ['HGET', key, id], { ms: ctx.options.commandTimeout, what: 'logs' })) as string | null;
-  return raw === null ? [] : parseLogs(raw);
+  const entries = await ctx.scripts.run('logs', ctx.keys(queue), { id });
+  return entries.flatMap(parseEntries);
 }
 
-/** Splits a stored field into lines: '<at> <JSON string>\n' each (see lua/log.lua). */
-export function parseLogs(raw: string): LogLine[] {
+/**
+ * The lines of a stored entry, '<at> <JSON string>' (see lua/include/logs.lua): one, or several
+ * for a log 0.1 stored (its one field, each entry ending in a newline).
+ */
+function parseEntries(raw: string): LogLine[] {
   const lines: LogLine[] = [];
   for (const entry of raw.split('\n')) {
     const space = entry.indexOf(' ');

@@ -125,6 +125,7 @@ export const SCRIPTS = {
   result: { flags: 'no-writes', keys: ['tasks', 'delayed', 'active', 'dead', 'results', 'progress', 'events'], args: ['id', 'stream'] },
   progress: { flags: 'allow-oom', keys: ['active', 'tasks', 'progress', 'events'], args: ['id', 'token', 'value', 'events'] },
   log: { flags: 'allow-oom', keys: ['active', 'tasks', 'logs'], args: ['id', 'token', 'maxLines', 'maxBytes'], each: ['line'] },
+  logs: { flags: 'no-writes', keys: ['logs'], args: ['id'] },
   list: {
     flags: 'no-writes',
     keys: ['delayed', 'ready', 'active', 'dead', 'tasks', ...LEVEL_KEYS, 'progress', 'blocked', 'after', 'moved'],

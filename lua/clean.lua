@@ -40,7 +40,8 @@ local TOMB = '|cleaned|'
 if source == 'dead' then
   local ids = redis.call('ZRANGEBYSCORE', K.dead, '-inf', before < 0 and '+inf' or ARGV[2], 'LIMIT', 0, most)
   many('ZREM', K.dead, ids)
-  for _, key in ipairs({ K.tasks, K.progress, K.deplist, K.logs }) do many('HDEL', key, ids) end
+  for _, key in ipairs({ K.tasks, K.progress, K.deplist }) do many('HDEL', key, ids) end
+  forgetLogs(ids)
   return { #ids, #ids < most and 1 or 0, '', 0 }
 end
 

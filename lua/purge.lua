@@ -3,6 +3,7 @@
   KEYS (as K.<name>; each described in docs/design.md#keys): dead, tasks, progress, deplist, logs
   ARGV[1] limit  most tasks to delete in this call
   Returns: how many were deleted ]]
+-- include: logs
 local ids = redis.call('ZRANGE', K.dead, 0, tonumber(ARGV[1]) - 1)
 for _, id in ipairs(ids) do
   redis.call('ZREM', K.dead, id)
@@ -10,6 +11,6 @@ for _, id in ipairs(ids) do
   redis.call('HDEL', K.progress, id)
   -- Unconditional, unlike the claim's trim: purge is rare, and reading each meta costs more.
   redis.call('HDEL', K.deplist, id)
-  redis.call('HDEL', K.logs, id)
 end
+forgetLogs(ids)
 return #ids

@@ -8,7 +8,7 @@ import { apply, outbox } from './deps';
 import { cap, limit } from './flow';
 import { beat, claim, extend, fail, release } from './lease';
 import { clean, obliterate } from './maintenance';
-import { log, progress } from './notes';
+import { log, logs, progress } from './notes';
 import { put } from './put';
 import { access, get, list, result, stats } from './reads';
 import { cancel, migrate, pause, priority, purge, redrive, reschedule, unschedule } from './changes';
@@ -29,6 +29,7 @@ export const CODECS = {
   result,
   progress,
   log,
+  logs,
   list,
   redrive,
   purge,

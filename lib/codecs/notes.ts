@@ -1,8 +1,9 @@
 /**
  * The scripts a handler's notes go through, fenced by its lease as ack is: log (lines of its log)
- * and progress (its latest progress). Headers in lua/log.lua and lua/progress.lua.
+ * and progress (its latest progress); and logs, which reads a log back. Headers in lua/log.lua,
+ * lua/progress.lua and lua/logs.lua.
  */
-import { flag, type Codec } from './codec';
+import { array, flag, text, type Codec } from './codec';
 
 export interface LogInput {
   id: string;
@@ -19,6 +20,15 @@ export interface LogInput {
 export const log: Codec<LogInput, boolean> = {
   encode: (i) => [i.id, i.token, i.maxLines, i.maxBytes, ...i.lines],
   decode: (reply) => flag('log', reply, 'the reply'),
+};
+
+/**
+ * A task's stored entries, oldest first, each '<at> <line as a JSON string>' (lib/logs.ts parses
+ * them); a log 0.1 stored is one entry holding all its lines, each ending in a newline.
+ */
+export const logs: Codec<{ id: string }, string[]> = {
+  encode: (i) => [i.id],
+  decode: (reply) => array('logs', reply).map((entry, i) => text('logs', entry, `entry ${i + 1}`)),
 };
 
 export interface ProgressInput {

@@ -2,6 +2,7 @@
   (its record and payload, include: record), plus those its record says it has: progress (meta.pg), log lines
   (meta.lg) and its dependency list (meta.dl). A finished, cancelled or expired task leaves none. ]]
 -- include: record
+-- include: logs
 
 -- Task id's decoded record (it must exist).
 local function load(id) return decode(redis.call('HGET', K.tasks, id)) end
@@ -10,7 +11,7 @@ local function load(id) return decode(redis.call('HGET', K.tasks, id)) end
 -- the record is not known: meta nil).
 local function forgetExtras(id, meta)
   if not meta or meta.pg then redis.call('HDEL', K.progress, id) end
-  if not meta or meta.lg then redis.call('HDEL', K.logs, id) end
+  if not meta or meta.lg then forgetLog(id) end
   if not meta or meta.dl then redis.call('HDEL', K.deplist, id) end
 end
 

@@ -3,7 +3,7 @@
   queue (register; registerAll for a task just put), and steps in `settle` are applied (drain). ]]
 -- include: record
 -- include: many
-
+-- include: logs
 -- Waiting task id's dependency ref (of refQueue) ended with `outcome`. Done: once none is left,
 -- the task is queued. Failed (dead, expired, cancelled): as onDependencyFailure says, the task
 -- goes dead (meta.df nil), is cancelled ('c'), or counts it as settled and runs ('r'). Merged
@@ -23,7 +23,7 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
     if meta.df == 'c' then
       redis.call('HDEL', K.tasks, id); redis.call('HDEL', K.deplist, id)
       if meta.pg then redis.call('HDEL', K.progress, id) end
-      if meta.lg then redis.call('HDEL', K.logs, id) end
+      if meta.lg then forgetLog(id) end
       unpoint(id, meta)
       emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'error', meta.err)
       keepOutcome(id, meta, now, 'cancelled', meta.err)

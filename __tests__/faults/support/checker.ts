@@ -345,7 +345,11 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .hKeys(k.deplist)
     .hKeys(k.logs)
     .exec()) as unknown[];
-  const logs = replies.pop() as string[];
+  // A log is a head `<id>` and a field per line `<id>|<seq>` (lua/include/logs.lua): its task is
+  // the head's; a line without its head stays as it is, so it is reported as a log without a task.
+  const logFields = replies.pop() as string[];
+  const heads = new Set(logFields.filter((f) => !f.includes('|')));
+  const logs = [...heads, ...logFields.filter((f) => f.includes('|') && !heads.has(f.slice(0, f.indexOf('|'))))];
   const deplist = replies.pop() as string[];
   const after = replies.pop() as string[];
   const blocked = replies.pop() as string[];

@@ -55,10 +55,10 @@ if gone(out, count) then return out end
 local bases = {}
 for i = 1, count do bases[i] = ARGV[4 * i + 1] end
 local stored = redis.call('HMGET', K.tasks, unpack(bases))
--- One EXISTS tells whether the queue has until-start pointers or de-dup windows at all: a queue
--- with neither (most) pays nothing more per put.
-if redis.call('EXISTS', K.waiting, K.windows) == 0 then
-  waitingKnown, windowsKnown = false, false
+-- One EXISTS tells whether the queue has until-start pointers, de-dup windows or kept outcomes
+-- (which a new run drops: include: outcomes) at all: a queue with none (most) pays nothing more.
+if redis.call('EXISTS', K.waiting, K.windows, K.results) == 0 then
+  waitingKnown, windowsKnown, outcomesKnown = false, false, false
 else
   waitingKnown = redis.call('EXISTS', K.waiting) == 1
 end

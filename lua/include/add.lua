@@ -1,4 +1,4 @@
---[[ add: included by put after gather and windows (not a script itself). A task new to
+--[[ add: included by put after outcomes, gather and windows (not a script itself). A task new to
   the queue, or a dead one revived by putting it again, gets its record and its place: queued
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
 -- include: record
@@ -31,6 +31,8 @@ local function add(id, base, old, payload, o, after)
     redis.call('ZREM', K.dead, id)
     forgetExtras(id, old)
   end
+  -- A new run: what was kept of an earlier run at this id is not its outcome (include: outcomes).
+  dropOutcome(id)
   local meta = metaOf(o, o.at or now + (o.delay or 0))
   meta._ = payload
   if id ~= base then

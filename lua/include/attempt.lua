@@ -1,7 +1,8 @@
 --[[ attempt: the end of an attempt that did not succeed, one rule for both ways it happens: the
   handler failed (fail) or the lease lapsed (claim). The lease is cleared and the attempt counted as
   failed; then the task is merged into its identity's waiting twin (an until-start task put again
-  while it ran: that one does the work), made dead when out of attempts (kept for inspection and
+  while it ran: that one does the work, and the tasks waiting on this one wait on it instead, so
+  there are never two copies waiting), made dead when out of attempts (kept for inspection and
   re-drive; claim trims the dead set by count and age), or retried: ready now, or delayed until
   `retryAt`. Needs the includes events, outcomes, identity, deps and records before it. ]]
 -- include: record
@@ -18,13 +19,14 @@ local function endAttempt(id, meta, err, limit, retryAt, now, cap)
   local refilled = finished(meta)
   redis.call('HINCRBY', K.counts, 'failed', 1)
   countNamed(K.counts, 'failed', meta)
-  -- (Not one that others wait on: they wait on this task, so it is retried.)
-  local into = meta.n < limit and not meta.dp and waitingCopy(id, meta)
+  local into = meta.n < limit and waitingCopy(id, meta)
   if into then
     forget(id, meta)
     redis.call('HINCRBY', K.counts, 'merged', 1)
     emitFor(cap, meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(err), 'into', into)
     keepOutcome(id, meta, now, 'merged', into)
+    -- Tasks that waited on this one wait on the copy now: it does the work they waited for.
+    fire(id, meta, 'merged', now, into)
     return 'merged', refilled, false
   end
   local outcome, wake = 'retry', false

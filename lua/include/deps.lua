@@ -67,15 +67,15 @@ local function outcomeOf(id, raw, now)
   return state
 end
 
--- Task id finished for good (done, dead, expired, cancelled): each task waiting on it is told.
-local function fire(id, meta, outcome, now)
+-- Task id ended (done, dead, expired, cancelled; or merged `into` its copy): its waiters learn.
+local function fire(id, meta, outcome, now, into)
   if not meta.dp then return end
   meta.dp = nil
   local from, to = '[' .. id .. '|', '[' .. id .. '|\255'
   local steps = {}
   for _, m in ipairs(redis.call('ZRANGEBYLEX', K.dependents, from, to)) do
     local dependent, queue = string.match(m, '^[^|]*|([^|]*)|(.*)$')
-    table.insert(steps, { 'res', queue, dependent, id, QUEUE, outcome })
+    table.insert(steps, { 'res', queue, dependent, id, QUEUE, outcome, into })
   end
   routeAll(steps, now)
   redis.call('ZREMRANGEBYLEX', K.dependents, from, to)

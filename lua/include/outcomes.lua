@@ -7,10 +7,26 @@
   gone, so it is readable for exactly its span on the Redis clock. Storage goes in two ways, neither
   a sweep that grows: each outcome kept removes up to two whose span has ended, and both keys carry
   a TTL at least as long as the longest span in them, so once the last span ends Redis deletes
-  them itself. The including script names results and kept among its keys (K.results, K.kept). ]]
+  them itself. The including script names results and kept among its keys (K.results, K.kept).
+  An outcome is that of the latest run of its id: a new run (put adds or revives the task) drops
+  what was kept of the one before, and a run that ends without keepResult does too, so neither
+  result() nor a task put `after` it can read an earlier run's outcome as this one's. ]]
+
+-- Whether the queue has kept outcomes at all, read once per call (nil: not read yet): a queue
+-- without them (most) pays one EXISTS per call for a drop, not one HDEL per task.
+local outcomesKnown = nil
+
+-- Task id starts a new run, or ends one without keepResult: an outcome kept of an earlier run goes.
+local function dropOutcome(id)
+  if outcomesKnown == nil then outcomesKnown = redis.call('EXISTS', K.results) == 1 end
+  if not outcomesKnown then return end
+  if redis.call('HDEL', K.results, id) == 1 then redis.call('ZREM', K.kept, id) end
+end
+
 local function keepOutcome(id, meta, now, state, body)
   local span = tonumber(meta.kr)
-  if not span or span <= 0 then return end
+  if not span or span <= 0 then return dropOutcome(id) end
+  outcomesKnown = true
   local until_ = now + span
   redis.call('HSET', K.results, id, state .. '|' .. now .. '|' .. meta.n .. '|' .. until_ .. '|' .. (body or ''))
   redis.call('ZADD', K.kept, until_, id)

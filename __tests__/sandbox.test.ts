@@ -77,7 +77,7 @@ describe('sandboxed handlers', () => {
     ['throw-error', /^TypeError: a type error in the thread\n\s+at /],
     ['uncaught', /RangeError: thrown outside the handler/],
     ['exit', /SandboxExitError: the thread running task \w+ exited with code 3/],
-    ['function', /TypeError: the handler's result cannot leave its thread/],
+    ['function', /^ValidationError: result: function cannot be carried by JSON\n/],
   ])('fails only the attempt of a handler that does %s, with its text as the last error', async (name, text) => {
     const s = await redis.scheduler();
     const worker = s.work(HANDLERS, { sandbox: true });

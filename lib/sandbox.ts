@@ -10,13 +10,18 @@
  * attempt and is dropped; the next task starts a new one. Once a run's signal is aborted (run
  * timeout, lost lease, close), the abort is passed on, and a thread that has not returned within
  * ABORT_GRACE_MS is terminated: its slot frees only then, so threads never outnumber concurrency.
+ *
+ * Every attempt settles, whatever its handler sends: a result or progress value is checked in the
+ * thread (sandbox-thread.ts) and crosses as JSON text, and a message the main thread still cannot
+ * read (a log line nested 5,000 deep: the thread's stack is larger than this one's) fails the run
+ * with a ValidationError and replaces its thread, instead of leaving the run waiting for ever.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';
 import { SandboxExitError, ValidationError } from './errors';
-import { errorOf, rethrown, shapeOf, thrownOf, type FromThread, type ToThread } from './sandbox-thread';
+import { errorOf, rethrown, shapeOf, thrownOf, type FromThread, type ThreadData, type ToThread } from './sandbox-thread';
 import type { Task } from './task';
 import type { Handler } from './route';
 
@@ -29,21 +34,37 @@ const METHODS = ['progress', 'log', 'dependencies'];
 /** The thread entry's code, when it has to be compiled first (see entry()). */
 let compiled: string | undefined;
 
+/** The modules a thread loads: its entry, and what the entry imports of docket (nothing else). */
+const THREAD_MODULES = ['sandbox-thread', 'payload', 'errors'];
+
 /**
  * What a thread runs: the entry next to this module. Compiled (dist/) it is a .js file. Under
- * ts-node or jest it is the .ts source, transpiled here once (it imports only node: modules) and
- * run as eval code: a thread then starts in about 20 ms, against about 200 ms for loading ts-node's
- * register hook into each thread.
+ * ts-node or jest it is the .ts sources of THREAD_MODULES, transpiled here once into one script
+ * with a require() of their own (node: modules go to Node's) and run as eval code: a thread then
+ * starts in about 20 ms, against about 200 ms for loading ts-node's register hook into each thread.
  */
 function entry(): { code: string; eval: boolean } {
   const ext = path.extname(__filename);
-  const file = path.join(__dirname, `sandbox-thread${ext}`);
-  if (ext !== '.ts') return { code: file, eval: false };
+  if (ext !== '.ts') return { code: path.join(__dirname, `sandbox-thread${ext}`), eval: false };
   if (compiled === undefined) {
     // Only reached where TypeScript is installed: a .ts module of docket is being run from source.
     const ts = require('typescript') as typeof import('typescript');
     const options = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 };
-    compiled = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file }).outputText;
+    const modules = THREAD_MODULES.map((name) => {
+      const file = path.join(__dirname, `${name}.ts`);
+      const js = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file }).outputText;
+      return `${JSON.stringify(`./${name}`)}: (exports, require) => {\n${js}\n}`;
+    });
+    compiled = [
+      `const modules = {${modules.join(',\n')}};`,
+      'const loaded = {};',
+      'function load(name) {',
+      '  if (!(name in modules)) return require(name);',
+      '  if (!(name in loaded)) modules[name]((loaded[name] = {}), load);',
+      '  return loaded[name];',
+      '}',
+      "load('./sandbox-thread');",
+    ].join('\n');
   }
   return { code: compiled, eval: true };
 }
@@ -51,9 +72,10 @@ function entry(): { code: string; eval: boolean } {
 /**
  * The sandbox of `work(handler, options)`, or null without `sandbox: true`. Checked at once, so
  * work() throws a ValidationError synchronously: the handler must be a path (relative to the
- * working directory) or a file URL of a module that exists.
+ * working directory) or a file URL of a module that exists. `maxResultBytes` (the scheduler's) is
+ * what its threads check results and progress values against.
  */
-export function sandboxOf(handler: unknown, options: unknown): Sandbox | null {
+export function sandboxOf(handler: unknown, options: unknown, maxResultBytes: number): Sandbox | null {
   const sandbox = (options as { sandbox?: unknown } | undefined)?.sandbox;
   if (sandbox !== undefined && typeof sandbox !== 'boolean') throw new ValidationError('options.sandbox', 'expected a boolean');
   const isModule = typeof handler === 'string' || handler instanceof URL;
@@ -69,7 +91,7 @@ export function sandboxOf(handler: unknown, options: unknown): Sandbox | null {
     throw new ValidationError('handler', `expected a file path or a file: URL, not ${String(handler)}`);
   }
   if (!existsSync(file)) throw new ValidationError('handler', `no such file: ${file}`);
-  return new Sandbox(pathToFileURL(file).href);
+  return new Sandbox({ docketSandbox: pathToFileURL(file).href, maxResultBytes });
 }
 
 interface Slot {
@@ -96,7 +118,7 @@ export class Sandbox {
   /** What work() runs for each task. */
   readonly handler: Handler<unknown> = (task, signal) => this.run(task, signal) as ReturnType<Handler<unknown>>;
 
-  constructor(private readonly module: string) {}
+  constructor(private readonly data: ThreadData) {}
 
   /** close() has begun: idle threads go now, busy ones as soon as their run ends. */
   shrink(): void {
@@ -146,12 +168,13 @@ export class Sandbox {
 
   private spawn(): Slot {
     const { code, eval: isCode } = entry();
-    const thread = new Thread(code, { eval: isCode, workerData: { docketSandbox: this.module } });
+    const thread = new Thread(code, { eval: isCode, workerData: this.data });
     const slot: Slot = { thread, run: null };
     this.all.add(slot);
     // Nothing of the sandbox keeps the process alive: the worker's own loop and timers do.
     thread.unref();
     thread.on('message', (message: FromThread) => this.receive(slot, message));
+    thread.on('messageerror', (err) => this.unreadable(slot, err));
     thread.on('error', (err) => (slot.crash = err));
     thread.on('exit', (code) => {
       this.all.delete(slot);
@@ -169,9 +192,23 @@ export class Sandbox {
     const run = slot.run;
     if (!run || run.id !== message.id) return;
     if (message.type === 'call') return void this.call(slot, run, message);
-    run.settle(message.ok ? { value: adopted(message.value) } : { error: rethrown(message.thrown) });
+    // JSON text, checked in the thread: parsed here, in this realm, an own "__proto__" key included.
+    run.settle(message.ok ? { value: message.json === undefined ? undefined : JSON.parse(message.json) } : { error: rethrown(message.thrown) });
     if (this.closing) void this.kill(slot);
     else this.idle.push(slot);
+  }
+
+  /**
+   * A message of the thread that could not be read here: a value a handler passed on that this
+   * thread's smaller stack cannot rebuild (a log line nested 5,000 deep). Which message it was is
+   * lost with it, so the run under way fails with a ValidationError, and its thread, which may
+   * wait for an answer that will never come, is replaced.
+   */
+  private unreadable(slot: Slot, err: Error): void {
+    const run = slot.run;
+    if (!run) return;
+    run.settle({ error: new ValidationError('value', `sent by the handler's thread could not be read on the main thread (${err.message})`, 'ERR_VALIDATION', { cause: err }) });
+    void this.kill(slot);
   }
 
   /** A task method called in the thread (progress, log, dependencies), run here and answered. */
@@ -179,7 +216,9 @@ export class Sandbox {
     const reply = (answer: { ok: true; value: unknown } | { ok: false; error: ReturnType<typeof thrownOf> }) => {
       if (slot.run === run) slot.thread.postMessage({ type: 'reply', id: run.id, call: message.call, ...answer } satisfies ToThread);
     };
-    void (async () => (run.task as unknown as Record<string, (...args: unknown[]) => unknown>)[message.method](...message.args.map(adopted)))().then(
+    // progress's value comes as its JSON text, checked in the thread.
+    const args = message.json === undefined ? message.args : [JSON.parse(message.json)];
+    void (async () => (run.task as unknown as Record<string, (...args: unknown[]) => unknown>)[message.method](...args))().then(
       (value) => reply({ ok: true, value }),
       (err: unknown) => reply({ ok: false, error: thrownOf(err) }),
     );
@@ -191,20 +230,6 @@ function fieldsOf(task: Task<unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(task)) if (typeof value !== 'function' && key !== 'token') fields[key] = value;
   return fields;
-}
-
-/**
- * A value that crossed by structured clone, with its plain objects and arrays made anew in this
- * module's realm, so the JSON checks (plain objects only) judge it as they would the handler's own
- * value: in one process that changes nothing, but under a vm context (jest) a message's objects
- * have another realm's prototype. Anything else (a Date, a Map) is left as it is, to be refused.
- */
-function adopted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(adopted);
-  if (typeof value !== 'object' || value === null || Object.prototype.toString.call(value) !== '[object Object]') return value;
-  const copy: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) copy[key] = adopted(v);
-  return copy;
 }
 
 function reasonOf(signal: AbortSignal): Error {

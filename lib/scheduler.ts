@@ -513,7 +513,7 @@ class DocketScheduler implements Scheduler {
 
   work<T = Json>(handler: Handler<T> | Handlers<T> | string | URL, options?: WorkOptions): Worker {
     if (this.closed) throw new ClosedError('scheduler');
-    const sandbox = sandboxOf(handler, options);
+    const sandbox = sandboxOf(handler, options, this.ctx.options.maxResultBytes);
     const run = sandbox?.handler ?? (handlerOf(handler as Handler<T> | Handlers<T>) as Handler<unknown>);
     const worker = new Worker(this.ctx, run, options, sandbox ?? undefined);
     this.workers.add(worker);

@@ -3,22 +3,19 @@
  * `keepResult` keeps its outcome for that span once it finishes (lua/include/outcomes.lua).
  *
  * result(hash, { wait }) waits without polling: the finishing scripts append to the queue's events
- * stream, and one reader per queue and process (a blocking XREAD on a connection of its own) hands
- * each finish to the callers waiting for that task. So a waiting call costs Redis nothing while it
- * waits, and a thousand of them share one connection.
- *
- * One concept over 300 lines: a task's outcome, read (result), awaited (the shared events reader)
- * and written (resultJson's checks).
+ * stream, and the scheduler's shared readers (waiters.ts: on a standalone Redis one blocking XREAD
+ * over every queue waited in, on a connection of its own) hand each finish to the callers waiting
+ * for that task. So a waiting call costs Redis nothing while it waits, and a thousand of them, in
+ * any number of queues, share one connection.
  */
-import type { Standalone } from './connection';
 import type { KeptOutcome, ResultReply } from './codecs/reads';
-import { after, readEntries, type StreamEntry } from './codecs/streams';
 import type { Context } from './context';
-import { ClosedError, fromRedisError } from './errors';
-import { errorFields } from './log';
+import { ClosedError } from './errors';
 import { parseMeta } from './meta';
 import { parseRecord, type Json } from './payload';
 import type { Span } from './time';
+import { waits } from './readers';
+import { FINISHES, type Finish } from './waiters';
 
 interface OutcomeBase {
   readonly hash: string;
@@ -78,9 +75,6 @@ export interface ResultOptions {
   wait?: Span;
 }
 
-/** The event types that end a task, as the scripts emit them, and the outcome state each means. */
-const FINISHES: Record<string, 'done' | 'dead' | 'expired' | 'cancelled' | 'merged'> = { completed: 'done', dead: 'dead', expired: 'expired', cancelled: 'cancelled', merged: 'merged' };
-
 /** What docket knows of task `id` now; `stream` asks for the events stream's latest id too. */
 async function read(ctx: Context, queue: string, id: string, stream: boolean): Promise<{ outcome: TaskOutcome | null; stream: string }> {
   const reply = await ctx.scripts.run('result', ctx.keys(queue), { id, stream });
@@ -113,16 +107,14 @@ function finished(outcome: TaskOutcome | null): boolean {
 export async function result(ctx: Context, queue: string, id: string, waitMs: number, closing: AbortSignal): Promise<TaskOutcome | null> {
   if (waitMs === 0) return (await read(ctx, queue, id, false)).outcome;
   // Listening starts before the first read: a finish between the two is not missed.
-  const readers = (readersOf.get(ctx) ?? readersOf.set(ctx, new Map()).get(ctx))!;
-  let reader = readers.get(queue);
-  if (!reader) readers.set(queue, (reader = new Reader(ctx, queue, closing, () => readers.delete(queue))));
-  const waiter = reader.add(id);
+  const shared = waits(ctx, closing);
+  const waiter = shared.add(queue, id);
   try {
     const first = await read(ctx, queue, id, true);
     if (finished(first.outcome)) return first.outcome;
     waiter.from = first.stream;
     if (closing.aborted) throw new ClosedError('scheduler');
-    reader.start(first.stream);
+    shared.start(waiter);
     const ended = await waiter.until(waitMs);
     if (ended === 'closed') throw new ClosedError('scheduler');
     // A kept result small enough came with the finish event: nothing more to read.
@@ -132,21 +124,8 @@ export async function result(ctx: Context, queue: string, id: string, waitMs: nu
     if (ended !== 'timeout' && !finished(now.outcome)) return fromEvent(queue, id, ended);
     return now.outcome ?? (ended === 'timeout' ? null : fromEvent(queue, id, ended));
   } finally {
-    reader.remove(waiter);
+    shared.remove(waiter);
   }
-}
-
-/** A finish event, for a task that kept no outcome. */
-interface Finish {
-  /** The event's stream id. */
-  entry: string;
-  type: string;
-  at: number;
-  attempt: number;
-  error: string | null;
-  into: string | null;
-  /** A completed event's kept result as JSON ('' for none), when it carried one. */
-  result?: string;
 }
 
 function fromEvent(queue: string, hash: string, e: Finish): TaskOutcome {
@@ -156,157 +135,4 @@ function fromEvent(queue: string, hash: string, e: Finish): TaskOutcome {
   if (state === 'dead') return { ...base, state, error: e.error };
   if (state === 'merged') return { ...base, state, into: e.into ?? '' };
   return { ...base, state };
-}
-
-const readersOf = new WeakMap<Context, Map<string, Reader>>();
-
-class Waiter {
-  /** Events at or before this stream id happened before the waiter's first read. */
-  from = '';
-  private wake: ((ended: Finish | 'timeout' | 'closed') => void) | null = null;
-  private early: Finish | null = null;
-
-  constructor(readonly id: string) {}
-
-  notify(finish: Finish): void {
-    if (this.wake) this.wake(finish);
-    else this.early ??= finish;
-  }
-
-  /** Wakes the wait: the scheduler is closing. */
-  close(): void {
-    this.wake?.('closed');
-  }
-
-  until(ms: number): Promise<Finish | 'timeout' | 'closed'> {
-    // A finish read before the first read answered may be of an earlier life of the same id.
-    if (this.early && after(this.early.entry, this.from)) return Promise.resolve(this.early);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => done('timeout'), ms);
-      const done = (ended: Finish | 'timeout' | 'closed') => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve(ended);
-      };
-      this.wake = done;
-    });
-  }
-}
-
-/** Entries read per call, and how long one blocking read waits before it looks again. */
-const BATCH = 1000;
-const BLOCK_MS = 5000;
-/** Pause before reading again after a lost connection. */
-const RETRY_MS = 200;
-
-/** Reads one queue's events stream for as long as anyone in this process waits on the queue. */
-class Reader {
-  private readonly waiting = new Map<string, Set<Waiter>>();
-  private running = false;
-  private conn: Standalone | null = null;
-  /** One listener on the scheduler's closing signal for all of this reader's callers. */
-  private readonly onClose = () => {
-    for (const set of this.waiting.values()) for (const w of set) w.close();
-  };
-
-  constructor(
-    private readonly ctx: Context,
-    private readonly queue: string,
-    private readonly closing: AbortSignal,
-    private readonly forget: () => void,
-  ) {
-    closing.addEventListener('abort', this.onClose, { once: true });
-  }
-
-  /** Nobody waits and nothing reads: the reader goes (a later caller makes a new one). */
-  private gone(): void {
-    this.closing.removeEventListener('abort', this.onClose);
-    this.forget();
-  }
-
-  add(id: string): Waiter {
-    const waiter = new Waiter(id);
-    const set = this.waiting.get(id);
-    if (set) set.add(waiter);
-    else this.waiting.set(id, new Set([waiter]));
-    return waiter;
-  }
-
-  remove(waiter: Waiter): void {
-    const set = this.waiting.get(waiter.id);
-    set?.delete(waiter);
-    if (set?.size === 0) this.waiting.delete(waiter.id);
-    // Nobody waits: the blocked read is cut short, and the connection goes (and the reader, once
-    // its loop has ended, or at once when it never started).
-    if (this.waiting.size === 0) {
-      this.drop();
-      if (!this.running) this.gone();
-    }
-  }
-
-  /** Starts reading after stream id `from`, unless already reading (from an earlier point). */
-  start(from: string): void {
-    if (this.running || this.waiting.size === 0) return;
-    this.running = true;
-    void this.loop(from).then((last) => {
-      this.running = false;
-      this.drop();
-      // A caller came while the loop was ending: read on from where it stopped, which is before
-      // that caller's first read.
-      if (this.waiting.size > 0 && !this.closing.aborted) this.start(last);
-      else this.gone();
-    });
-  }
-
-  private drop(): void {
-    const c = this.conn;
-    this.conn = null;
-    if (c?.isOpen) void c.disconnect().catch(() => {});
-  }
-
-  /** Reads until nobody waits; returns the last stream id read. Never rejects. */
-  private async loop(from: string): Promise<string> {
-    const key = this.ctx.keys(this.queue).events;
-    let last = from;
-    while (this.waiting.size > 0 && !this.closing.aborted) {
-      let entries: StreamEntry[];
-      let conn: Standalone | null = null;
-      try {
-        conn = this.conn ??= await this.ctx.conn.duplicate(key, this.ctx.options.commandTimeout);
-        // Decoded here, so that a reply of another shape is reported below as any other trouble.
-        entries = readEntries(await conn.sendCommand(['XREAD', 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', key, last]));
-      } catch (err) {
-        if (this.waiting.size === 0 || this.closing.aborted) return last;
-        // Dropped by remove() when the last caller left, and a new one came since: read on.
-        if (conn !== null && conn !== this.conn) continue;
-        // A lost connection, or any other trouble: waiters still get their answer when their wait
-        // ends (a last read), so the reader only reports, and reads on from where it was.
-        this.ctx.log.warn({ queue: this.queue, ...errorFields(fromRedisError(err, 'result')) }, 'docket: result reader lost its connection; reading again');
-        this.drop();
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-        continue;
-      }
-      for (const entry of entries) {
-        last = entry.id;
-        this.dispatch(entry);
-      }
-    }
-    return last;
-  }
-
-  private dispatch({ id: entry, at, fields: f }: StreamEntry): void {
-    const type = f.get('type') ?? '';
-    const waiters = FINISHES[type] ? this.waiting.get(f.get('id') ?? '') : undefined;
-    if (!waiters) return;
-    const finish = {
-      entry,
-      type,
-      at,
-      attempt: Number(f.get('attempt') ?? 0),
-      error: f.get('error') ?? null,
-      into: f.get('into') ?? null,
-      result: f.get('result'),
-    };
-    for (const w of waiters) if (after(entry, w.from)) w.notify(finish);
-  }
 }

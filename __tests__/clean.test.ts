@@ -2,9 +2,11 @@
  * Bulk clean and obliterate: deleting ready, delayed or dead tasks in batches while workers run,
  * leaving nothing behind, and removing a whole queue.
  */
-import { QueueActiveError, ValidationError } from '../lib';
+import { createClient, type RedisClientType } from 'redis';
+import { createScheduler, QueueActiveError, TimeoutError, ValidationError } from '../lib';
 import { queueKeys } from '../lib/keys';
-import { eventually, keysUnder, sleep, useRedis } from './support/harness';
+import { eventually, keysUnder, sleep, uniquePrefix, useRedis } from './support/harness';
+import { startRedis } from './support/redis-server';
 
 const redis = useRedis();
 type S = Awaited<ReturnType<typeof redis.scheduler>>;
@@ -218,11 +220,64 @@ describe('obliterate', () => {
     expect((await keysUnder(raw, s.prefix)).filter((k) => k.includes('{doomed}'))).toEqual([]);
   });
 
+  it('tells at once a caller in another process waiting on the result of a task of another queue that waited on it', async () => {
+    const s = await redis.scheduler();
+    const elsewhere = await redis.scheduler({ prefix: s.prefix });
+    const a = await s.put('a', { queue: 'doomed' });
+    const waits = await s.put('waits', { queue: 'other', after: [{ queue: 'doomed', hash: a.hash }] });
+    const answer = elsewhere.result(waits.hash, { queue: 'other', wait: 30_000 });
+    // Its wait has begun (a result() call reads first, then waits).
+    await sleep(200);
+    const started = Date.now();
+    await s.obliterate({ queue: 'doomed' });
+    expect(await answer).toMatchObject({ state: 'dead', hash: waits.hash, error: `dependency doomed/${a.hash} cancelled` });
+    // Told by the obliterate, not by the end of its 30 s wait.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
   it('deletes an idle queue without force', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
     await s.putMany(Array.from({ length: 10 }, (_, i) => ({ data: { i } })));
     await s.obliterate();
     expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+
+  it('leaves queues() once its keys are gone though a freeze cut it off, and a second call finishes it', async () => {
+    // A server of its own: the test freezes it (SIGSTOP), as a stalled Redis or a lost link does.
+    const server = await startRedis();
+    const raw = createClient({ url: server.url }) as RedisClientType;
+    raw.on('error', () => {});
+    const prefix = uniquePrefix();
+    const s = await createScheduler({ url: server.url, prefix, commandTimeout: 300, onWarning: () => {} });
+    try {
+      await raw.connect();
+      await s.putMany(Array.from({ length: 20 }, (_, i) => ({ data: { i }, options: { queue: 'doomed' } })));
+      await s.put('kept', { queue: 'stays' });
+      // Redis has the script cached then: a first call's EVALSHA would answer NOSCRIPT after the thaw,
+      // and with nobody left to send the EVAL, nothing would be deleted.
+      await s.obliterate({ queue: 'never-used' });
+      server.signal('SIGSTOP');
+      // The script goes out and the call times out; Redis runs it once it thaws, and the name's
+      // removal from the registry, a later call, was never sent.
+      await expect(s.obliterate({ queue: 'doomed' })).rejects.toBeInstanceOf(TimeoutError);
+      server.signal('SIGCONT');
+      await eventually(async () => (await keysUnder(raw, prefix)).every((k) => !k.includes('{doomed}')));
+      expect(await raw.sMembers(`${prefix}:queues`)).toContain('doomed');
+      // A queue whose keys are all gone is not listed, though its name is still registered.
+      expect(await s.queues()).toEqual(['stays']);
+      // Called again, obliterate finishes: the name goes too.
+      await s.obliterate({ queue: 'doomed' });
+      expect(await raw.sMembers(`${prefix}:queues`)).toEqual(['stays']);
+      // A put brings it back, listed and usable.
+      await s.put('again', { queue: 'doomed' });
+      expect(await s.queues()).toEqual(['doomed', 'stays']);
+      expect((await s.stats({ queue: 'doomed' })).ready).toBe(1);
+    } finally {
+      server.signal('SIGCONT');
+      await s.close();
+      await raw.quit().catch(() => {});
+      await server.stop();
+    }
   });
 });

@@ -4,7 +4,7 @@
  * dashboard list (so they never scan the keyspace).
  */
 import { serverTime as readServerTime, type Context } from './context';
-import { listOptions, parse, stateArg, STATES } from './options';
+import { listOptions, parse, queueName, stateArg, STATES } from './options';
 import type { Json } from './payload';
 import type { ListedRecord } from './codecs/reads';
 import { toTaskInfo, type TaskInfo, type TaskState } from './task';
@@ -240,12 +240,25 @@ export function registryKey(prefix: string): string {
   return `${prefix}:queues`;
 }
 
-/** Every queue registered under this prefix, by name. */
+/**
+ * Every queue registered under this prefix that has a key, by name. An obliterate cut off between
+ * deleting the keys and taking the name out (a freeze, a lost connection) leaves the name behind:
+ * such a queue is not listed, and comes back with its next put (obliterate again takes the name).
+ */
 export async function queues(ctx: Context): Promise<string[]> {
   const key = registryKey(ctx.options.prefix);
   const deadline = { ms: ctx.options.commandTimeout, what: 'queues' };
   const names = (await ctx.conn.send(key, ['SMEMBERS', key], deadline)) as string[];
-  return names.sort();
+  // One EXISTS over every key of each queue (one slot), sent together: node-redis pipelines them.
+  // A name that is no queue name (written by hand) is listed as it is.
+  const held = await Promise.all(
+    names.map((name) => {
+      if (!queueName.safeParse(name).success) return 1;
+      const keys = Object.values(ctx.keys(name));
+      return ctx.conn.send(keys[0], ['EXISTS', ...keys], deadline) as Promise<number>;
+    }),
+  );
+  return names.filter((_, i) => held[i] > 0).sort();
 }
 
 /** Adds `queue` to the registry once per process; a failure is retried on the next put. */

@@ -62,7 +62,9 @@ export async function clean(ctx: Context, options: CleanOptions): Promise<number
 
 /**
  * Deletes every key of the queue and takes it out of the registry of queue names. Refused with a
- * QueueActiveError while tasks of it are leased, unless `force`.
+ * QueueActiveError while tasks of it are leased, unless `force`. The registry is outside the
+ * queue's slot, so the name goes in a call of its own, last: one cut off before it (a freeze)
+ * leaves a name whose queue has no key, which queues() does not list and a retry removes.
  */
 export async function obliterate(ctx: Context, options?: ObliterateOptions): Promise<void> {
   const o = parse(obliterateOptions, options ?? {}, 'options');

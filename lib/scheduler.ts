@@ -236,7 +236,7 @@ export interface Scheduler {
    */
   list(state: TaskState, options: PreviewListOptions): Promise<PreviewPage>;
   list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>>;
-  /** The queues this prefix has seen a put on (a registry kept in Redis), by name. */
+  /** The queues this prefix has seen a put on (a registry kept in Redis) that still have a key, by name. */
   queues(): Promise<string[]>;
   /** The Redis server's clock, epoch ms: the clock of every run-at, lease and event. */
   time(): Promise<number>;

@@ -190,10 +190,10 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     args: { events: 1000 },
     each: [{ step: '["res","q","a"]' }, { step: '["unr","q","b"]' }],
     replies: [
-      ['', null],
-      [1700000000000, 1700000000000],
+      [[0, ''], { left: 0, due: null }],
+      [[250, '1700000000000'], { left: 250, due: 1700000000000 }],
     ],
-    malformed: [null, 'soon', ['']],
+    malformed: [null, 'soon', [''], [0], ['many', ''], [0, 'soon']],
   },
   outbox: {
     input: { lease: 10000, most: 2, carried: ['["res","q2","a"]'] },

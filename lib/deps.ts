@@ -9,6 +9,10 @@
  * when steps are due). A carrier takes steps under a lease, applies them in their queue, then
  * says so; one that dies midway leaves them to be taken again when the lease ends, by any process
  * that claims from the queue. Every step is idempotent, so carrying one twice is harmless.
+ *
+ * Steps for the queue itself wait in its `settle` list, and a script applies a batch of them (100):
+ * a failure down a 1,000-long chain is 1,000 steps. The client of the call that left more carries
+ * on with them too, a batch a call, until none is left, so no worker needs to be claiming.
  */
 import { stepQueue } from './codecs/deps';
 import type { Context } from './context';
@@ -93,6 +97,7 @@ export function carry(ctx: Context, queue: string): Promise<void> {
 const carrying = new WeakMap<Context, Map<string, { again: boolean; done: Promise<void> }>>();
 
 async function carryOnce(ctx: Context, queue: string, depth: number): Promise<void> {
+  await settleAll(ctx, queue);
   let carried: string[] = [];
   const chase = new Set<string>();
   for (let round = 0; round < CARRY_ROUNDS; round++) {
@@ -106,15 +111,26 @@ async function carryOnce(ctx: Context, queue: string, depth: number): Promise<vo
     }
     await Promise.all(
       [...byTarget].map(async ([target, list]) => {
-        const due = await ctx.scripts.run('apply', ctx.keys(target), { events: ctx.options.eventsMaxLength, steps: list });
-        // The steps made new steps there (a registration that found its task finished answers).
-        if (due !== null) chase.add(target);
+        const { left, due } = await ctx.scripts.run('apply', ctx.keys(target), { events: ctx.options.eventsMaxLength, steps: list });
+        // The steps made new steps there (a registration that found its task finished answers, a
+        // failure passes down a chain there): carried on too.
+        if (due !== null || left > 0) chase.add(target);
       }),
     );
     carried = steps;
   }
   // Out of rounds: say what was carried; the rest stays due for the next carrier.
   await ctx.scripts.run('outbox', ctx.keys(queue), { lease: CARRY_LEASE_MS, most: 0, carried });
+}
+
+/**
+ * Applies the steps waiting in `queue`'s own `settle` list, a batch a call, until none is left: each
+ * call stays short, and the whole chain a failure runs down is settled without a worker. Another
+ * client applying them at the same time is harmless: each step is popped once.
+ */
+async function settleAll(ctx: Context, queue: string): Promise<void> {
+  const input = { events: ctx.options.eventsMaxLength, steps: [] };
+  while ((await ctx.scripts.run('apply', ctx.keys(queue), input)).left > 0);
 }
 
 async function chaseAll(ctx: Context, queues: Set<string>, depth: number): Promise<void> {

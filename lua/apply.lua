@@ -2,14 +2,16 @@
 --[[ apply: apply dependency steps a client carried over from another queue's outbox (include:
   deps): settle a waiting task's dependency, register a task of another queue as waiting on one of
   this queue, or forget such a registration. Each step is idempotent, so a step carried twice (its
-  carrier died before it could say so) changes nothing the second time.
+  carrier died before it could say so) changes nothing the second time. Then a batch of the steps
+  waiting in this queue's `settle`: those these made, or those a client carries on with (lib/deps.ts
+  calls it with no step until none is left: a failure down a long chain needs no worker).
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, dead, counts,
     wake, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped,
     gtags, parked, gactive, glimits, events, results, kept, progress, waiting, blocked, after,
     dependents, deplist, settle, outbox, logs
   ARGV[1] events  most entries kept in the events stream; 0 for no events
   ARGV[+1] step   a step for this queue, as JSON (include: deps)
-  Returns: when this queue's outbox has steps due (ms), or '' ]]
+  Returns: { steps left in `settle`, when this queue's outbox has steps due (ms) or '' } ]]
 -- include: clock
 -- include: wake
 -- include: ready
@@ -25,8 +27,9 @@ for i = 2, #ARGV do
   -- A step names the queue it is for: one for another queue is not this script's to apply.
   if step[2] == QUEUE then apply(step, now, cap) end
 end
--- Steps for this queue that these made (a failure passed down) are applied too, a batch.
-if stepped then drain(100, now, cap) end
+-- Steps for this queue that these made (a failure passed down), or that earlier calls left, are
+-- applied too, a batch.
+drain(100, now, cap)
 if stepped then wakeIdle() end
 local due = redis.call('ZRANGE', K.outbox, 0, 0, 'WITHSCORES')[2]
-return due or ''
+return { redis.call('LLEN', K.settle), due or '' }

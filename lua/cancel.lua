@@ -8,8 +8,9 @@
     after, dependents, deplist, settle, outbox, logs, moved
   ARGV[1] id      task id
   ARGV[2] events  most entries kept in the events stream; 0 for no events
-  Returns: { 'cancelled', outboxed }: outboxed 1 when that made steps for other queues, for the
-    caller to carry, else 0; or a refusal (include: refusals): { 'missing' }, { 'active', worker } ]]
+  Returns: { 'cancelled', outboxed }: outboxed 1 when that made steps for other queues, or left
+    steps in `settle` past its batch (a failure down a long chain), for the caller to carry, else
+    0; or a refusal (include: refusals): { 'missing' }, { 'active', worker } ]]
 -- include: clock
 -- include: wake
 -- include: ready
@@ -36,8 +37,8 @@ if redis.call('ZREM', K.dead, id) == 0 then
 end
 forget(id, meta)
 if stepped then
-  -- The tasks that waited on it learn now (a batch; claims take the rest).
+  -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
   drain(100, nowMs(), tonumber(ARGV[2]))
   wakeIdle()
 end
-return { 'cancelled', outboxed and 1 or 0 }
+return { 'cancelled', toCarry() and 1 or 0 }

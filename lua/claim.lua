@@ -59,8 +59,9 @@ if count == 0 then
   -- worker to take.
   local slots = freed > 0 and redis.call('EXISTS', K.limits) == 1
   if refilled > 0 or slots or stepped then wakeIdle() end
-  -- A finished task that tasks of other queues wait on: its client carries the steps at once.
-  if outboxed then out[3] = now end
+  -- A finished task that tasks of other queues wait on, or one whose dependents' steps outran this
+  -- call's batch: its client carries the steps at once (include: deps, toCarry).
+  if toCarry() then out[3] = now end
   return out
 end
 
@@ -99,10 +100,11 @@ if until_ then a = math.min(a or until_, until_) end
 if stepped then drain(BATCH, now, cap) end
 
 -- 6. When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
-local backlog = more
-  or (refilled > 0 and redis.call('ZCARD', K.grouped) > 0)
-  -- Steps left in `settle` (a batch a call): the worker claims again at once to take the next.
-  or ((settling or stepped) and redis.call('LLEN', K.settle) > 0)
+-- Steps left in `settle` (a batch a call): the worker claims again at once to take the next, and
+-- the client carries them on (lib/deps.ts), for a claim() caller that is no worker.
+local unsettled = (settling or stepped) and redis.call('LLEN', K.settle) > 0
+if unsettled then out[3] = now end
+local backlog = more or (refilled > 0 and redis.call('ZCARD', K.grouped) > 0) or unsettled
 -- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will.)
 -- (A group held by its rate limit reopens at `held`.)
 local due = d

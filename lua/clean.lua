@@ -17,7 +17,8 @@
   ARGV[5] cursor  where the previous call in this source stopped; '' to start
   ARGV[6] events  most entries kept in the events stream; 0 for no events
   Returns: { deleted, 1 when the source is done else 0, next cursor, 1 when steps for other
-    queues were made (for the caller to carry) else 0 } ]]
+    queues were made, or steps were left in `settle` past this call's batch (for the caller to
+    carry) else 0 } ]]
 -- include: clock
 -- include: many
 -- include: wake
@@ -103,8 +104,8 @@ else
 end
 
 if stepped then
-  -- The tasks that waited on them learn now (a batch; claims take the rest).
+  -- The tasks that waited on them learn now (a batch; the client carries on with the rest).
   drain(100, now, cap)
   wakeIdle()
 end
-return { deleted, done and 1 or 0, nextCursor, outboxed and 1 or 0 }
+return { deleted, done and 1 or 0, nextCursor, toCarry() and 1 or 0 }

@@ -13,7 +13,8 @@
   ARGV[6] events       most entries kept in the events stream; 0 for no events
   Returns: 'retry', 'dead', 'merged' (an until-start task whose identity already has a task
     waiting: deleted instead of retried) or 'lost'; ':carry' appended when the call left steps in
-    the outbox for other queues (a dead task others wait on), for the client to carry at once ]]
+    the outbox for other queues (a dead task others wait on), or in `settle` past its batch (a
+    failure down a long chain), for the client to carry at once ]]
 -- include: clock
 -- include: lease
 -- include: wake
@@ -35,8 +36,8 @@ local cap = tonumber(ARGV[6])
 local slots = redis.call('EXISTS', K.limits) == 1
 local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
 local outcome, refilled, wake = endAttempt(id, meta, ARGV[4], limit, now + tonumber(ARGV[3]), now, cap)
--- The tasks that waited on it learn now (a batch; claims take the rest).
+-- The tasks that waited on it learn now (a batch; the client carries on with the rest).
 if stepped then drain(100, now, cap) end
 if wake or refilled > 0 or slots or stepped then wakeIdle() end
-if outboxed then return outcome .. ':carry' end
+if toCarry() then return outcome .. ':carry' end
 return outcome

@@ -6,10 +6,19 @@
 import { ReplyError } from '../errors';
 import { array, maybeNum, num, text, type Codec } from './codec';
 
-/** When this queue's own outbox has steps due (ms), or null: the steps made new ones to carry on. */
-export const apply: Codec<{ events: number; steps: readonly string[] }, number | null> = {
+export interface ApplyReply {
+  /** Steps still waiting in this queue's `settle` list (a failure down a long chain): call again. */
+  left: number;
+  /** When this queue's own outbox has steps due (ms), or null: the steps made new ones to carry on. */
+  due: number | null;
+}
+
+export const apply: Codec<{ events: number; steps: readonly string[] }, ApplyReply> = {
   encode: (i) => [i.events, ...i.steps],
-  decode: (reply) => maybeNum('apply', reply, 'the reply'),
+  decode(reply) {
+    const r = array('apply', reply, (n) => n === 2);
+    return { left: num('apply', r[0], 'the steps left'), due: maybeNum('apply', r[1], 'the outbox due time') };
+  },
 };
 
 export interface OutboxInput {

@@ -14,14 +14,13 @@
     { 'res', queue, id, ref, refQueue, outcome[, into] }  settle id's dependency ref with outcome
     { 'reg', queue, ref, id, idQueue }    register id (of idQueue) as a dependent of ref
     { 'unr', queue, ref, id, idQueue }    forget that registration (only sent to another queue)
-  A step for this queue goes to `settle` (LIST), which claims take BATCH at a time: a task with
-  10,000 dependents finishes in one short call, and its dependents are released over the next
-  calls. A step for another queue goes to `outbox` (ZSET, score = when due): no script touches two
+  A step for this queue goes to `settle` (LIST), applied a batch a call by the call that made it,
+  then by that call's client and by claims: a task with 10,000 dependents finishes in one short
+  call. A step for another queue goes to `outbox` (ZSET, score = when due): no script touches two
   queues (each is one cluster slot), so a client carries it over (lib/deps.ts), leasing it while it
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
-  Here is the side that sends steps: routing them, how a task ended (outcomeOf), a task ending
-  (fire), leaving the wait early (unwait) or done waiting (unblock). The side that applies them is
-  include: settle. Needs events, outcomes and identity included before it. ]]
+  Here: routing steps, how a task ended (outcomeOf), a task ending (fire), leaving the wait early
+  (unwait) or done (unblock); applying them: include: settle. Needs events, outcomes, identity. ]]
 -- include: record
 -- include: many
 -- include: ready
@@ -115,3 +114,7 @@ local function unblock(id, meta, now)
   redis.call('HSET', K.tasks, id, encode(meta))
   stepped = true
 end
+
+-- Whether the client has steps to carry on with: for other queues, or left in `settle` past this
+-- call's batch (a failure down a long chain), which it applies itself: no worker needs to claim.
+local function toCarry() return outboxed or (stepped and redis.call('LLEN', K.settle) > 0) end

@@ -50,7 +50,7 @@ describe('result({ wait }) in many queues', () => {
       await eventually(async () => (await clients(raw)).xread === 1, 5000);
       await sleep(300);
       const during = await clients(raw);
-      expect(during.xread).toBe(1);
+      expect(during.xread).toBeLessThanOrEqual(1);
       expect(during.all - before.all).toBeLessThanOrEqual(1);
       // Finishes in queues spread over the set reach their callers (and no one else's).
       const some = [0, 17, 150, 151, 299];

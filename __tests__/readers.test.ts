@@ -36,6 +36,7 @@ async function ownServer(): Promise<{ s: Scheduler; raw: Raw; stop(): Promise<vo
 }
 
 describe('result({ wait }) in many queues', () => {
+  // guarantees.md: one scheduler's waits hold at most one connection, however many queues they wait in.
   it('waiting in 300 queues at once opens one connection, adds no listener per queue, and answers every waiter', async () => {
     const { s, raw, stop } = await ownServer();
     const warnings: Error[] = [];

@@ -18,12 +18,16 @@ async function clients(raw: Raw): Promise<{ all: number; xread: number }> {
   return { all: lines.length, xread: lines.filter((line) => / cmd=xread /.test(line)).length };
 }
 
-/** A scheduler and a raw client on a redis-server of the test's own: its connections are counted. */
-async function ownServer(): Promise<{ s: Scheduler; raw: Raw; stop(): Promise<void> }> {
+/**
+ * A scheduler and a raw client on a redis-server of the test's own: its connections are counted.
+ * `withoutUnblock`: the scheduler's user may not run CLIENT UNBLOCK.
+ */
+async function ownServer(withoutUnblock = false): Promise<{ s: Scheduler; raw: Raw; stop(): Promise<void> }> {
   const server = await startRedis();
-  const s = await redis.scheduler({ url: server.url });
   const raw = createClient({ url: server.url }) as Raw;
   await raw.connect();
+  if (withoutUnblock) await raw.sendCommand(['ACL', 'SETUSER', 'nounblock', 'on', '>pw', '~*', '&*', '+@all', '-client|unblock']);
+  const s = await redis.scheduler({ url: withoutUnblock ? server.url.replace('redis://', 'redis://nounblock:pw@') : server.url });
   return {
     s,
     raw,
@@ -33,6 +37,28 @@ async function ownServer(): Promise<{ s: Scheduler; raw: Raw; stop(): Promise<vo
       await server.stop();
     },
   };
+}
+
+/**
+ * Waits in queue A until the reader is blocked on A's stream alone, then waits in queue B for a
+ * task that finishes right after that caller's first read, and returns what B's caller is told.
+ * B keeps no outcome: only the finish event can tell its caller `done`. Its first read goes out
+ * within result() (so before the ack, on the same connection); a reader that read on without B
+ * would leave the caller to its last read once `wait` (3 s) ran out, which knows nothing of B: null.
+ */
+async function joinBlockedRead(s: Scheduler, raw: Raw): Promise<unknown> {
+  const a = await s.put('a', { queue: 'blocked-a' });
+  const waitingA = s.result(a.hash, { queue: 'blocked-a', wait: 30_000 });
+  await eventually(async () => (await clients(raw)).xread === 1, 5000);
+  await s.put('b', { queue: 'blocked-b' });
+  const task = (await s.claim({ queue: 'blocked-b' }))!;
+  const waitingB = s.result(task.hash, { queue: 'blocked-b', wait: 3000 });
+  expect(await s.ack(task)).toBe(true);
+  const told = await waitingB;
+  expect((await clients(raw)).xread).toBeLessThanOrEqual(1);
+  await s.ack((await s.claim({ queue: 'blocked-a' }))!);
+  expect(await waitingA).toMatchObject({ state: 'done' });
+  return told;
 }
 
 describe('result({ wait }) in many queues', () => {
@@ -73,21 +99,16 @@ describe('result({ wait }) in many queues', () => {
   it('a caller in a queue not read yet, joining while the read is blocked, is told of a finish right after its first read', async () => {
     const { s, raw, stop } = await ownServer();
     try {
-      const a = await s.put('a', { queue: 'blocked-a' });
-      const waitingA = s.result(a.hash, { queue: 'blocked-a', wait: 30_000 });
-      await eventually(async () => (await clients(raw)).xread === 1, 5000);
-      // B kept no outcome: only the finish event can tell its caller `done`. Its first read goes
-      // out within result() (so before the ack, on the same connection), while the reader is
-      // blocked on A's stream alone; a reader that read on without B would leave the caller to
-      // its last read once `wait` ran out, which knows nothing of B (null).
-      await s.put('b', { queue: 'blocked-b' });
-      const task = (await s.claim({ queue: 'blocked-b' }))!;
-      const waitingB = s.result(task.hash, { queue: 'blocked-b', wait: 3000 });
-      expect(await s.ack(task)).toBe(true);
-      expect(await waitingB).toMatchObject({ state: 'done', queue: 'blocked-b', result: null, attempts: 1 });
-      expect((await clients(raw)).xread).toBeLessThanOrEqual(1);
-      await s.ack((await s.claim({ queue: 'blocked-a' }))!);
-      expect(await waitingA).toMatchObject({ state: 'done' });
+      expect(await joinBlockedRead(s, raw)).toMatchObject({ state: 'done', queue: 'blocked-b', result: null, attempts: 1 });
+    } finally {
+      await stop();
+    }
+  });
+
+  it('without CLIENT UNBLOCK, a caller in a queue not read yet still joins the read before its wait runs out', async () => {
+    const { s, raw, stop } = await ownServer(true);
+    try {
+      expect(await joinBlockedRead(s, raw)).toMatchObject({ state: 'done', queue: 'blocked-b', result: null, attempts: 1 });
     } finally {
       await stop();
     }

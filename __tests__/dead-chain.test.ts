@@ -29,6 +29,18 @@ async function kill(s: Scheduler, queue: string, hash: string): Promise<void> {
   expect(await s.fail(task!, { error: 'boom' })).toBe('dead');
 }
 
+/** A chain of `length` tasks, each after the one before, alternating between `queues`; after `head`. */
+async function zigzag(s: Scheduler, queues: string[], head: { queue: string; hash: string }, length: number): Promise<Array<{ queue: string; hash: string }>> {
+  const links: Array<{ queue: string; hash: string }> = [];
+  let prev = head;
+  for (let i = 0; i < length; i++) {
+    const queue = queues[(i + 1) % queues.length];
+    const put = await s.put({ link: i }, { queue, after: [prev] });
+    links.push((prev = { queue, hash: put.hash }));
+  }
+  return links;
+}
+
 describe('a failure down a 1,000-long chain, with no worker running', () => {
   it('kills every link once the head fails, and result(wait) on the last answers dead', async () => {
     const s = await redis.scheduler();
@@ -57,5 +69,15 @@ describe('a failure down a 1,000-long chain, with no worker running', () => {
     await kill(s, 'chain-head', head.hash);
     await eventually(async () => (await s.stats({ queue: 'chain-links' })).dead === LENGTH, 10_000);
     expect(await s.result(links[LENGTH - 1], { queue: 'chain-links' })).toMatchObject({ state: 'dead' });
+  });
+
+  it('kills a chain whose every link is in another queue than the one before', async () => {
+    const s = await redis.scheduler();
+    const queues = ['zig', 'zag', 'zog'];
+    const head = await s.put('head', { queue: 'zig', maxAttempts: 1 });
+    const links = await zigzag(s, queues, { queue: 'zig', hash: head.hash }, 300);
+    await kill(s, 'zig', head.hash);
+    const last = links[links.length - 1];
+    expect(await s.result(last.hash, { queue: last.queue, wait: 10_000 })).toMatchObject({ state: 'dead' });
   });
 });

@@ -17,6 +17,7 @@
 import { stepQueue } from './codecs/deps';
 import type { Context } from './context';
 import { UnreadableRecordError, ValidationError } from './errors';
+import { errorFields } from './log';
 import { result, type TaskOutcome } from './outcome';
 import { parseRecord, type Json } from './payload';
 
@@ -25,10 +26,8 @@ export { MAX_AFTER } from './options';
 export const CARRY_LEASE_MS = 5000;
 /** Steps taken per outbox call, and per apply call in one queue. */
 const CARRY_BATCH = 100;
-/** Rounds one carry makes before it leaves the rest to the next (a claim sees them due). */
+/** Rounds one carry makes before it says what it carried and looks again. */
 const CARRY_ROUNDS = 100;
-/** How far a carry follows the steps its own steps made in other queues. */
-const CHASE_DEPTH = 2;
 
 /** A task a put waits on: its hash in the same queue, or `{ queue, hash }` in another. */
 export type DependencyRef = string | { queue: string; hash: string };
@@ -69,9 +68,12 @@ export function otherQueues(queue: string, arg: string): string[] {
 }
 
 /**
- * Carries `queue`'s due outbox steps to their queues until none is due. Calls for a queue that is
- * being carried join that carry, which then looks once more. Throws what a call to Redis threw;
- * the steps it held are taken again once their lease ends.
+ * Applies `queue`'s own steps left in `settle`, then carries its due outbox steps to their queues,
+ * until none is left. Calls for a queue that is being carried join that carry, which then looks
+ * once more. A queue whose steps made new ones (a failure passing down a chain across queues) is
+ * carried in turn, in the background: a chain is followed to its end, however many times it
+ * crosses queues, with no worker claiming. Throws what a call to Redis threw; the steps it held
+ * are taken again once their lease ends.
  */
 export function carry(ctx: Context, queue: string): Promise<void> {
   const byQueue = carrying.get(ctx) ?? carrying.set(ctx, new Map()).get(ctx)!;
@@ -85,7 +87,10 @@ export function carry(ctx: Context, queue: string): Promise<void> {
     try {
       do {
         state.again = false;
-        await carryOnce(ctx, queue, 0);
+        const { chase, more } = await carryOnce(ctx, queue);
+        // Out of rounds (a fan-out of more than CARRY_ROUNDS batches): on with the rest.
+        if (more) state.again = true;
+        for (const q of chase) void carry(ctx, q).catch((err: unknown) => ctx.log.warn({ queue: q, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
       } while (state.again);
     } finally {
       byQueue.delete(queue);
@@ -96,14 +101,15 @@ export function carry(ctx: Context, queue: string): Promise<void> {
 }
 const carrying = new WeakMap<Context, Map<string, { again: boolean; done: Promise<void> }>>();
 
-async function carryOnce(ctx: Context, queue: string, depth: number): Promise<void> {
+/** One carry of `queue`: the queues its steps made new steps in, and whether steps are left. */
+async function carryOnce(ctx: Context, queue: string): Promise<{ chase: Set<string>; more: boolean }> {
   await settleAll(ctx, queue);
   let carried: string[] = [];
   const chase = new Set<string>();
   for (let round = 0; round < CARRY_ROUNDS; round++) {
     const { steps } = await ctx.scripts.run('outbox', ctx.keys(queue), { lease: CARRY_LEASE_MS, most: CARRY_BATCH, carried });
     carried = [];
-    if (steps.length === 0) return chaseAll(ctx, chase, depth);
+    if (steps.length === 0) return { chase, more: false };
     const byTarget = new Map<string, string[]>();
     for (const step of steps) {
       const target = stepQueue(step);
@@ -119,8 +125,9 @@ async function carryOnce(ctx: Context, queue: string, depth: number): Promise<vo
     );
     carried = steps;
   }
-  // Out of rounds: say what was carried; the rest stays due for the next carrier.
+  // Out of rounds: say what was carried, then the caller goes on.
   await ctx.scripts.run('outbox', ctx.keys(queue), { lease: CARRY_LEASE_MS, most: 0, carried });
+  return { chase, more: true };
 }
 
 /**
@@ -131,11 +138,6 @@ async function carryOnce(ctx: Context, queue: string, depth: number): Promise<vo
 async function settleAll(ctx: Context, queue: string): Promise<void> {
   const input = { events: ctx.options.eventsMaxLength, steps: [] };
   while ((await ctx.scripts.run('apply', ctx.keys(queue), input)).left > 0);
-}
-
-async function chaseAll(ctx: Context, queues: Set<string>, depth: number): Promise<void> {
-  if (depth >= CHASE_DEPTH) return;
-  for (const q of queues) await carryOnce(ctx, q, depth + 1);
 }
 
 /**

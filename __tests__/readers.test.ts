@@ -114,6 +114,33 @@ describe('result({ wait }) in many queues', () => {
     }
   });
 
+  it('callers in several queues are answered after a Redis restart: the shared reader reads on from where it was', async () => {
+    const server = await startRedis(['--appendonly', 'yes', '--appendfsync', 'always']);
+    const s = await redis.scheduler({ url: server.url });
+    try {
+      const queues = Array.from({ length: 5 }, (_, i) => `restart-${i}`);
+      const puts = await Promise.all(queues.map((queue) => s.put(queue, { queue })));
+      const waits = puts.map((p, i) => s.result(p.hash, { queue: queues[i], wait: 30_000 }));
+      await sleep(200);
+      await server.kill();
+      await server.restart();
+      await eventually(
+        () =>
+          s.stats().then(
+            () => true,
+            () => false,
+          ),
+        10_000,
+      );
+      for (const queue of queues) expect(await s.ack((await s.claim({ queue }))!)).toBe(true);
+      const outs = await Promise.all(waits);
+      outs.forEach((o, i) => expect(o).toMatchObject({ state: 'done', queue: queues[i] }));
+    } finally {
+      await s.close();
+      await server.stop();
+    }
+  });
+
   it('closing the scheduler ends the waits of every queue with ClosedError, and the shared connection', async () => {
     const { s, raw, stop } = await ownServer();
     try {

@@ -147,7 +147,7 @@ export class Waits {
     let reader = this.readers.get(slot);
     if (!reader) {
       if (this.readers.size >= (this.clustered ? CLUSTER_READERS : 1)) return false;
-      this.readers.set(slot, (reader = new Reader(this.ctx, slot, stream.key)));
+      this.readers.set(slot, (reader = new Reader(this.ctx, stream.key)));
     }
     reader.add(stream);
     return true;
@@ -206,7 +206,6 @@ export class Reader {
 
   constructor(
     private readonly ctx: Context,
-    readonly slot: number,
     /** A key of the reader's slot: its connection and unblocks go to that key's node. */
     private readonly route: string,
   ) {}

@@ -206,7 +206,7 @@ describe('task logs', () => {
     };
     await logged('dead one');
     await logged('retrying', 60_000);
-    // Two logs of one line: a head and a line each (lua/include/logs.lua).
+    // Two logs of one line: a head and a chunk each (lua/include/logs.lua).
     expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(4);
     expect(await s.clean({ state: 'dead' })).toBe(1);
     expect(await s.clean({ state: 'delayed' })).toBe(1);
@@ -232,7 +232,7 @@ describe('task logs', () => {
       await t.log(`dying ${n}`);
       await s.fail(t, { error: 'x' });
     }
-    expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(4); // a head and a line each
+    expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(4); // a head and a chunk each
     await s.claim(); // trims the dead set to one: the older task goes, its log with it
     expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(2);
     expect(await s.logs(hashes[0])).toEqual([]);
@@ -241,33 +241,75 @@ describe('task logs', () => {
 });
 
 describe('how a log is stored', () => {
-  it('keeps a field per line, reads and deletes a log past one batch, and drops what a lower cap leaves', async () => {
+  it('keeps a log in chunks of up to 16 KiB, in order, and drops at once what a lower cap leaves', async () => {
     const s = await redis.scheduler({ logMaxLines: 2500, logMaxBytes: 1024 * 1024 });
     const raw = await redis.raw();
     const key = `${s.prefix}:{default}:logs`;
+    const chunks = async () => (await Promise.all((await raw.hKeys(key)).filter((f) => f.includes('|')).map((f) => raw.hStrLen(key, f)))).sort((a, b) => b - a);
     const { hash } = await s.put('long');
     const task = (await s.claim({ lease: 60_000 }))!;
-    // 2,600 lines in one call: the oldest 100 go before they are stored; 2,500 kept, in order.
+    // 2,600 lines in one call: the oldest 100 go before they are stored; then 10 more, one a call.
     const written = Array.from({ length: 2600 }, (_, i) => task.log(`line ${i}`));
     expect(await Promise.all(written)).toEqual(Array(2600).fill(true));
     for (let i = 2600; i < 2610; i++) await task.log(`line ${i}`);
-    const lines = (await s.logs(hash)).map((l) => l.line);
-    expect(lines).toEqual(Array.from({ length: 2500 }, (_, i) => `line ${110 + i}`));
-    expect(await raw.hLen(key)).toBe(1 + 2500);
+    expect((await s.logs(hash)).map((l) => l.line)).toEqual(Array.from({ length: 2500 }, (_, i) => `line ${110 + i}`));
+    const sizes = await chunks();
+    expect(sizes.length).toBeGreaterThan(3);
+    expect(sizes[0]).toBeLessThanOrEqual(16 * 1024);
     // A scheduler with lower caps writes to the same task: the lines over its caps go at once.
     const low = await redis.scheduler({ prefix: s.prefix, logMaxLines: 3 });
     expect(await low.log({ ...task }, 'from the low one')).toBe(true);
     expect((await s.logs(hash)).map((l) => l.line)).toEqual(['line 2608', 'line 2609', 'from the low one']);
-    expect(await raw.hLen(key)).toBe(1 + 3);
-    for (let i = 0; i < 1500; i++) void task.log(`again ${i}`);
-    expect(await task.log('last')).toBe(true);
-    expect(await raw.hLen(key)).toBe(1 + 3 + 1501);
-    // The ack deletes the head and every line, more than one batch of them.
+    expect((await chunks()).length).toBe(1);
+    // One line over 16 KiB has a chunk of its own; the lines after it start the next one.
+    const long = 'y'.repeat(20_000);
+    for (const line of [long, 'a', 'b']) expect(await task.log(line)).toBe(true);
+    const shown = (await s.logs(hash)).map((l) => (l.line === long ? '<long>' : l.line));
+    expect(shown).toEqual(['line 2608', 'line 2609', 'from the low one', '<long>', 'a', 'b']);
+    expect((await chunks()).length).toBe(3);
     expect(await s.ack(task)).toBe(true);
     expect(await raw.exists(key)).toBe(0);
   });
 
-  it('reads and deletes a log 0.1 stored (one field), and converts it to a field per line on its next write', async () => {
+  it('keeps exactly the newest lines that fit both caps, across writes of every size', async () => {
+    const maxLines = 40;
+    const maxBytes = 60_000;
+    const s = await redis.scheduler({ logMaxLines: maxLines, logMaxBytes: maxBytes });
+    const raw = await redis.raw();
+    const key = `${s.prefix}:{default}:logs`;
+    const { hash } = await s.put('model');
+    const task = (await s.claim({ lease: 60_000 }))!;
+    // What the log must hold: the newest lines whose entries (JSON + 15 bytes) fit both caps.
+    const all: string[] = [];
+    const expected = () => {
+      const kept: string[] = [];
+      let bytes = 0;
+      for (let i = all.length - 1; i >= 0 && kept.length < maxLines; i--) {
+        bytes += JSON.stringify(all[i]).length + 15;
+        if (bytes > maxBytes) break;
+        kept.unshift(all[i]);
+      }
+      return { kept, bytes: kept.reduce((sum, line) => sum + JSON.stringify(line).length + 15, 0) };
+    };
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    for (let call = 0; call < 60; call++) {
+      const batch = Array.from({ length: 1 + random(call % 10 === 0 ? 60 : 4) }, () => `${all.length}:${'z'.repeat([5, 300, 9000, 20_000][random(4)])}`);
+      all.push(...batch);
+      expect(await Promise.all(batch.map((line) => task.log(line)))).toEqual(batch.map(() => true));
+      const { kept, bytes } = expected();
+      expect((await s.logs(hash)).map((l) => l.line.split(':')[0])).toEqual(kept.map((l) => l.split(':')[0]));
+      const head = (await raw.hGet(key, hash))!.split(' ').map(Number);
+      expect(head.slice(3)).toEqual([kept.length, bytes]);
+      // No chunk outside the head's range: chunks first to last, and nothing else.
+      const fields = (await raw.hKeys(key)).filter((f) => f !== hash).map((f) => Number(f.split('|')[1]));
+      expect(fields.sort((a, b) => a - b)).toEqual(Array.from({ length: head[2] - head[0] + 1 }, (_, i) => head[0] + i));
+    }
+    expect(await s.ack(task)).toBe(true);
+    expect(await raw.exists(key)).toBe(0);
+  });
+
+  it('reads and deletes a log 0.1 stored (one field), and converts it to chunks on its next write', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
     const key = `${s.prefix}:{default}:logs`;
@@ -287,8 +329,9 @@ describe('how a log is stored', () => {
     ]);
     expect(await task.log('new')).toBe(true);
     expect((await s.logs(hash)).map((l) => l.line)).toEqual(['old one', 'old "two"', 'new']);
-    expect(await raw.hGet(key, hash)).toMatch(/^1 3 \d+$/);
-    expect(await raw.hLen(key)).toBe(1 + 3);
+    // Its head: chunks 1 to 1 from offset 0, 3 lines; and that one chunk.
+    expect(await raw.hGet(key, hash)).toMatch(/^1 0 1 3 \d+$/);
+    expect(await raw.hLen(key)).toBe(2);
     expect(await s.ack(task)).toBe(true);
     expect(await raw.exists(key)).toBe(0);
     // A dead task: its old field goes when it is purged.
@@ -359,7 +402,7 @@ describe('the cost of a log write', () => {
   it('does not grow with the log: one more line at 20 MB costs what it costs at one line', async () => {
     // A server of its own: its SLOWLOG times every command, and no other test file's calls land in it.
     const server = await startRedis(['--slowlog-log-slower-than', '0', '--slowlog-max-len', '1024']);
-    const s = await createScheduler({ url: server.url, onWarning: () => {}, logMaxLines: 1000, logMaxBytes: 64 * 1024 * 1024 });
+    const s = await createScheduler({ url: server.url, onWarning: () => {}, logMaxLines: 2000, logMaxBytes: 64 * 1024 * 1024 });
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {
@@ -368,9 +411,9 @@ describe('the cost of a log write', () => {
       const small = (await s.claim({ lease: 600_000 }))!;
       // The short log first: the script is loaded then, so the 20 MB call is sent once (no NOSCRIPT).
       expect(await small.log('the first line')).toBe(true);
-      // 20 MB in one call (one turn's lines go together): 200 lines of 100 KB.
-      const chunk = 'x'.repeat(100_000);
-      expect(await Promise.all(Array.from({ length: 200 }, (_, i) => big.log(`${i} ${chunk}`)))).toEqual(Array(200).fill(true));
+      // 20 MB in one call (one turn's lines go together): 1,200 lines of 17 KB.
+      const chunk = 'x'.repeat(17_000);
+      expect(await Promise.all(Array.from({ length: 1200 }, (_, i) => big.log(`${i} ${chunk}`)))).toEqual(Array(1200).fill(true));
 
       // The script time of one write, as Redis measured it: its SLOWLOG entry (found by its line).
       const timed = async (task: typeof big, line: string): Promise<number> => {
@@ -391,11 +434,15 @@ describe('the cost of a log write', () => {
       // Old main: 600,000 µs against 60 (a busy machine). Now the same (a bound with room for noise).
       expect(at20MB).toBeLessThan(5 * atOneLine + 1000);
 
-      // Nothing copies the whole log: no field holds more than one line's entry (100 KB + its time).
+      // Nothing holds the whole log: no field is longer than one of its lines (17 KB + its time).
       const key = 'docket:{default}:logs';
       const sizes = await Promise.all((await raw.hKeys(key)).map((field) => raw.hStrLen(key, field)));
       expect(Math.max(...sizes)).toBeLessThan(chunk.length + 100);
-      expect(sizes).toHaveLength(2 + 6 + 205); // a head per task, a field per line
+      // The ack deletes every chunk: 1,201 of them, more than one batch of names (include: logs).
+      expect(sizes.length).toBe(2 + 1 + 1201);
+      expect(await s.ack(big)).toBe(true);
+      expect(await s.ack(small)).toBe(true);
+      expect(await raw.exists(key)).toBe(0);
     } finally {
       await s.close();
       await raw.quit();

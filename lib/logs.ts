@@ -1,7 +1,7 @@
 /**
  * Task logs: lines a handler writes with task.log(), kept per task in the queue's `logs` hash by
- * log.lua under the same fencing as ack, a field per line so that a write costs the lines it adds
- * and drops, not the log (lua/include/logs.lua), capped per task (logMaxLines, logMaxBytes: the
+ * log.lua under the same fencing as ack, in chunks so that a write costs the lines it adds and
+ * drops, not the log (lua/include/logs.lua), capped per task (logMaxLines, logMaxBytes: the
  * oldest lines go first) and deleted with the task. A handler may log in a tight loop, so the
  * lines one task writes in one turn of the event loop go in one script call, and a task has at
  * most one call under way: lines written meanwhile go together in the next. The worker waits for
@@ -149,15 +149,12 @@ export function stopLogs(task: Task<unknown>): void {
 
 /** The stored log of task `id` of `queue`, oldest line first; [] for none. One script call (lua/logs.lua). */
 export async function readLogs(ctx: Context, queue: string, id: string): Promise<LogLine[]> {
-  const entries = await ctx.scripts.run('logs', ctx.keys(queue), { id });
-  return entries.flatMap(parseEntries);
+  const chunks = await ctx.scripts.run('logs', ctx.keys(queue), { id });
+  return chunks.flatMap(parseChunk);
 }
 
-/**
- * The lines of a stored entry, '<at> <JSON string>' (see lua/include/logs.lua): one, or several
- * for a log 0.1 stored (its one field, each entry ending in a newline).
- */
-function parseEntries(raw: string): LogLine[] {
+/** The lines of a stored chunk: entries '<at> <JSON string>\n' (see lua/include/logs.lua). */
+function parseChunk(raw: string): LogLine[] {
   const lines: LogLine[] = [];
   for (const entry of raw.split('\n')) {
     const space = entry.indexOf(' ');

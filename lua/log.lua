@@ -1,13 +1,12 @@
 #!lua flags=allow-oom
 --[[ log: append lines to a leased task's log, dropping its oldest lines beyond the caps. Refused
-  when the caller no longer holds the lease (fencing), as ack is. Its cost is the lines it adds
-  and drops, whatever the log already holds (include: logs has the layout).
+  when the caller no longer holds the lease (fencing), as ack is. It reads and writes the chunk it
+  appends to and the one it drops from (include: logs has the layout), whatever the log holds.
   KEYS (as K.<name>; each described in docs/design.md#keys): active, tasks, logs
   ARGV[1] id        task id
   ARGV[2] token     the lease token handed out by claim
   ARGV[3] maxLines  most lines kept for the task
-  ARGV[4] maxBytes  most bytes kept for the task (each line's entry plus 1: its time, a space, its
-                    JSON and the newline 0.1 ended it with)
+  ARGV[4] maxBytes  most bytes kept for the task (its entries, times and newlines included)
   ARGV[+1] line     a line, as a JSON string (stored as given: never decoded here)
   Returns: 1 when stored, 0 when the lease is lost ]]
 -- include: record
@@ -19,60 +18,73 @@ local id = ARGV[1]
 local meta = held(id, ARGV[2], now)
 if not meta then return 0 end
 local maxLines, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4])
+-- A chunk grows to this many bytes, or holds one entry over it: a write moves at most this much
+-- of what is stored (and a line it drops whole).
+local CHUNK = 16384
 
--- A log 0.1 stored (one field, each entry ending in '\n') becomes a field per line, once: this
--- first write since the upgrade costs what each of 0.1's writes did.
-local function convert(old)
-  local fields, n, bytes = {}, 0, 0
-  for entry in string.gmatch(old, '([^\n]*)\n') do
-    n, bytes = n + 1, bytes + #entry + 1
-    table.insert(fields, lineField(id, n)); table.insert(fields, entry)
-  end
-  many('HSET', K.logs, fields)
-  return 1, n, bytes
-end
-
-local head = redis.call('HGET', K.logs, id)
-local first, last, bytes = 1, 0, 0
-if head then
-  first, last, bytes = logSpan(head)
-  if not first then first, last, bytes = convert(head) end
-end
-
--- Every line of this call carries the same time: the call's. Its lines become last + 1 to top.
+-- The entries to add: this call's, each with the call's time. A log 0.1 stored (one field) goes
+-- first, as if written now: its first write since the upgrade costs what each 0.1 write did.
 local added = {}
-for i = 5, #ARGV do
-  added[#added + 1] = now .. ' ' .. ARGV[i]
-  bytes = bytes + #added[#added] + 1
-end
-local top = last + #added
-
--- Over a cap: the oldest lines go first (this call's own too, when it alone is over), so the log
--- always ends with what was written last. A stored line's size is read (HSTRLEN), not its value.
-local gone = {}
-while first <= top and (top - first + 1 > maxLines or bytes > maxBytes) do
-  if first <= last then
-    bytes = bytes - redis.call('HSTRLEN', K.logs, lineField(id, first)) - 1
-    table.insert(gone, lineField(id, first))
-  else
-    bytes = bytes - #added[first - last] - 1
+local head = redis.call('HGET', K.logs, id)
+local first, offset, last, lines, bytes = 1, 0, 0, 0, 0
+if head then
+  first, offset, last, lines, bytes = logHead(head)
+  if not first then
+    first, offset, last, lines, bytes = 1, 0, 0, 0, 0
+    for entry in string.gmatch(head, '[^\n]*\n') do table.insert(added, entry) end
   end
-  first = first + 1
+end
+for i = 5, #ARGV do table.insert(added, now .. ' ' .. ARGV[i] .. '\n') end
+
+-- Over a cap, the oldest lines go first, so the log always ends with what was written last: those
+-- to add first, while they alone are over (added[from] on are kept), then stored ones.
+local from, size = 1, 0
+for _, entry in ipairs(added) do size = size + #entry end
+while #added - from + 1 > maxLines or size > maxBytes do
+  size, from = size - #added[from], from + 1
+end
+local gone, chunk = {}, nil
+while lines > 0 and (lines + #added - from + 1 > maxLines or bytes + size > maxBytes) do
+  chunk = chunk or redis.call('HGET', K.logs, chunkField(id, first))
+  local stop = string.find(chunk, '\n', offset + 1, true)
+  lines, bytes, offset = lines - 1, bytes - (stop - offset), stop
+  if offset == #chunk then
+    table.insert(gone, chunkField(id, first))
+    first, offset, chunk = first + 1, 0, nil
+  end
 end
 many('HDEL', K.logs, gone)
-local fields = {}
-for seq = math.max(first, last + 1), top do
-  table.insert(fields, lineField(id, seq)); table.insert(fields, added[seq - last])
+
+-- The entries fill the last chunk while it has room, then new ones. Its size is read (HSTRLEN),
+-- and its value only when an entry fits in it.
+local n, fill, extend = last, CHUNK, false
+if lines > 0 then fill, extend = redis.call('HSTRLEN', K.logs, chunkField(id, last)), true end
+local fields, parts = {}, {}
+local function close()
+  if #parts > 0 then
+    local value = table.concat(parts)
+    if extend then value = redis.call('HGET', K.logs, chunkField(id, n)) .. value end
+    table.insert(fields, chunkField(id, n)); table.insert(fields, value)
+  end
+  parts, extend = {}, false
 end
+for i = from, #added do
+  if fill > 0 and fill + #added[i] > CHUNK then
+    close()
+    n, fill = n + 1, 0
+  end
+  table.insert(parts, added[i]); fill = fill + #added[i]
+end
+close()
 many('HSET', K.logs, fields)
-if first > top then
-  -- Nothing kept: no head either, so the next line is number 1 again.
+lines, bytes, last = lines + #added - from + 1, bytes + size, n
+if lines == 0 then
   redis.call('HDEL', K.logs, id)
 else
-  redis.call('HSET', K.logs, id, first .. ' ' .. top .. ' ' .. bytes)
+  redis.call('HSET', K.logs, id, table.concat({ first, offset, last, lines, bytes }, ' '))
 end
 
--- The flag tells the scripts that delete the task to delete its logs too (include: logs): a read
+-- The flag tells the scripts that delete the task to delete its log too (include: logs): a read
 -- of heads only for the tasks that log, none for the rest.
 if not meta.lg then
   meta.lg = 1

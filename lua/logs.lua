@@ -3,12 +3,12 @@
   layout).
   KEYS (as K.<name>; each described in docs/design.md#keys): logs
   ARGV[1] id  task id
-  Returns: its entries, each '<at> <line as a JSON string>'; {} for none. A log 0.1 stored comes
-    back as one entry holding all its lines, each ending in '\n'. ]]
+  Returns: its entries as chunks, oldest first: each chunk one or more entries, '<at> <line as a
+    JSON string>\n' each; {} for none. A log 0.1 stored comes back as one chunk. ]]
 -- include: logs
 local id = ARGV[1]
 local head = redis.call('HGET', K.logs, id)
 if not head then return {} end
-local first, last = logSpan(head)
+local first, offset, last = logHead(head)
 if not first then return { head } end
-return readLines(id, first, last)
+return readChunks(id, first, offset, last)

@@ -23,8 +23,8 @@ export const log: Codec<LogInput, boolean> = {
 };
 
 /**
- * A task's stored entries, oldest first, each '<at> <line as a JSON string>' (lib/logs.ts parses
- * them); a log 0.1 stored is one entry holding all its lines, each ending in a newline.
+ * A task's stored log as chunks, oldest first, each one or more entries '<at> <line as a JSON
+ * string>\n' (lib/logs.ts splits and parses them).
  */
 export const logs: Codec<{ id: string }, string[]> = {
   encode: (i) => [i.id],

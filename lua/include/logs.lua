@@ -1,30 +1,32 @@
 --[[ logs: a task's log in the queue's `logs` hash (included by log, logs and the scripts that delete
-  tasks). One field per line, so that a write touches the lines it adds and drops, never the rest
-  of the log (0.1 kept the whole log in one field, which every write read and wrote back: 167 ms a
-  write at 20 MB). A task that logged has
-    `<id>`        its head: '<first> <last> <bytes>', the sequence numbers of its oldest and newest
-                  kept lines and what the caps count of them (each entry's length plus 1)
-    `<id>|<seq>`  one line, for seq first to last: '<at> <line as a JSON string>'
-  Task ids hold no '|', so no line's field is another task's head. A head holding a newline is a
-  log 0.1 stored: all its entries in its one field, each ending in '\n' (read as it is, deleted as
-  a head without lines, converted to fields by its first write: lua/log.lua). ]]
+  tasks). Its entries, '<at> <line as a JSON string>\n' each (a JSON string holds no raw newline),
+  are kept in chunks of up to 16 KiB, so that a write reads and writes the chunks it appends to and
+  drops from, never the whole log (0.1 kept it all in one field, which every write read and wrote
+  back: 167 ms a write at 20 MB). A task that logged has
+    `<id>`      its head: '<first> <offset> <last> <lines> <bytes>': its chunks are first to last,
+                the first one's entries from byte offset on (those before it are dropped), and
+                lines and bytes are what the caps count of them (bytes: each entry with its '\n')
+    `<id>|<n>`  chunk n: whole entries; one entry alone when it is over 16 KiB
+  Task ids hold no '|', so no chunk's field is another task's head. A head holding a newline is a
+  log 0.1 stored: all its entries in that one field (read as it is, deleted as a head without
+  chunks, converted to chunks by its first write: lua/log.lua). ]]
 -- include: many
 
--- The field of line `seq` of task id's log.
-local function lineField(id, seq) return id .. '|' .. seq end
+-- The field of chunk n of task id's log.
+local function chunkField(id, n) return id .. '|' .. n end
 
--- A head's first, last and bytes; nil for a log stored by 0.1 (no lines of its own).
-local function logSpan(head)
-  local first, last, bytes = string.match(head, '^(%d+) (%d+) (%d+)$')
-  if first then return tonumber(first), tonumber(last), tonumber(bytes) end
+-- A head's first, offset, last, lines and bytes; nil for a log stored by 0.1.
+local function logHead(head)
+  local first, offset, last, lines, bytes = string.match(head, '^(%d+) (%d+) (%d+) (%d+) (%d+)$')
+  if first then return tonumber(first), tonumber(offset), tonumber(last), tonumber(lines), tonumber(bytes) end
 end
 
--- Most field names held at once: a log may keep up to 1,000,000 lines (logMaxLines).
+-- Most field names held at once (a log of 512 MiB, logMaxBytes' largest, has 32,768 chunks).
 local LOG_BATCH = 1000
 
 -- Deletes the logs of tasks `ids` (those without one cost nothing but the read of heads): each
--- head and its lines. Its cost is the lines deleted, each written once by some earlier log call;
--- at most logMaxLines a task, so bounded by the caps the logs were written with.
+-- head and its chunks. It costs the chunks deleted, each written by earlier log calls: at most
+-- one per 16 KiB of log (plus one per line over that), so bounded by the caps they were kept under.
 local function forgetLogs(ids)
   for part in slices(ids) do
     local heads = redis.call('HMGET', K.logs, unpack(part))
@@ -32,9 +34,9 @@ local function forgetLogs(ids)
     for j, id in ipairs(part) do
       if heads[j] then
         table.insert(names, id)
-        local first, last = logSpan(heads[j])
-        for seq = first or 1, last or 0 do
-          table.insert(names, lineField(id, seq))
+        local first, _, last = logHead(heads[j])
+        for n = first or 1, last or 0 do
+          table.insert(names, chunkField(id, n))
           if #names == LOG_BATCH then redis.call('HDEL', K.logs, unpack(names)); names = {} end
         end
       end
@@ -43,18 +45,19 @@ local function forgetLogs(ids)
   end
 end
 
--- The entries of lines first to last of task id's log, oldest first.
-local function readLines(id, first, last)
-  local entries = {}
-  for from = first, last, LOG_BATCH do
-    local names = {}
-    for seq = from, math.min(from + LOG_BATCH - 1, last) do table.insert(names, lineField(id, seq)) end
-    for _, entry in ipairs(redis.call('HMGET', K.logs, unpack(names))) do
-      if entry then table.insert(entries, entry) end
-    end
-  end
-  return entries
-end
-
 -- Deletes task id's log, if it has one.
 local function forgetLog(id) forgetLogs({ id }) end
+
+-- The kept entries of task id's log as chunk values, oldest first (the first cut at offset).
+local function readChunks(id, first, offset, last)
+  local chunks = {}
+  for from = first, last, LOG_BATCH do
+    local names = {}
+    for n = from, math.min(from + LOG_BATCH - 1, last) do table.insert(names, chunkField(id, n)) end
+    for j, chunk in ipairs(redis.call('HMGET', K.logs, unpack(names))) do
+      if chunk and from + j - 1 == first then chunk = string.sub(chunk, offset + 1) end
+      if chunk then table.insert(chunks, chunk) end
+    end
+  end
+  return chunks
+end

@@ -397,7 +397,8 @@ describe('the cost of a log write', () => {
    * Issue 34: log.lua read the task's whole log, appended and wrote it all back, so one write at
    * 20 MB of log took 167 ms (3.4 ms at the start). A write touches the lines it adds and drops,
    * never the rest: its script time at 20 MB stays within a few times that of a write to a short
-   * log (old main: thousands of times), and no field of `logs` holds more than one line.
+   * log (old main: thousands of times), and no field of `logs` holds more than one line. The
+   * promise of guarantees.md: "A log write costs the same at any size of log."
    */
   it('does not grow with the log: one more line at 20 MB costs what it costs at one line', async () => {
     // A server of its own: its SLOWLOG times every command, and no other test file's calls land in it.

@@ -345,8 +345,8 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .hKeys(k.deplist)
     .hKeys(k.logs)
     .exec()) as unknown[];
-  // A log is a head `<id>` and a field per line `<id>|<seq>` (lua/include/logs.lua): its task is
-  // the head's; a line without its head stays as it is, so it is reported as a log without a task.
+  // A log is a head `<id>` and its chunks `<id>|<n>` (lua/include/logs.lua): their task is the
+  // head's; a chunk without its head stays as it is, so it is reported as a log without a task.
   const logFields = replies.pop() as string[];
   const heads = new Set(logFields.filter((f) => !f.includes('|')));
   const logs = [...heads, ...logFields.filter((f) => f.includes('|') && !heads.has(f.slice(0, f.indexOf('|'))))];

@@ -40,6 +40,7 @@ export const REQUIRED: Readonly<Record<string, Line>> = {
   HINCRBY: (k) => ['HINCRBY', k.counts, 'f', '1'],
   HMGET: (k) => ['HMGET', k.tasks, 'f'],
   HSET: (k) => ['HSET', k.tasks, 'f', 'v'],
+  HSTRLEN: (k) => ['HSTRLEN', k.logs, 'f'],
   LLEN: (k) => ['LLEN', k.ready],
   LPOP: (k) => ['LPOP', k.ready],
   LPUSH: (k) => ['LPUSH', k.ready, 'v'],

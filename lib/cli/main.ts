@@ -11,7 +11,7 @@ import { withDeadline } from '../deadline';
 import { ConnectionError, DocketError, TimeoutError, UnreadableRecordError, ValidationError } from '../errors';
 import { thrownText } from '../log';
 import { printable, printableJson, printableLines } from '../printable';
-import { hasPassword } from '../redis-url';
+import { hasPassword, urlProblem } from '../redis-url';
 import { createScheduler, type Scheduler } from '../scheduler';
 import { intArg, readArgs } from './args';
 import { RunError, UsageError, type Output, type Run, type RunContext } from './command';
@@ -57,7 +57,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return fail(io, err, DEFAULT_URL, 'the default');
   }
   // A flag's value is in the process list (ps, /proc/<pid>/cmdline) for every user of the machine.
-  if (plan.urlFrom === '--url' && hasPassword(plan.url)) {
+  // A URL that does not parse gets its error line alone: the user must retype it anyway.
+  if (plan.urlFrom === '--url' && hasPassword(plan.url) && urlProblem(plan.url) === null) {
     io.stderr.write('docket: warning: --url carries a password, which every user of this machine can read in the process list (ps); set REDIS_URL instead\n');
   }
   let opening: Promise<Scheduler> | undefined;

@@ -37,6 +37,7 @@ const COMMANDS = [
   'hgetall',
   'hincrby',
   'hset',
+  'hstrlen',
   'llen',
   'lpop',
   'lpush',

@@ -6,7 +6,7 @@
 import { ReplyError } from '../lib/errors';
 import { CODECS, type InputOf, type OutputOf } from '../lib/codecs';
 import { stepQueue } from '../lib/codecs/deps';
-import { TASK_STATES, type TaskState as RecordState } from '../lib/codecs/reads';
+import { TASK_STATES, type TaskState as RecordState } from '../lib/domain';
 import { SCRIPTS, type ScriptName } from '../lib/scripts';
 import type { TaskState } from '../lib/task';
 

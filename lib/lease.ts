@@ -4,6 +4,7 @@
  */
 import { newToken, type Context } from './context';
 import { defaultBackoff } from './backoff';
+import { MAX_ERROR_CHARS } from './domain';
 import { ValidationError } from './errors';
 import { carry, dependencies } from './deps';
 import { errorFields, thrownText } from './log';
@@ -54,7 +55,6 @@ export interface ClaimBatch<T = Json> {
   acked: boolean[];
 }
 
-const MAX_ERROR_CHARS = 2000;
 /**
  * An ack's token is remembered for this many command deadlines: enough for work()'s three tries
  * of an ack whose reply was lost (each within one deadline, plus pauses), and short enough that the memory of

@@ -3,6 +3,7 @@
  * payload (docs/design.md, lua/include/record.lua), written by the Lua scripts and read by task.ts
  * (get) and outcome.ts (result). Its own module so that both can read it without importing each other.
  */
+import { DEFAULT_MAX_ATTEMPTS } from './domain';
 import { UnreadableRecordError } from './errors';
 import { parseRecord } from './payload';
 
@@ -31,14 +32,11 @@ export interface Meta {
 }
 
 /**
- * The attempts a record leaves out when they are this many: the same fixed 5 as
- * lua/include/record.lua, not the scheduler's default maxAttempts (which may differ per process).
+ * A record as the scripts answer it, with what they leave out put back: n 0, r = c, and m the fixed
+ * DEFAULT_MAX_ATTEMPTS of lua/include/record.lua (not a scheduler's own default, which may differ per process).
  */
-const USUAL_ATTEMPTS = 5;
-
-/** A record as the scripts answer it, with what they leave out put back: n 0, r = c, m 5. */
 export function parseMeta(text: string, what: string): Meta {
   const meta = parseRecord<Partial<Meta> | null>(text, what);
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw new UnreadableRecordError(what, new TypeError('not a JSON object'));
-  return { ...meta, n: meta.n ?? 0, r: meta.r ?? (meta.c as number), m: meta.m ?? USUAL_ATTEMPTS } as Meta;
+  return { ...meta, n: meta.n ?? 0, r: meta.r ?? (meta.c as number), m: meta.m ?? DEFAULT_MAX_ATTEMPTS } as Meta;
 }

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { ClientOptions, RedisLike } from './connection';
+import { DEFAULT_MAX_ATTEMPTS, LISTED_STATES } from './domain';
 import { unreadable, ValidationError, type DocketError } from './errors';
 import { guardHash, type HashFunction } from './hashing';
 import { urlProblem } from './redis-url';
@@ -198,9 +199,6 @@ export const loggerOption = z.custom<{ info: LogMethod; warn: LogMethod; debug?:
     if (typeof logger[level] !== 'function') ctx.addIssue({ code: 'custom', message: 'expected a function', path: [level] });
   }
 });
-
-/** Deliveries before a task goes dead, unless put says otherwise. */
-export const DEFAULT_MAX_ATTEMPTS = 5;
 
 /** Highest priority level; `priority: true` means this one. */
 export const MAX_LEVEL = 9;
@@ -449,7 +447,7 @@ export const everyOptions = z.strictObject({
 });
 
 /** Every state a task can be listed in (list()), in the order the views show them. */
-export const STATES = ['ready', 'delayed', 'waiting', 'active', 'dead'] as const;
+export const STATES = LISTED_STATES;
 export const stateArg = z.enum(STATES, { error: `expected one of ${STATES.join(', ')}` });
 /** Past this, a preview is no preview: a whole payload is what list() without it returns. */
 export const MAX_PREVIEW_BYTES = 65_536;

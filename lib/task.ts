@@ -5,6 +5,7 @@
  */
 import type { TaskRecord } from './codecs/reads';
 import type { Dependency } from './deps';
+import type { TaskState } from './domain';
 import { parseMeta } from './meta';
 import { parseRecord, type Json } from './payload';
 
@@ -63,8 +64,7 @@ export interface Task<T = Json> {
   dependencies(): Promise<Dependency[]>;
 }
 
-/** Where a task is: 'waiting' on the tasks it was put after, then delayed or ready, active, dead. */
-export type TaskState = 'waiting' | 'delayed' | 'ready' | 'active' | 'dead';
+export type { TaskState };
 
 /** A task as get() reports it. */
 export interface TaskInfo<T = Json> {

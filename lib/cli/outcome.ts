@@ -4,6 +4,7 @@
  * other people's values, up to 64 KiB: they are shown escaped (lib/printable.ts) and cut, and
  * `--json` gives them whole.
  */
+import { MAX_ERROR_CHARS } from '../domain';
 import type { LiveOutcome, TaskOutcome } from '../outcome';
 import type { Scheduler } from '../scheduler';
 import { hashArg, queueArg, waitArg } from './args';
@@ -11,13 +12,11 @@ import { positionals, TargetError, type Command, type Output } from './command';
 import { cut, fields, instant, jsonValue, NONE } from './format';
 
 /** How much of a progress or result value the text shows; --json shows all of it. */
-export const MAX_VALUE_CHARS = 500;
-/** How much of an error (a stack trace, as a rule) the text shows. */
-export const MAX_ERROR_CHARS = 2000;
+const SHOWN_VALUE_CHARS = 500;
 
 /** A value's line: `-` for none, else its JSON, escaped and cut. */
 export function valueText(value: unknown): string {
-  return value === null || value === undefined ? NONE : jsonValue(value, MAX_VALUE_CHARS);
+  return value === null || value === undefined ? NONE : jsonValue(value, SHOWN_VALUE_CHARS);
 }
 
 /** Whether the task has not finished yet (result() answers its live state). */
@@ -37,7 +36,7 @@ export function outcomeText(o: TaskOutcome, now: number, note = ''): string {
   }
   const rows: Array<[string, string]> = [...head, ['finished', instant(o.finishedAt, now)], ['attempts', String(o.attempts)]];
   // A done task's result is JSON: `null` when its handler returned nothing, or nothing was kept.
-  if (o.state === 'done') rows.push(['result', jsonValue(o.result, MAX_VALUE_CHARS)]);
+  if (o.state === 'done') rows.push(['result', jsonValue(o.result, SHOWN_VALUE_CHARS)]);
   if (o.state === 'dead') rows.push(['error', o.error === null ? NONE : cut(o.error, MAX_ERROR_CHARS)]);
   // An outcome that names another task (one merged into a waiting task of its identity).
   if ('into' in o && typeof o.into === 'string') rows.push(['into', o.into]);

@@ -3,14 +3,9 @@
  * result.lua, stats.lua, list.lua, access.lua). Records come back as stored (meta and progress
  * JSON): their callers parse them.
  */
+import { TASK_STATES, type TaskState } from '../domain';
 import { ReplyError } from '../errors';
 import { array, flag, maybeNum, maybeText, num, oneOf, text, textOrNull, type Codec } from './codec';
-
-/** The states a task can be in, as the scripts name them. */
-export const TASK_STATES = ['waiting', 'delayed', 'ready', 'active', 'dead'] as const;
-
-/** Where a task is: 'waiting' on the tasks it was put after, then delayed or ready, active, dead. */
-export type TaskState = (typeof TASK_STATES)[number];
 
 /** A task's stored record and the state it is in, as get and list read it. */
 export interface TaskRecord {

@@ -6,6 +6,7 @@
  */
 import type { PreviewListOptions, PreviewTask, QueueStats } from '../admin';
 import type { Throughput } from '../events';
+import { MAX_ERROR_CHARS } from '../domain';
 import type { RateLimit } from '../rates';
 import type { Scheduler } from '../scheduler';
 import type { RedriveRefusal, Refusal, Refused } from '../codecs/changes';
@@ -66,7 +67,6 @@ export interface Overview {
 /** The throughput chart's span: the last 10 minutes in 10 s bars. */
 export const CHART_WINDOW_MS = 600_000;
 export const CHART_BUCKET_MS = 10_000;
-const MAX_ERROR_CHARS = 2000;
 const MAX_PREVIEW_CHARS = 120;
 /**
  * Payload bytes read per task: 120 characters of JSON take at most 480 bytes of UTF-8. A refresh

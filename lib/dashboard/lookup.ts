@@ -6,6 +6,7 @@
  * the lists carry a last error, and the page escapes them.
  */
 import type { Dependency } from '../deps';
+import { MAX_ERROR_CHARS } from '../domain';
 import type { LogLine } from '../logs';
 import type { TaskOutcome } from '../outcome';
 import type { Scheduler } from '../scheduler';
@@ -13,8 +14,8 @@ import type { TaskInfo } from '../task';
 import type { TaskView } from './api';
 import { clip } from './html';
 
-/** How much of a payload, progress, result or error a looked-up task shows. */
-export const MAX_VALUE_CHARS = 2000;
+/** How much of a payload, progress or result a looked-up task shows (its errors: MAX_ERROR_CHARS). */
+const SHOWN_VALUE_CHARS = 2000;
 /** How many of the tasks it was put after a looked-up task lists (up to 10,000 may be named). */
 export const MAX_DEPENDENCIES = 100;
 /** How many of its newest log lines a looked-up task shows, and how much of each. */
@@ -97,7 +98,7 @@ export async function lookup(scheduler: Scheduler, queue: string, hash: string):
 
 /** `value` as JSON, cut; JSON.stringify of a JSON value never fails. */
 function jsonText(value: unknown): string {
-  return clip(JSON.stringify(value) ?? 'null', MAX_VALUE_CHARS);
+  return clip(JSON.stringify(value) ?? 'null', SHOWN_VALUE_CHARS);
 }
 
 function toDetail(task: TaskInfo, deps: Dependency[], logs: LogLine[]): TaskDetail {
@@ -105,7 +106,7 @@ function toDetail(task: TaskInfo, deps: Dependency[], logs: LogLine[]): TaskDeta
   return {
     hash: task.hash,
     state: task.state,
-    preview: clip(data, MAX_VALUE_CHARS),
+    preview: clip(data, SHOWN_VALUE_CHARS),
     bytes: Buffer.byteLength(data),
     progressPreview: task.progress === null ? null : jsonText(task.progress),
     runAt: task.runAt,
@@ -114,7 +115,7 @@ function toDetail(task: TaskInfo, deps: Dependency[], logs: LogLine[]): TaskDeta
     maxAttempts: task.maxAttempts,
     level: task.level,
     group: task.group,
-    lastError: task.lastError === null ? null : clip(task.lastError, MAX_VALUE_CHARS),
+    lastError: task.lastError === null ? null : clip(task.lastError, MAX_ERROR_CHARS),
     leaseUntil: task.leaseUntil,
     worker: task.worker,
     diedAt: null,
@@ -135,7 +136,7 @@ function toOutcomeView(o: TaskOutcome): OutcomeView | null {
   if (!('finishedAt' in o)) return null;
   const { hash, queue, state, attempts, finishedAt } = o;
   const result = o.state === 'done' ? jsonText(o.result) : null;
-  const error = o.state === 'dead' && o.error !== null ? clip(o.error, MAX_VALUE_CHARS) : null;
+  const error = o.state === 'dead' && o.error !== null ? clip(o.error, MAX_ERROR_CHARS) : null;
   const into = 'into' in o && typeof o.into === 'string' ? o.into : null;
   return { hash, queue, state, attempts, finishedAt, result, error, into };
 }

@@ -8,9 +8,13 @@
   no deliveries yet (n 0), run-at at creation (r = c) and 5 attempts (m); decode puts them back,
   as lib/meta.ts does for the client. About 30 bytes less per task. ]]
 
+-- The attempts a record leaves out: DEFAULT_MAX_ATTEMPTS of lib/domain.ts (__tests__/domain.test.ts
+-- checks the two agree).
+local USUAL_ATTEMPTS = 5
+
 -- The fields a stored record leaves out, put back.
 local function usual(meta)
-  meta.n, meta.r, meta.m = meta.n or 0, meta.r or meta.c, meta.m or 5
+  meta.n, meta.r, meta.m = meta.n or 0, meta.r or meta.c, meta.m or USUAL_ATTEMPTS
   return meta
 end
 
@@ -35,7 +39,7 @@ local function encode(meta)
   meta._ = nil
   if n == 0 then meta.n = nil end
   if r == meta.c then meta.r = nil end
-  if m == 5 then meta.m = nil end
+  if m == USUAL_ATTEMPTS then meta.m = nil end
   local raw = cjson.encode(meta) .. '\n' .. payload
   meta._, meta.n, meta.r, meta.m = payload, n, r, m
   return raw

@@ -1,0 +1,53 @@
+/**
+ * The domain's words are said once: lib/domain.ts holds them, no other module keeps a copy, and
+ * the one the Lua side must hold itself (the attempts a record leaves out) agrees with it.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_MAX_ATTEMPTS, LISTED_STATES, MAX_ERROR_CHARS, TASK_STATES } from '../lib/domain';
+import { parseMeta } from '../lib/meta';
+
+const root = join(__dirname, '..');
+
+function modules(dir: string): string[] {
+  return readdirSync(join(root, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) return modules(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+describe('the domain module', () => {
+  it('lists every task state once, in both orders', () => {
+    expect(new Set(TASK_STATES).size).toBe(TASK_STATES.length);
+    expect([...LISTED_STATES].sort()).toEqual([...TASK_STATES].sort());
+  });
+
+  it('is the only module that defines the states, the default attempts and the error cut', () => {
+    const defined = /\b(?:const|let|var)\s+(TASK_STATES|DEFAULT_MAX_ATTEMPTS|MAX_ERROR_CHARS|USUAL_ATTEMPTS|STATES)\s*=(?!\s*LISTED_STATES\b)/;
+    const stateUnion = /type\s+TaskState\s*=\s*'/;
+    const copies = modules('lib')
+      .filter((path) => path !== join('lib', 'domain.ts'))
+      .filter((path) => {
+        const text = readFileSync(join(root, path), 'utf8');
+        return defined.test(text) || stateUnion.test(text);
+      });
+    expect(copies).toEqual([]);
+  });
+
+  it('agrees with lua/include/record.lua on the attempts a record leaves out', () => {
+    const lua = readFileSync(join(root, 'lua', 'include', 'record.lua'), 'utf8');
+    expect(/^local USUAL_ATTEMPTS = (\d+)$/m.exec(lua)?.[1]).toBe(String(DEFAULT_MAX_ATTEMPTS));
+    // No second literal for it: the record's decode and encode both use the name.
+    expect(lua).toMatch(/meta\.m or USUAL_ATTEMPTS/);
+    expect(lua).toMatch(/if m == USUAL_ATTEMPTS then meta\.m = nil end/);
+    // And the client reads a record without `m` as that many attempts.
+    expect(parseMeta('{"c":1}', 'a record').m).toBe(DEFAULT_MAX_ATTEMPTS);
+  });
+
+  it('cuts errors at one length everywhere', () => {
+    expect(MAX_ERROR_CHARS).toBeGreaterThan(0);
+    const cutters = ['lib/lease.ts', 'lib/dashboard/api.ts', 'lib/dashboard/lookup.ts', 'lib/cli/outcome.ts'];
+    for (const path of cutters) expect([path, readFileSync(join(root, path), 'utf8').includes("import { MAX_ERROR_CHARS } from '")]).toEqual([path, true]);
+  });
+});

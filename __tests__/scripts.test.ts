@@ -72,12 +72,23 @@ describe('Lua headers', () => {
     for (const k of given) expect(SUFFIXES).toContain(k);
   });
 
-  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s compiles with K built from the registry on one line', (name) => {
+  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s compiles with K and A built from the registry on one line', (name) => {
     const lines = compile(name).split('\n');
-    // The line compile() adds, after the shebang, is the only place KEYS is read.
-    const keys = SCRIPTS[name].keys;
-    expect(lines[1]).toBe(`local K = { ${keys.map((k, i) => `${k} = KEYS[${i + 1}]`).join(', ')} }`);
-    expect(lines.slice(2).join('\n')).not.toMatch(/KEYS\[/);
+    // The line compile() adds, after the shebang, is the only place KEYS is read, and the only
+    // place an argument is read by a fixed position: the code names them (K.tasks, A.token).
+    const { keys, args } = SCRIPTS[name];
+    const named = args.length > 0 ? ` local A = { ${args.map((a, i) => `${a} = ARGV[${i + 1}]`).join(', ')} }` : '';
+    expect(lines[1].startsWith(`local K = { ${keys.map((k, i) => `${k} = KEYS[${i + 1}]`).join(', ')} }${named}`)).toBe(true);
+    // Slots repeated per item are read through item(i), which hands them back in registry order.
+    const each = (SCRIPTS[name] as { each?: readonly string[] }).each;
+    if (each) expect(lines[1]).toMatch(new RegExp(`local function item\\(i\\) local at = ${args.length} \\+ ${each.length} \\* \\(i - 1\\) return ARGV\\[at \\+ 1\\]`));
+    const code = lines
+      .slice(2)
+      .join('\n')
+      .replace(/--\[\[[\s\S]*?\]\]/g, '')
+      .replace(/--.*$/gm, '');
+    expect(code).not.toMatch(/KEYS\[/);
+    expect(code.match(/ARGV/g) ?? []).toEqual([]);
   });
 
   it('docs/design.md describes every key the scripts name', () => {

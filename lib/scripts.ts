@@ -234,17 +234,32 @@ export class Scripts {
 
 /**
  * The source Redis runs for `name`: lua/<name>.lua with its includes inlined (`inlined`) and, on
- * the line after the `#!lua` one, the table `K` of its keys by suffix (`K.meta`, `K.ready`), built
- * from the registry entry. A key's position in KEYS is said once, here; scripts and includes only
- * name keys. (One line, so Redis's line numbers in errors are off by one.) A table, not one local
- * per key: a claim paid about 1 µs for the table and 5 µs for locals, since every function the
- * script defines would capture each key it uses as an upvalue of its own on every call.
+ * the line after the `#!lua` one, the table `K` of its keys by suffix (`K.meta`, `K.ready`) and the
+ * table `A` of its arguments by name (`A.lease`, `A.token`), both built from the registry entry. A
+ * key's or an argument's position is said once, here; scripts and includes only name them (the
+ * slots repeated per item, `each`, through `item(i)`: see items()). (One line, so
+ * Redis's line numbers in errors are off by one.) A table, not one local per key: a claim paid
+ * about 1 µs for the table and 5 µs for locals, since every function the script defines would
+ * capture each key it uses as an upvalue of its own on every call.
  */
 export function compile(name: ScriptName): string {
   const source = inlined(name);
-  const named = SCRIPTS[name].keys.map((suffix, i) => `${suffix} = KEYS[${i + 1}]`).join(', ');
+  const { keys, args, each }: ScriptSpec = SCRIPTS[name];
+  const named = keys.map((suffix, i) => `${suffix} = KEYS[${i + 1}]`).join(', ');
+  const argued = args.length > 0 ? ` local A = { ${args.map((arg, i) => `${arg} = ARGV[${i + 1}]`).join(', ')} }` : '';
   const cut = source.indexOf('\n') + 1;
-  return `${source.slice(0, cut)}local K = { ${named} }\n${source.slice(cut)}`;
+  return `${source.slice(0, cut)}local K = { ${named} }${argued}${items(args.length, each?.length)}\n${source.slice(cut)}`;
+}
+
+/**
+ * The slots repeated per item after the named arguments (`each`, e.g. put's id, payload, options
+ * and after per task): `ITEMS`, how many items the call carries, and `item(i)`, the slots of item
+ * i in their registry order, so no script reads ARGV by its position.
+ */
+function items(named: number, stride: number | undefined): string {
+  if (!stride) return '';
+  const slots = Array.from({ length: stride }, (_, k) => `ARGV[at + ${k + 1}]`).join(', ');
+  return ` local ITEMS = (#ARGV - ${named}) / ${stride} local function item(i) local at = ${named} + ${stride} * (i - 1) return ${slots} end`;
 }
 
 /** lua/<name>.lua with its includes inlined, before compile() names its keys. */

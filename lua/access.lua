@@ -8,8 +8,8 @@
   ACL), flat: { index, reason, ... }; or false when this Redis has no acl_check_cmd ]]
 if not redis.acl_check_cmd then return false end
 local refused = {}
-for i = 1, #ARGV do
-  local ok, allowed = pcall(redis.acl_check_cmd, unpack(cjson.decode(ARGV[i])))
+for i = 1, ITEMS do
+  local ok, allowed = pcall(redis.acl_check_cmd, unpack(cjson.decode(item(i))))
   -- Not ok: Redis does not know the command or its form (an older server), so docket cannot run it either.
   if not ok or not allowed then
     table.insert(refused, i)

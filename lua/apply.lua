@@ -21,9 +21,9 @@
 -- include: deps
 -- include: settle
 local now = nowMs()
-local cap = tonumber(ARGV[1])
-for i = 2, #ARGV do
-  local step = cjson.decode(ARGV[i])
+local cap = tonumber(A.events)
+for i = 1, ITEMS do
+  local step = cjson.decode(item(i))
   -- A step names the queue it is for: one for another queue is not this script's to apply.
   if step[2] == QUEUE then apply(step, now, cap) end
 end

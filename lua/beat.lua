@@ -9,11 +9,11 @@
 -- include: clock
 -- include: wake
 local now = nowMs()
-local ttl = tonumber(ARGV[2])
+local ttl = tonumber(A.ttl)
 if ttl > 0 then
-  redis.call('ZADD', K.workers, now + ttl, ARGV[1])
+  redis.call('ZADD', K.workers, now + ttl, A.worker)
 else
-  redis.call('ZREM', K.workers, ARGV[1])
+  redis.call('ZREM', K.workers, A.worker)
 end
 local lapsed = 0
 for _, w in ipairs(redis.call('ZRANGEBYSCORE', K.workers, '-inf', now, 'LIMIT', 0, 10)) do

@@ -21,7 +21,7 @@
 -- include: deps
 -- include: settle
 -- include: records
-local id = ARGV[1]
+local id = A.id
 local raw = redis.call('HGET', K.tasks, id)
 local refused = refusal(id, raw, false)
 if refused then return refused end
@@ -32,13 +32,13 @@ if redis.call('ZREM', K.dead, id) == 0 then
   if meta.a then unwait(id, now) elseif redis.call('ZREM', K.delayed, id) == 0 then unqueue(id, meta, K.moved) end
   unpoint(id, meta)
   fire(id, meta, 'cancelled', now)
-  if meta.n > 0 then emitFor(tonumber(ARGV[2]), meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(tonumber(ARGV[2]), meta, 'type', 'cancelled', 'id', id) end
+  if meta.n > 0 then emitFor(tonumber(A.events), meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(tonumber(A.events), meta, 'type', 'cancelled', 'id', id) end
   keepOutcome(id, meta, now, 'cancelled')
 end
 forget(id, meta)
 if stepped then
   -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
-  drain(100, nowMs(), tonumber(ARGV[2]))
+  drain(100, nowMs(), tonumber(A.events))
   wakeIdle()
 end
 return { 'cancelled', toCarry() and 1 or 0 }

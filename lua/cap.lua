@@ -12,8 +12,8 @@
 -- include: wake
 local now = nowMs()
 local out = {}
-for i = 1, tonumber(ARGV[1]) do
-  local name, value = ARGV[2 * i], ARGV[2 * i + 1]
+for i = 1, tonumber(A.count) do
+  local name, value = item(i)
   if string.sub(value, 1, 1) == '+' then value = tostring(now + tonumber(string.sub(value, 2))) end
   if value == '' then redis.call('HDEL', K.limits, name) else redis.call('HSET', K.limits, name, value) end
   table.insert(out, value)

@@ -46,12 +46,12 @@
 local now = nowMs()
 -- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
 local BATCH = 100
-local cap = tonumber(ARGV[8])
+local cap = tonumber(A.events)
 local out = { now, '', '', 0 }
 
 -- 1. Acks (include: acks). `refilled` counts parked tasks moved back into `grouped` by this call.
 local freed, refilled = ackAll(out, now, cap)
-local count = tonumber(ARGV[1])
+local count = tonumber(A.count)
 if count == 0 then
   -- What the acks released is ready when the call returns (a batch; claims take the rest).
   if stepped then drain(BATCH, now, cap) end

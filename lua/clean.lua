@@ -29,7 +29,7 @@
 -- include: deps
 -- include: settle
 -- include: records
-local source, before, most, scan, cursor, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
+local source, before, most, scan, cursor, cap = A.source, tonumber(A.before), tonumber(A.most), tonumber(A.scan), A.cursor, tonumber(A.events)
 local now = nowMs()
 local deleted = 0
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
@@ -39,7 +39,7 @@ local TOMB = '|cleaned|'
 -- Dead tasks, oldest death first: every one read goes, so no cursor is needed (purge's deletion,
 -- a few variadic commands per slice instead of five per task).
 if source == 'dead' then
-  local ids = redis.call('ZRANGEBYSCORE', K.dead, '-inf', before < 0 and '+inf' or ARGV[2], 'LIMIT', 0, most)
+  local ids = redis.call('ZRANGEBYSCORE', K.dead, '-inf', before < 0 and '+inf' or A.before, 'LIMIT', 0, most)
   many('ZREM', K.dead, ids)
   for _, key in ipairs({ K.tasks, K.progress, K.deplist }) do many('HDEL', key, ids) end
   forgetLogs(ids)

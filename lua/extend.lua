@@ -9,9 +9,9 @@
 -- include: clock
 -- include: lease
 local now = nowMs()
-local meta = held(ARGV[1], ARGV[2], now)
+local meta = held(A.id, A.token, now)
 if not meta then return 0 end
-meta.l = now + tonumber(ARGV[3])
-redis.call('ZADD', K.active, meta.l, ARGV[1])
-redis.call('HSET', K.tasks, ARGV[1], encode(meta))
+meta.l = now + tonumber(A.by)
+redis.call('ZADD', K.active, meta.l, A.id)
+redis.call('HSET', K.tasks, A.id, encode(meta))
 return meta.l

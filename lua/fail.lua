@@ -27,15 +27,15 @@
 -- include: records
 -- include: attempt
 local now = nowMs()
-local id = ARGV[1]
-local meta = held(id, ARGV[2], now)
+local id = A.id
+local meta = held(id, A.token, now)
 if not meta then return 'lost' end
 
-local cap = tonumber(ARGV[6])
+local cap = tonumber(A.events)
 -- A concurrency slot is free again: a worker should look (as when its group gets a place back).
 local slots = redis.call('EXISTS', K.limits) == 1
-local limit = ARGV[5] ~= '' and tonumber(ARGV[5]) or meta.m
-local outcome, refilled, wake = endAttempt(id, meta, ARGV[4], limit, now + tonumber(ARGV[3]), now, cap)
+local limit = A.maxAttempts ~= '' and tonumber(A.maxAttempts) or meta.m
+local outcome, refilled, wake = endAttempt(id, meta, A.error, limit, now + tonumber(A.retryIn), now, cap)
 -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
 if stepped then drain(100, now, cap) end
 if wake or refilled > 0 or slots or stepped then wakeIdle() end

@@ -5,7 +5,7 @@
   ARGV[1] id  task id
   Returns: { payload, meta JSON, state, progress JSON or false } or false for an unknown task ]]
 -- include: record
-local id = ARGV[1]
+local id = A.id
 local raw = redis.call('HGET', K.tasks, id)
 if not raw then return false end
 local meta, payload = split(raw)

@@ -13,9 +13,9 @@
     or '' when no parked task is left that the limit has room for ]]
 -- include: wake
 -- include: groups
-local group, from, batch = ARGV[1], ARGV[3], tonumber(ARGV[4])
+local group, from, batch = A.group, A.from, tonumber(A.batch)
 if from == '' then
-  if ARGV[2] == '' then redis.call('HDEL', K.glimits, group) else redis.call('HSET', K.glimits, group, ARGV[2]) end
+  if A.limit == '' then redis.call('HDEL', K.glimits, group) else redis.call('HSET', K.glimits, group, A.limit) end
 end
 
 -- Moves up to `most` of group g's parked tasks, as many as its limit has room for (tasks already

@@ -18,8 +18,8 @@
 -- include: clock
 -- include: record
 local now = nowMs()
-local state, skip, want = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local most = tonumber(ARGV[4])
+local state, skip, want = A.state, tonumber(A.offset), tonumber(A.limit)
+local most = tonumber(A.preview)
 local picked, total = {}, 0
 
 -- Takes up to `want` entries from one source of `size` entries after skipping `skip` in all;

@@ -14,10 +14,10 @@
 -- include: lease
 -- include: logs
 local now = nowMs()
-local id = ARGV[1]
-local meta = held(id, ARGV[2], now)
+local id = A.id
+local meta = held(id, A.token, now)
 if not meta then return 0 end
-local maxLines, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4])
+local maxLines, maxBytes = tonumber(A.maxLines), tonumber(A.maxBytes)
 -- A chunk grows to this many bytes, or holds one entry over it: a write moves at most this much
 -- of what is stored (and a line it drops whole).
 local CHUNK = 16384
@@ -34,7 +34,7 @@ if head then
     for entry in string.gmatch(head, '[^\n]*\n') do table.insert(added, entry) end
   end
 end
-for i = 5, #ARGV do table.insert(added, now .. ' ' .. ARGV[i] .. '\n') end
+for i = 1, ITEMS do table.insert(added, now .. ' ' .. item(i) .. '\n') end
 
 -- Over a cap, the oldest lines go first, so the log always ends with what was written last: those
 -- to add first, while they alone are over (added[from] on are kept), then stored ones.

@@ -6,7 +6,7 @@
   Returns: its entries as chunks, oldest first: each chunk one or more entries, '<at> <line as a
     JSON string>\n' each; {} for none. A log 0.1 stored comes back as one chunk. ]]
 -- include: logs
-local id = ARGV[1]
+local id = A.id
 local head = redis.call('HGET', K.logs, id)
 if not head then return {} end
 local first, offset, last = logHead(head)

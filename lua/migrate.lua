@@ -8,7 +8,7 @@
   ARGV[1] limit   most tasks to move in this call
   ARGV[2] cursor  the HSCAN cursor the last call answered; '0' to start
   Returns: { tasks left in the old layout, the cursor to pass next } ]]
-local limit, cursor = tonumber(ARGV[1]), ARGV[2]
+local limit, cursor = tonumber(A.limit), A.cursor
 -- The cursor is carried from call to call: a scan from 0 each time would pass ever more emptied
 -- buckets (HSCAN looks at about 10 x COUNT of them per call) and could come back empty while tasks
 -- remain. SCAN's promise holds while fields are deleted: each field present throughout is seen.

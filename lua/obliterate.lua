@@ -21,7 +21,7 @@
     holds steps for other queues), or { 'active', leased tasks } (then nothing was deleted) ]]
 -- include: clock
 -- include: many
-if ARGV[1] ~= '1' then
+if A.force ~= '1' then
   local leased = redis.call('ZCARD', K.active)
   if leased > 0 then return { 'active', leased } end
 end

@@ -9,10 +9,10 @@
   Returns: { now, then each step taken } ]]
 -- include: clock
 local now = nowMs()
-for i = 3, #ARGV do redis.call('ZREM', K.outbox, ARGV[i]) end
-local steps = redis.call('ZRANGEBYSCORE', K.outbox, '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+for i = 1, ITEMS do redis.call('ZREM', K.outbox, item(i)) end
+local steps = redis.call('ZRANGEBYSCORE', K.outbox, '-inf', now, 'LIMIT', 0, tonumber(A.most))
 local leased = {}
-for _, step in ipairs(steps) do table.insert(leased, now + tonumber(ARGV[1])); table.insert(leased, step) end
+for _, step in ipairs(steps) do table.insert(leased, now + tonumber(A.lease)); table.insert(leased, step) end
 if #leased > 0 then redis.call('ZADD', K.outbox, unpack(leased)) end
 local out = { now }
 for _, step in ipairs(steps) do table.insert(out, step) end

@@ -5,7 +5,7 @@
   ARGV[1] paused  1 to pause, 0 to resume
   Returns: 1 when this call changed the queue's state, 0 when it was already so ]]
 -- include: wake
-if ARGV[1] == '1' then
+if A.paused == '1' then
   return redis.call('SET', K.paused, '1', 'NX') and 1 or 0
 end
 local changed = redis.call('DEL', K.paused)

@@ -17,7 +17,7 @@
 -- include: record
 -- include: ready
 -- include: refusals
-local id, level = ARGV[1], tonumber(ARGV[2])
+local id, level = A.id, tonumber(A.level)
 local raw = redis.call('HGET', K.tasks, id)
 -- Active: its worker holds it, and a retry keeps the level it had (as reschedule, refused).
 local refused = refusal(id, raw, true)

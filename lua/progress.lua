@@ -12,10 +12,10 @@
 -- include: lease
 -- include: events
 local now = nowMs()
-local id = ARGV[1]
-local meta = held(id, ARGV[2], now)
+local id = A.id
+local meta = held(id, A.token, now)
 if not meta then return 0 end
-redis.call('HSET', K.progress, id, ARGV[3])
+redis.call('HSET', K.progress, id, A.value)
 -- The flag tells the scripts that delete the task to delete its progress too: one HDEL for the
 -- tasks that report progress, none for the rest.
 if not meta.pg then
@@ -23,9 +23,9 @@ if not meta.pg then
   redis.call('HSET', K.tasks, id, encode(meta))
 end
 -- An event carries a small value whole; a large one is read with get() (a cut JSON would not parse).
-if #ARGV[3] <= 1024 then
-  emitFor(tonumber(ARGV[4]), meta, 'type', 'progress', 'id', id, 'attempt', meta.n, 'progress', ARGV[3])
+if #A.value <= 1024 then
+  emitFor(tonumber(A.events), meta, 'type', 'progress', 'id', id, 'attempt', meta.n, 'progress', A.value)
 else
-  emitFor(tonumber(ARGV[4]), meta, 'type', 'progress', 'id', id, 'attempt', meta.n)
+  emitFor(tonumber(A.events), meta, 'type', 'progress', 'id', id, 'attempt', meta.n)
 end
 return 1

@@ -4,7 +4,7 @@
   ARGV[1] limit  most tasks to delete in this call
   Returns: how many were deleted ]]
 -- include: logs
-local ids = redis.call('ZRANGE', K.dead, 0, tonumber(ARGV[1]) - 1)
+local ids = redis.call('ZRANGE', K.dead, 0, tonumber(A.limit) - 1)
 for _, id in ipairs(ids) do
   redis.call('ZREM', K.dead, id)
   redis.call('HDEL', K.tasks, id)

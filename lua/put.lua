@@ -42,9 +42,9 @@
 -- include: settle
 -- include: records
 local now = nowMs()
-local count = tonumber(ARGV[1])
+local count = tonumber(A.count)
 local out, wake, dups, added, replaced = {}, false, 0, 0, 0
-local cap = tonumber(ARGV[4])
+local cap = tonumber(A.events)
 -- include: occurrences
 -- include: gather
 -- include: replace
@@ -53,7 +53,7 @@ local cap = tonumber(ARGV[4])
 
 if gone(out, count) then return out end
 local bases = {}
-for i = 1, count do bases[i] = ARGV[4 * i + 1] end
+for i = 1, count do bases[i] = item(i) end
 local stored = redis.call('HMGET', K.tasks, unpack(bases))
 -- One EXISTS tells whether the queue has until-start pointers, de-dup windows or kept outcomes
 -- (which a new run drops: include: outcomes) at all: a queue with none (most) pays nothing more.
@@ -74,7 +74,8 @@ local function duplicate(id, runAt)
 end
 
 for i = 1, count do
-  local payload, o, after = ARGV[4 * i + 2], parse(ARGV[4 * i + 3]), ARGV[4 * i + 4]
+  local _, payload, options, after = item(i)
+  local o = parse(options)
   local skip = skipped(o)
   local base = bases[i]
   if skip then

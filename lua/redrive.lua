@@ -16,15 +16,15 @@
 -- include: refusals
 local now = nowMs()
 local ids
-if ARGV[1] ~= '' then
-  local id = ARGV[1]
+if A.id ~= '' then
+  local id = A.id
   -- Not dead: the answer says why, in the same step (no caller reads the task again to guess).
   if not redis.call('ZSCORE', K.dead, id) then
     return refusal(id, redis.call('HGET', K.tasks, id), false) or { 'pending' }
   end
   ids = { id }
 else
-  ids = redis.call('ZRANGE', K.dead, 0, tonumber(ARGV[2]) - 1)
+  ids = redis.call('ZRANGE', K.dead, 0, tonumber(A.limit) - 1)
 end
 for _, id in ipairs(ids) do
   local meta = decode(redis.call('HGET', K.tasks, id))

@@ -14,8 +14,8 @@
 -- include: wake
 -- include: ready
 local now = nowMs()
-local id = ARGV[1]
-local meta = held(id, ARGV[2], now)
+local id = A.id
+local meta = held(id, A.token, now)
 if not meta then return 0 end
 redis.call('ZREM', K.active, id)
 redis.call('ZREM', K.held, meta.w .. '|' .. id)

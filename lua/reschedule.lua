@@ -14,7 +14,7 @@
 -- include: ready
 -- include: refusals
 local now = nowMs()
-local id, at = ARGV[1], tonumber(ARGV[2])
+local id, at = A.id, tonumber(A.at)
 local raw = redis.call('HGET', K.tasks, id)
 local refused = refusal(id, raw, true)
 if refused then return refused end

@@ -9,9 +9,9 @@
     with a = the outcome string (include: outcomes); 'none' ]]
 -- include: clock
 -- include: record
-local id = ARGV[1]
+local id = A.id
 local stream = ''
-if ARGV[2] == '1' then
+if A.stream == '1' then
   local last = redis.call('XREVRANGE', K.events, '+', '-', 'COUNT', 1)[1]
   stream = last and last[1] or '0-0'
 end

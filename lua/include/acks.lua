@@ -9,14 +9,14 @@
 -- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its
 -- concurrency slot back) and how many parked tasks of their groups moved back.
 local function ackAll(out, now, cap)
-  local acks = tonumber(ARGV[10])
+  local acks = tonumber(A.acks)
   if acks == 0 then return 0, 0 end
   local ids, tokens = {}, {}
-  for j = 1, acks do ids[j], tokens[j] = ARGV[8 + 3 * j], ARGV[9 + 3 * j] end
+  for j = 1, acks do ids[j], tokens[j] = item(j) end
   local deadlines = redis.call('ZMSCORE', K.active, unpack(ids))
   local metas = redis.call('HMGET', K.tasks, unpack(ids))
   local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
-  local remember = tonumber(ARGV[7])
+  local remember = tonumber(A.remember)
   redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
   for j = 1, acks do
     local ok = 0
@@ -26,7 +26,7 @@ local function ackAll(out, now, cap)
       if not seen[ids[j]] then
         seen[ids[j]] = true
         refilled = refilled + finished(meta)
-        local result = ARGV[10 + 3 * j]
+        local result = select(3, item(j))
         -- A kept result of up to 1 KiB rides in the event: a caller waiting for it needs no read.
         if meta.kr and #result <= 1024 then
           emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n, 'result', result)

@@ -1,7 +1,7 @@
 --[[ gather: included by put (not a script itself). The records put writes and how it writes
   them: a task's record as its options make it (parse, metaOf), and the writes of records and of
   their places in the queue, gathered (store) and made a few variadic calls per chunk (flush).
-  Uses put's `now` and `wake` (declared before it) and ARGV[2], maxAttempts; put sets `earliest`
+  Uses put's `now` and `wake` (declared before it) and A.maxAttempts; put sets `earliest`
   (the queue's earliest run-at) before its first store. ]]
 -- include: record
 -- include: many
@@ -63,7 +63,7 @@ local function store(id, meta, payload)
 end
 
 -- The options of one task.
-local DEFAULTS = { level = 0, attempts = tonumber(ARGV[2]), group = '', trace = '', key = '', mode = '', name = '' }
+local DEFAULTS = { level = 0, attempts = tonumber(A.maxAttempts), group = '', trace = '', key = '', mode = '', name = '' }
 local function parse(options)
   if options == '' then return DEFAULTS end
   local d, a, p, x, m, g, tr, kr, md, w, to, nm, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')

@@ -1,6 +1,6 @@
 --[[ take: claim's lease step. Takes up to `count` ready tasks, highest priority level first, then
   the fair groups (lowest tag first: include: groups), then ungrouped normal tasks (include:
-  sources); leases each to the calling worker until now + ARGV[2] with token ARGV[3] .. ':' .. i,
+  sources); leases each to the calling worker until now + A.lease with token A.token .. ':' .. i,
   and appends its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include: levels) and
   tasks whose expiry has passed, and parks tasks of a group at its concurrency or rate limit
   (include: gate, limits). ]]
@@ -18,7 +18,7 @@
 -- however many lie ahead; each one passed over is gone from the lists, so the caller's next call
 -- goes on behind them (lib/lease.ts calls again at once).
 local function take(out, count, now, cap, batch, limited, held)
-  local until_, keep, token, worker = now + tonumber(ARGV[2]), tonumber(ARGV[9]), ARGV[3], ARGV[4]
+  local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
   local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0
   local leased, scored, holders, leasedGroups = {}, {}, {}, {}
   local sources, ghosts = sourcesOf()

@@ -58,12 +58,11 @@ local stored = redis.call('HMGET', K.tasks, unpack(bases))
 -- One EXISTS tells whether the queue has until-start pointers, de-dup windows or kept outcomes
 -- (which a new run drops: include: outcomes) at all: a queue with none (most) pays nothing more.
 if redis.call('EXISTS', K.waiting, K.windows, K.results) == 0 then
-  waitingKnown, windowsKnown, outcomesKnown = false, false, false
+  knowWaiting(false); knowWindows(false); knowOutcomes(false)
 else
-  waitingKnown = redis.call('EXISTS', K.waiting) == 1
+  knowWaiting(redis.call('EXISTS', K.waiting) == 1)
 end
--- A new earliest run-at means an idle worker must re-arm its timer.
-earliest = tonumber(redis.call('ZRANGE', K.delayed, 0, 0, 'WITHSCORES')[2])
+readEarliest()
 
 local function answer(id, code, runAt) table.insert(out, id); table.insert(out, code); table.insert(out, runAt) end
 -- A duplicate: a result, not an error.

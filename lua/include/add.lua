@@ -4,8 +4,9 @@
 -- include: record
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
--- (with what this call gathered before it, which may hold a task it names), and each task it
--- names learns of it: one of this queue here, one of another queue through a step in the outbox.
+-- (with what this call gathered before it, which may hold a task it names; the flush also marks
+-- the records read up front stale, include: gather), and each task it names learns of it: one of
+-- this queue here, one of another queue through a step in the outbox.
 -- A task it names that is no longer live settles at once, so one already done counts as done.
 local function wait(id, meta, payload, after)
   flush()
@@ -21,7 +22,6 @@ local function wait(id, meta, payload, after)
   end
   many('ZADD', K.after, entries)
   registerAll(named, id, now, cap)
-  stale = true
 end
 
 -- A task added (new, or revived: it starts afresh, so its progress and logs go, and the tasks it
@@ -39,10 +39,9 @@ local function add(id, base, old, payload, o, after)
     -- Not at its base (an until-start identity whose task there runs, or a collision): a
     -- pointer lets later lookups find it even once the base's record is gone.
     meta.b = base
-    redis.call('HSET', K.waiting, base, id)
-    waitingKnown = true
+    repoint(id, meta)
   end
-  pending[id] = { meta = meta, batch = batch }
+  remember(id, meta, batch)
   if after == '' then store(id, meta, payload) else wait(id, meta, payload, after) end
   if o.window then openWindow(base, o.window) end
   return meta.r

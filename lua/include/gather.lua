@@ -1,8 +1,8 @@
 --[[ gather: included by put (not a script itself). The records put writes and how it writes
   them: a task's record as its options make it (parse, metaOf), and the writes of records and of
   their places in the queue, gathered (store) and made a few variadic calls per chunk (flush).
-  Uses put's `now` and `wake` (declared before it) and A.maxAttempts; put sets `earliest`
-  (the queue's earliest run-at) before its first store. ]]
+  Uses put's `now` and `wake` (declared before it) and A.maxAttempts; put calls readEarliest
+  before its first store. ]]
 -- include: record
 -- include: many
 -- include: groups
@@ -44,7 +44,9 @@ local function flush()
 end
 
 -- Gathers the writes of a task record and of its place: ready now, or delayed until its run-at.
+-- The queue's earliest run-at: a new earliest means an idle worker must re-arm its timer.
 local earliest
+local function readEarliest() earliest = tonumber(redis.call('ZRANGE', K.delayed, 0, 0, 'WITHSCORES')[2]) end
 local function store(id, meta, payload)
   if payload then meta._ = payload end
   table.insert(records, id); table.insert(records, encode(meta))

@@ -6,10 +6,17 @@
   points from the base to it (and the task carries meta.b = base) until it is leased or leaves, so
   a later lookup finds it even after the base's record is gone.
   It reads K.tasks, K.dead and K.waiting, and a record's payload as meta._ (include: record);
-  put fills `pending` with the tasks it is adding in the same call. ]]
+  put fills `pending` with the tasks it is adding in the same call (remember). ]]
 -- include: record
 local pending = {}
+-- Whether K.waiting exists, read once per call (nil: not read yet); a caller that has read it
+-- already says so (knowWaiting).
 local waitingKnown = nil
+local function knowWaiting(known) waitingKnown = known end
+
+-- A task this call is adding or replacing, in flush batch `batch` (include: gather): a lookup in
+-- the same call finds it before its record is written.
+local function remember(id, meta, batch) pending[id] = { meta = meta, batch = batch } end
 
 -- Whether a record's identity is released: an until-start task once leased (active, or dead).
 local function released(id, meta)

@@ -15,6 +15,8 @@
 -- Whether the queue has kept outcomes at all, read once per call (nil: not read yet): a queue
 -- without them (most) pays one EXISTS per call for a drop, not one HDEL per task.
 local outcomesKnown = nil
+-- A caller that has read whether K.results exists says so: not read again.
+local function knowOutcomes(known) outcomesKnown = known end
 
 -- Task id starts a new run, or ends one without keepResult: an outcome kept of an earlier run goes.
 local function dropOutcome(id)

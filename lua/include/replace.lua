@@ -25,6 +25,6 @@ local function replace(id, old, payload, o)
     if wasDelayed then redis.call('ZREM', K.delayed, id) else unqueue(id, old, K.moved) end
     store(id, meta, newData)
   end
-  pending[id] = { meta = meta, batch = batch }
+  remember(id, meta, batch)
   return runAt
 end

@@ -5,6 +5,8 @@
   (include: outcomes): each window opened removes up to two that have ended, and the key's TTL is
   at least its longest window, so Redis deletes it once the last one ends. ]]
 local windowsKnown = nil
+-- A caller that has read whether K.windows exists says so: not read again.
+local function knowWindows(known) windowsKnown = known end
 
 -- When the identity's window ends, or nil when it has none open.
 local function windowEnd(base)

@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createScheduler, PermissionError } from '../lib';
-import { MIGRATION_ONLY, REQUIRED, UNBLOCK_WARNING } from '../lib/access';
-import { LUA_DIR } from '../lib/scripts';
+import { MIGRATION_ONLY, REQUIRED, UNBLOCK_WARNING } from '../lib/redis/access';
+import { LUA_DIR } from '../lib/redis/scripts';
 import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();

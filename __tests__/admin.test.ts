@@ -3,8 +3,8 @@
  * lifetime totals. All against the real test Redis.
  */
 import { ValidationError, type Scheduler } from '../lib';
-import type { PreviewListOptions, PreviewPage } from '../lib/admin';
-import type { TaskState } from '../lib/task';
+import type { PreviewListOptions, PreviewPage } from '../lib/features/admin';
+import type { TaskState } from '../lib/domain/task';
 import { eventually, serverNow, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -1,4 +1,4 @@
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, defaultBackoff } from '../lib/backoff';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, defaultBackoff } from '../lib/domain/backoff';
 
 describe('defaultBackoff', () => {
   it('doubles per attempt, with jitter between half and all of the ceiling', () => {

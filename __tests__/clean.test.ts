@@ -4,7 +4,7 @@
  */
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, QueueActiveError, TimeoutError, ValidationError } from '../lib';
-import { queueKeys } from '../lib/keys';
+import { queueKeys } from '../lib/domain/keys';
 import { eventually, keysUnder, sleep, uniquePrefix, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
 

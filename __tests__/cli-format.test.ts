@@ -2,7 +2,7 @@
  * The CLI's text output: aligned tables that cannot be hijacked by escape sequences in task data,
  * and times relative to the server's clock.
  */
-import { cut, duration, fields, firstLine, instant, jsonValue, leaseLeft, relative, table } from '../lib/cli/format';
+import { cut, duration, fields, firstLine, instant, jsonValue, leaseLeft, relative, table } from '../lib/surfaces/cli/format';
 
 describe('table', () => {
   it('aligns columns, numbers on the right, and trims trailing space', () => {

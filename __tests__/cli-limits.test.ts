@@ -1,5 +1,5 @@
 /**
- * `docket limits` and `docket limit` (lib/cli/limits.ts, limit-flags.ts), run in-process through
+ * `docket limits` and `docket limit` (lib/surfaces/cli/limits.ts, limit-flags.ts), run in-process through
  * main() against the test Redis: what they show next to what the scheduler reads, what they
  * write, and bad values refused before anything connects.
  */

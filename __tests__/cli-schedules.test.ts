@@ -1,5 +1,5 @@
 /**
- * `docket schedules` and `docket unschedule` (lib/cli/schedules.ts), run in-process through main()
+ * `docket schedules` and `docket unschedule` (lib/surfaces/cli/schedules.ts), run in-process through main()
  * against the test Redis: what they show next to what listSchedules() reads, what they delete, and
  * bad arguments refused before anything connects.
  */

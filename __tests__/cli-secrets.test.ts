@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main, type Io } from '../lib/cli/main';
+import { main, type Io } from '../lib/surfaces/cli/main';
 import { testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();

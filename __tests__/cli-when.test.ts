@@ -2,8 +2,8 @@
  * The `<when>` of `docket reschedule`: what is accepted, and that everything else is refused
  * rather than guessed at. Pure parsing; the command itself is tested against Redis in cli.test.ts.
  */
-import { UsageError } from '../lib/cli/command';
-import { parseWhen, resolveWhen } from '../lib/cli/when';
+import { UsageError } from '../lib/surfaces/cli/command';
+import { parseWhen, resolveWhen } from '../lib/surfaces/cli/when';
 
 describe('parseWhen', () => {
   it('reads now and +Ns/+Nm/+Nh/+Nd as offsets from the server clock', () => {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { RedisClientType } from 'redis';
-import { main, type Io } from '../lib/cli/main';
-import { queueKeys } from '../lib/keys';
+import { main, type Io } from '../lib/surfaces/cli/main';
+import { queueKeys } from '../lib/domain/keys';
 import { eventually, keysUnder, readRecord, serverNow, sleep, testUrl, uniquePrefix, useRedis, writeRecord } from './support/harness';
 
 const redis = useRedis();

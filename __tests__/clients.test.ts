@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient as createClient5, createCluster as createCluster5 } from 'redis-v5';
 import { createClient as createClient6, RESP_TYPES } from 'redis-v6';
 import { createScheduler, ValidationError, type Scheduler } from '../lib';
-import { queueKeys } from '../lib/keys';
+import { queueKeys } from '../lib/domain/keys';
 import { testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();

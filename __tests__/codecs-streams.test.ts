@@ -1,12 +1,12 @@
 /**
  * The replies read outside the scripts, decoded without Redis: the events stream's entries
- * (XREAD, XRANGE, XREVRANGE) and entry ids (lib/codecs/streams.ts), and a task's record, by name,
- * into what get() reports (lib/task.ts). A reply of another shape is a ReplyError naming the command.
+ * (XREAD, XRANGE, XREVRANGE) and entry ids (lib/redis/codecs/streams.ts), and a task's record, by name,
+ * into what get() reports (lib/domain/task.ts). A reply of another shape is a ReplyError naming the command.
  */
-import { ReplyError } from '../lib/errors';
-import { CODECS } from '../lib/codecs';
-import { after, entryTime, latestId, rangeEntries, readEntries } from '../lib/codecs/streams';
-import { toTaskInfo } from '../lib/task';
+import { ReplyError } from '../lib/domain/errors';
+import { CODECS } from '../lib/redis/codecs';
+import { after, entryTime, latestId, rangeEntries, readEntries } from '../lib/redis/codecs/streams';
+import { toTaskInfo } from '../lib/domain/task';
 
 /** What a thrown error was, for comparing: its class and the command it names. */
 function thrown(call: () => unknown): unknown {

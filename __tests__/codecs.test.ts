@@ -3,12 +3,12 @@
  * names, in that order (`args`, then `each` once per item), and the reply its Lua header documents
  * decodes to the typed value; a reply of any other shape is a ReplyError naming the script.
  */
-import { ReplyError } from '../lib/errors';
-import { CODECS, type InputOf, type OutputOf } from '../lib/codecs';
-import { stepQueue } from '../lib/codecs/deps';
-import { TASK_STATES, type TaskState as RecordState } from '../lib/domain';
-import { SCRIPTS, type ScriptName } from '../lib/scripts';
-import type { TaskState } from '../lib/task';
+import { ReplyError } from '../lib/domain/errors';
+import { CODECS, type InputOf, type OutputOf } from '../lib/redis/codecs';
+import { stepQueue } from '../lib/redis/codecs/deps';
+import { TASK_STATES, type TaskState as RecordState } from '../lib/domain/domain';
+import { SCRIPTS, type ScriptName } from '../lib/redis/scripts';
+import type { TaskState } from '../lib/domain/task';
 
 type Slot = string | number;
 

@@ -3,7 +3,7 @@
  * on a wrong URL; routing by hash slot.
  */
 import { ConnectionError, TimeoutError, BusyError, createScheduler, type Scheduler } from '../lib';
-import { connect, slotOf } from '../lib/connection';
+import { connect, slotOf } from '../lib/redis/connection';
 import { freePort, startRedis } from './support/redis-server';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createClient } from 'redis';

@@ -7,8 +7,8 @@
  */
 import net, { type AddressInfo } from 'node:net';
 import { ValidationError } from '../lib';
-import { main, type Io } from '../lib/cli/main';
-import { serveDashboard, type DashboardServer, type ServeOptions } from '../lib/dashboard';
+import { main, type Io } from '../lib/surfaces/cli/main';
+import { serveDashboard, type DashboardServer, type ServeOptions } from '../lib/surfaces/dashboard';
 import { eventually, testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();

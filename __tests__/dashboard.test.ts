@@ -6,10 +6,10 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { ValidationError, type Scheduler } from '../lib';
-import { createDashboard, serveDashboard, type DashboardOptions, type Overview } from '../lib/dashboard';
-import { MAX_GROUP_RATES } from '../lib/dashboard/limits';
-import type { Lookup } from '../lib/dashboard/lookup';
-import { queueKeys } from '../lib/keys';
+import { createDashboard, serveDashboard, type DashboardOptions, type Overview } from '../lib/surfaces/dashboard';
+import { MAX_GROUP_RATES } from '../lib/surfaces/dashboard/limits';
+import type { Lookup } from '../lib/surfaces/dashboard/lookup';
+import { queueKeys } from '../lib/domain/keys';
 import { readRecord, sleep, testUrl, useRedis, writeRecord } from './support/harness';
 
 const redis = useRedis();

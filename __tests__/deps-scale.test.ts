@@ -4,7 +4,7 @@
  * on are done, and the dependency indexes are empty afterwards.
  */
 import type { RedisClientType } from 'redis';
-import { MAX_AFTER } from '../lib/options';
+import { MAX_AFTER } from '../lib/domain/options';
 import type { Scheduler, Task } from '../lib';
 import { eventually, keysUnder, useRedis } from './support/harness';
 

@@ -3,7 +3,7 @@
  * and across queues; onDependencyFailure; results that flow down; cancel and de-dup; bad input.
  */
 import { UnreadableRecordError, ValidationError, type Scheduler } from '../lib';
-import { queueKeys } from '../lib/keys';
+import { queueKeys } from '../lib/domain/keys';
 import { eventually, keysUnder, useRedis } from './support/harness';
 
 const redis = useRedis();

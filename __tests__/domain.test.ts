@@ -1,11 +1,11 @@
 /**
- * The domain's words are said once: lib/domain.ts holds them, no other module keeps a copy, and
+ * The domain's words are said once: lib/domain/domain.ts holds them, no other module keeps a copy, and
  * the one the Lua side must hold itself (the attempts a record leaves out) agrees with it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_MAX_ATTEMPTS, LISTED_STATES, MAX_ERROR_CHARS, TASK_STATES } from '../lib/domain';
-import { parseMeta } from '../lib/meta';
+import { DEFAULT_MAX_ATTEMPTS, LISTED_STATES, MAX_ERROR_CHARS, TASK_STATES } from '../lib/domain/domain';
+import { parseMeta } from '../lib/domain/meta';
 
 const root = join(__dirname, '..');
 
@@ -27,7 +27,7 @@ describe('the domain module', () => {
     const defined = /\b(?:const|let|var)\s+(TASK_STATES|DEFAULT_MAX_ATTEMPTS|MAX_ERROR_CHARS|USUAL_ATTEMPTS|STATES)\s*=(?!\s*LISTED_STATES\b)/;
     const stateUnion = /type\s+TaskState\s*=\s*'/;
     const copies = modules('lib')
-      .filter((path) => path !== join('lib', 'domain.ts'))
+      .filter((path) => path !== join('lib', 'domain', 'domain.ts'))
       .filter((path) => {
         const text = readFileSync(join(root, path), 'utf8');
         return defined.test(text) || stateUnion.test(text);
@@ -47,7 +47,7 @@ describe('the domain module', () => {
 
   it('cuts errors at one length everywhere', () => {
     expect(MAX_ERROR_CHARS).toBeGreaterThan(0);
-    const cutters = ['lib/lease.ts', 'lib/dashboard/api.ts', 'lib/dashboard/lookup.ts', 'lib/cli/outcome.ts'];
+    const cutters = ['lib/life/lease.ts', 'lib/surfaces/dashboard/api.ts', 'lib/surfaces/dashboard/lookup.ts', 'lib/surfaces/cli/outcome.ts'];
     for (const path of cutters) expect([path, readFileSync(join(root, path), 'utf8').includes("import { MAX_ERROR_CHARS } from '")]).toEqual([path, true]);
   });
 });

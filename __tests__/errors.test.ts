@@ -19,9 +19,9 @@ import {
   TimeoutError,
   HashFunctionError,
   UnreadableRecordError,
-} from '../lib/errors';
-import { guardHash } from '../lib/hashing';
-import { parseRecord } from '../lib/payload';
+} from '../lib/domain/errors';
+import { guardHash } from '../lib/domain/hashing';
+import { parseRecord } from '../lib/domain/payload';
 
 describe('errors', () => {
   it('set name and a stable code on every class', () => {

@@ -12,7 +12,7 @@
  */
 import type { RedisClientType } from 'redis';
 import { DocketError, type Scheduler, type Task } from '../lib';
-import { MAX_INSTANT_MS } from '../lib/options';
+import { MAX_INSTANT_MS } from '../lib/domain/options';
 import { testUrl, useRedis } from './support/harness';
 
 const SEED = Number(process.env.DOCKET_FUZZ_SEED ?? 20_240_611);

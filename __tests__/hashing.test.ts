@@ -1,4 +1,4 @@
-import { createHash128, identityOf } from '../lib/hashing';
+import { createHash128, identityOf } from '../lib/domain/hashing';
 
 describe('createHash128', () => {
   it('gives 128 bits as 32 hex characters, the same for the same input', async () => {

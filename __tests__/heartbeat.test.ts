@@ -4,7 +4,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { ClosedError, EventLoopBlockedError, ValidationError } from '../lib';
-import { HEARTBEAT_TTL_MS } from '../lib/heartbeat';
+import { HEARTBEAT_TTL_MS } from '../lib/life/heartbeat';
 import { childModule } from './support/children';
 import { eventually, serverNow, sleep, testUrl, useRedis } from './support/harness';
 

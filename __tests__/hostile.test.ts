@@ -6,8 +6,8 @@
  */
 import type { RedisClientType } from 'redis';
 import { createScheduler, PayloadTooLargeError, ValidationError, type Json, type Scheduler } from '../lib';
-import { MAX_DEPTH } from '../lib/payload';
-import { MAX_INSTANT_MS, MAX_SPAN_MS } from '../lib/options';
+import { MAX_DEPTH } from '../lib/domain/payload';
+import { MAX_INSTANT_MS, MAX_SPAN_MS } from '../lib/domain/options';
 import { keysUnder, testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();

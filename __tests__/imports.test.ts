@@ -66,11 +66,11 @@ describe('the import graph of lib/', () => {
     expect(graph.size).toBe(libFiles(LIB).length);
     expect(graph.size).toBeGreaterThan(40);
     // A value import, an `import type`, `export ... from`, and imports across folders.
-    expect(graph.get('scheduler')).toContain('shards');
-    expect(graph.get('shards')).toContain('context');
-    expect(graph.get('index')).toEqual(expect.arrayContaining(['scheduler', 'errors', 'dashboard/index']));
-    expect(graph.get('cli')).toContain('cli/main');
-    expect(graph.get('dashboard/index')?.length).toBeGreaterThan(0);
+    expect(graph.get('surfaces/scheduler')).toContain('features/shards');
+    expect(graph.get('features/shards')).toContain('redis/context');
+    expect(graph.get('index')).toEqual(expect.arrayContaining(['surfaces/scheduler', 'domain/errors', 'surfaces/dashboard/index']));
+    expect(graph.get('cli')).toContain('surfaces/cli/main');
+    expect(graph.get('surfaces/dashboard/index')?.length).toBeGreaterThan(0);
     const withImports = [...graph].filter(([, targets]) => targets.length > 0).map(([file]) => file);
     expect(withImports.length).toBeGreaterThan(graph.size / 2);
   });

@@ -1,5 +1,5 @@
-import { SUFFIXES, queueKeys } from '../lib/keys';
-import { slotOf } from '../lib/connection';
+import { SUFFIXES, queueKeys } from '../lib/domain/keys';
+import { slotOf } from '../lib/redis/connection';
 
 describe('queueKeys', () => {
   it('names every key <prefix>:{<queue>}:<suffix>', () => {

@@ -3,7 +3,7 @@
  * `meta`, payload in `data`) keeps every task once a current scheduler starts on it.
  */
 import type { RedisClientType } from 'redis';
-import { queueKeys } from '../lib/keys';
+import { queueKeys } from '../lib/domain/keys';
 import { useRedis } from './support/harness';
 
 const redis = useRedis();

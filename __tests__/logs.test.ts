@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'redis';
 import { createScheduler, LeaseLostError, PayloadTooLargeError, ValidationError } from '../lib';
-import { main, type Io } from '../lib/cli/main';
-import { createDashboard } from '../lib/dashboard';
+import { main, type Io } from '../lib/surfaces/cli/main';
+import { createDashboard } from '../lib/surfaces/dashboard';
 import { eventually, readRecord, serverNow, sleep, testUrl, useRedis, writeRecord } from './support/harness';
 import { startRedis } from './support/redis-server';
 

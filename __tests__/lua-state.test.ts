@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { LUA_DIR } from '../lib/scripts';
+import { LUA_DIR } from '../lib/redis/scripts';
 
 const INCLUDES = path.join(LUA_DIR, 'include');
 

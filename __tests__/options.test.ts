@@ -3,7 +3,7 @@
  */
 import type { z } from 'zod';
 import { ClosedError, PayloadTooLargeError, ValidationError, createScheduler, type ClaimOptions, type FailOptions, type PutOptions, type SchedulerOptions, type WorkOptions } from '../lib';
-import type { claimOptions, failOptions, putOptions, schedulerOptions, workOptions } from '../lib/options';
+import type { claimOptions, failOptions, putOptions, schedulerOptions, workOptions } from '../lib/domain/options';
 import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();

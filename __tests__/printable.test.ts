@@ -2,7 +2,7 @@
  * Showing names, texts and times from Redis to a person: characters that hide or reorder text are
  * escaped visibly, and a time no Date can hold is marked instead of thrown on.
  */
-import { isoTime, printable, printableJson, printableLines, validTime } from '../lib/printable';
+import { isoTime, printable, printableJson, printableLines, validTime } from '../lib/surfaces/printable';
 
 describe('printable', () => {
   it('escapes bidi controls so a name cannot reverse what follows it', () => {

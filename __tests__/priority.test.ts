@@ -5,7 +5,7 @@
  */
 import type { RedisClientType } from 'redis';
 import { ValidationError, type Scheduler } from '../lib';
-import { main, type Io } from '../lib/cli/main';
+import { main, type Io } from '../lib/surfaces/cli/main';
 import { keysUnder, serverNow, sleep, testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -3,10 +3,10 @@
  * task per occurrence however many processes declare the schedule.
  */
 import { UnreadableRecordError, ValidationError, type Task } from '../lib';
-import type { Context } from '../lib/context';
-import { queueKeys } from '../lib/keys';
-import { putOccurrences } from '../lib/put';
-import { Occurrences } from '../lib/recurring';
+import type { Context } from '../lib/redis/context';
+import { queueKeys } from '../lib/domain/keys';
+import { putOccurrences } from '../lib/life/put';
+import { Occurrences } from '../lib/features/recurring';
 import { eventually, keysUnder, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

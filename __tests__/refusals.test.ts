@@ -4,8 +4,8 @@
  * redrive), and without it the boolean they always answered.
  */
 import { ValidationError, type Change, type Scheduler } from '../lib';
-import type { RedriveRefusal } from '../lib/scheduler';
-import { queueKeys } from '../lib/keys';
+import type { RedriveRefusal } from '../lib/surfaces/scheduler';
+import { queueKeys } from '../lib/domain/keys';
 import { useRedis } from './support/harness';
 
 const redis = useRedis();

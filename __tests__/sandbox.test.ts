@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ValidationError } from '../lib';
-import { HEARTBEAT_TTL_MS } from '../lib/heartbeat';
+import { HEARTBEAT_TTL_MS } from '../lib/life/heartbeat';
 import { eventually, serverNow, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createClient } from 'redis';
 import { createScheduler, OutOfMemoryError } from '../lib';
-import { READY_LEVELS, SUFFIXES } from '../lib/keys';
-import { compile, inlined, LUA_DIR, SCRIPTS, type ScriptName } from '../lib/scripts';
+import { READY_LEVELS, SUFFIXES } from '../lib/domain/keys';
+import { compile, inlined, LUA_DIR, SCRIPTS, type ScriptName } from '../lib/redis/scripts';
 import { startRedis, type RedisServer } from './support/redis-server';
 
 function header(file: string) {

@@ -5,8 +5,8 @@
  */
 import { inspect } from 'node:util';
 import { createScheduler, DocketError, ValidationError, type Logger } from '../lib';
-import { main } from '../lib/cli/main';
-import { redact } from '../lib/connection';
+import { main } from '../lib/surfaces/cli/main';
+import { redact } from '../lib/redis/connection';
 import { freePort } from './support/redis-server';
 import { testUrl, useRedis } from './support/harness';
 

@@ -3,7 +3,7 @@
  * as the tasks": a new run of an identity replaces or removes what was kept of the previous one).
  * result() and a dependent put `after` the identity read the latest run, not an older kept one.
  */
-import { queueKeys } from '../lib/keys';
+import { queueKeys } from '../lib/domain/keys';
 import { useRedis } from './support/harness';
 
 const redis = useRedis();

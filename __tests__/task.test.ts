@@ -1,4 +1,4 @@
-import { toTaskInfo } from '../lib/task';
+import { toTaskInfo } from '../lib/domain/task';
 
 describe('toTaskInfo', () => {
   it('reports null for fields a task does not have', () => {

@@ -1,4 +1,4 @@
-import { instantToMs, spanToMs } from '../lib/time';
+import { instantToMs, spanToMs } from '../lib/domain/time';
 
 describe('spanToMs', () => {
   it('takes milliseconds as they are, rounded', () => {

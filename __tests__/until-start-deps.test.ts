@@ -3,7 +3,7 @@
  * their promise"), even when tasks wait on the one that fails: it is merged into its waiting copy,
  * and the tasks that waited on it wait on that copy instead.
  */
-import { queueKeys } from '../lib/keys';
+import { queueKeys } from '../lib/domain/keys';
 import { eventually, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -26,8 +26,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
-import { CODECS } from '../lib/codecs';
-import { compile, SCRIPTS } from '../lib/scripts';
+import { CODECS } from '../lib/redis/codecs';
+import { compile, SCRIPTS } from '../lib/redis/scripts';
 import { canPin, startBenchRedis } from './redis';
 import { percentiles, type Percentiles } from './stats';
 

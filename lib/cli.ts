@@ -3,7 +3,7 @@
  * The `docket` command (package.json "bin"): operate queues from a shell. The work is in
  * cli/main.ts; this file only binds it to the process.
  */
-import { main } from './cli/main';
+import { main } from './surfaces/cli/main';
 
 void main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }).then((code) => {
   // exitCode, not exit(): a piped stdout is flushed before the process ends. The unref'd timer is

@@ -1,12 +1,12 @@
 /**
  * The dashboard's entry points, which load its modules on the first call: a service that never
  * mounts the dashboard does not pay for loading it when it requires docket. Each has the type and
- * the behaviour of the function it stands for (lib/dashboard/handler.ts and serve.ts say what they do).
+ * the behaviour of the function it stands for (lib/surfaces/dashboard/handler.ts and serve.ts say what they do).
  */
-import type * as Dashboard from './dashboard';
+import type * as Dashboard from './surfaces/dashboard';
 
 function dashboard(): typeof Dashboard {
-  return require('./dashboard') as typeof Dashboard;
+  return require('./surfaces/dashboard') as typeof Dashboard;
 }
 
 /** A `(req, res, next)` handler serving the dashboard (docs/operations.md#web-dashboard). */

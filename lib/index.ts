@@ -2,38 +2,38 @@
  * docket: schedule jobs on Redis with de-duplication, delay, rescheduling, priority, expiry and
  * fenced leases. These are the public exports; everything else is internal.
  */
-export { createScheduler } from './scheduler';
-export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, ChangeOptions, Explained, Change, Refusal, RedriveRefusal } from './scheduler';
-export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome, ResultOptions } from './outcome';
-export type { Dependency, DependencyRef, DependencyFailure } from './deps';
-export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './admin';
-export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './events';
-export type { Logger, LogFn } from './log';
-export type { MetricsRegistry, MetricsOptions } from './metrics';
-export { instrumentOpenTelemetry } from './otel';
-export type { OpenTelemetryOptions, OpenTelemetryInstrumentation } from './otel';
-export { channels as tracingChannels } from './tracing';
+export { createScheduler } from './surfaces/scheduler';
+export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, ChangeOptions, Explained, Change, Refusal, RedriveRefusal } from './surfaces/scheduler';
+export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome, ResultOptions } from './life/outcome';
+export type { Dependency, DependencyRef, DependencyFailure } from './features/deps';
+export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './features/admin';
+export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './features/events';
+export type { Logger, LogFn } from './domain/log';
+export type { MetricsRegistry, MetricsOptions } from './features/metrics';
+export { instrumentOpenTelemetry } from './features/otel';
+export type { OpenTelemetryOptions, OpenTelemetryInstrumentation } from './features/otel';
+export { channels as tracingChannels } from './features/tracing';
 export { createDashboard, serveDashboard } from './dashboard-entry';
-export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer } from './dashboard';
-export type { PutMessage, ClaimMessage, AckMessage, FailMessage } from './tracing';
-export type { PutOptions } from './put';
-export type { ClaimOptions, FailOptions } from './lease';
-export type { Worker, WorkOptions } from './worker';
-export type { Handler, Handlers } from './route';
-export type { Task, TaskInfo, TaskState, PutResult, PutStatus, Carrier } from './task';
-export type { LogLine } from './logs';
-export type { DeadTask, ListDeadOptions } from './dead';
-export type { CleanOptions, ObliterateOptions } from './clean';
-export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './groups';
-export type { RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './rates';
-export type { Schedule, EveryOptions, ScheduleInfo } from './recurring';
-export type { Sharded, ShardedWorker } from './shards';
-export type { Json, JsonCompatible } from './payload';
-export type { Queue, QueueName } from './queue';
-export type { Span, Duration } from './time';
-export type { HashFunction } from './hashing';
-export type { RedisLike, RedisClientLike, ClientOptions } from './connection';
-export { defaultBackoff } from './backoff';
+export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer } from './surfaces/dashboard';
+export type { PutMessage, ClaimMessage, AckMessage, FailMessage } from './features/tracing';
+export type { PutOptions } from './life/put';
+export type { ClaimOptions, FailOptions } from './life/lease';
+export type { Worker, WorkOptions } from './life/worker';
+export type { Handler, Handlers } from './life/route';
+export type { Task, TaskInfo, TaskState, PutResult, PutStatus, Carrier } from './domain/task';
+export type { LogLine } from './life/logs';
+export type { DeadTask, ListDeadOptions } from './life/dead';
+export type { CleanOptions, ObliterateOptions } from './features/clean';
+export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './features/groups';
+export type { RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './features/rates';
+export type { Schedule, EveryOptions, ScheduleInfo } from './features/recurring';
+export type { Sharded, ShardedWorker } from './features/shards';
+export type { Json, JsonCompatible } from './domain/payload';
+export type { Queue, QueueName } from './surfaces/queue';
+export type { Span, Duration } from './domain/time';
+export type { HashFunction } from './domain/hashing';
+export type { RedisLike, RedisClientLike, ClientOptions } from './redis/connection';
+export { defaultBackoff } from './domain/backoff';
 export {
   DocketError,
   ValidationError,
@@ -60,5 +60,5 @@ export {
   HashFunctionError,
   UnreadableRecordError,
   ReplyError,
-} from './errors';
-export type { ErrorCode } from './errors';
+} from './domain/errors';
+export type { ErrorCode } from './domain/errors';

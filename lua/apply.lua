@@ -3,7 +3,7 @@
   deps): settle a waiting task's dependency, register a task of another queue as waiting on one of
   this queue, or forget such a registration. Each step is idempotent, so a step carried twice (its
   carrier died before it could say so) changes nothing the second time. Then a batch of the steps
-  waiting in this queue's `settle`: those these made, or those a client carries on with (lib/deps.ts
+  waiting in this queue's `settle`: those these made, or those a client carries on with (lib/features/deps.ts
   calls it with no step until none is left: a failure down a long chain needs no worker).
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, dead, counts,
     wake, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped,

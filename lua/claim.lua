@@ -74,7 +74,7 @@ refilled = refilled + moved
 local extras = redis.call('EXISTS', K.settle, K.outbox, K.paused, K.limits) > 0
 
 -- 3. Dependency work (include: settle): steps for this queue, a batch a call; and whether the outbox
--- holds steps for other queues that are due, for the worker to carry over (lib/deps.ts).
+-- holds steps for other queues that are due, for the worker to carry over (lib/features/deps.ts).
 local carry, settling = nil, false
 if extras and redis.call('EXISTS', K.settle, K.outbox) > 0 then
   settling = true
@@ -101,7 +101,7 @@ if stepped then drain(BATCH, now, cap) end
 
 -- 6. When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 -- Steps left in `settle` (a batch a call): the worker claims again at once to take the next, and
--- the client carries them on (lib/deps.ts), for a claim() caller that is no worker.
+-- the client carries them on (lib/features/deps.ts), for a claim() caller that is no worker.
 local unsettled = (settling or stepped) and redis.call('LLEN', K.settle) > 0
 if unsettled then out[3] = now end
 local backlog = more or (refilled > 0 and redis.call('ZCARD', K.grouped) > 0) or unsettled

@@ -1,6 +1,6 @@
 #!lua flags=allow-oom
 --[[ clean: delete one batch of a queue's ready, delayed or dead tasks, read from one source: the
-  caller (lib/clean.ts) walks the sources of a state and calls again from the cursor returned, so
+  caller (lib/features/clean.ts) walks the sources of a state and calls again from the cursor returned, so
   no call examines more than `scan` entries or deletes more than `most` tasks. A claimed task is
   in `active`, in no source, so a clean never deletes it. A pending task goes as cancel deletes
   it: out of its list (a ready list, grouped, parked or delayed), its identity pointer, its

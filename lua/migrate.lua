@@ -3,7 +3,7 @@
   in `meta` and its payload in `data`, both keyed by task id) into `tasks` (include: record), so a
   queue written by an earlier docket 0.x keeps its tasks. Each task moves whole in one call, so a
   crash between calls leaves every task readable in one layout or the other. createScheduler
-  (lib/layout.ts) calls it, with the cursor of the last call, until nothing is left.
+  (lib/redis/layout.ts) calls it, with the cursor of the last call, until nothing is left.
   KEYS (as K.<name>; each described in docs/design.md#keys): data, meta, tasks
   ARGV[1] limit   most tasks to move in this call
   ARGV[2] cursor  the HSCAN cursor the last call answered; '0' to start

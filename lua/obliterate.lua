@@ -1,5 +1,5 @@
 #!lua flags=allow-oom
---[[ obliterate: delete every key of a queue (every suffix of lib/keys.ts), unless tasks of it are
+--[[ obliterate: delete every key of a queue (every suffix of lib/domain/keys.ts), unless tasks of it are
   leased and force is not given. UNLINK, not DEL: Redis frees a large hash or sorted set (a million
   tasks) in a background thread, so this call takes as long as 46 key look-ups plus one step per
   dependency that crosses to another queue, whatever else the queue holds. The registry of queue
@@ -9,7 +9,7 @@
   one of this queue's waited on forgets it (an 'unr' step), and steps already in the outbox for
   other queues still go, except registrations of this queue's tasks (they are gone). No script
   touches two queues, so those steps stay behind in `outbox`, the one key not deleted then, and
-  the answer says 'carry': the caller carries them (lib/deps.ts) and calls again, which deletes
+  the answer says 'carry': the caller carries them (lib/features/deps.ts) and calls again, which deletes
   the outbox once it is empty.
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, active, dead,
     counts, wake, acked, workers, held, schedules, occurred, levels, ready1, ready2, ready3, ready4,

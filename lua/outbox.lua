@@ -1,5 +1,5 @@
 #!lua flags=allow-oom
---[[ outbox: a client carrying dependency steps from this queue to others (lib/deps.ts) says which
+--[[ outbox: a client carrying dependency steps from this queue to others (lib/features/deps.ts) says which
   it has carried, and takes the next steps that are due. A step taken is leased: its score moves
   to now + lease, so another carrier takes it only if this one dies before saying it is carried.
   KEYS (as K.<name>; each described in docs/design.md#keys): outbox

@@ -1,7 +1,7 @@
 // Run by .ci/pack-check inside the scratch project that installed the tarball, once per Node
 // version: docket as an ES module user gets it (named imports through Node's CommonJS detection),
 // then one round trip on a throwaway Redis that reads the installed lua/ and starts the installed
-// sandbox thread (dist/sandbox-thread.js).
+// sandbox thread (dist/features/sandbox-thread.js).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

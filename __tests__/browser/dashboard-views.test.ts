@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Scheduler, Worker } from '../../lib';
-import { serveDashboard } from '../../lib/dashboard';
+import { serveDashboard } from '../../lib/surfaces/dashboard';
 import { eventually, useRedis } from '../support/harness';
 
 const TIMEOUT = 60_000;

@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Scheduler } from '../../lib';
-import { serveDashboard } from '../../lib/dashboard';
-import { queueKeys } from '../../lib/keys';
+import { serveDashboard } from '../../lib/surfaces/dashboard';
+import { queueKeys } from '../../lib/domain/keys';
 import { sleep, useRedis } from '../support/harness';
 
 const TIMEOUT = 60_000;

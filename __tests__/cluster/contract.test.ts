@@ -5,7 +5,7 @@
  */
 import { createCluster } from 'redis';
 import { createScheduler, type Scheduler, type Task } from '../../lib';
-import { slotOf } from '../../lib/connection';
+import { slotOf } from '../../lib/redis/connection';
 import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';
 

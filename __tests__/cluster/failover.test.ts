@@ -6,7 +6,7 @@
  * docs/guarantees.md reports.
  */
 import { createScheduler, DocketError, type Scheduler, type Task } from '../../lib';
-import { slotOf } from '../../lib/connection';
+import { slotOf } from '../../lib/redis/connection';
 import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';
 

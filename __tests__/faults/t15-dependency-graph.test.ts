@@ -10,7 +10,7 @@
  * hold in each queue.
  */
 import { ValidationError } from '../../lib';
-import { CARRY_LEASE_MS } from '../../lib/deps';
+import { CARRY_LEASE_MS } from '../../lib/features/deps';
 import { eventually, sleep } from '../support/harness';
 import { analyse, checkInvariants, layout, parseTask, pending, summary, type Leftovers } from './support/checker';
 import { useLab } from './support/lab';

@@ -11,8 +11,8 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import type { Scheduler } from '../../lib';
-import type { Context } from '../../lib/context';
-import { CARRY_LEASE_MS } from '../../lib/deps';
+import type { Context } from '../../lib/redis/context';
+import { CARRY_LEASE_MS } from '../../lib/features/deps';
 import { childModule } from '../support/children';
 import { eventually, sleep } from '../support/harness';
 import { checkInvariants, layout } from './support/checker';

@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type Scheduler } from '../../lib';
-import { queueKeys } from '../../lib/keys';
-import { compile } from '../../lib/scripts';
+import { queueKeys } from '../../lib/domain/keys';
+import { compile } from '../../lib/redis/scripts';
 import { startRedis, type RedisServer } from '../support/redis-server';
 
 const DEAD = 1_000_000;

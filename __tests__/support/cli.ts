@@ -2,7 +2,7 @@
  * The CLI run in-process through main() against the test Redis, both streams captured: shared by
  * the CLI test files that name a prefix per test.
  */
-import { main } from '../../lib/cli/main';
+import { main } from '../../lib/surfaces/cli/main';
 import { testUrl } from './harness';
 
 export interface CliResult {

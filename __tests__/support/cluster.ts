@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createClient, type RedisClientType } from 'redis';
-import { slotOf } from '../../lib/connection';
+import { slotOf } from '../../lib/redis/connection';
 import { freePort, startRedis, type ControlledRedis } from './redis-server';
 
 const run = promisify(execFile);

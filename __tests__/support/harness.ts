@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type RedisLike, type Scheduler, type SchedulerOptions } from '../../lib';
-import { queueKeys } from '../../lib/keys';
+import { queueKeys } from '../../lib/domain/keys';
 
 /**
  * The test servers run without AOF on purpose, so each scheduler a test opens on one without an

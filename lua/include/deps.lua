@@ -17,7 +17,7 @@
   A step for this queue goes to `settle` (LIST), applied a batch a call by the call that made it,
   then by that call's client and by claims: a task with 10,000 dependents finishes in one short
   call. A step for another queue goes to `outbox` (ZSET, score = when due): no script touches two
-  queues (each is one cluster slot), so a client carries it over (lib/deps.ts), leasing it while it
+  queues (each is one cluster slot), so a client carries it over (lib/features/deps.ts), leasing it while it
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
   Here: routing steps, how a task ended (outcomeOf), a task ending (fire), leaving the wait early
   (unwait) or done (unblock); applying them: include: settle. Needs events, outcomes, identity. ]]

@@ -6,9 +6,9 @@
   A decoded record carries its payload as `_`, so a script that changes the record writes it back
   whole (encode) without reading the field again. The record leaves out what most tasks share:
   no deliveries yet (n 0), run-at at creation (r = c) and 5 attempts (m); decode puts them back,
-  as lib/meta.ts does for the client. About 30 bytes less per task. ]]
+  as lib/domain/meta.ts does for the client. About 30 bytes less per task. ]]
 
--- The attempts a record leaves out: DEFAULT_MAX_ATTEMPTS of lib/domain.ts (__tests__/domain.test.ts
+-- The attempts a record leaves out: DEFAULT_MAX_ATTEMPTS of lib/domain/domain.ts (__tests__/domain.test.ts
 -- checks the two agree).
 local USUAL_ATTEMPTS = 5
 

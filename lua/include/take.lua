@@ -16,7 +16,7 @@
 -- end of the leases given, and whether it stopped early: it passes over at most `batch` * 10
 -- entries that lease nothing (ghosts, expired tasks, tasks it parks), so a call stays short
 -- however many lie ahead; each one passed over is gone from the lists, so the caller's next call
--- goes on behind them (lib/lease.ts calls again at once).
+-- goes on behind them (lib/life/lease.ts calls again at once).
 local function take(out, count, now, cap, batch, limited, held)
   local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
   local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0

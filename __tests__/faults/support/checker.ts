@@ -167,7 +167,7 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
 
 /**
  * The queue's keys, written out from docs/design.md and the Lua headers rather than taken from
- * lib/keys.ts: the checker must not share a bug with the code it checks. The last three came with
+ * lib/domain/keys.ts: the checker must not share a bug with the code it checks. The last three came with
  * issue 3: `acked` (recent ack tokens, with a TTL), `workers` (heartbeats), `held` (worker|task index).
  * Issue 5 added `schedules` and `occurred` (recurring schedules), and the priority levels: the
  * ready lists `ready1`..`ready9` and their index `levels`, and the fair groups: `grouped` (ready

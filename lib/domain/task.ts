@@ -1,0 +1,156 @@
+/**
+ * What a task looks like to callers, and how the records Lua hands back become those shapes.
+ * A task's stored metadata is a small JSON object, the record part of its field in the queue's
+ * `tasks` hash (docs/design.md, lib/domain/meta.ts).
+ */
+import type { TaskRecord } from '../redis/codecs/reads';
+import type { Dependency } from '../features/deps';
+import type { TaskState } from './domain';
+import { parseMeta } from './meta';
+import { parseRecord, type Json } from './payload';
+
+/** A trace context to store with a task: string fields, such as `traceparent` and `tracestate`. */
+export type Carrier = Record<string, string>;
+
+/** A leased task, as claim() and work() hand it out. */
+export interface Task<T = Json> {
+  /** The task's hash: the hash of its identity, as put() returned it (the Lua scripts call it the id). */
+  readonly hash: string;
+  readonly queue: string;
+  readonly data: T;
+  /** Which delivery this is: 1 on the first. */
+  readonly attempt: number;
+  /** When the task became (or was due to become) runnable, epoch ms on the Redis clock. */
+  readonly runAt: number;
+  /** When an unclaimed task is dropped, or null for never. */
+  readonly expireAt: number | null;
+  /** The lease deadline on the Redis clock; extend() moves it. */
+  leaseUntil: number;
+  /** The lease token: ack, fail and extend are refused once it no longer matches (fencing). */
+  readonly token: string;
+  /**
+   * The producer's trace context (W3C `traceparent`, `tracestate`), stored when put() was traced
+   * (see tracing.ts), else null.
+   */
+  readonly trace: Carrier | null;
+  /** How long (ms) the task's outcome is kept once it finishes, or null when it is not kept. */
+  readonly keepResult: number | null;
+  /** How long (ms) one attempt may run (its put's `timeout`), or null for no limit of its own. */
+  readonly timeout: number | null;
+  /** Its name (put's `name`), or null: what `work({ [name]: handler })` routes by. */
+  readonly name: string | null;
+  /** Its fair group (put's `group`), or null: whose turn and group limit it counts against. */
+  readonly group: string | null;
+  /**
+   * Stores the task's latest progress (any JSON), fenced like ack: resolves true once stored,
+   * false when the lease is lost. Writes are throttled to one per task per 100 ms; the last value
+   * is always written (before the task's ack). Throws a ValidationError at once for a value that
+   * is not JSON or is over `maxResultBytes`.
+   */
+  progress(value: Json): Promise<boolean>;
+  /**
+   * Appends a line to the task's log, fenced like ack: resolves true once stored, false when the
+   * lease is lost. Lines written in one turn of the event loop go in one call; the worker stores
+   * them before the task's ack. The log keeps the newest `logMaxLines` lines and `logMaxBytes`
+   * bytes (the oldest go first) and goes with the task; `scheduler.logs()` reads it. Throws a
+   * ValidationError at once for a line that is not a string (a PayloadTooLargeError for one
+   * alone over `logMaxBytes`).
+   */
+  log(line: string): Promise<boolean>;
+  /**
+   * The tasks this one was put after (`after`), in put order, each with its outcome: its result
+   * when it kept one (keepResult), else null once it is gone. Empty for a task put without `after`.
+   */
+  dependencies(): Promise<Dependency[]>;
+}
+
+export type { TaskState };
+
+/** A task as get() reports it. */
+export interface TaskInfo<T = Json> {
+  readonly hash: string;
+  readonly queue: string;
+  readonly data: T;
+  readonly state: TaskState;
+  readonly runAt: number;
+  readonly expireAt: number | null;
+  /** Deliveries so far. */
+  readonly attempts: number;
+  /** Deliveries before the task goes dead (put's `maxAttempts`); `attempts` counts them. */
+  readonly maxAttempts: number;
+  /**
+   * Whether the task is ahead of normal ones: `level > 0`.
+   * @deprecated Read `level`, the one word for a task's priority (it tells 1 from 9); this stays until 1.0.
+   */
+  readonly priority: boolean;
+  /** The priority level: 0 for a normal task, 1 to 9 ahead of normal ones (9 first). */
+  readonly level: number;
+  /** The fair-scheduling group given to put, if any. */
+  readonly group: string | null;
+  /** The de-dup key given to put, if any. */
+  readonly key: string | null;
+  /** The last failure recorded (a handler's error, or 'lease expired'), if any. */
+  readonly lastError: string | null;
+  /** The lease deadline while active, else null. */
+  readonly leaseUntil: number | null;
+  /** Which worker holds the lease (host:pid:random) while active, else null. */
+  readonly worker: string | null;
+  /** The latest progress its handler reported (kept until the task finishes), else null. */
+  readonly progress: Json | null;
+  /** How long its outcome is kept once it finishes (ms), else null. */
+  readonly keepResult: number | null;
+  /** How long one attempt may run (its put's `timeout`, ms), else null. */
+  readonly timeout: number | null;
+  /** Its name (put's `name`), else null. */
+  readonly name: string | null;
+}
+
+/**
+ * What a put did: `added` a new task; `duplicate`, an identical live task was there (a result, not
+ * an error); `revived`, an identical task was dead, and this put sent it back to be run, its
+ * attempts reset; `replaced`, an identical task was still pending and this put replaced its
+ * options (onDuplicate 'replace' or 'debounce').
+ */
+export type PutStatus = 'added' | 'duplicate' | 'replaced' | 'revived';
+
+export interface PutResult {
+  /** The task's hash, the same for every put of the same data (or key) while the task lives. */
+  hash: string;
+  /** false when an identical task was already there: a duplicate is a result, not an error. */
+  added: boolean;
+  /** What this put did; `added` is true for `added` and `revived`. */
+  status: PutStatus;
+  queue: string;
+  /** Run-at on the Redis clock (epoch ms); for a duplicate, the existing task's. */
+  runAt: number;
+}
+
+/**
+ * Task `hash` as get() reports it, from its record as the get and list codecs decode it (by name:
+ * lib/redis/codecs/reads.ts). A record without a payload (damaged) reads as data null.
+ */
+export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord): TaskInfo<T> {
+  const { payload, state, progress } = record;
+  const meta = parseMeta(record.meta, `the metadata of task ${hash}`);
+  return {
+    hash,
+    queue,
+    data: parseRecord<T>(payload ?? 'null', `the payload of task ${hash}`),
+    state,
+    runAt: meta.r,
+    expireAt: meta.e ?? null,
+    attempts: meta.n,
+    maxAttempts: meta.m,
+    priority: (meta.p ?? 0) > 0,
+    level: meta.p ?? 0,
+    group: meta.g ?? null,
+    key: meta.k ?? null,
+    lastError: meta.err ?? null,
+    leaseUntil: meta.l ?? null,
+    worker: meta.w ?? null,
+    progress: progress ? parseRecord(progress, `the progress of task ${hash}`) : null,
+    keepResult: meta.kr ?? null,
+    timeout: meta.to ?? null,
+    name: meta.nm ?? null,
+  };
+}

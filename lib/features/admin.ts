@@ -1,0 +1,289 @@
+/**
+ * What operators need beyond the task API: counts and lifetime totals per queue, pages of tasks by
+ * state, pausing a queue for every worker, and the registry of queue names that the CLI and the
+ * dashboard list (so they never scan the keyspace).
+ */
+import { serverTime as readServerTime, type Context } from '../redis/context';
+import { listOptions, parse, queueName, stateArg, STATES } from '../domain/options';
+import type { Json } from '../domain/payload';
+import type { ListedRecord } from '../redis/codecs/reads';
+import { toTaskInfo, type TaskInfo, type TaskState } from '../domain/task';
+
+/** Lifetime counters of a queue, kept in Redis by the scripts, so every process sees the same. */
+export interface QueueTotals {
+  /** Puts that stored a new task (a dead task put again counts too). */
+  added: number;
+  /** Puts that found a live duplicate (or one put within its dedupWindow). */
+  deduplicated: number;
+  /** Puts that replaced a pending task (onDuplicate 'replace' or 'debounce'). */
+  replaced: number;
+  /** Failed until-start tasks not retried because a task of their identity already waited. */
+  merged: number;
+  /** Acks that finished a task. */
+  completed: number;
+  /** Failed attempts: fail() calls and lapsed leases. */
+  failed: number;
+  /** Tasks that used up their attempts. */
+  dead: number;
+  /** Tasks dropped because they expired unclaimed. */
+  expired: number;
+  /** Leases that lapsed before their worker acked or failed (a crashed or stalled worker). */
+  leaseLost: number;
+}
+
+export interface QueueStats {
+  ready: number;
+  delayed: number;
+  /** Tasks waiting on the tasks they were put after (put option `after`). */
+  waiting: number;
+  active: number;
+  dead: number;
+  /** Tasks dropped because they expired unclaimed, since the queue began (= totals.expired). */
+  expired: number;
+  /** Puts that found a live duplicate, since the queue began (= totals.deduplicated). */
+  deduplicated: number;
+  /** Puts that replaced a pending task (onDuplicate replace or debounce), since the queue began (= totals.replaced). */
+  replaced: number;
+  /** Whether claims are paused (pause()): workers lease nothing until resume(). */
+  paused: boolean;
+  totals: QueueTotals;
+  /**
+   * Lifetime outcomes of named tasks, by name (put's `name`): at most 300 name-and-outcome pairs
+   * per queue; a name first seen past that counts under the name '' (others).
+   */
+  byName: Record<string, NamedTotals>;
+}
+
+/** The lifetime outcomes of the tasks of one name. */
+export interface NamedTotals {
+  completed: number;
+  failed: number;
+  dead: number;
+}
+
+export interface ListOptions {
+  queue?: string;
+  /** Most tasks to return. Default 100, at most 1000. */
+  limit?: number;
+  /** How many to skip, in the state's order. Default 0. */
+  offset?: number;
+}
+
+/** ListOptions asking for previews: each task's first `preview` bytes of payload, not its data. */
+export interface PreviewListOptions extends ListOptions {
+  /**
+   * Most payload bytes to read per task, 1 to 65,536. The tasks then carry `preview` and `bytes`
+   * instead of `data`, so a page of large payloads stays small (what a dashboard shows).
+   */
+  preview: number;
+}
+
+/** A page of tasks in one state, with the server's time to judge run-ats and leases by. */
+interface Page<Item> {
+  /** The Redis server's clock (epoch ms) when the page was read. */
+  now: number;
+  /** Tasks in this state in all (not only on this page). */
+  total: number;
+  tasks: Item[];
+}
+
+/**
+ * A listed task: what get() reports, when it died (dead tasks only, else null), and how many of
+ * the tasks it was put after it still waits on (waiting tasks only, else null).
+ */
+export type ListedTask<T = Json> = TaskInfo<T> & { diedAt: number | null; waitingOn: number | null };
+
+/** A listed task read with `preview`: everything but `data`, and the start of the payload instead. */
+export type PreviewTask = Omit<ListedTask, 'data'> & {
+  /** The first bytes of the payload's canonical JSON (cut between characters): not always valid JSON. */
+  preview: string;
+  /** The whole payload's size in bytes (UTF-8); more than `preview` holds when it was cut. */
+  bytes: number;
+  /** The first bytes of its progress's JSON, as `preview` is cut (`progress` is that JSON when whole), else null. */
+  progressPreview: string | null;
+};
+
+/** A page of tasks with their data. */
+export type TaskPage<T = Json> = Page<ListedTask<T>>;
+
+/** A page of tasks with previews of their payloads (list() with `preview`). */
+export type PreviewPage = Page<PreviewTask>;
+
+/** Every state, in the order the views show them (declared with list()'s checks in options.ts). */
+export { STATES };
+
+const COUNTERS: Record<keyof QueueTotals, string> = {
+  added: 'added',
+  deduplicated: 'deduplicated',
+  replaced: 'replaced',
+  merged: 'merged',
+  completed: 'completed',
+  failed: 'failed',
+  dead: 'dead',
+  expired: 'expired',
+  leaseLost: 'lease-lost',
+};
+
+export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
+  const { ready, delayed, active, dead, waiting, paused, counters } = await ctx.scripts.run('stats', ctx.keys(queue), {});
+  const byName: Record<string, NamedTotals> = Object.create(null) as Record<string, NamedTotals>;
+  for (const [field, count] of counters) {
+    const bar = field.indexOf('|');
+    if (bar < 0) continue;
+    const [outcome, name] = [field.slice(0, bar), field.slice(bar + 1)];
+    if (outcome !== 'completed' && outcome !== 'failed' && outcome !== 'dead') continue;
+    (byName[name] ??= { completed: 0, failed: 0, dead: 0 })[outcome] = count;
+  }
+  const totals = Object.fromEntries(Object.entries(COUNTERS).map(([field, name]) => [field, counters.get(name) ?? 0])) as unknown as QueueTotals;
+  return {
+    ready,
+    delayed,
+    active,
+    dead,
+    waiting,
+    expired: totals.expired,
+    deduplicated: totals.deduplicated,
+    replaced: totals.replaced,
+    paused,
+    totals,
+    byName: { ...byName },
+  };
+}
+
+/**
+ * A page of tasks in one state. With `preview`, the script returns only the first bytes of each
+ * payload (and its size), and the tasks carry those instead of parsed data.
+ */
+export function list(ctx: Context, state: unknown, options: PreviewListOptions): Promise<PreviewPage>;
+export function list<T>(ctx: Context, state: unknown, options?: ListOptions): Promise<TaskPage<T>>;
+export async function list<T>(ctx: Context, state: unknown, options?: ListOptions): Promise<TaskPage<T> | PreviewPage> {
+  const s = parse(stateArg, state, 'state');
+  const o = parse(listOptions, options ?? {}, 'options');
+  const queue = o.queue ?? ctx.options.queue;
+  // ARGV preview 0 reads whole payloads: list() without the option keeps its data.
+  const { now, total, tasks } = await ctx.scripts.run('list', ctx.keys(queue), { state: s, offset: o.offset, limit: o.limit, preview: o.preview ?? 0 });
+  if (o.preview === undefined) return { now, total, tasks: tasks.map((r) => toListed<T>(queue, s, r)) };
+  return { now, total, tasks: tasks.map((r) => toPreview(queue, s, r)) };
+}
+
+function toListed<T>(queue: string, state: TaskState, { id, payload, meta, score, progress }: ListedRecord): ListedTask<T> {
+  // A missing payload (a damaged record) reads as null, as it always has.
+  const info = toTaskInfo<T>(queue, id, { payload, meta, state, progress });
+  return { ...info, diedAt: state === 'dead' ? Number(score) : null, waitingOn: state === 'waiting' ? Number(score) : null };
+}
+
+function toPreview(queue: string, state: TaskState, record: ListedRecord): PreviewTask {
+  const { id, payload, bytes, progress } = record;
+  const shown = { preview: payload ?? '', bytes, progressPreview: progress || null };
+  try {
+    // The head of a payload is no JSON to parse: the task's fields come from its meta alone (and
+    // the progress, when it came whole).
+    const { data: _, ...fields } = toListed<null>(queue, state, { ...record, payload: 'null', progress: null });
+    if (progress) fields.progress = wholeJson(progress);
+    return { ...fields, ...shown };
+  } catch (err) {
+    // A record that is not docket's (written by hand, or damaged): a view shows what it can of it,
+    // its times as invalid, and says why in its last error, instead of failing the whole page.
+    return { ...UNREADABLE, hash: id, queue, state, lastError: `docket: this task's record is unreadable (${(err as Error).message})`, ...shown };
+  }
+}
+
+/** `text` parsed, or null when it is not whole JSON (a cut head). */
+function wholeJson(text: string): Json | null {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return null;
+  }
+}
+
+/** The fields of a task whose record cannot be read: nothing but NaN and null. */
+const UNREADABLE = {
+  runAt: NaN,
+  expireAt: null,
+  attempts: NaN,
+  maxAttempts: NaN,
+  priority: false,
+  level: 0,
+  group: null,
+  key: null,
+  leaseUntil: null,
+  worker: null,
+  diedAt: null,
+  waitingOn: null,
+  progress: null,
+  keepResult: null,
+  timeout: null,
+  name: null,
+} as const;
+
+/**
+ * The Redis server's clock (epoch ms), which every run-at, lease and event time is on: operators
+ * judge "in 5 s" and "+5m" by it, not by a local clock that may be off.
+ */
+export async function serverTime(ctx: Context, queue = ctx.options.queue): Promise<number> {
+  // Asked of the queue's own node: on a cluster, the clock its scripts read.
+  return readServerTime(ctx, ctx.keys(queue).counts, 'time');
+}
+
+/** Pauses (`paused` true) or resumes a queue; true when this call changed its state. */
+export async function setPaused(ctx: Context, queue: string, paused: boolean): Promise<boolean> {
+  return ctx.scripts.run('pause', ctx.keys(queue), { paused });
+}
+
+/**
+ * The registry of queue names: one SET per prefix, outside every queue's hash tag (on a cluster it
+ * lives on a slot of its own). A process adds a queue once, after its first put there; the CLI
+ * and dashboard read it with SMEMBERS instead of scanning the keyspace.
+ */
+export function registryKey(prefix: string): string {
+  return `${prefix}:queues`;
+}
+
+/**
+ * Every queue registered under this prefix that has a key, by name. An obliterate cut off between
+ * deleting the keys and taking the name out (a freeze, a lost connection) leaves the name behind:
+ * such a queue is not listed, and comes back with its next put (obliterate again takes the name).
+ */
+export async function queues(ctx: Context): Promise<string[]> {
+  const key = registryKey(ctx.options.prefix);
+  const deadline = { ms: ctx.options.commandTimeout, what: 'queues' };
+  const names = (await ctx.conn.send(key, ['SMEMBERS', key], deadline)) as string[];
+  // One EXISTS over every key of each queue (one slot), sent together: node-redis pipelines them.
+  // A name that is no queue name (written by hand) is listed as it is.
+  const held = await Promise.all(
+    names.map((name) => {
+      if (!queueName.safeParse(name).success) return 1;
+      const keys = Object.values(ctx.keys(name));
+      return ctx.conn.send(keys[0], ['EXISTS', ...keys], deadline) as Promise<number>;
+    }),
+  );
+  return names.filter((_, i) => held[i] > 0).sort();
+}
+
+/** Adds `queue` to the registry once per process; a failure is retried on the next put. */
+export async function register(ctx: Context, queue: string): Promise<void> {
+  if (ctx.registered.has(queue)) return;
+  const key = registryKey(ctx.options.prefix);
+  await ctx.conn.send(key, ['SADD', key, queue], { ms: ctx.options.commandTimeout, what: 'register' });
+  ctx.registered.add(queue);
+}
+
+/** The stats of several queues (a sharded queue's shards) as one: paused only when all are. */
+export function sumStats(all: QueueStats[]): QueueStats {
+  const add = <K extends string>(keys: readonly K[], pick: (s: QueueStats) => Record<K, number>) =>
+    Object.fromEntries(keys.map((k) => [k, all.reduce((n, s) => n + pick(s)[k], 0)])) as Record<K, number>;
+  const counts = add([...STATES, 'expired', 'deduplicated', 'replaced'] as const, (s) => s);
+  const totals = add(Object.keys(COUNTERS) as Array<keyof QueueTotals>, (s) => s.totals);
+  // No prototype while summing: a task may be named __proto__.
+  const byName: Record<string, NamedTotals> = Object.create(null) as Record<string, NamedTotals>;
+  for (const s of all) {
+    for (const [name, t] of Object.entries(s.byName)) {
+      const sum = (byName[name] ??= { completed: 0, failed: 0, dead: 0 });
+      sum.completed += t.completed;
+      sum.failed += t.failed;
+      sum.dead += t.dead;
+    }
+  }
+  return { ...counts, paused: all.length > 0 && all.every((s) => s.paused), totals, byName: { ...byName } };
+}

@@ -1,0 +1,186 @@
+/**
+ * Queue events: the scripts append each task outcome (completed, failed, dead, expired,
+ * deduplicated, cancelled) and each progress report to a per-queue Redis stream, capped by length (lua/include/events.lua). events()
+ * reads it as an async iterator, on a connection of its own, so any process can follow a queue,
+ * and a producer can wait for its own task's outcome.
+ */
+import { entryTime, latestId, rangeEntries, readEntries, type StreamEntry } from '../redis/codecs/streams';
+import { hashReply, type Standalone } from '../redis/connection';
+import { serverTime, type Context } from '../redis/context';
+import { type DocketError, fromRedisError } from '../domain/errors';
+import { errorFields } from '../domain/log';
+import { eventsOptions, parse, throughputOptions } from '../domain/options';
+import { parseRecord, type Json } from '../domain/payload';
+
+export type EventType = 'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'replaced' | 'merged' | 'cancelled' | 'progress';
+
+export interface QueueEvent {
+  /** The stream entry id: events are ordered by it, and `from` resumes after it. */
+  readonly id: string;
+  readonly queue: string;
+  readonly type: EventType;
+  /** The task's hash, as put() returned it. */
+  readonly hash: string;
+  /** When it happened: epoch ms on the Redis clock. */
+  readonly at: number;
+  /** Which delivery it was (completed, failed, dead), else null. */
+  readonly attempt: number | null;
+  /** The failure, cut to its first 500 characters (failed, dead), else null; get() has it whole. */
+  readonly error: string | null;
+  /** The progress reported (progress events of up to 1 KiB of JSON), else null; get() has a larger one. */
+  readonly progress: Json | null;
+  /** For `merged`: the hash of the waiting task the failed until-start task was merged into; else null. */
+  readonly into: string | null;
+  /** The task's name (put's `name`) when it has one, else null (and for deduplicated and replaced events). */
+  readonly name: string | null;
+  /** For `completed`: the task's kept result (keepResult) when its JSON is at most 1 KiB; else null. */
+  readonly result: Json | null;
+}
+
+export interface EventsOptions {
+  /**
+   * Where to start: 'now' (default: only events after this call), 'start' (the oldest the stream
+   * still holds), or an event id to resume after.
+   */
+  from?: 'now' | 'start' | string;
+  /** Aborting it ends the iteration; so does closing the scheduler. */
+  signal?: AbortSignal;
+}
+
+/** Entries read per call, and how long one blocking read waits before it looks again. */
+const BATCH = 100;
+const BLOCK_MS = 5000;
+/** Pause before reading again after a lost connection. */
+const RETRY_MS = 200;
+
+/**
+ * The events of `queue`. The starting point is fixed now, on the scheduler's connection, before
+ * any later call of this process reaches Redis: so events() then put() never misses the put's
+ * outcome, however fast a worker is.
+ */
+export function events(ctx: Context, queue: string, options: EventsOptions | undefined, closing: AbortSignal): AsyncIterableIterator<QueueEvent> {
+  const o = parse(eventsOptions, options ?? {}, 'options');
+  // Ends with the caller's signal, or when the scheduler closes.
+  const signal = o.signal ? AbortSignal.any([o.signal, closing]) : closing;
+  const key = ctx.keys(queue).events;
+  const deadline = { ms: ctx.options.commandTimeout, what: 'events' };
+  const start: Promise<string> =
+    o.from === 'start'
+      ? Promise.resolve('0-0')
+      : o.from !== 'now'
+        ? Promise.resolve(o.from)
+        : ctx.conn.send(key, ['XREVRANGE', key, '+', '-', 'COUNT', '1'], deadline).then((r) => latestId(r) ?? '0-0');
+  // A start that fails is reported by the first next(), not as an unhandled rejection now.
+  start.catch(() => {});
+  return read(ctx, queue, key, start, signal);
+}
+
+async function* read(ctx: Context, queue: string, key: string, start: Promise<string>, signal: AbortSignal): AsyncGenerator<QueueEvent> {
+  let last = await start;
+  let conn: Standalone | null = null;
+  const drop = () => {
+    const c = conn;
+    conn = null;
+    if (c?.isOpen) void c.disconnect().catch(() => {});
+  };
+  signal.addEventListener('abort', drop);
+  try {
+    while (!signal.aborted) {
+      let reply: unknown;
+      try {
+        conn ??= await ctx.conn.duplicate(key, ctx.options.commandTimeout);
+        reply = await conn.sendCommand(['XREAD', 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', key, last]);
+      } catch (err) {
+        if (signal.aborted) return;
+        const error = fromRedisError(err, 'events');
+        // A lost connection (a restart, a failover): read again from the last event seen, on a
+        // new connection. Anything else (an ACL refusal, say) is for the caller.
+        if (!isConnectionLoss(error)) throw error;
+        ctx.log.warn({ queue, ...errorFields(error) }, 'docket: events connection lost; reading again');
+        drop();
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        continue;
+      }
+      // A reply of another shape is a ReplyError for the caller, as a script's is.
+      for (const entry of readEntries(reply)) {
+        last = entry.id;
+        yield toEvent(queue, entry);
+      }
+    }
+  } finally {
+    signal.removeEventListener('abort', drop);
+    drop();
+  }
+}
+
+function isConnectionLoss(err: DocketError): boolean {
+  return err.code === 'ERR_CONNECTION' || err.code === 'ERR_INDETERMINATE' || err.code === 'ERR_TIMEOUT';
+}
+
+function toEvent(queue: string, { id, at, fields: f }: StreamEntry): QueueEvent {
+  const attempt = f.get('attempt');
+  return {
+    id,
+    queue,
+    type: f.get('type') as EventType,
+    hash: f.get('id') ?? '',
+    at,
+    attempt: attempt === undefined ? null : Number(attempt),
+    error: f.get('error') ?? null,
+    into: f.get('into') ?? null,
+    name: f.get('name') ?? null,
+    result: f.get('result') ? parseRecord(f.get('result')!, "an event's result") : null,
+    progress: f.has('progress') ? parseRecord(f.get('progress')!, "an event's progress") : null,
+  };
+}
+
+export interface ThroughputOptions {
+  /** How far back to look, in ms. Default 10 minutes, at most 24 hours. */
+  window?: number;
+  /** Width of each bucket, in ms. Default 10 s; at most 1000 buckets. */
+  bucket?: number;
+}
+
+export interface Throughput {
+  /** The Redis server's clock when read (epoch ms); the last bucket ends here. */
+  now: number;
+  bucket: number;
+  /**
+   * The oldest time the counts cover: later than `now - window` when the capped stream no longer
+   * holds the start of the window (a busy queue, or a small eventsMaxLength).
+   */
+  since: number;
+  /** Oldest first; `at` is each bucket's start. */
+  buckets: Array<{ at: number } & Record<EventType, number>>;
+}
+
+const TYPES: readonly EventType[] = ['completed', 'failed', 'dead', 'expired', 'deduplicated', 'replaced', 'merged', 'cancelled', 'progress'];
+
+/** Outcomes per time bucket, counted from the events stream (what a throughput chart plots). */
+export async function throughput(ctx: Context, queue: string, options?: ThroughputOptions): Promise<Throughput> {
+  const o = parse(throughputOptions, options ?? {}, 'options');
+  const key = ctx.keys(queue).events;
+  const deadline = { ms: ctx.options.commandTimeout, what: 'throughput' };
+  const now = await serverTime(ctx, key, 'throughput');
+  const count = Math.ceil(o.window / o.bucket);
+  const start = now - count * o.bucket;
+  const buckets = Array.from({ length: count }, (_, i) => ({
+    at: start + i * o.bucket,
+    ...(Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<EventType, number>),
+  }));
+  // The stream is capped (eventsMaxLength), so this read is bounded however busy the queue.
+  const entries = rangeEntries(await ctx.conn.send(key, ['XRANGE', key, String(start), '+'], deadline));
+  for (const { at, fields } of entries) {
+    // An event in the very millisecond of `now` belongs to the last bucket (ends are exclusive
+    // otherwise); one written after the TIME read (XRANGE reads to the end) is past the window.
+    const i = at === now ? count - 1 : Math.floor((at - start) / o.bucket);
+    const type = fields.get('type') as EventType;
+    if (i >= 0 && i < count && type in buckets[i]) buckets[i][type]++;
+  }
+  // Trimming (MAXLEN) drops the oldest entries: once any were dropped, the counts are whole only
+  // from the oldest entry left.
+  const info = entries.length > 0 ? hashReply(await ctx.conn.send(key, ['XINFO', 'STREAM', key], deadline)) : null;
+  const trimmed = info !== null && Number(info.get('entries-added')) > Number(info.get('length'));
+  const first = trimmed ? entryTime(String(info.get('recorded-first-entry-id')), 'XINFO') : 0;
+  return { now, bucket: o.bucket, since: Math.max(start, first), buckets };
+}

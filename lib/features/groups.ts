@@ -1,0 +1,75 @@
+/**
+ * Per-group limits: at most N tasks of a fair-scheduling group active at once, across every worker
+ * of the queue. The limit lives in Redis (`glimits`), so every claim honours the same one; a claim
+ * parks a task whose group is at its limit, and the group's next finished task brings one back.
+ */
+import { hashReply } from '../redis/connection';
+import type { Context } from '../redis/context';
+import { concurrencyArg, groupLimitArg, groupLimitOptions, parse } from '../domain/options';
+
+export interface GroupLimitOptions {
+  queue?: string;
+  /** The group this limit is for; default every group of the queue that has no limit of its own. */
+  group?: string;
+}
+
+/** A queue's group limits, and how many tasks each group has active now. */
+export interface GroupLimits {
+  /** The limit of every group without its own, or null for none. */
+  default: number | null;
+  /** Groups with a limit of their own. */
+  groups: Record<string, number>;
+  /** Active tasks per group, for the groups that have any. */
+  active: Record<string, number>;
+}
+
+/** Parked tasks moved per script call when a limit is raised or removed: keeps each call short. */
+const BATCH = 1000;
+
+export async function limitGroups(ctx: Context, limit: unknown, options?: GroupLimitOptions): Promise<void> {
+  const n = parse(groupLimitArg, limit, 'limit');
+  const o = parse(groupLimitOptions, options ?? {}, 'options');
+  const keys = ctx.keys(o.queue ?? ctx.options.queue);
+  // The first call writes the limit; later ones only move parked tasks the limit now has room for.
+  let from: string | null = null;
+  do {
+    ({ next: from } = await ctx.scripts.run('limit', keys, { group: o.group ?? null, limit: n ?? null, from, batch: BATCH }));
+  } while (from !== null);
+}
+
+export async function groupLimits(ctx: Context, options?: { queue?: string }): Promise<GroupLimits> {
+  const keys = ctx.keys(ctx.queueOf(options));
+  const deadline = { ms: ctx.options.commandTimeout, what: 'groupLimits' };
+  const [limits, active] = await Promise.all([ctx.conn.send(keys.glimits, ['HGETALL', keys.glimits], deadline), ctx.conn.send(keys.gactive, ['HGETALL', keys.gactive], deadline)]);
+  const numbers = (reply: unknown) => Object.fromEntries([...hashReply(reply)].map(([k, v]) => [k, Number(v)]));
+  const groups = numbers(limits);
+  const fallback = groups[''];
+  delete groups[''];
+  return { default: fallback ?? null, groups, active: numbers(active) };
+}
+
+/** The most tasks of a queue leased at once, across every worker, and how many are leased now. */
+export interface ConcurrencyLimit {
+  /** The limit, or null for none. */
+  limit: number | null;
+  /** Tasks leased now (a lapsed lease counts until a claim re-queues it). */
+  active: number;
+}
+
+/**
+ * At most `limit` tasks of the queue leased at once across every worker and process (null
+ * removes the limit). Decided inside the claim, after lapsed leases are re-queued, so a worker
+ * that dies gives its slots back through the usual recovery. Combines with group limits.
+ */
+export async function limitConcurrency(ctx: Context, limit: unknown, options?: { queue?: string }): Promise<void> {
+  const n = parse(concurrencyArg, limit, 'limit');
+  const keys = ctx.keys(ctx.queueOf(options));
+  await ctx.scripts.run('cap', keys, { fields: [{ name: 'concurrency', value: n ?? null }] });
+}
+
+export async function concurrencyLimit(ctx: Context, options?: { queue?: string }): Promise<ConcurrencyLimit> {
+  const keys = ctx.keys(ctx.queueOf(options));
+  const deadline = { ms: ctx.options.commandTimeout, what: 'concurrencyLimit' };
+  const [limit, active] = await Promise.all([ctx.conn.send(keys.limits, ['HGET', keys.limits, 'concurrency'], deadline), ctx.conn.send(keys.active, ['ZCARD', keys.active], deadline)]);
+  return { limit: limit === null ? null : Number(limit), active: Number(active) };
+}

@@ -1,0 +1,86 @@
+/**
+ * Tracing hooks on node:diagnostics_channel. docket publishes each put, claim, ack and fail as a
+ * TracingChannel (`docket:put`, `docket:claim`, `docket:ack`, `docket:fail`): a subscriber gets
+ * `start` before the call, `asyncEnd` with `result` (or `error`) after it, on one message object.
+ * Nothing is published, and nothing costs, while no one subscribes. The OpenTelemetry adapter
+ * (otel.ts) is one such subscriber; APM agents can be others.
+ *
+ * A put's message carries a `carrier` per task: what a subscriber writes there in `start` (a W3C
+ * `traceparent`, say) is stored with the task, and comes back on the claimed Task as `trace`. That
+ * is how a consumer's span links to its producer's across processes.
+ */
+import diagnostics_channel, { type TracingChannel, type TracingChannelSubscribers } from 'node:diagnostics_channel';
+import type { Carrier, PutResult, Task } from '../domain/task';
+
+export interface PutMessage {
+  /** One entry per task of this put() or putMany() call, in call order. */
+  items: Array<{ queue: string; carrier: Carrier }>;
+  result?: PutResult[];
+  error?: unknown;
+}
+
+export interface ClaimMessage {
+  queue: string;
+  /** Most tasks asked for. */
+  count: number;
+  /** What the call returned: the leased tasks, among other things. */
+  result?: { tasks: Task<unknown>[] };
+  error?: unknown;
+}
+
+export interface AckMessage {
+  queue: string;
+  tasks: Task<unknown>[];
+  /** Per task: whether the ack was taken (false: the lease was lost). */
+  result?: boolean[];
+  error?: unknown;
+}
+
+export interface FailMessage {
+  queue: string;
+  task: Task<unknown>;
+  failure: unknown;
+  result?: 'retry' | 'dead' | 'lost';
+  error?: unknown;
+}
+
+export const channels = {
+  put: diagnostics_channel.tracingChannel<PutMessage, PutMessage>('docket:put'),
+  claim: diagnostics_channel.tracingChannel<ClaimMessage, ClaimMessage>('docket:claim'),
+  ack: diagnostics_channel.tracingChannel<AckMessage, AckMessage>('docket:ack'),
+  fail: diagnostics_channel.tracingChannel<FailMessage, FailMessage>('docket:fail'),
+};
+
+/** Runs `fn` as a traced call on `channel` when anyone listens, else just runs it. */
+export function traced<M extends object, R>(channel: TracingChannel<M, M>, message: () => M, fn: () => Promise<R>): Promise<R> {
+  if (!listened(channel)) return fn();
+  return channel.tracePromise(fn, message());
+}
+
+/** Whether anyone listens (TracingChannel.hasSubscribers is missing before Node 20.13). */
+export function listened(channel: TracingChannel<object, object>): boolean {
+  return channel.start.hasSubscribers || channel.asyncEnd.hasSubscribers || channel.error.hasSubscribers || channel.end.hasSubscribers || channel.asyncStart.hasSubscribers;
+}
+
+/** A full subscriber set from the events one cares about (the others do nothing). */
+export function subscribers<M extends object>(some: Partial<TracingChannelSubscribers<M>>): TracingChannelSubscribers<M> {
+  const none = () => {};
+  return { start: none, end: none, asyncStart: none, asyncEnd: none, error: none, ...some };
+}
+
+/**
+ * A carrier as stored in the task's options string: URI-encoded JSON, so it holds no '|' (the
+ * field separator), or '' for none.
+ */
+export function encodeCarrier(carrier: Carrier): string {
+  return Object.keys(carrier).length === 0 ? '' : encodeURIComponent(JSON.stringify(carrier));
+}
+
+export function decodeCarrier(stored: string): Carrier | null {
+  if (stored === '') return null;
+  try {
+    return JSON.parse(decodeURIComponent(stored)) as Carrier;
+  } catch {
+    return null; // a record written by something else: no trace, but the task still runs
+  }
+}

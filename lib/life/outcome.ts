@@ -1,0 +1,138 @@
+/**
+ * Task outcomes: what result() reads of a task, live or finished. A task put (or worked) with
+ * `keepResult` keeps its outcome for that span once it finishes (lua/include/outcomes.lua).
+ *
+ * result(hash, { wait }) waits without polling: the finishing scripts append to the queue's events
+ * stream, and the scheduler's shared readers (waiters.ts: on a standalone Redis one blocking XREAD
+ * over every queue waited in, on a connection of its own) hand each finish to the callers waiting
+ * for that task. So a waiting call costs Redis nothing while it waits, and a thousand of them, in
+ * any number of queues, share one connection.
+ */
+import type { KeptOutcome, ResultReply } from '../redis/codecs/reads';
+import type { Context } from '../redis/context';
+import { ClosedError } from '../domain/errors';
+import { parseMeta } from '../domain/meta';
+import { parseRecord, type Json } from '../domain/payload';
+import type { Span } from '../domain/time';
+import { waits } from './readers';
+import { FINISHES, type Finish } from './waiters';
+
+interface OutcomeBase {
+  readonly hash: string;
+  readonly queue: string;
+  /** Deliveries so far (for a finished task: the deliveries it took). */
+  readonly attempts: number;
+}
+
+/** A task that has not finished: waiting (delayed or ready) or leased. */
+export interface LiveOutcome extends OutcomeBase {
+  readonly state: 'pending' | 'active';
+  readonly runAt: number;
+  /** The latest progress its handler reported, else null. */
+  readonly progress: Json | null;
+}
+
+/** A task whose handler succeeded. */
+export interface DoneOutcome<R = Json> extends OutcomeBase {
+  readonly state: 'done';
+  /** The handler's resolved value; null when it resolved with nothing, or the result was not kept. */
+  readonly result: R | null;
+  /** When it finished: epoch ms on the Redis clock. */
+  readonly finishedAt: number;
+}
+
+/** A task that used up its attempts. */
+export interface DeadOutcome extends OutcomeBase {
+  readonly state: 'dead';
+  /** The last failure (a handler's error, or 'lease expired'). */
+  readonly error: string | null;
+  readonly finishedAt: number;
+}
+
+/** A task dropped unclaimed once its expiry passed, or cancelled before it ran. */
+export interface EndedOutcome extends OutcomeBase {
+  readonly state: 'expired' | 'cancelled';
+  readonly finishedAt: number;
+}
+
+/**
+ * An until-start task that failed while a task of its identity already waited (put while it ran):
+ * it was not retried, since that task does the same work.
+ */
+export interface MergedOutcome extends OutcomeBase {
+  readonly state: 'merged';
+  /** The hash of the waiting task it was merged into. */
+  readonly into: string;
+  readonly finishedAt: number;
+}
+
+export type TaskOutcome<R = Json> = LiveOutcome | DoneOutcome<R> | DeadOutcome | EndedOutcome | MergedOutcome;
+
+/** The options of Scheduler.result (and Sharded.result, without `queue`). */
+export interface ResultOptions {
+  queue?: string;
+  /** Wait this long for the task to finish (ms or a Duration; at most 24 days). Default 0: answer now. */
+  wait?: Span;
+}
+
+/** What docket knows of task `id` now; `stream` asks for the events stream's latest id too. */
+async function read(ctx: Context, queue: string, id: string, stream: boolean): Promise<{ outcome: TaskOutcome | null; stream: string }> {
+  const reply = await ctx.scripts.run('result', ctx.keys(queue), { id, stream });
+  return { outcome: toOutcome(queue, id, reply), stream: reply.stream };
+}
+
+function toOutcome(queue: string, hash: string, reply: ResultReply): TaskOutcome | null {
+  if (reply.kind === 'none') return null;
+  if (reply.kind === 'kept') return fromKept(queue, hash, reply.kept);
+  const meta = parseMeta(reply.meta, `the metadata of task ${hash}`);
+  if (reply.state === 'dead') return { state: 'dead', hash, queue, attempts: meta.n, error: meta.err ?? null, finishedAt: Number(reply.diedAt) };
+  const progress = reply.progress === null ? null : parseRecord(reply.progress, `the progress of task ${hash}`);
+  return { state: reply.state === 'active' ? 'active' : 'pending', hash, queue, attempts: meta.n, runAt: meta.r, progress };
+}
+
+/** A kept outcome, as the result codec decoded it (lua/include/outcomes.lua stores it). */
+function fromKept(queue: string, hash: string, kept: KeptOutcome): TaskOutcome {
+  const base = { hash, queue, attempts: kept.attempts, finishedAt: kept.finishedAt };
+  if (kept.state === 'done') return { ...base, state: 'done', result: kept.result === null ? null : parseRecord(kept.result, `the result of task ${hash}`) };
+  if (kept.state === 'dead') return { ...base, state: 'dead', error: kept.error };
+  if (kept.state === 'merged') return { ...base, state: 'merged', into: kept.into };
+  return { ...base, state: kept.state };
+}
+
+function finished(outcome: TaskOutcome | null): boolean {
+  return outcome === null || (outcome.state !== 'pending' && outcome.state !== 'active');
+}
+
+/** The outcome of task `id`, waiting up to `waitMs` for it to finish. */
+export async function result(ctx: Context, queue: string, id: string, waitMs: number, closing: AbortSignal): Promise<TaskOutcome | null> {
+  if (waitMs === 0) return (await read(ctx, queue, id, false)).outcome;
+  // Listening starts before the first read: a finish between the two is not missed.
+  const shared = waits(ctx, closing);
+  const waiter = shared.add(queue, id);
+  try {
+    const first = await read(ctx, queue, id, true);
+    if (finished(first.outcome)) return first.outcome;
+    waiter.from = first.stream;
+    if (closing.aborted) throw new ClosedError('scheduler');
+    shared.start(waiter);
+    const ended = await waiter.until(waitMs);
+    if (ended === 'closed') throw new ClosedError('scheduler');
+    // A kept result small enough came with the finish event: nothing more to read.
+    if (ended !== 'timeout' && ended.result !== undefined) return fromEvent(queue, id, ended);
+    const now = await read(ctx, queue, id, false);
+    // Finished, but nothing kept (no keepResult): the finish event itself tells what became of it.
+    if (ended !== 'timeout' && !finished(now.outcome)) return fromEvent(queue, id, ended);
+    return now.outcome ?? (ended === 'timeout' ? null : fromEvent(queue, id, ended));
+  } finally {
+    shared.remove(waiter);
+  }
+}
+
+function fromEvent(queue: string, hash: string, e: Finish): TaskOutcome {
+  const base = { hash, queue, attempts: e.attempt, finishedAt: e.at };
+  const state = FINISHES[e.type];
+  if (state === 'done') return { ...base, state, result: e.result ? parseRecord(e.result, `the result of task ${hash}`) : null };
+  if (state === 'dead') return { ...base, state, error: e.error };
+  if (state === 'merged') return { ...base, state, into: e.into ?? '' };
+  return { ...base, state };
+}

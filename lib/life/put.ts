@@ -1,0 +1,332 @@
+/**
+ * Putting tasks: every item is checked and serialised before anything is sent, then items go to
+ * put.lua in chunks, one script call (one round trip, pipelined) per chunk. Single puts made in the
+ * same turn of the event loop (many callers, each awaiting its own put) are gathered into one call
+ * per queue too: a put costs its share of a script call, not a round trip of its own.
+ *
+ * One concept over 300 lines: a put, from the caller's items to the script's answer; each step
+ * (options, payload, identity, chunking, gathering single puts) is a function here.
+ */
+import { register, registryKey } from '../features/admin';
+import type { Context } from '../redis/context';
+import { afterArg, carry, otherQueues, type DependencyFailure, type DependencyRef } from '../features/deps';
+import { errorFields } from '../domain/log';
+import { channels, encodeCarrier, listened, traced } from '../features/tracing';
+import type { Carrier, PutResult, PutStatus } from '../domain/task';
+import { PayloadTooLargeError, ValidationError } from '../domain/errors';
+import { identityOf } from '../domain/hashing';
+import { DEFAULT_MAX_ATTEMPTS } from '../domain/domain';
+import { parse, putOptions } from '../domain/options';
+import { canonicalJson, type Json } from '../domain/payload';
+import type { PutCode, PutItem } from '../redis/codecs/put';
+import type { Span } from '../domain/time';
+
+export interface PutOptions {
+  /** Queue to put into. Default: the scheduler's `queue`. */
+  queue?: string;
+  /**
+   * Ahead of normal tasks: a level from 1 (lowest) to 9 (highest), FIFO within a level; `true` is
+   * level 9, `false` or 0 a normal task. Default normal.
+   */
+  priority?: boolean | number;
+  /**
+   * A fair-scheduling group, such as a customer id: claims take from the groups of a queue in
+   * turn, so one group's backlog cannot hold up another's tasks. Default none.
+   */
+  group?: string;
+  /** Run this long after the Redis server's now: ms or a Duration ({ minutes: 5 }). Default 0. */
+  delay?: Span;
+  /** Absolute run-at (a Date or epoch ms). Not together with `delay`. */
+  at?: Date | number;
+  /** Drop the task if it is still unclaimed this long after it became due. Default: never. */
+  expire?: Span;
+  /** De-duplicate on this key instead of on the payload. */
+  key?: string;
+  /** Deliveries before the task goes dead. Default 5. */
+  maxAttempts?: number;
+  /**
+   * Keep the task's outcome this long once it finishes (done with its result, dead with its last
+   * error, expired or cancelled), for `result()` to read; at most 30 days. Default: the worker's
+   * `keepResult`, else nothing is kept.
+   */
+  keepResult?: Span;
+  /**
+   * How long the identity is taken: 'until-done' (default) while the task lives; 'until-start'
+   * until a worker leases it, so a put of the same data while it runs adds a new task.
+   */
+  unique?: 'until-done' | 'until-start';
+  /**
+   * Keep the identity taken this long after this put, whatever becomes of the task (done,
+   * cancelled, expired, dead): a put within it is a duplicate. At most 30 days. Default none.
+   */
+  dedupWindow?: Span;
+  /**
+   * What a duplicate put of a still-pending task does: 'keep' (default) changes nothing;
+   * 'replace' gives it this put's options (and data, for a `key` identity), moving its run-at
+   * only when this put gives delay or at; 'debounce' as replace, and its run-at moves to this
+   * put's now + delay.
+   */
+  onDuplicate?: 'keep' | 'replace' | 'debounce';
+  /**
+   * How long one attempt may run: then work() aborts the handler's signal with a RunTimeoutError
+   * and fails the attempt (retried, or dead, like any failure). Wins over work()'s `timeout`. At
+   * most about 24 days. Default: the worker's, else none.
+   */
+  timeout?: Span;
+  /**
+   * What kind of task it is, for `work({ [name]: handler })` to route by, and for people reading
+   * lists, events and metrics: 1–128 characters, no `|` or control characters. Part of the task's
+   * identity: the same data under two names is two tasks. Default: none.
+   */
+  name?: string;
+  /**
+   * Tasks this one waits on: hashes of the same queue, or `{ queue, hash }` of another (at most
+   * 10,000). The task waits (state 'waiting') until each is done, then is queued as usual (ready,
+   * or delayed until its run-at). One no longer there counts as done, unless its kept outcome says
+   * it failed. Ignored by a put that is a duplicate.
+   */
+  after?: DependencyRef[];
+  /**
+   * When a task it waits on fails (goes dead, expires or is cancelled): 'dead' (the default) makes
+   * this task dead, its last error naming the failed one; 'cancel' cancels it; 'run' counts the
+   * failed one as settled, so the task runs once the others are done.
+   */
+  onDependencyFailure?: DependencyFailure;
+}
+
+/** Tasks per script call: large enough to amortise the round trip, small enough not to stall Redis. */
+const CHUNK_ITEMS = 250;
+/** A chunk also closes once its payloads pass this many bytes. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Most puts take the default options: those are parsed once, not once per task. */
+const DEFAULTS = parse(putOptions, {}, 'options');
+interface Prepared {
+  queue: string;
+  /** The task as put.lua takes it. */
+  item: PutItem;
+  bytes: number;
+  options: ParsedPut;
+  /** Other queues its `after` names: they must exist, and its put is carried to them. */
+  others: string[];
+}
+type ParsedPut = typeof DEFAULTS;
+
+export async function putMany(ctx: Context, items: Array<{ data: Json; options?: unknown }>): Promise<PutResult[]> {
+  if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
+  const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
+  await checkQueues(ctx, prepared);
+  return withTrace(prepared, async () => (await Promise.all(chunks(ctx, prepared).map((c) => c.results))).flat());
+}
+
+/** Puts one task, in the same script call as the other puts of this turn of the event loop. */
+export function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
+  const prepared = prepare(ctx, { data, options }, '');
+  // Not async, and no await unless the task waits on another queue: the common put goes to its
+  // gathered call with no extra promise in between (an async wrapper cost about 5% of put's rate).
+  if (prepared.others.length > 0) return checkQueues(ctx, [prepared]).then(() => sendOne(ctx, prepared));
+  return sendOne(ctx, prepared);
+}
+
+function sendOne(ctx: Context, prepared: Prepared): Promise<PutResult> {
+  if (!listened(channels.put)) return gather(ctx, prepared);
+  return withTrace([prepared], async () => [await gather(ctx, prepared)]).then((r) => r[0]);
+}
+
+/**
+ * Publishes the put on `docket:put` when anyone listens; a trace context a subscriber leaves in a
+ * task's carrier is stored with the task (see tracing.ts).
+ */
+function withTrace(prepared: Prepared[], send: () => Promise<PutResult[]>): Promise<PutResult[]> {
+  if (!listened(channels.put)) return send();
+  const items = prepared.map((p) => ({ queue: p.queue, carrier: {} as Carrier }));
+  return traced(
+    channels.put,
+    () => ({ items }),
+    () => {
+      items.forEach((item, i) => {
+        const trace = encodeCarrier(item.carrier);
+        if (trace !== '') prepared[i].item.options = optionsString(prepared[i].options, trace);
+      });
+      return send();
+    },
+  );
+}
+
+function gather(ctx: Context, prepared: Prepared): Promise<PutResult> {
+  let gather = gathering.get(ctx);
+  if (!gather) {
+    gather = { items: [], waiters: [], sent: null };
+    gathering.set(ctx, gather);
+    // setImmediate, not a microtask: it runs once every caller woken by this socket read has had
+    // its turn to put, so one call carries them all.
+    gather.sent = new Promise((resolve) => setImmediate(resolve)).then(() => flush(ctx));
+  }
+  const g = gather;
+  return new Promise((resolve, reject) => {
+    g.items.push(prepared);
+    g.waiters.push({ resolve, reject });
+  });
+}
+
+/** Sends the gathered single puts now (close() calls it before the connection goes). */
+export async function flushPuts(ctx: Context): Promise<void> {
+  await gathering.get(ctx)?.sent;
+}
+
+interface Gathered {
+  items: Prepared[];
+  waiters: Array<{ resolve: (r: PutResult) => void; reject: (e: unknown) => void }>;
+  sent: Promise<void> | null;
+}
+const gathering = new WeakMap<Context, Gathered>();
+
+async function flush(ctx: Context): Promise<void> {
+  const g = gathering.get(ctx)!;
+  gathering.delete(ctx);
+  // Grouped by queue, in put order within each: one call touches one queue's keys.
+  const byQueue = new Map<string, number[]>();
+  g.items.forEach((p, i) => {
+    const list = byQueue.get(p.queue);
+    if (list) list.push(i);
+    else byQueue.set(p.queue, [i]);
+  });
+  await Promise.all(
+    [...byQueue.values()].map(async (indexes) => {
+      let at = 0;
+      for (const call of chunks(
+        ctx,
+        indexes.map((i) => g.items[i]),
+      )) {
+        const part = indexes.slice(at, (at += call.size));
+        try {
+          const results = await call.results;
+          part.forEach((i, j) => g.waiters[i].resolve(results[j]));
+        } catch (err) {
+          part.forEach((i) => g.waiters[i].reject(err));
+        }
+      }
+    }),
+  );
+}
+
+/**
+ * Splits `prepared` into script calls; their results come back in order. Each call goes out on a
+ * turn of the event loop of its own (node-redis writes a turn's commands at its end), so Redis
+ * runs one chunk while this process encodes the next and reads the answer to the one before.
+ */
+function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; results: Promise<PutResult[]> }> {
+  const calls: Array<{ size: number; results: Promise<PutResult[]>; go: () => void }> = [];
+  let start = 0;
+  while (start < prepared.length) {
+    let end = start;
+    let bytes = 0;
+    const queue = prepared[start].queue;
+    // A chunk holds one queue's tasks: a script call touches one queue's keys (one cluster slot).
+    while (end < prepared.length && end - start < CHUNK_ITEMS && prepared[end].queue === queue && (bytes === 0 || bytes + prepared[end].bytes <= CHUNK_BYTES)) {
+      bytes += prepared[end].bytes;
+      end++;
+    }
+    const chunk = prepared.slice(start, end);
+    let go!: () => void;
+    const results = new Promise<void>((resolve) => (go = resolve)).then(() => send(ctx, queue, chunk));
+    calls.push({ size: end - start, results, go });
+    start = end;
+  }
+  void (async () => {
+    for (let i = 0; i < calls.length; i++) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      calls[i].go();
+    }
+  })();
+  return calls;
+}
+
+function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string): Prepared {
+  if (at && (typeof item !== 'object' || item === null)) throw new ValidationError(at.slice(0, -1), 'expected { data, options }');
+  const o = item.options == null ? DEFAULTS : parse(putOptions, item.options, `${at}options`);
+  const payload = canonicalJson(item.data, `${at}data`, { bytes: ctx.options.maxPayloadBytes });
+  const bytes = Buffer.byteLength(payload);
+  if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);
+  const id = ctx.hash(identityOf(payload, o.key, o.name));
+  const queue = o.queue ?? ctx.options.queue;
+  const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
+  return { queue, item: { id, payload, options: optionsString(o, ''), after }, bytes, options: o, others: otherQueues(queue, after) };
+}
+
+/**
+ * A task may wait only on tasks of queues that exist (that have had a put): a misspelt queue name
+ * would leave it waiting for ever. Checked before anything is written; queues this process has
+ * put to are known without asking.
+ */
+async function checkQueues(ctx: Context, prepared: Prepared[]): Promise<void> {
+  const unknown = [...new Set(prepared.flatMap((p) => p.others))].filter((q) => !ctx.registered.has(q));
+  if (unknown.length === 0) return;
+  const key = registryKey(ctx.options.prefix);
+  const known = (await ctx.conn.send(key, ['SMISMEMBER', key, ...unknown], { ms: ctx.options.commandTimeout, what: 'put' })) as number[];
+  const missing = unknown.filter((_, i) => known[i] !== 1);
+  if (missing.length === 0) return;
+  prepared.forEach((p, i) => {
+    const refs = (p.options.after ?? []) as DependencyRef[];
+    const j = refs.findIndex((r) => typeof r !== 'string' && missing.includes(r.queue));
+    if (j < 0) return;
+    const name = (refs[j] as { queue: string }).queue;
+    throw new ValidationError(`${prepared.length > 1 ? `items[${i}].` : ''}options.after[${j}].queue`, `no queue named ${JSON.stringify(name)} has had a task put`);
+  });
+}
+
+/**
+ * The options travel as one string, '' for the defaults: most tasks take them, and each argument
+ * costs on both sides (encoding here, a Lua string in Redis). `trace` is an encoded carrier.
+ */
+function optionsString(o: ParsedPut, trace: string): string {
+  const modes = o.unique === 'until-done' && o.onDuplicate === 'keep' && o.dedupWindow === undefined && o.timeout === undefined;
+  const defaults =
+    modes &&
+    o.name === undefined &&
+    o.delay === undefined &&
+    o.at === undefined &&
+    o.priority === 0 &&
+    o.group === undefined &&
+    o.expire === undefined &&
+    o.key === undefined &&
+    o.maxAttempts === DEFAULT_MAX_ATTEMPTS &&
+    o.keepResult === undefined &&
+    trace === '';
+  if (defaults) return '';
+  const mode = `${o.unique === 'until-start' ? 's' : ''}${o.onDuplicate === 'replace' ? 'r' : o.onDuplicate === 'debounce' ? 'd' : ''}`;
+  // The key goes last: it is the one field that may hold '|'.
+  return `${o.delay ?? ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${mode}|${o.dedupWindow ?? ''}|${o.timeout ?? ''}|${o.name ?? ''}|${o.key ?? ''}`;
+}
+
+/**
+ * Puts occurrences of the recurring schedule `schedule` in one call (each item with an `at`).
+ * put.lua skips an occurrence that was put before (by any process): `added` is false and `hash`
+ * empty. Once the schedule is gone (unschedule), it puts none and answers `gone`.
+ */
+export async function putOccurrences(ctx: Context, queue: string, schedule: string, items: Array<{ data: Json; options: PutOptions }>): Promise<{ gone: boolean; results: PutResult[] }> {
+  const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
+  const replies = await call(ctx, queue, prepared, schedule);
+  return { gone: replies.some((r) => r.code === -1), results: replies.map((r) => r.result) };
+}
+
+async function send(ctx: Context, queue: string, chunk: Prepared[]): Promise<PutResult[]> {
+  return (await call(ctx, queue, chunk, '')).map((r) => r.result);
+}
+
+/** What a put did, by its code; a skipped occurrence (-1, the schedule is gone) reads as a duplicate. */
+const STATUS: Record<PutCode, PutStatus> = { 1: 'added', 2: 'revived', 3: 'replaced', 0: 'duplicate', [-1]: 'duplicate' };
+
+/** One put.lua call; `code` is 1 (added), 2 (revived), 3 (replaced), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
+async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: PutCode; result: PutResult }>> {
+  const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, events: ctx.options.eventsMaxLength, items: chunk.map((p) => p.item) };
+  const answers = await ctx.scripts.run('put', ctx.keys(queue), input);
+  // A task that waits on tasks of other queues registers with them through the outbox: carried
+  // now, so that the put returns with it done (if this fails, the queue's next claim carries it).
+  if (chunk.some((p) => p.others.length > 0)) {
+    await carry(ctx, queue).catch((err: unknown) => ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not register a task with the queues it waits on yet; a claim will'));
+  }
+  // After the put, so a refused put registers nothing; a failure here must not fail a put that
+  // was made, and the next put tries again.
+  await register(ctx, queue).catch((err: unknown) => ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not add the queue to the registry'));
+  return answers.map(({ id, code, runAt }) => ({ code, result: { hash: id, added: code === 1 || code === 2, status: STATUS[code], queue, runAt } }));
+}

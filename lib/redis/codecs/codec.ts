@@ -1,0 +1,81 @@
+/**
+ * A codec is a script's input and reply as data, as node-redis describes each command
+ * (`parseCommand` + `transformReply`): `encode` turns a typed input into the script's ARGV, in the
+ * order of its registry entry's `args` then its `each` slots once per item; `decode` turns the
+ * reply its Lua header documents into a typed value, and throws a ReplyError for any other shape.
+ * Both run without a server, so each is unit-tested on its own (__tests__/codecs.test.ts).
+ *
+ * The readers below check one value each. Lua's replies reach node-redis as numbers (integers),
+ * strings (bulk strings, and numbers a script read from Redis), null (Lua false) and arrays.
+ */
+import { ReplyError } from '../../domain/errors';
+
+export interface Codec<I, O> {
+  /** The ARGV of one call. */
+  encode(input: I): Array<string | number>;
+  /** The reply of that call; `input` is the call's own, for replies laid out by it (an ack's flag per ack). */
+  decode(reply: unknown, input: I): O;
+}
+
+/** The reply as an array; `size` checks its length (a number, or a test of it). */
+export function array(script: string, reply: unknown, size?: number | ((length: number) => boolean), what = 'the reply'): unknown[] {
+  if (!Array.isArray(reply)) throw wrong(script, what, 'an array', reply);
+  if (size !== undefined && !(typeof size === 'number' ? reply.length === size : size(reply.length))) {
+    throw new ReplyError(script, `${what} has ${reply.length} entries, which its layout does not allow`);
+  }
+  return reply;
+}
+
+/** A number: an integer reply, or a numeric string read from Redis (a score, a counter). */
+export function num(script: string, value: unknown, what: string): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  if (!Number.isFinite(n)) throw wrong(script, what, 'a number', value);
+  return n;
+}
+
+/** A number, or null for '' (the scripts' "none"). */
+export function maybeNum(script: string, value: unknown, what: string): number | null {
+  return value === '' ? null : num(script, value, what);
+}
+
+/** A string. */
+export function text(script: string, value: unknown, what: string): string {
+  if (typeof value !== 'string') throw wrong(script, what, 'a string', value);
+  return value;
+}
+
+/** A string, or null for '' (the scripts' "none"). */
+export function maybeText(script: string, value: unknown, what: string): string | null {
+  return text(script, value, what) === '' ? null : (value as string);
+}
+
+/** A string, or null for Lua's false (a missing hash field). */
+export function textOrNull(script: string, value: unknown, what: string): string | null {
+  return value === null ? null : text(script, value, what);
+}
+
+/** 1 or 0, as a boolean. */
+export function flag(script: string, value: unknown, what: string): boolean {
+  if (value !== 1 && value !== 0) throw wrong(script, what, '1 or 0', value);
+  return value === 1;
+}
+
+/** One of `options`. */
+export function oneOf<T extends string | number>(script: string, value: unknown, options: readonly T[], what: string): T {
+  if (!options.includes(value as T)) throw wrong(script, what, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, value);
+  return value as T;
+}
+
+function wrong(script: string, what: string, expected: string, value: unknown): ReplyError {
+  return new ReplyError(script, `${what}: expected ${expected}, got ${shown(value)}`);
+}
+
+function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}

@@ -1,0 +1,58 @@
+/** put: add tasks, de-duplicated (header in lua/put.lua). */
+import { array, num, oneOf, text, type Codec } from './codec';
+
+/** One task of a put call, serialised (see lib/life/put.ts for how each slot is made). */
+export interface PutItem {
+  /** The identity hash, the base id. */
+  id: string;
+  /** Canonical JSON payload. */
+  payload: string;
+  /** The options string ('' for the defaults; lua/put.lua documents its fields). */
+  options: string;
+  /** '' for none, else onDependencyFailure's letter then the JSON [[queue, hash], ...] it waits on. */
+  after: string;
+}
+
+export interface PutInput {
+  /** Deliveries before a task goes dead, for tasks whose options are ''. */
+  maxAttempts: number;
+  /** '' for plain puts, else the recurring schedule whose occurrences these are. */
+  schedule: string;
+  events: number;
+  items: readonly PutItem[];
+}
+
+/**
+ * What became of one item: 1 added, 2 a dead task revived, 3 a pending task replaced, 0 a
+ * duplicate (or an occurrence put before: then `id` is ''), -1 the schedule is gone.
+ */
+export type PutCode = -1 | 0 | 1 | 2 | 3;
+
+export interface PutAnswer {
+  id: string;
+  code: PutCode;
+  /** Run-at (ms); for a duplicate, the live task's, or when its de-dup window ends. */
+  runAt: number;
+}
+
+const CODES: readonly PutCode[] = [-1, 0, 1, 2, 3];
+
+export const put: Codec<PutInput, PutAnswer[]> = {
+  encode(i) {
+    const argv: Array<string | number> = [i.items.length, i.maxAttempts, i.schedule, i.events];
+    for (const item of i.items) argv.push(item.id, item.payload, item.options, item.after);
+    return argv;
+  },
+  decode(reply, input) {
+    const r = array('put', reply, 3 * input.items.length);
+    const answers: PutAnswer[] = [];
+    for (let i = 0; i < r.length; i += 3) {
+      answers.push({
+        id: text('put', r[i], 'an id'),
+        code: oneOf('put', r[i + 1], CODES, 'a code'),
+        runAt: num('put', r[i + 2], 'a run-at'),
+      });
+    }
+    return answers;
+  },
+};

@@ -1,0 +1,92 @@
+/**
+ * What the scheduler's parts share: the connection, the scripts, validated options, key names.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { inspect } from 'node:util';
+import type { Connection } from './connection';
+import type { HashFunction } from '../domain/hashing';
+import { SILENT, type Logger } from '../domain/log';
+import { queueKeys, type QueueKeys } from '../domain/keys';
+import { parse, queueOptions, queueName, type ParsedSchedulerOptions } from '../domain/options';
+import type { Scripts } from './scripts';
+
+export class Context {
+  private readonly keyCache = new Map<string, QueueKeys>();
+  /** Queues this process has added to the registry of queue names (admin.ts). */
+  readonly registered = new Set<string>();
+  /** Whether the Redis user may run CLIENT UNBLOCK (access.ts); without it idle waits time out on their own. */
+  unblock = true;
+
+  constructor(
+    readonly conn: Connection,
+    readonly scripts: Scripts,
+    readonly options: ParsedSchedulerOptions,
+    readonly hash: HashFunction,
+    readonly log: Logger = SILENT,
+  ) {}
+
+  /**
+   * What inspect() (and so a logger, or a REPL) shows of a scheduler or worker: never the options,
+   * whose URL or client holds the Redis password.
+   */
+  [inspect.custom](): string {
+    return `Context { prefix: ${JSON.stringify(this.options.prefix)}, queue: ${JSON.stringify(this.options.queue)} }`;
+  }
+
+  /** The keys of `queue` (named by the caller: queueOf() picks the default queue), built once per queue. */
+  keys(queue: string): QueueKeys {
+    let keys = this.keyCache.get(queue);
+    if (!keys) {
+      keys = queueKeys(this.options.prefix, queue);
+      this.keyCache.set(queue, keys);
+    }
+    return keys;
+  }
+
+  /** The queue named in `{ queue }` options (validated), or the default one. */
+  queueOf(options: unknown, field = 'options'): string {
+    return parse(queueOptions, options ?? {}, field).queue ?? this.options.queue;
+  }
+
+  /** Validates a queue name given directly. */
+  checkQueue(queue: unknown, field: string): string {
+    return parse(queueName, queue, field);
+  }
+}
+
+/**
+ * Each scheduler's Context, by the scheduler: for in-library readers of keys the Scheduler
+ * interface has no method for (the dashboard's live workers and parked tasks). A WeakMap, so it
+ * holds no scheduler alive and adds nothing to the public API.
+ */
+const contexts = new WeakMap<object, Context>();
+
+/** Records `ctx` as the Context of `owner` (a scheduler); createScheduler calls it once per scheduler. */
+export function bindContext(owner: object, ctx: Context): void {
+  contexts.set(owner, ctx);
+}
+
+/** The Context of a scheduler made by createScheduler, or undefined for any other object. */
+export function contextOf(owner: object): Context | undefined {
+  return contexts.get(owner);
+}
+
+/** A worker id names the holder of a lease: which host and process, plus a random part. */
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/** A fresh random lease-token prefix; claim.lua appends the task's index. */
+export function newToken(): string {
+  return randomBytes(8).toString('hex');
+}
+
+/**
+ * The Redis server's clock (epoch ms), read on the node that owns `key`: on a cluster, the clock
+ * that key's scripts read. Every run-at, lease and event time is on it, never on this process's.
+ */
+export async function serverTime(ctx: Context, key: string, what: string): Promise<number> {
+  const [seconds, micros] = (await ctx.conn.send(key, ['TIME'], { ms: ctx.options.commandTimeout, what })) as [string, string];
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}

@@ -1,0 +1,111 @@
+/**
+ * Recurring schedules from the shell: `docket schedules [queue]` lists them with their next run,
+ * and `docket unschedule <queue> <name>` deletes one everywhere (Scheduler.listSchedules and
+ * unschedule). A schedule's name is per queue, so the queue comes first, as in every command.
+ */
+import { scheduleName } from '../../domain/options';
+import { Occurrences, type ScheduleInfo } from '../../features/recurring';
+import type { Scheduler } from '../scheduler';
+import { queueArg } from './args';
+import { positionals, TargetError, UsageError, type Command } from './command';
+import { exactSpan, firstLine, instant, NONE, table } from './format';
+import { noQueues, unknownQueueNote } from './queues';
+
+/** A schedule as `schedules` shows it: what listSchedules() has, and its next run. */
+export type ScheduleRow = ScheduleInfo & {
+  /**
+   * The next occurrence (epoch ms, Redis clock): the latest one put when it is still ahead, else
+   * the schedule's next time after now; null when the stored schedule cannot be read.
+   */
+  next: number | null;
+  /** Whether that occurrence is put already, as a delayed task: a process keeps the schedule going. */
+  nextPut: boolean;
+};
+
+/** `row` with its next run, judged at `now`. */
+function withNext(info: ScheduleInfo, now: number): ScheduleRow {
+  if (info.latest !== null && info.latest > now) return { ...info, next: info.latest, nextPut: true };
+  let next: number | null = null;
+  try {
+    next = Occurrences.of(info.cron === null ? info.every : { cron: info.cron, tz: info.tz ?? 'UTC' }).after(now);
+  } catch {
+    // A definition written by something else: listed, with no next run.
+  }
+  return { ...info, next, nextPut: false };
+}
+
+/** The schedules of `queue`, or of every queue in the registry, by queue then name. */
+async function readSchedules(s: Scheduler, queue: string | undefined): Promise<{ now: number; queues: string[]; schedules: ScheduleRow[] }> {
+  const [now, queues] = await Promise.all([s.time(), queue === undefined ? s.queues() : [queue]]);
+  const lists = await Promise.all(queues.map((q) => s.listSchedules({ queue: q })));
+  return { now, queues, schedules: lists.flat().map((info) => withNext(info, now)) };
+}
+
+/** `0 3 * * * (Europe/Berlin)` or `every 5m`: the schedule as every() was given it. */
+function scheduleText(row: ScheduleRow): string {
+  if (row.cron !== null) return `${row.cron} (${row.tz ?? 'UTC'})`;
+  return row.every === null ? NONE : `every ${exactSpan(row.every)}`;
+}
+
+function nextText(row: ScheduleRow, now: number): string {
+  if (row.next === null) return NONE;
+  return row.nextPut ? instant(row.next, now) : `${instant(row.next, now)}, not put yet`;
+}
+
+const COLUMNS = [{ title: 'QUEUE' }, { title: 'NAME' }, { title: 'SCHEDULE' }, { title: 'NEXT RUN' }, { title: 'DATA' }];
+
+function schedulesText(rows: ScheduleRow[], now: number): string {
+  const cells = rows.map((r) => [r.queue, r.name, scheduleText(r), nextText(r, now), firstLine(JSON.stringify(r.data) ?? 'null', 40)]);
+  const unput = rows.some((r) => r.next !== null && !r.nextPut) ? 'not put yet: no process has put that occurrence; none declares the schedule with every() now, or one is about to\n' : '';
+  return `${table(COLUMNS, cells)}${unput}`;
+}
+
+export const schedules: Command = {
+  name: 'schedules',
+  usage: '[queue]',
+  summary: 'the recurring schedules of a queue, or of every queue, with their next run',
+  details:
+    'NEXT RUN is the occurrence put ahead of time by the processes that declare the schedule (every()); one marked\n' +
+    "'not put yet' is the schedule's next time, which no process has put: none declares it now, or one is about to.",
+  flags: [],
+  prepare(input) {
+    const [name] = positionals('schedules', input, ['queue'], 1);
+    const queue = name === undefined ? undefined : queueArg(name);
+    return async ({ connect, out, prefix }) => {
+      const s = await connect();
+      const { now, queues, schedules: rows } = await readSchedules(s, queue);
+      const note = queue === undefined ? '' : await unknownQueueNote(s, queue, prefix);
+      const none = queue !== undefined ? `no schedules in queue '${queue}'\n` : queues.length === 0 ? noQueues(prefix) : `no schedules under prefix '${prefix}'\n`;
+      out.emit({ now, schedules: rows }, () => `${rows.length > 0 ? schedulesText(rows, now) : none}${note}`);
+      return 0;
+    };
+  },
+};
+
+/** A schedule's name, by the rule every() applies. */
+function nameArg(text: string | undefined): string {
+  const result = scheduleName.safeParse(text);
+  if (!result.success) throw new UsageError(`invalid schedule name '${text}': ${result.error.issues[0].message}`);
+  return result.data;
+}
+
+export const unschedule: Command = {
+  name: 'unschedule',
+  usage: '<queue> <name>',
+  summary: 'delete a recurring schedule everywhere, and cancel its pending occurrence',
+  details:
+    'Every process stops putting its occurrences at its next look; the pending one is cancelled unless it is running.\n' +
+    'A process that declares the schedule again with every() (one still running the old code, at its next start) brings it back.',
+  flags: [],
+  prepare(input) {
+    const [queueText, nameText] = positionals('unschedule', input, ['queue', 'name']);
+    const queue = queueArg(queueText);
+    const name = nameArg(nameText);
+    return async ({ connect, out }) => {
+      const s = await connect();
+      if (!(await s.unschedule(name, { queue }))) throw new TargetError(`no schedule '${name}' in queue '${queue}' ('docket schedules ${queue}' lists them)`);
+      out.emit({ queue, name, unscheduled: true }, () => `unscheduled '${name}' in queue '${queue}'; its pending occurrence, unless running, is cancelled\n`);
+      return 0;
+    };
+  },
+};

@@ -1,0 +1,235 @@
+/**
+ * The dashboard's data and its writes, apart from HTTP: one overview read (every queue's counts,
+ * and the chosen queue's limits, chart, timeline and lists: ready, waiting, active, dead), and the
+ * actions its buttons post. Every action checks its input and that the task or queue exists
+ * before it writes anything.
+ */
+import type { PreviewListOptions, PreviewTask, QueueStats } from '../../features/admin';
+import type { Throughput } from '../../features/events';
+import { MAX_ERROR_CHARS } from '../../domain/domain';
+import type { RateLimit } from '../../features/rates';
+import type { Scheduler } from '../scheduler';
+import type { RedriveRefusal, Refusal, Refused } from '../../redis/codecs/changes';
+import type { TaskState } from '../../domain/task';
+import { clip } from './html';
+import { HttpError } from './http';
+import { readLimits, setConcurrency, setRate, type LimitsView } from './limits';
+import { parseCleanBody, parseConcurrencyBody, parseQueueBody, parseRateBody, parseRescheduleBody, parseTaskBody } from './options';
+
+/** A task as the dashboard shows it: the payload only as a short preview, errors clipped. */
+export interface TaskView {
+  hash: string;
+  state: TaskState;
+  /** The start of the payload's JSON, cut to 120 characters; it ends in `…` when cut. */
+  preview: string;
+  /** The whole payload's size in bytes. */
+  bytes: number;
+  /** The start of its progress's JSON, cut to 120 characters (ends in `…` when cut); null when it reported none. */
+  progressPreview: string | null;
+  runAt: number;
+  expireAt: number | null;
+  attempts: number;
+  maxAttempts: number;
+  level: number;
+  group: string | null;
+  /** The last error, cut to 2,000 characters. */
+  lastError: string | null;
+  leaseUntil: number | null;
+  worker: string | null;
+  diedAt: number | null;
+  /** How many of the tasks it was put after it still waits on (the waiting list only), else null. */
+  waitingOn: number | null;
+  /** Its name (put's `name`), else null. */
+  name: string | null;
+}
+
+export interface TaskList {
+  /** Tasks in this state in all; `tasks` holds the first `limit` in the state's order. */
+  total: number;
+  tasks: TaskView[];
+}
+
+export interface QueueView {
+  name: string;
+  stats: QueueStats;
+}
+
+/** The JSON of `GET <base>/api/overview`. */
+export interface Overview {
+  /** The Redis server's clock (epoch ms) when read; null when there is no queue to read. */
+  now: number | null;
+  /** Every registered queue with its counts, by name. */
+  queues: QueueView[];
+  /** The chosen queue (`?queue=`, else the first by name) in detail, or null when there are none. */
+  selected: (QueueView & { limits: LimitsView; throughput: Throughput; ready: TaskList; delayed: TaskList; waiting: TaskList; active: TaskList; dead: TaskList }) | null;
+}
+
+/** The throughput chart's span: the last 10 minutes in 10 s bars. */
+export const CHART_WINDOW_MS = 600_000;
+export const CHART_BUCKET_MS = 10_000;
+const MAX_PREVIEW_CHARS = 120;
+/**
+ * Payload bytes read per task: 120 characters of JSON take at most 480 bytes of UTF-8. A refresh
+ * then reads about 40 × 512 bytes of payload, whatever the payloads weigh.
+ */
+export const PREVIEW_BYTES = 512;
+
+/** A listed task as the page shows it: its payload's preview cut at 120 characters, its error at 2,000. */
+export function toView(task: PreviewTask): TaskView {
+  const whole = Buffer.byteLength(task.preview) >= task.bytes;
+  return {
+    hash: task.hash,
+    state: task.state,
+    preview: clip(task.preview, MAX_PREVIEW_CHARS, !whole || task.preview.length > MAX_PREVIEW_CHARS),
+    bytes: task.bytes,
+    progressPreview: progressOf(task),
+    runAt: task.runAt,
+    expireAt: task.expireAt,
+    attempts: task.attempts,
+    maxAttempts: task.maxAttempts,
+    level: task.level,
+    group: task.group,
+    lastError: task.lastError === null ? null : clip(task.lastError, MAX_ERROR_CHARS),
+    leaseUntil: task.leaseUntil,
+    worker: task.worker,
+    diedAt: task.diedAt,
+    waitingOn: task.waitingOn,
+    name: task.name,
+  };
+}
+
+/**
+ * The head of a task's progress, clipped like a payload's. list() parses the progress only when
+ * it came whole: a head it could not parse was cut by the read (a progress of JSON `null` parses
+ * to null too, and is whole).
+ */
+function progressOf(task: PreviewTask): string | null {
+  const text = task.progressPreview;
+  if (text === null) return null;
+  const whole = task.progress !== null || text === 'null';
+  return clip(text, MAX_PREVIEW_CHARS, !whole || text.length > MAX_PREVIEW_CHARS);
+}
+
+async function page(scheduler: Scheduler, state: TaskState, queue: string, limit: number): Promise<TaskList & { now: number }> {
+  const options: PreviewListOptions = { queue, limit, preview: PREVIEW_BYTES };
+  const p = await scheduler.list(state, options);
+  return { now: p.now, total: p.total, tasks: p.tasks.map(toView) };
+}
+
+/** Reads everything the page shows, in parallel (node-redis pipelines the calls). */
+export async function overview(scheduler: Scheduler, queue: string | undefined, limit: number): Promise<Overview> {
+  const names = await scheduler.queues();
+  const name = queue ?? names[0];
+  // A queue asked for by name is shown even before its first put registers it.
+  const all = name === undefined || names.includes(name) ? names : [...names, name].sort();
+  const [queues, detail] = await Promise.all([
+    Promise.all(all.map(async (n) => ({ name: n, stats: await scheduler.stats({ queue: n }) }))),
+    name === undefined
+      ? null
+      : Promise.all([
+          scheduler.throughput({ queue: name, window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }),
+          readLimits(scheduler, name),
+          page(scheduler, 'ready', name, limit),
+          page(scheduler, 'delayed', name, limit),
+          page(scheduler, 'waiting', name, limit),
+          page(scheduler, 'active', name, limit),
+          page(scheduler, 'dead', name, limit),
+        ]),
+  ]);
+  if (name === undefined || detail === null) return { now: null, queues, selected: null };
+  const [throughput, limits, ready, { now, ...delayed }, waiting, active, dead] = detail;
+  const stats = queues.find((q) => q.name === name)!.stats;
+  const list = (l: TaskList & { now: number }): TaskList => ({ total: l.total, tasks: l.tasks });
+  return { now, queues, selected: { name, stats, limits, throughput, ready: list(ready), delayed, waiting: list(waiting), active: list(active), dead: list(dead) } };
+}
+
+/** What each write answers, beside `ok: true`. */
+export type ActionResult = { ok: true; queue: string } & (QueueResult | { hash: string; runAt?: number });
+
+/** What an action on a whole queue answers. */
+type QueueResult = { changed: boolean } | { purged: number } | { redriven: number } | { deleted: number } | { limit: number | null } | { rate: RateLimit | null };
+
+export const ACTIONS = ['pause', 'resume', 'purge-dead', 'redrive-all', 'clean', 'redrive', 'cancel', 'reschedule', 'limit-concurrency', 'limit-rate'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/** Runs one action; a bad body is a ValidationError, a missing queue or task an HttpError 404. */
+export async function act(scheduler: Scheduler, action: Action, body: unknown): Promise<ActionResult> {
+  switch (action) {
+    case 'pause':
+    case 'resume':
+      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ changed: await scheduler[action]({ queue }) }));
+    case 'purge-dead':
+      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ purged: await scheduler.purgeDead({ queue }) }));
+    case 'redrive-all':
+      // Every dead task of the queue back to ready, attempts reset: `docket redrive --all`.
+      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ redriven: await scheduler.redriveAll({ queue }) }));
+    case 'clean':
+      return queueAction(scheduler, parseCleanBody(body), async ({ queue, state, olderThan }) => ({ deleted: await scheduler.clean({ queue, state, olderThan }) }));
+    case 'limit-concurrency':
+      return queueAction(scheduler, parseConcurrencyBody(body), ({ queue, limit }) => setConcurrency(scheduler, queue, limit));
+    case 'limit-rate':
+      return queueAction(scheduler, parseRateBody(body), ({ queue, max, per }) => setRate(scheduler, queue, max, per));
+    case 'redrive':
+      return redrive(scheduler, body);
+    case 'cancel':
+      return cancel(scheduler, body);
+    case 'reschedule':
+      return reschedule(scheduler, body);
+  }
+}
+
+/** Runs `run` on a parsed body whose queue is registered. */
+async function queueAction<B extends { queue: string }>(scheduler: Scheduler, body: B, run: (body: B) => Promise<QueueResult>): Promise<ActionResult> {
+  const { queue } = body;
+  // Only registered queues: a mistyped name must not leave a paused flag or a limit behind.
+  if (!(await scheduler.queues()).includes(queue)) throw new HttpError(404, 'ERR_NOT_FOUND', `no queue named ${queue}`, 'queue');
+  return { ok: true, queue, ...(await run(body)) };
+}
+
+function conflict(hash: string, why: string): HttpError {
+  return new HttpError(409, 'ERR_CONFLICT', `task ${hash} ${why}`, 'hash');
+}
+
+async function redrive(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
+  const { queue, hash } = parseTaskBody(body);
+  const change = await scheduler.redrive(hash, { queue, explain: true });
+  if (!change.done) throw refused(queue, hash, change);
+  return { ok: true, queue, hash };
+}
+
+/**
+ * A refused re-drive, cancel or reschedule, as the script itself said why (in the same step as
+ * the change, so no read after it can have moved on): a 404 for a missing task, else a 409.
+ */
+function refused(queue: string, hash: string, { reason, worker }: Refused<Refusal | RedriveRefusal>): HttpError {
+  if (reason === 'missing') return new HttpError(404, 'ERR_NOT_FOUND', `no task ${hash} in queue ${queue}`, 'hash');
+  if (reason === 'active') return conflict(hash, `is active: its worker${worker === undefined ? '' : ` (${worker})`} holds the lease`);
+  if (reason === 'pending') return conflict(hash, 'is pending (delayed, ready or waiting), not dead');
+  return conflict(hash, 'is dead: re-drive it first');
+}
+
+async function cancel(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
+  const { queue, hash } = parseTaskBody(body);
+  const change = await scheduler.cancel(hash, { queue, explain: true });
+  if (!change.done) throw refused(queue, hash, change);
+  return { ok: true, queue, hash };
+}
+
+/**
+ * Moves a pending task's run-at. A dead task is re-driven first, then moved: the scheduler has no
+ * single call for both, so a worker may claim it in between (then this answers 409, and the task
+ * runs now rather than at the time asked for).
+ */
+async function reschedule(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
+  const { queue, hash, at, delay } = parseRescheduleBody(body);
+  // A delay counts from the Redis clock, which every run-at is on, not from this process's clock.
+  const runAt = at ?? (await scheduler.time()) + (delay ?? 0);
+  let change = await scheduler.reschedule(hash, runAt, { queue, explain: true });
+  if (!change.done && change.reason === 'dead') {
+    const redriven = await scheduler.redrive(hash, { queue, explain: true });
+    if (!redriven.done) throw refused(queue, hash, redriven);
+    change = await scheduler.reschedule(hash, runAt, { queue, explain: true });
+  }
+  if (!change.done) throw refused(queue, hash, change);
+  return { ok: true, queue, hash, runAt };
+}

@@ -136,4 +136,11 @@ describe('Lua includes keep their state to themselves', () => {
     }
     expect([...new Set(found)]).toEqual([]);
   });
+
+  it('no include writes a variable it does not declare: a script local, or another include variable', () => {
+    const found = luaFiles()
+      .filter((f) => f.file.startsWith('include/'))
+      .flatMap(({ file, source }) => scan(source).writes.map(({ name }) => `${file} writes ${name}`));
+    expect([...new Set(found)]).toEqual([]);
+  });
 });

@@ -31,7 +31,6 @@
 -- include: records
 local source, before, most, scan, cursor, cap = A.source, tonumber(A.before), tonumber(A.most), tonumber(A.scan), A.cursor, tonumber(A.events)
 local now = nowMs()
-local deleted = 0
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
 local TOMB = '|cleaned|'
 -- include: sweep
@@ -108,4 +107,4 @@ if stepped then
   drain(100, now, cap)
   wakeIdle()
 end
-return { deleted, done and 1 or 0, nextCursor, toCarry() and 1 or 0 }
+return { deletedCount(), done and 1 or 0, nextCursor, toCarry() and 1 or 0 }

@@ -15,16 +15,8 @@
   ARGV[+1] id           identity hash (hex), the base id; a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the
-                        payload, until done, keep), else
-                        'delay|at|priority|expire|maxAttempts|group|trace|keep|mode|window|timeout|name|key':
-                        delay in ms after the server's now, at (epoch ms), '' for either when not
-                        given; priority the level 0-9; group '' for none; expire in ms after
-                        run-at, or ''; trace the producer's encoded trace context, or '';
-                        keep how long (ms) the outcome is kept once the task finishes, or '';
-                        mode letters: s unique until-start, r onDuplicate replace, d debounce;
-                        window the de-dup window (ms) or ''; timeout how long one attempt may run
-                        (ms) or ''; name the task's name or '' (part of its identity); key '' to
-                        de-dup on the payload
+                        payload, until done, keep), else a JSON object of the options given
+                        (include: options)
   ARGV[+4] after        '' for none, else onDependencyFailure (d dead, r run, c cancel) then the
                         JSON [[queue, hash], ...] of the tasks it waits on (include: deps)
   Returns: { id, code, run-at, ... } three entries per task, in call order; code 1 added, 2 a dead
@@ -43,7 +35,7 @@
 -- include: records
 local now = nowMs()
 local count = tonumber(A.count)
-local out, wake, dups, added, replaced = {}, false, 0, 0, 0
+local out, dups, added, replaced = {}, 0, 0, 0
 local cap = tonumber(A.events)
 -- include: occurrences
 -- include: gather
@@ -115,5 +107,5 @@ flush()
 if dups > 0 then redis.call('HINCRBY', K.counts, 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', K.counts, 'added', added) end
 if replaced > 0 then redis.call('HINCRBY', K.counts, 'replaced', replaced) end
-if (wake or stepped) then wakeIdle() end
+if woken() or stepped then wakeIdle() end
 return out

@@ -145,7 +145,7 @@ function withTrace(prepared: Prepared[], send: () => Promise<PutResult[]>): Prom
     () => {
       items.forEach((item, i) => {
         const trace = encodeCarrier(item.carrier);
-        if (trace !== '') prepared[i].item.options = optionsString(prepared[i].options, trace);
+        if (trace !== '') prepared[i].item.options = optionsJson(prepared[i].options, trace);
       });
       return send();
     },
@@ -250,7 +250,7 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   const id = ctx.hash(identityOf(payload, o.key, o.name));
   const queue = o.queue ?? ctx.options.queue;
   const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
-  return { queue, item: { id, payload, options: optionsString(o, ''), after }, bytes, options: o, others: otherQueues(queue, after) };
+  return { queue, item: { id, payload, options: optionsJson(o, ''), after }, bytes, options: o, others: otherQueues(queue, after) };
 }
 
 /**
@@ -275,27 +275,28 @@ async function checkQueues(ctx: Context, prepared: Prepared[]): Promise<void> {
 }
 
 /**
- * The options travel as one string, '' for the defaults: most tasks take them, and each argument
- * costs on both sides (encoding here, a Lua string in Redis). `trace` is an encoded carrier.
+ * The options travel as one argument, '' for the defaults: most tasks take them, and each argument
+ * costs on both sides (encoding here, a Lua string in Redis). Otherwise a JSON object of the
+ * options given, by the short names lua/include/options.lua decodes (once, by cjson); a default
+ * is left out. `trace` is an encoded carrier.
  */
-function optionsString(o: ParsedPut, trace: string): string {
-  const modes = o.unique === 'until-done' && o.onDuplicate === 'keep' && o.dedupWindow === undefined && o.timeout === undefined;
-  const defaults =
-    modes &&
-    o.name === undefined &&
-    o.delay === undefined &&
-    o.at === undefined &&
-    o.priority === 0 &&
-    o.group === undefined &&
-    o.expire === undefined &&
-    o.key === undefined &&
-    o.maxAttempts === DEFAULT_MAX_ATTEMPTS &&
-    o.keepResult === undefined &&
-    trace === '';
-  if (defaults) return '';
+function optionsJson(o: ParsedPut, trace: string): string {
+  const given: Record<string, string | number> = {};
+  if (o.delay !== undefined) given.d = o.delay;
+  if (o.at !== undefined) given.a = o.at;
+  if (o.priority !== 0) given.p = o.priority;
+  if (o.expire !== undefined) given.x = o.expire;
+  if (o.maxAttempts !== DEFAULT_MAX_ATTEMPTS) given.m = o.maxAttempts;
+  if (o.group !== undefined) given.g = o.group;
+  if (trace !== '') given.tr = trace;
+  if (o.keepResult !== undefined) given.kr = o.keepResult;
   const mode = `${o.unique === 'until-start' ? 's' : ''}${o.onDuplicate === 'replace' ? 'r' : o.onDuplicate === 'debounce' ? 'd' : ''}`;
-  // The key goes last: it is the one field that may hold '|'.
-  return `${o.delay ?? ''}|${o.at ?? ''}|${o.priority}|${o.expire ?? ''}|${o.maxAttempts}|${o.group ?? ''}|${trace}|${o.keepResult ?? ''}|${mode}|${o.dedupWindow ?? ''}|${o.timeout ?? ''}|${o.name ?? ''}|${o.key ?? ''}`;
+  if (mode !== '') given.md = mode;
+  if (o.dedupWindow !== undefined) given.w = o.dedupWindow;
+  if (o.timeout !== undefined) given.to = o.timeout;
+  if (o.name !== undefined) given.nm = o.name;
+  if (o.key !== undefined) given.k = o.key;
+  return Object.keys(given).length > 0 ? JSON.stringify(given) : '';
 }
 
 /**

@@ -1,9 +1,10 @@
 --[[ gather: included by put (not a script itself). The records put writes and how it writes
   them: a task's record as its options make it (parse, metaOf), and the writes of records and of
-  their places in the queue, gathered (store) and made a few variadic calls per chunk (flush).
-  Uses put's `now` and `wake` (declared before it) and A.maxAttempts; put calls readEarliest
-  before its first store. ]]
+  their places in the queue, gathered (store) and made a few variadic calls per chunk (flush),
+  and whether they call for an idle worker (woken). Uses put's `now` (declared before it); put
+  calls readEarliest before its first store. ]]
 -- include: record
+-- include: options
 -- include: many
 -- include: groups
 
@@ -46,6 +47,9 @@ end
 -- Gathers the writes of a task record and of its place: ready now, or delayed until its run-at.
 -- The queue's earliest run-at: a new earliest means an idle worker must re-arm its timer.
 local earliest
+-- Whether a stored task calls for an idle worker: it is ready now, or the new earliest run-at.
+local woke = false
+local function woken() return woke end
 local function readEarliest() earliest = tonumber(redis.call('ZRANGE', K.delayed, 0, 0, 'WITHSCORES')[2]) end
 local function store(id, meta, payload)
   if payload then meta._ = payload end
@@ -57,20 +61,11 @@ local function store(id, meta, payload)
     else
       table.insert(queued[meta.p or 0], id)
     end
-    wake = true
+    woke = true
   else
     table.insert(delayed, meta.r); table.insert(delayed, id)
-    if not earliest or meta.r < earliest then earliest, wake = meta.r, true end
+    if not earliest or meta.r < earliest then earliest, woke = meta.r, true end
   end
-end
-
--- The options of one task.
-local DEFAULTS = { level = 0, attempts = tonumber(A.maxAttempts), group = '', trace = '', key = '', mode = '', name = '' }
-local function parse(options)
-  if options == '' then return DEFAULTS end
-  local d, a, p, x, m, g, tr, kr, md, w, to, nm, k = string.match(options, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
-  return { delay = tonumber(d), at = tonumber(a), level = tonumber(p), expire = tonumber(x), attempts = tonumber(m), group = g,
-    trace = tr, keep = tonumber(kr), mode = md, window = tonumber(w), timeout = tonumber(to), name = nm, key = k }
 end
 
 -- A task's metadata as these options make it; `old` (a replaced task) keeps its history.

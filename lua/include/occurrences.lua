@@ -3,6 +3,7 @@
   them, so the first put of each wins: an occurrence at or before the latest one put (`occurred`
   HASH, K.occurred: schedule -> at) is skipped, so each is put once, ever; and none is put once
   the schedule is gone (unschedule took it out of K.schedules). ]]
+-- include: options
 local schedule = A.schedule
 -- The schedule's latest occurrence put (epoch ms), or nil.
 local latest = nil
@@ -12,8 +13,7 @@ local latest = nil
 local function gone(out, count)
   if schedule ~= '' and redis.call('HEXISTS', K.schedules, schedule) == 0 then
     for i = 1, count do
-      local a = string.match(select(3, item(i)), '^[^|]*|([^|]*)|')
-      table.insert(out, ''); table.insert(out, -1); table.insert(out, tonumber(a))
+      table.insert(out, ''); table.insert(out, -1); table.insert(out, parse(select(3, item(i))).at)
     end
     return true
   end

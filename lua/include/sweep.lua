@@ -1,8 +1,12 @@
 --[[ sweep: included by clean (not a script itself): what becomes of one pending task it reads.
   Whether it is to go (doomed: put at or before `before`), its going as cancel's (drop), and the
-  walk over a slice of entries that stops once `most` are deleted (walk). Uses clean's `before`,
-  `most`, `now`, `cap` and `deleted` (declared before it). ]]
+  walk over a slice of entries that stops once `most` are deleted (walk), counting what it deleted
+  (deletedCount). Uses clean's `before`, `most`, `now` and `cap` (declared before it). ]]
 -- include: record
+
+-- How many tasks this call deleted.
+local deleted = 0
+local function deletedCount() return deleted end
 
 -- The task's meta when it is to go: it has a record, put at or before `before`.
 local function doomed(id)

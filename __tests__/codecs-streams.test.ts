@@ -1,11 +1,12 @@
 /**
  * The replies read outside the scripts, decoded without Redis: the events stream's entries
- * (XREAD, XRANGE, XREVRANGE) and entry ids (lib/redis/codecs/streams.ts), and a task's record, by name,
+ * (XREAD, XRANGE, XREVRANGE) and entry ids (lib/ops/commands/streams.ts), and a task's record, by name,
  * into what get() reports (lib/domain/task.ts). A reply of another shape is a ReplyError naming the command.
+ * (__tests__/commands.test.ts reads the same commands' replies from a real server.)
  */
 import { ReplyError } from '../lib/domain/errors';
-import { CODECS } from '../lib/redis/codecs';
-import { after, entryTime, latestId, rangeEntries, readEntries } from '../lib/redis/codecs/streams';
+import { get } from '../lib/ops/get';
+import { after, entryTime, latestId, rangeEntries, xread } from '../lib/ops/commands/streams';
 import { toTaskInfo } from '../lib/domain/task';
 
 /** What a thrown error was, for comparing: its class and the command it names. */
@@ -37,9 +38,15 @@ describe('stream entries', () => {
     expect(rangeEntries([])).toEqual([]);
   });
 
-  it('reads an XREAD reply for one stream, and none when the block timed out', () => {
-    expect(readEntries([['p:{q}:events', [entry]]]).map((e) => [e.id, e.fields.get('type')])).toEqual([['1700000000123-4', 'completed']]);
-    expect(readEntries(null)).toEqual([]);
+  it('reads an XREAD reply by stream key, and none when the block timed out', () => {
+    const read = xread.decode([
+      ['p:{q}:events', [entry]],
+      ['p:{r}:events', []],
+    ]);
+    expect([...read.keys()]).toEqual(['p:{q}:events', 'p:{r}:events']);
+    expect(read.get('p:{q}:events')!.map((e) => [e.id, e.fields.get('type')])).toEqual([['1700000000123-4', 'completed']]);
+    expect(read.get('p:{r}:events')).toEqual([]);
+    expect(xread.decode(null)).toEqual(new Map());
   });
 
   it('reads the latest id of an XREVRANGE COUNT 1, or null for an empty stream', () => {
@@ -54,17 +61,10 @@ describe('stream entries', () => {
       ['XRANGE', () => rangeEntries([['1-0', ['type']]])],
       ['XRANGE', () => rangeEntries([['1-0', ['type', 7]]])],
       ['XRANGE', () => rangeEntries([['soon', []]])],
-      ['XREAD', () => readEntries([])],
-      [
-        'XREAD',
-        () =>
-          readEntries([
-            ['k', [entry]],
-            ['k2', []],
-          ]),
-      ],
-      ['XREAD', () => readEntries([['k']])],
-      ['XREAD', () => readEntries([['k', [['1-0', ['type', 'completed', 'id']]]]])],
+      ['XREAD', () => xread.decode('k')],
+      ['XREAD', () => xread.decode([['k']])],
+      ['XREAD', () => xread.decode([[7, [entry]]])],
+      ['XREAD', () => xread.decode([['k', [['1-0', ['type', 'completed', 'id']]]]])],
       ['XREVRANGE', () => latestId([entry, entry])],
       ['XREVRANGE', () => latestId('1-0')],
     ];
@@ -99,7 +99,7 @@ describe("a task's record, by name", () => {
   const META = JSON.stringify({ r: 10, m: 5, n: 1, c: 1, p: 3, g: 'g1', w: 'h:1:ab', l: 99 });
 
   it('becomes what get() reports, from the get codec reply', () => {
-    const record = CODECS.get.decode(['{"x":1}', META, 'active', '{"pct":5}'], { id: 'a1' });
+    const record = get.decode(['{"x":1}', META, 'active', '{"pct":5}'], { id: 'a1' });
     expect(record).not.toBeNull();
     expect(toTaskInfo('q', 'a1', record!)).toMatchObject({
       hash: 'a1',
@@ -117,7 +117,7 @@ describe("a task's record, by name", () => {
   });
 
   it('reads a record without a payload (damaged) as data null', () => {
-    const record = CODECS.get.decode([null, META, 'dead', null], { id: 'a1' });
+    const record = get.decode([null, META, 'dead', null], { id: 'a1' });
     expect(toTaskInfo('q', 'a1', record!)).toMatchObject({ data: null, state: 'dead', progress: null });
   });
 });

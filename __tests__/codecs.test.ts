@@ -1,47 +1,83 @@
 /**
- * Each script's codec without Redis: its input encodes to exactly the ARGV its registry entry
- * names, in that order (`args`, then `each` once per item), and the reply its Lua header documents
- * decodes to the typed value; a reply of any other shape is a ReplyError naming the script.
+ * Each op's codec without Redis: its input encodes to exactly the ARGV its op names, in that order
+ * (`args`, then `each` once per item), and the reply its Lua header documents decodes to the
+ * typed value; a reply of any other shape is a ReplyError naming the script. Every op of lib/ops
+ * has its case here (a new op adds its own).
  */
 import { ReplyError } from '../lib/domain/errors';
-import { CODECS, type InputOf, type OutputOf } from '../lib/redis/codecs';
-import { stepQueue } from '../lib/redis/codecs/deps';
 import { TASK_STATES, type TaskState as RecordState } from '../lib/domain/domain';
-import { SCRIPTS, type ScriptName } from '../lib/redis/scripts';
 import type { TaskState } from '../lib/domain/task';
+import type { Op } from '../lib/redis/op';
+import { access } from '../lib/ops/access';
+import { apply } from '../lib/ops/apply';
+import { beat } from '../lib/ops/beat';
+import { cancel } from '../lib/ops/cancel';
+import { cap } from '../lib/ops/cap';
+import { claim } from '../lib/ops/claim';
+import { clean } from '../lib/ops/clean';
+import { extend } from '../lib/ops/extend';
+import { fail } from '../lib/ops/fail';
+import { get } from '../lib/ops/get';
+import { limit } from '../lib/ops/limit';
+import { list } from '../lib/ops/list';
+import { log } from '../lib/ops/log';
+import { logs } from '../lib/ops/logs';
+import { migrate } from '../lib/ops/migrate';
+import { obliterate } from '../lib/ops/obliterate';
+import { outbox, stepQueue } from '../lib/ops/outbox';
+import { pause } from '../lib/ops/pause';
+import { priority } from '../lib/ops/priority';
+import { progress } from '../lib/ops/progress';
+import { purge } from '../lib/ops/purge';
+import { put } from '../lib/ops/put';
+import { redrive } from '../lib/ops/redrive';
+import { release } from '../lib/ops/release';
+import { reschedule } from '../lib/ops/reschedule';
+import { result } from '../lib/ops/result';
+import { stats } from '../lib/ops/stats';
+import { unschedule } from '../lib/ops/unschedule';
+import { OPS } from './support/ops';
 
 type Slot = string | number;
 
-interface Case<N extends ScriptName> {
-  input: InputOf<N>;
-  /** The ARGV expected, by the names of the registry's `args`. */
+interface Case<I, O> {
+  input: I;
+  /** The ARGV expected, by the names of the op's `args`. */
   args: Record<string, Slot>;
   /** The `each` slots expected, by name, once per item. */
   each?: Array<Record<string, Slot>>;
   /** Replies as the script's header documents them, and what each decodes to. */
-  replies: Array<[reply: unknown, decoded: OutputOf<N>]>;
+  replies: Array<[reply: unknown, decoded: O]>;
   /** Replies of another shape. */
   malformed: unknown[];
+}
+
+/**
+ * One op's case, typed by the op, under its name. The table holds every op, so each is kept as
+ * an op of unknown input and output: the case was checked against its own types here.
+ */
+function cases<I, O>(op: Op<I, O>, c: Case<NoInfer<I>, NoInfer<O>>): [string, { op: Op<unknown, unknown>; c: Case<unknown, unknown> }] {
+  return [op.name, { op: op as unknown as Op<unknown, unknown>, c }];
 }
 
 const LEASE = { id: 'a1', token: 'tok:1' };
 const META = '{"r":1700000000000,"m":5,"n":1,"c":1700000000000}';
 
-const CASES: { [N in ScriptName]: Case<N> } = {
-  put: {
+const CASES = new Map([
+  cases(put, {
     input: {
       maxAttempts: 5,
       schedule: '',
       events: 1000,
       items: [
         { id: 'h1', payload: '{"a":1}', options: '', after: '' },
-        { id: 'h2', payload: '"x"', options: '|1700000000000|9||5||||||||', after: 'd[["q","h1"]]' },
+        { id: 'h2', payload: '"x"', options: '{"a":1700000000000,"p":9}', after: 'd[["q","h1"]]' },
       ],
     },
     args: { count: 2, maxAttempts: 5, schedule: '', events: 1000 },
     each: [
       { id: 'h1', payload: '{"a":1}', options: '', after: '' },
-      { id: 'h2', payload: '"x"', options: '|1700000000000|9||5||||||||', after: 'd[["q","h1"]]' },
+      { id: 'h2', payload: '"x"', options: '{"a":1700000000000,"p":9}', after: 'd[["q","h1"]]' },
     ],
     replies: [
       [
@@ -60,8 +96,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       ],
     ],
     malformed: [null, 'h1', ['h1', 1, 1], ['h1', 7, 1, 'h2', 1, 1], ['h1', 1, 'soon', 'h2', 1, 1], [1, 1, 1, 'h2', 1, 1]],
-  },
-  claim: {
+  }),
+  cases(claim, {
     input: {
       count: 2,
       lease: 30000,
@@ -109,8 +145,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       ['now', '', '', 0, 1, 1],
       [5, '', '', 0, 1, 1, ...Array.from({ length: 3 }, (_, i) => [`t${i}`, '{}', 1, 1, '', '', '', '', '', '']).flat()],
     ],
-  },
-  extend: {
+  }),
+  cases(extend, {
     input: { ...LEASE, by: 30000 },
     args: { id: 'a1', token: 'tok:1', by: 30000 },
     replies: [
@@ -118,8 +154,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [0, null],
     ],
     malformed: [null, 'later', [1]],
-  },
-  fail: {
+  }),
+  cases(fail, {
     input: { ...LEASE, retryIn: 2000, error: 'Error: boom', maxAttempts: null, events: 0 },
     args: { id: 'a1', token: 'tok:1', retryIn: 2000, error: 'Error: boom', maxAttempts: '', events: 0 },
     replies: [
@@ -129,8 +165,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       ['lost', { outcome: 'lost', carry: false }],
     ],
     malformed: [null, 1, 'gone', 'dead:later', 'retry:carry:carry', ':carry'],
-  },
-  release: {
+  }),
+  cases(release, {
     input: LEASE,
     args: { id: 'a1', token: 'tok:1' },
     replies: [
@@ -138,8 +174,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [0, false],
     ],
     malformed: [null, 2, '1', true],
-  },
-  beat: {
+  }),
+  cases(beat, {
     input: { worker: 'host:1:ab', ttl: 2000 },
     args: { worker: 'host:1:ab', ttl: 2000 },
     replies: [
@@ -147,8 +183,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [3, 3],
     ],
     malformed: [null, 'x', [1]],
-  },
-  reschedule: {
+  }),
+  cases(reschedule, {
     input: { id: 'a1', at: 1700000060000 },
     args: { id: 'a1', at: 1700000060000 },
     replies: [
@@ -159,8 +195,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [['dead'], { done: false, reason: 'dead' }],
     ],
     malformed: [1, 0, null, 'moved', [], ['kept'], ['active'], ['moved', 1], ['dead', 'w'], ['active', 7]],
-  },
-  priority: {
+  }),
+  cases(priority, {
     input: { id: 'a1', level: 9 },
     args: { id: 'a1', level: 9 },
     replies: [
@@ -172,8 +208,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [['dead'], { done: false, reason: 'dead' }],
     ],
     malformed: ['moved', 'missing', null, [], ['cancelled', 0], ['same', 'x'], ['active']],
-  },
-  cancel: {
+  }),
+  cases(cancel, {
     input: { id: 'a1', events: 1000 },
     args: { id: 'a1', events: 1000 },
     replies: [
@@ -184,8 +220,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     ],
     // A dead task can be cancelled: 'dead' is no refusal of cancel's.
     malformed: [1, 2, 0, null, ['cancelled'], ['cancelled', 2], ['dead'], ['moved']],
-  },
-  apply: {
+  }),
+  cases(apply, {
     input: { events: 1000, steps: ['["res","q","a"]', '["unr","q","b"]'] },
     args: { events: 1000 },
     each: [{ step: '["res","q","a"]' }, { step: '["unr","q","b"]' }],
@@ -194,8 +230,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [[250, '1700000000000'], { left: 250, due: 1700000000000 }],
     ],
     malformed: [null, 'soon', [''], [0], ['many', ''], [0, 'soon']],
-  },
-  outbox: {
+  }),
+  cases(outbox, {
     input: { lease: 10000, most: 2, carried: ['["res","q2","a"]'] },
     args: { lease: 10000, most: 2 },
     each: [{ step: '["res","q2","a"]' }],
@@ -204,8 +240,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [[5, '["res","q3","a"]', '["reg","q4","b"]'], { now: 5, steps: ['["res","q3","a"]', '["reg","q4","b"]'] }],
     ],
     malformed: [null, [], [5, 1], [5, 's1', 's2', 's3'], ['now']],
-  },
-  get: {
+  }),
+  cases(get, {
     input: { id: 'a1' },
     args: { id: 'a1' },
     replies: [
@@ -214,8 +250,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [[null, META, 'dead', '{"pct":50}'], { payload: null, meta: META, state: 'dead', progress: '{"pct":50}' }],
     ],
     malformed: [0, [], ['{}', META, 'gone', null], ['{}', META, 'ready'], ['{}', null, 'ready', null], ['{}', META, 'ready', 7]],
-  },
-  result: {
+  }),
+  cases(result, {
     input: { id: 'a1', stream: true },
     args: { id: 'a1', stream: '1' },
     replies: [
@@ -240,8 +276,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       ['kept', 'lost|1|1|2|', '', '', '', ''],
       ['kept', 'done|soon|1|2|{}', '', '', '', ''],
     ],
-  },
-  progress: {
+  }),
+  cases(progress, {
     input: { ...LEASE, value: '{"pct":5}', events: 0 },
     args: { id: 'a1', token: 'tok:1', value: '{"pct":5}', events: 0 },
     replies: [
@@ -249,8 +285,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [0, false],
     ],
     malformed: [null, 'OK', 3],
-  },
-  log: {
+  }),
+  cases(log, {
     input: { ...LEASE, maxLines: 100, maxBytes: 65536, lines: ['"one"', '"two"'] },
     args: { id: 'a1', token: 'tok:1', maxLines: 100, maxBytes: 65536 },
     each: [{ line: '"one"' }, { line: '"two"' }],
@@ -259,8 +295,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [0, false],
     ],
     malformed: [null, 'OK', -1],
-  },
-  logs: {
+  }),
+  cases(logs, {
     input: { id: 'a1' },
     args: { id: 'a1' },
     replies: [
@@ -271,8 +307,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       ],
     ],
     malformed: [null, 'OK', [1], [null]],
-  },
-  list: {
+  }),
+  cases(list, {
     input: { state: 'dead', offset: 0, limit: 2, preview: 16 },
     args: { state: 'dead', offset: 0, limit: 2, preview: 16 },
     replies: [
@@ -291,8 +327,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [[1, 1, 'r1', '1', 1, META, '', null], { now: 1, total: 1, tasks: [{ id: 'r1', payload: '1', bytes: 1, meta: META, score: null, progress: null }] }],
     ],
     malformed: [null, [1], [1, 1, 'a1', '{}', 2, META, ''], [1, 1, 'a1', '{}', 'big', META, '', null], [1, 3, ...Array.from({ length: 3 }, () => ['a', '{}', 2, META, '', null]).flat()]],
-  },
-  redrive: {
+  }),
+  cases(redrive, {
     input: { id: null, limit: 500 },
     args: { id: '', limit: 500 },
     replies: [
@@ -301,14 +337,14 @@ const CASES: { [N in ScriptName]: Case<N> } = {
     ],
     // A batch refuses nothing, and moves at most `limit`.
     malformed: [null, 500, 'all', ['redriven'], ['redriven', -1], ['redriven', 1.5], ['redriven', 501], ['missing'], ['pending']],
-  },
-  purge: {
+  }),
+  cases(purge, {
     input: { limit: 500 },
     args: { limit: 500 },
     replies: [[12, 12]],
     malformed: [null, [12], -3],
-  },
-  migrate: {
+  }),
+  cases(migrate, {
     input: { limit: 500, cursor: '0' },
     args: { limit: 500, cursor: '0' },
     replies: [
@@ -316,8 +352,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [[7, '1536'], { left: 7, cursor: '1536' }],
     ],
     malformed: [null, [3], [-1, '0'], [3, 4], 7],
-  },
-  stats: {
+  }),
+  cases(stats, {
     input: {},
     args: {},
     replies: [
@@ -339,8 +375,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       ],
     ],
     malformed: [null, [1, 2, 3], [0, 0, 0, 0, 0, 0, 'added'], [0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0, 7, 1], [0, 0, 0, 0, 0, 0, 'added', 'many']],
-  },
-  unschedule: {
+  }),
+  cases(unschedule, {
     input: { name: 'nightly' },
     args: { name: 'nightly' },
     replies: [
@@ -348,8 +384,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [[0, null], { existed: false, latest: null }],
     ],
     malformed: [null, 1, [1], [2, null], [1, 'soon']],
-  },
-  pause: {
+  }),
+  cases(pause, {
     input: { paused: true },
     args: { paused: 1 },
     replies: [
@@ -357,8 +393,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [0, false],
     ],
     malformed: [null, 'OK', 2],
-  },
-  access: {
+  }),
+  cases(access, {
     input: {
       lines: [
         ['XADD', 'k', '*', 'f', 'v'],
@@ -380,8 +416,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       ],
     ],
     malformed: [1, [2], [0, ''], [4, ''], ['x', ''], [1, 5]],
-  },
-  cap: {
+  }),
+  cases(cap, {
     input: {
       fields: [
         { name: 'rate', value: 10 },
@@ -402,8 +438,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       ],
     ],
     malformed: [null, ['10', ''], ['10', '', 'x'], ['10', '', '1', '2']],
-  },
-  limit: {
+  }),
+  cases(limit, {
     input: { group: null, limit: 3, from: null, batch: 1000 },
     args: { group: '', limit: 3, from: '', batch: 1000 },
     replies: [
@@ -411,8 +447,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [[1000, '[g1|'], { moved: 1000, next: '[g1|' }],
     ],
     malformed: [null, [0], ['x', ''], [1, 2], [1, '', 3]],
-  },
-  clean: {
+  }),
+  cases(clean, {
     input: { source: 'ready9', before: null, most: 500, scan: 1000, cursor: '', events: 1000 },
     args: { source: 'ready9', before: -1, most: 500, scan: 1000, cursor: '', events: 1000 },
     replies: [
@@ -420,8 +456,8 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [[500, 0, '7|0', 1], { deleted: 500, done: false, cursor: '7|0', outboxed: true }],
     ],
     malformed: [null, [1, 1, ''], [1, 2, '', 0], [1, 1, 7, 0], ['n', 1, '', 0]],
-  },
-  obliterate: {
+  }),
+  cases(obliterate, {
     input: { force: false },
     args: { force: 0 },
     replies: [
@@ -430,19 +466,13 @@ const CASES: { [N in ScriptName]: Case<N> } = {
       [['active', 2], { status: 'active', leased: 2 }],
     ],
     malformed: [null, 'ok', ['ok'], ['done', 1], ['active', 'two']],
-  },
-};
-
-const NAMES = Object.keys(SCRIPTS) as ScriptName[];
-
-/** A codec's functions for `name`, without its input and output types (they differ per script). */
-function codecOf(name: ScriptName): { encode(input: unknown): Slot[]; decode(reply: unknown, input: unknown): unknown } {
-  return CODECS[name] as never;
-}
+  }),
+]);
 
 describe('the codecs', () => {
-  it('has exactly one codec per registered script', () => {
-    expect(Object.keys(CODECS).sort()).toEqual([...NAMES].sort());
+  it('has a case for every op of lib/ops, and no other', () => {
+    expect([...CASES.keys()].sort()).toEqual(OPS.map((op) => op.name).sort());
+    for (const op of OPS) expect(CASES.get(op.name)?.op).toBe(op);
   });
 
   it('names the same task states as the public TaskState type', () => {
@@ -451,26 +481,25 @@ describe('the codecs', () => {
     expect([...TASK_STATES].sort()).toEqual(['active', 'dead', 'delayed', 'ready', 'waiting']);
   });
 
-  describe.each(NAMES)('%s', (name) => {
-    const spec: { args: readonly string[]; each?: readonly string[] } = SCRIPTS[name];
-    const c = CASES[name] as Case<ScriptName>;
+  describe.each([...CASES.keys()])('%s', (name) => {
+    const { op, c } = CASES.get(name)!;
 
-    it('encodes exactly args + items × each slots, in the registry order', () => {
-      const argv = codecOf(name).encode(c.input);
-      const each = spec.each ?? [];
+    it('encodes exactly args + items × each slots, in the order of the op', () => {
+      const argv = op.encode(c.input);
+      const each = op.each ?? [];
       const items = c.each ?? [];
-      expect(argv).toHaveLength(spec.args.length + items.length * each.length);
-      // The case names every slot of the registry, and no other.
-      expect(Object.keys(c.args).sort()).toEqual([...spec.args].sort());
+      expect(argv).toHaveLength(op.args.length + items.length * each.length);
+      // The case names every slot of the op, and no other.
+      expect(Object.keys(c.args).sort()).toEqual([...op.args].sort());
       for (const item of items) expect(Object.keys(item).sort()).toEqual([...each].sort());
-      expect(argv).toEqual([...spec.args.map((slot) => c.args[slot]), ...items.flatMap((item) => each.map((slot) => item[slot]))]);
+      expect(argv).toEqual([...op.args.map((slot) => c.args[slot]), ...items.flatMap((item) => each.map((slot) => item[slot]))]);
       // Redis takes strings: every slot is a string or a finite number.
       for (const slot of argv) expect(typeof slot === 'string' || Number.isFinite(slot)).toBe(true);
     });
 
     it('decodes each reply its header documents', () => {
       expect(c.replies.length).toBeGreaterThan(0);
-      for (const [reply, decoded] of c.replies) expect(codecOf(name).decode(reply, c.input)).toEqual(decoded);
+      for (const [reply, decoded] of c.replies) expect(op.decode(reply, c.input)).toEqual(decoded);
     });
 
     it('throws a ReplyError naming the script for a reply of another shape', () => {
@@ -478,7 +507,7 @@ describe('the codecs', () => {
       for (const reply of c.malformed) {
         let thrown: unknown;
         try {
-          codecOf(name).decode(reply, c.input);
+          op.decode(reply, c.input);
         } catch (err) {
           thrown = err;
         }
@@ -493,20 +522,20 @@ describe('redrive of one task', () => {
   const input = { id: 'a1', limit: 1 };
 
   it('encodes the task id', () => {
-    expect(CODECS.redrive.encode(input)).toEqual(['a1', 1]);
+    expect(redrive.encode(input)).toEqual(['a1', 1]);
   });
 
   it('decodes done, or the refusal the script gave', () => {
-    expect(CODECS.redrive.decode(['redriven', 1], input)).toEqual({ done: true, count: 1 });
-    expect(CODECS.redrive.decode(['missing'], input)).toEqual({ done: false, reason: 'missing' });
-    expect(CODECS.redrive.decode(['active', 'h:1:ab'], input)).toEqual({ done: false, reason: 'active', worker: 'h:1:ab' });
-    expect(CODECS.redrive.decode(['active', ''], input)).toEqual({ done: false, reason: 'active' });
-    expect(CODECS.redrive.decode(['pending'], input)).toEqual({ done: false, reason: 'pending' });
+    expect(redrive.decode(['redriven', 1], input)).toEqual({ done: true, count: 1 });
+    expect(redrive.decode(['missing'], input)).toEqual({ done: false, reason: 'missing' });
+    expect(redrive.decode(['active', 'h:1:ab'], input)).toEqual({ done: false, reason: 'active', worker: 'h:1:ab' });
+    expect(redrive.decode(['active', ''], input)).toEqual({ done: false, reason: 'active' });
+    expect(redrive.decode(['pending'], input)).toEqual({ done: false, reason: 'pending' });
   });
 
   it('throws a ReplyError for a reason redrive never gives, or more than one task', () => {
     for (const reply of [['dead'], ['pending', 'x'], ['active'], ['redriven', 2], 1]) {
-      expect(() => CODECS.redrive.decode(reply, input)).toThrow(ReplyError);
+      expect(() => redrive.decode(reply, input)).toThrow(ReplyError);
     }
   });
 });

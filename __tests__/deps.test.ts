@@ -200,7 +200,7 @@ describe('across queues', () => {
     const scripts = (s as unknown as { ctx: { scripts: { run: (...a: unknown[]) => Promise<unknown> } } }).ctx.scripts;
     const run = scripts.run.bind(scripts);
     const ran: unknown[] = [];
-    scripts.run = (...a: unknown[]) => (ran.push(a[0]), run(...a));
+    scripts.run = (...a: unknown[]) => (ran.push((a[0] as { name: string }).name), run(...a));
     expect(await s.fail(task, { error: 'no' })).toBe('dead');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(ran).toEqual(['fail']);

@@ -1,13 +1,21 @@
 /**
- * The Lua scripts: each file's KEYS/ARGV header matches the registry that calls it, and a server
- * that lost its script cache is invisible to callers.
+ * The Lua scripts and their ops: each lua/<name>.lua has one op in lib/ops/<name>.ts, whose keys,
+ * arguments and flags its header documents; nothing else lists the scripts, so a new operation is
+ * those two files; and a server that lost its script cache is invisible to callers.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'redis';
+import ts from 'typescript';
 import { createScheduler, OutOfMemoryError } from '../lib';
-import { READY_LEVELS, SUFFIXES } from '../lib/domain/keys';
-import { compile, inlined, LUA_DIR, SCRIPTS, type ScriptName } from '../lib/redis/scripts';
+import { queueKeys, READY_LEVELS, SUFFIXES } from '../lib/domain/keys';
+import { connect } from '../lib/redis/connection';
+import { script } from '../lib/redis/op';
+import { array, num, text } from '../lib/redis/reply';
+import { compile, inlined, LUA_DIR, Scripts } from '../lib/redis/scripts';
+import { testUrl } from './support/harness';
+import { opFiles, OPS, type AnyOp } from './support/ops';
 import { startRedis, type RedisServer } from './support/redis-server';
 
 function header(file: string) {
@@ -34,54 +42,66 @@ function header(file: string) {
   };
 }
 
+/** The file an op runs: lua/<name>.lua, or its own. */
+const luaFile = (op: AnyOp) => op.file ?? path.join(LUA_DIR, `${op.name}.lua`);
+
+/** Checks `op` against its Lua file's header: what every op, docket's or a test's, must pass. */
+function expectHeaderMatches(op: AnyOp): void {
+  const h = header(readFileSync(luaFile(op), 'utf8'));
+  expect(h.flags).toBe(op.flags);
+  expect(h.keys).toEqual(op.keys);
+  expect(h.args).toEqual(op.args);
+  expect(h.each).toEqual(op.each ?? []);
+  expect(h.returns).toBe(true);
+  // Keys are used by name only: K.<suffix>, which compile() builds from the op.
+  expect(h.body).not.toMatch(/KEYS\[/);
+  if (!op.each) {
+    const argv = [...h.body.matchAll(/ARGV\[(\d+)\]/g)].map((m) => Number(m[1]));
+    expect(Math.max(0, ...argv)).toBeLessThanOrEqual(op.args.length);
+  }
+}
+
+const NAMES = OPS.map((op) => op.name);
+const BY_NAME = new Map(OPS.map((op) => [op.name, op]));
+const opNamed = (name: string) => BY_NAME.get(name)!;
+
 describe('Lua headers', () => {
   const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua'));
 
-  it('has one file per registered script and no other', () => {
-    expect(files.map((f) => f.replace(/\.lua$/, '')).sort()).toEqual(Object.keys(SCRIPTS).sort());
+  it('has one lib/ops/<name>.ts per lua/<name>.lua and no other, each exporting one op of that name', () => {
+    expect(OPS.length).toBeGreaterThan(20);
+    for (const { file, ops } of opFiles()) expect({ file, ops: ops.map((op) => op.name) }).toEqual({ file, ops: [file] });
+    expect(files.map((f) => f.replace(/\.lua$/, '')).sort()).toEqual([...NAMES].sort());
   });
 
-  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s.lua documents exactly the KEYS and ARGV the registry passes', (name) => {
-    const spec = SCRIPTS[name];
-    const h = header(readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8'));
-    expect(h.flags).toBe(spec.flags);
-    expect(h.keys).toEqual(spec.keys);
-    expect(h.args).toEqual(spec.args);
-    expect(h.each).toEqual('each' in spec ? spec.each : []);
-    expect(h.returns).toBe(true);
-    // Keys are used by name only: K.<suffix>, which compile() builds from the registry.
-    expect(h.body).not.toMatch(/KEYS\[/);
-    if (!('each' in spec)) {
-      const argv = [...h.body.matchAll(/ARGV\[(\d+)\]/g)].map((m) => Number(m[1]));
-      expect(Math.max(0, ...argv)).toBeLessThanOrEqual(spec.args.length);
-    }
+  it.each(NAMES)('%s.lua documents exactly the KEYS and ARGV its op passes', (name) => {
+    expectHeaderMatches(opNamed(name));
   });
 
-  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s, with its includes, uses exactly the keys it is given', (name) => {
-    const source = inlined(name);
+  it.each(NAMES)('%s, with its includes, uses exactly the keys it is given', (name) => {
+    const source = inlined(opNamed(name));
     expect(source).not.toMatch(/KEYS\[/);
     const used = new Set([...source.matchAll(/\bK\.(\w+)/g)].map((m) => m[1]));
     // A level's list is chosen by number: K['ready' .. level].
     if (/K\['ready' \.\./.test(source)) for (const k of READY_LEVELS) used.add(k);
     // No other way of reaching K: every use is K.<name> or K['ready' .. level].
     expect(source.replace(/\bK\.\w+/g, '').replace(/\bK\['ready' \.\. \w+\]/g, '')).not.toMatch(/\bK\b(?!\.<name>)/);
-    const given = new Set<string>(SCRIPTS[name].keys);
+    const given = new Set<string>(opNamed(name).keys);
     expect([...used].filter((k) => !given.has(k))).toEqual([]);
     // Includes may bring functions a script never calls, so a given key need not be used; but
     // every given key is a real queue key.
     for (const k of given) expect(SUFFIXES).toContain(k);
   });
 
-  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s compiles with K and A built from the registry on one line', (name) => {
-    const lines = compile(name).split('\n');
+  it.each(NAMES)('%s compiles with K and A built from its op on one line', (name) => {
+    const op = opNamed(name);
+    const lines = compile(op).split('\n');
     // The line compile() adds, after the shebang, is the only place KEYS is read, and the only
     // place an argument is read by a fixed position: the code names them (K.tasks, A.token).
-    const { keys, args } = SCRIPTS[name];
-    const named = args.length > 0 ? ` local A = { ${args.map((a, i) => `${a} = ARGV[${i + 1}]`).join(', ')} }` : '';
-    expect(lines[1].startsWith(`local K = { ${keys.map((k, i) => `${k} = KEYS[${i + 1}]`).join(', ')} }${named}`)).toBe(true);
-    // Slots repeated per item are read through item(i), which hands them back in registry order.
-    const each = (SCRIPTS[name] as { each?: readonly string[] }).each;
-    if (each) expect(lines[1]).toMatch(new RegExp(`local function item\\(i\\) local at = ${args.length} \\+ ${each.length} \\* \\(i - 1\\) return ARGV\\[at \\+ 1\\]`));
+    const named = op.args.length > 0 ? ` local A = { ${op.args.map((a, i) => `${a} = ARGV[${i + 1}]`).join(', ')} }` : '';
+    expect(lines[1].startsWith(`local K = { ${op.keys.map((k, i) => `${k} = KEYS[${i + 1}]`).join(', ')} }${named}`)).toBe(true);
+    // Slots repeated per item are read through item(i), which hands them back in the op's order.
+    if (op.each) expect(lines[1]).toMatch(new RegExp(`local function item\\(i\\) local at = ${op.args.length} \\+ ${op.each.length} \\* \\(i - 1\\) return ARGV\\[at \\+ 1\\]`));
     const code = lines
       .slice(2)
       .join('\n')
@@ -90,15 +110,6 @@ describe('Lua headers', () => {
     expect(code).not.toMatch(/KEYS\[/);
     expect(code.match(/ARGV/g) ?? []).toEqual([]);
   });
-
-  it('docs/design.md describes every key the scripts name', () => {
-    const table = readFileSync(path.join(__dirname, '..', 'docs', 'design.md'), 'utf8');
-    const rows = new Set([...table.matchAll(/^\| `(\w+)`/gm)].map((m) => m[1]));
-    const missing = SUFFIXES.filter((k) => !rows.has(k) && !(READY_LEVELS as readonly string[]).includes(k));
-    expect(missing).toEqual([]);
-    expect(table).toMatch(/^\| `ready1` … `ready9` \|/m);
-  });
-
   it('keeps every Lua file, script or include, within 120 lines', () => {
     // Counted as `wc -l` does, header included: a file past this does more than one thing.
     const include = path.join(LUA_DIR, 'include');
@@ -119,14 +130,14 @@ describe('Lua headers', () => {
     }
   });
 
-  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s, with its includes, defines every include function it calls before the call', (name) => {
+  it.each(NAMES)('%s, with its includes, defines every include function it calls before the call', (name) => {
     // A Lua local is seen only by code after it: a function named before its include is inlined
     // (or never included) is a global lookup, which Redis refuses only when that line runs.
     const code = (lua: string) => lua.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--[^\n]*/g, '');
     const include = path.join(LUA_DIR, 'include');
     const shared = readdirSync(include).flatMap((f) => [...code(readFileSync(path.join(include, f), 'utf8')).matchAll(/^local function (\w+)/gm)].map((m) => m[1]));
     expect(shared).toEqual(expect.arrayContaining(['push', 'unqueue', 'pushLevel', 'pushGroup', 'refill', 'many', 'slices']));
-    const source = code(inlined(name));
+    const source = code(inlined(opNamed(name)));
     // A parameter or variable of the same name (a callback called `take`) is not the include's function.
     const shadowed = new Set([...source.matchAll(/function\s*\w*\s*\(([^)]*)\)/g)].flatMap((m) => m[1].split(/\s*,\s*/)));
     for (const m of source.matchAll(/\blocal\s+(?!function)([\w\s,]+?)\s*=/g)) for (const v of m[1].split(/\s*,\s*/)) shadowed.add(v);
@@ -139,12 +150,199 @@ describe('Lua headers', () => {
     expect([...new Set(early)]).toEqual([]);
   });
 
-  it.each(Object.keys(SCRIPTS) as ScriptName[])('%s.lua builds no key names (cluster and ACL safety)', (name) => {
+  it.each(NAMES)('%s.lua builds no key names (cluster and ACL safety)', (name) => {
     // With its includes: a key is only ever one of K's values, never a string made from one.
-    const source = inlined(name);
+    const source = inlined(opNamed(name));
     expect(source).not.toMatch(/\bK\.\w+\s*\.\./);
     expect(source).not.toMatch(/\.\.\s*K\.\w/);
     expect(source).not.toMatch(/\.\.\s*K\[/);
+  });
+});
+
+const DESIGN = path.join(__dirname, '..', 'docs', 'design.md');
+
+/** The first sentence of a Lua file's header: what its script does. */
+function summary(op: AnyOp): string {
+  const head = /--\[\[ [\w-]+: ([\s\S]*?)(?=\n\s*KEYS|\]\])/.exec(readFileSync(luaFile(op), 'utf8'));
+  if (!head) throw new Error(`${op.name}: no header summary`);
+  const flat = head[1].replace(/\s+/g, ' ').trim();
+  return (/^.*?\.(?=\s|$)/.exec(flat)?.[0] ?? flat).replace(/\|/g, '\\|');
+}
+
+/**
+ * The table of operations in docs/design.md (#scripts), made from the ops and their Lua headers.
+ * After adding or changing an op, write it into design.md with:
+ *   DOCKET_WRITE_DOCS=1 npx jest __tests__/scripts.test.ts -t 'operations table'
+ */
+function opsTable(): string {
+  const list = (names: readonly string[] | undefined) => (names ?? []).join(', ');
+  const rows = [...OPS]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((op) => `| \`${op.name}\` | ${op.flags === '' ? 'none' : op.flags} | ${list(op.args)} | ${list(op.each)} | ${summary(op)} |`);
+  return ['| Script | Flags | `ARGV` | `ARGV` per item | What it does |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+const TABLE_START = '<!-- ops table: generated from lib/ops by __tests__/scripts.test.ts -->';
+const TABLE_END = '<!-- end of ops table -->';
+
+describe('docs/design.md', () => {
+  const design = () => readFileSync(DESIGN, 'utf8');
+
+  it('has the operations table the ops make', () => {
+    const doc = design();
+    const from = doc.indexOf(TABLE_START);
+    const to = doc.indexOf(TABLE_END);
+    expect(from).toBeGreaterThan(0);
+    expect(to).toBeGreaterThan(from);
+    const made = `${TABLE_START}\n${opsTable()}\n${TABLE_END}`;
+    if (process.env.DOCKET_WRITE_DOCS === '1') writeFileSync(DESIGN, doc.slice(0, from) + made + doc.slice(to + TABLE_END.length));
+    else expect(doc.slice(from, to + TABLE_END.length)).toBe(made);
+  });
+
+  it('lists each script under the flags its op has', () => {
+    const rows = [...design().matchAll(/^\| `#!lua(?: flags=([\w-]+))?` \| `'[\w-]*'` \| ([^|]*) \|/gm)];
+    expect(rows.map((m) => m[1] ?? '')).toEqual(['', 'allow-oom', 'no-writes']);
+    for (const [, flags = '', scripts] of rows) {
+      const listed = scripts.split(/[^\w-]+/).filter((w) => BY_NAME.has(w));
+      expect({ flags, scripts: listed.sort() }).toEqual({ flags, scripts: NAMES.filter((n) => opNamed(n).flags === flags).sort() });
+    }
+  });
+
+  it('describes every key the scripts name', () => {
+    const table = design();
+    const rows = new Set([...table.matchAll(/^\| `(\w+)`/gm)].map((m) => m[1]));
+    const missing = SUFFIXES.filter((k) => !rows.has(k) && !(READY_LEVELS as readonly string[]).includes(k));
+    expect(missing).toEqual([]);
+    expect(table).toMatch(/^\| `ready1` … `ready9` \|/m);
+  });
+});
+
+/**
+ * The tables in a module's `source` that list several ops, which is what a registry of scripts
+ * is: an object literal with three or more properties named after ops whose values are script
+ * specs (`{ flags, keys, ... }`) or ops imported from lib/ops, or an array literal of three or
+ * more imported ops. Each is given as its line and first characters.
+ */
+function registries(source: string, names: ReadonlySet<string>): string[] {
+  const file = ts.createSourceFile('module.ts', source, ts.ScriptTarget.Latest, true);
+  const imported = new Set<string>();
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    if (!/(^|\/)ops\/[\w-]+$/.test(statement.moduleSpecifier.text)) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings && ts.isNamedImports(bindings)) for (const b of bindings.elements) imported.add(b.name.text);
+  }
+  const isOpValue = (node: ts.Node): boolean =>
+    (ts.isIdentifier(node) && imported.has(node.text)) ||
+    (ts.isObjectLiteralExpression(node) && node.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && ['flags', 'keys'].includes(p.name.text)));
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    let listed = 0;
+    if (ts.isObjectLiteralExpression(node)) {
+      for (const p of node.properties) {
+        if (ts.isShorthandPropertyAssignment(p) && imported.has(p.name.text)) listed++;
+        else if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && names.has(p.name.text) && isOpValue(p.initializer)) listed++;
+      }
+    } else if (ts.isArrayLiteralExpression(node)) {
+      listed = node.elements.filter(isOpValue).length;
+    }
+    if (listed >= 3) found.push(`line ${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText().slice(0, 60)}`);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+function libFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return libFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('a new operation is one Lua file plus one TypeScript file', () => {
+  const names = new Set(NAMES);
+
+  it('finds a registry of scripts, as the one lib/redis/scripts.ts used to hold, and nothing else', () => {
+    const ops = "import { put } from '../ops/put';\nimport { claim } from '../ops/claim';\nimport { get } from '../ops/get';\n";
+    expect(registries("const SCRIPTS = { put: { flags: '', keys: [] }, claim: { flags: '', keys: [] }, get: { flags: '', keys: [] } };", names)).toHaveLength(1);
+    expect(registries(`${ops}export const CODECS = { put, claim, get };`, names)).toHaveLength(1);
+    expect(registries(`${ops}export const CODECS = { put: put, 'claim': claim, get };`, names)).toHaveLength(1);
+    expect(registries(`${ops}const ALL = [put, claim, get];`, names)).toHaveLength(1);
+    // Callers name the ops they run, and routes or commands may share their names.
+    expect(registries(`${ops}run(put); run(claim); run(get);`, names)).toEqual([]);
+    expect(registries('const routes = { get: handler, list: handler, stats: { limit: 1 } };', names)).toEqual([]);
+  });
+
+  it('has no module in lib/ but the ops themselves that lists the ops', () => {
+    const lib = path.join(__dirname, '..', 'lib');
+    const found = libFiles(lib)
+      .filter((file) => path.dirname(file) !== path.join(lib, 'ops'))
+      .flatMap((file) => registries(readFileSync(file, 'utf8'), names).map((where) => `${path.relative(lib, file)} ${where}`));
+    expect(found).toEqual([]);
+  });
+
+  describe('runs an op the test defines, with a Lua file of its own', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'docket-probe-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('through Scripts.run, against the test redis-server', async () => {
+      const file = path.join(dir, 'probe.lua');
+      writeFileSync(
+        file,
+        [
+          '#!lua flags=no-writes',
+          '--[[ probe: echo what it is given, to show that an op needs nothing but its two files.',
+          '  KEYS (as K.<name>; each described in docs/design.md#keys): tasks',
+          '  ARGV[1] greeting  any string',
+          '  ARGV[+1] word     once per item',
+          "  Returns: { greeting, the tasks key's name, the items, the words joined by ' ', now (ms) } ]]",
+          '-- include: clock',
+          'local words = {}',
+          'for i = 1, ITEMS do words[i] = item(i) end',
+          "return { A.greeting, K.tasks, ITEMS, table.concat(words, ' '), nowMs() }",
+          '',
+        ].join('\n'),
+      );
+      const probe = script<{ greeting: string; words: readonly string[] }, { greeting: string; key: string; items: number; words: string; now: number }>({
+        name: 'probe',
+        flags: 'no-writes',
+        keys: ['tasks'],
+        args: ['greeting'],
+        each: ['word'],
+        file,
+        encode: (i) => [i.greeting, ...i.words],
+        decode(reply) {
+          const r = array('probe', reply, 5);
+          return {
+            greeting: text('probe', r[0], 'greeting'),
+            key: text('probe', r[1], 'key'),
+            items: num('probe', r[2], 'items'),
+            words: text('probe', r[3], 'words'),
+            now: num('probe', r[4], 'now'),
+          };
+        },
+      });
+      // The same checks as docket's own ops.
+      expectHeaderMatches(probe);
+      const conn = await connect({ url: testUrl() });
+      try {
+        const scripts = new Scripts(conn, 5000);
+        const keys = queueKeys('probe-test', 'q');
+        const before = Date.now();
+        for (const words of [['one', 'two'], ['three']]) {
+          const reply = await scripts.run(probe, keys, { greeting: 'hello', words });
+          expect(reply).toEqual({ greeting: 'hello', key: keys.tasks, items: words.length, words: words.join(' '), now: expect.any(Number) });
+          expect(Math.abs(reply.now - before)).toBeLessThan(60_000);
+        }
+      } finally {
+        await conn.close();
+      }
+    });
   });
 });
 

@@ -26,8 +26,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'redis';
-import { CODECS } from '../lib/redis/codecs';
-import { compile, SCRIPTS } from '../lib/redis/scripts';
+import { claim } from '../lib/ops/claim';
+import { put } from '../lib/ops/put';
+import { compile } from '../lib/redis/scripts';
 import { canPin, startBenchRedis } from './redis';
 import { percentiles, type Percentiles } from './stats';
 
@@ -132,21 +133,22 @@ async function perCall(c: Client, sha: string, args: () => string[]): Promise<nu
 
 /** Redis's µs per call of `name` cut at each stage (see the header), sequential calls. */
 async function stages(c: Client, name: 'put' | 'claim'): Promise<Record<string, number>> {
-  const whole = compile(name);
+  const op = name === 'put' ? put : claim;
+  const whole = compile(op);
   const cuts: Record<string, string> = {
     'returning at once': whole.replace(/\nlocal K = \{/, '\ndo return 1 end\nlocal K = {'),
     'after K': whole.replace(/\nlocal K = \{[^\n]*\n/, (k) => `${k}do return 1 end\n`),
     'after its definitions': whole.replace('\nlocal now = nowMs()\n', '\ndo return 1 end\nlocal now = nowMs()\n'),
     whole,
   };
-  const keys = SCRIPTS[name].keys.map((suffix) => `limits:{q}:${suffix}`);
+  const keys = op.keys.map((suffix) => `limits:{q}:${suffix}`);
   let n = 0;
-  // Through the scripts' own codecs, so the probe's ARGV is the one docket sends.
-  const put = () =>
-    CODECS.put.encode({ maxAttempts: 5, schedule: '', events: 1000, items: [{ id: (n++).toString(16).padStart(32, '0'), payload: '{"body":"x","n":1}', options: '', after: '' }] });
-  const claim = () =>
-    CODECS.claim.encode({ count: 1, lease: 30_000, token: 'token', worker: 'worker', deadMaxCount: 1000, deadMaxAge: 3_600_000, remember: 20_000, events: 1000, keep: 0, acks: [] });
-  const argv = () => (name === 'put' ? put() : claim()).map(String);
+  // Through the ops' own codecs, so the probe's ARGV is the one docket sends.
+  const putArgv = () =>
+    put.encode({ maxAttempts: 5, schedule: '', events: 1000, items: [{ id: (n++).toString(16).padStart(32, '0'), payload: '{"body":"x","n":1}', options: '', after: '' }] });
+  const claimArgv = () =>
+    claim.encode({ count: 1, lease: 30_000, token: 'token', worker: 'worker', deadMaxCount: 1000, deadMaxAge: 3_600_000, remember: 20_000, events: 1000, keep: 0, acks: [] });
+  const argv = () => (name === 'put' ? putArgv() : claimArgv()).map(String);
   const out: Record<string, number> = {};
   for (const [stage, source] of Object.entries(cuts)) {
     if (stage !== 'whole' && source === whole) throw new Error(`${name}.lua: could not cut it ${stage}`);

@@ -17,6 +17,8 @@ import { childModule } from '../support/children';
 import { eventually, sleep } from '../support/harness';
 import { checkInvariants, layout } from './support/checker';
 import { useLab } from './support/lab';
+import { apply } from '../../lib/ops/apply';
+import { outbox } from '../../lib/ops/outbox';
 
 const lab = useLab();
 const UP = 'up';
@@ -57,13 +59,13 @@ it('a carrier that dies between the two steps neither loses a dependent nor star
     return lab.raw.zCount(k.outbox, '-inf', Math.floor(t.getTime() / 1000) * 1000 + Math.floor(t.microseconds / 1000));
   };
   await eventually(async () => (await outboxDue()) === (await lab.raw.zCard(k.outbox)), CARRY_LEASE_MS + 2000);
-  const { steps: leased } = await ctx.scripts.run('outbox', ctx.keys(UP), { lease: CARRY_LEASE_MS, most: 100, carried: [] });
+  const { steps: leased } = await ctx.scripts.run(outbox, ctx.keys(UP), { lease: CARRY_LEASE_MS, most: 100, carried: [] });
   expect(leased.length).toBeGreaterThanOrEqual(2);
   const ofC = leased.slice(0, Math.ceil(leased.length / 2));
   const c = pairs.filter((hash) => ofC.some((step) => step.includes(hash)));
   const b = pairs.filter((hash) => !c.includes(hash) && leased.some((step) => step.includes(hash)));
   for (const hash of [...b, ...c]) expect(await state(hash)).toBe('waiting');
-  await ctx.scripts.run('apply', ctx.keys(DOWN), { events: ctx.options.eventsMaxLength, steps: ofC });
+  await ctx.scripts.run(apply, ctx.keys(DOWN), { events: ctx.options.eventsMaxLength, steps: ofC });
   const leasedAt = Date.now();
 
   // A: the acking worker died; its steps are recorded (and perhaps leased by its dying carry).

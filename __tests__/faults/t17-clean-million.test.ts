@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type Scheduler } from '../../lib';
 import { queueKeys } from '../../lib/domain/keys';
+import { clean } from '../../lib/ops/clean';
 import { compile } from '../../lib/redis/scripts';
 import { startRedis, type RedisServer } from '../support/redis-server';
 
@@ -76,7 +77,7 @@ it('cleans 1,000,000 dead tasks in short scripts while a worker runs', async () 
   // Every script the server runs is logged with its time; the clean ones are found by SHA.
   await raw.configSet({ 'slowlog-log-slower-than': '0', 'slowlog-max-len': '100000' });
   await raw.sendCommand(['SLOWLOG', 'RESET']);
-  const sha = createHash('sha1').update(compile('clean')).digest('hex');
+  const sha = createHash('sha1').update(compile(clean)).digest('hex');
 
   const started = performance.now();
   const deleted = await s.clean({ queue, state: 'dead' });

@@ -349,7 +349,7 @@ export class PermissionError extends DocketError {
 }
 
 /**
- * A script's reply did not have the shape its header documents (lib/codecs reads every reply):
+ * A script's reply did not have the shape its header documents (lib/ops reads every reply):
  * a Lua script and this client disagree, say a server still running another docket version's
  * scripts. `script` names it. The script ran: what it wrote stays.
  */

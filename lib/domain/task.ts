@@ -3,7 +3,7 @@
  * A task's stored metadata is a small JSON object, the record part of its field in the queue's
  * `tasks` hash (docs/design.md, lib/domain/meta.ts).
  */
-import type { TaskRecord } from '../redis/codecs/reads';
+import type { TaskRecord } from '../ops/get';
 import type { Dependency } from '../features/deps';
 import type { TaskState } from './domain';
 import { parseMeta } from './meta';
@@ -127,7 +127,7 @@ export interface PutResult {
 
 /**
  * Task `hash` as get() reports it, from its record as the get and list codecs decode it (by name:
- * lib/redis/codecs/reads.ts). A record without a payload (damaged) reads as data null.
+ * lib/ops/get.ts). A record without a payload (damaged) reads as data null.
  */
 export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord): TaskInfo<T> {
   const { payload, state, progress } = record;

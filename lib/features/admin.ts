@@ -6,7 +6,12 @@
 import { serverTime as readServerTime, type Context } from '../redis/context';
 import { listOptions, parse, queueName, stateArg, STATES } from '../domain/options';
 import type { Json } from '../domain/payload';
-import type { ListedRecord } from '../redis/codecs/reads';
+import { exists } from '../ops/commands/keyspace';
+import { sadd, smembers } from '../ops/commands/sets';
+import { routed } from '../ops/commands/via';
+import { list as listOp, type ListedRecord } from '../ops/list';
+import { pause as pauseOp } from '../ops/pause';
+import { stats as statsOp } from '../ops/stats';
 import { toTaskInfo, type TaskInfo, type TaskState } from '../domain/task';
 
 /** Lifetime counters of a queue, kept in Redis by the scripts, so every process sees the same. */
@@ -125,7 +130,7 @@ const COUNTERS: Record<keyof QueueTotals, string> = {
 };
 
 export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
-  const { ready, delayed, active, dead, waiting, paused, counters } = await ctx.scripts.run('stats', ctx.keys(queue), {});
+  const { ready, delayed, active, dead, waiting, paused, counters } = await ctx.scripts.run(statsOp, ctx.keys(queue), {});
   const byName: Record<string, NamedTotals> = Object.create(null) as Record<string, NamedTotals>;
   for (const [field, count] of counters) {
     const bar = field.indexOf('|');
@@ -161,7 +166,7 @@ export async function list<T>(ctx: Context, state: unknown, options?: ListOption
   const o = parse(listOptions, options ?? {}, 'options');
   const queue = o.queue ?? ctx.options.queue;
   // ARGV preview 0 reads whole payloads: list() without the option keeps its data.
-  const { now, total, tasks } = await ctx.scripts.run('list', ctx.keys(queue), { state: s, offset: o.offset, limit: o.limit, preview: o.preview ?? 0 });
+  const { now, total, tasks } = await ctx.scripts.run(listOp, ctx.keys(queue), { state: s, offset: o.offset, limit: o.limit, preview: o.preview ?? 0 });
   if (o.preview === undefined) return { now, total, tasks: tasks.map((r) => toListed<T>(queue, s, r)) };
   return { now, total, tasks: tasks.map((r) => toPreview(queue, s, r)) };
 }
@@ -228,7 +233,7 @@ export async function serverTime(ctx: Context, queue = ctx.options.queue): Promi
 
 /** Pauses (`paused` true) or resumes a queue; true when this call changed its state. */
 export async function setPaused(ctx: Context, queue: string, paused: boolean): Promise<boolean> {
-  return ctx.scripts.run('pause', ctx.keys(queue), { paused });
+  return ctx.scripts.run(pauseOp, ctx.keys(queue), { paused });
 }
 
 /**
@@ -248,14 +253,14 @@ export function registryKey(prefix: string): string {
 export async function queues(ctx: Context): Promise<string[]> {
   const key = registryKey(ctx.options.prefix);
   const deadline = { ms: ctx.options.commandTimeout, what: 'queues' };
-  const names = (await ctx.conn.send(key, ['SMEMBERS', key], deadline)) as string[];
+  const names = await smembers(routed(ctx.conn, key, deadline), key);
   // One EXISTS over every key of each queue (one slot), sent together: node-redis pipelines them.
   // A name that is no queue name (written by hand) is listed as it is.
   const held = await Promise.all(
     names.map((name) => {
       if (!queueName.safeParse(name).success) return 1;
       const keys = Object.values(ctx.keys(name));
-      return ctx.conn.send(keys[0], ['EXISTS', ...keys], deadline) as Promise<number>;
+      return exists(routed(ctx.conn, keys[0], deadline), ...keys);
     }),
   );
   return names.filter((_, i) => held[i] > 0).sort();
@@ -265,7 +270,7 @@ export async function queues(ctx: Context): Promise<string[]> {
 export async function register(ctx: Context, queue: string): Promise<void> {
   if (ctx.registered.has(queue)) return;
   const key = registryKey(ctx.options.prefix);
-  await ctx.conn.send(key, ['SADD', key, queue], { ms: ctx.options.commandTimeout, what: 'register' });
+  await sadd(routed(ctx.conn, key, { ms: ctx.options.commandTimeout, what: 'register' }), key, queue);
   ctx.registered.add(queue);
 }
 

@@ -5,10 +5,14 @@
  */
 import { registryKey, serverTime } from './admin';
 import type { Context } from '../redis/context';
+import { srem } from '../ops/commands/sets';
+import { routed } from '../ops/commands/via';
 import { CARRY_LEASE_MS, carry } from './deps';
 import { QueueActiveError } from '../domain/errors';
 import { errorFields } from '../domain/log';
 import { cleanOptions, obliterateOptions, parse, type CleanOptionsInput, type ObliterateOptionsInput } from '../domain/options';
+import { clean as cleanOp } from '../ops/clean';
+import { obliterate as obliterateOp } from '../ops/obliterate';
 
 /** Options of clean(): the state is required. */
 export type CleanOptions = CleanOptionsInput;
@@ -48,7 +52,7 @@ export async function clean(ctx: Context, options: CleanOptions): Promise<number
     let cursor = '';
     while (total < limit) {
       const input = { source, before, most: Math.min(BATCH, limit - total), scan: SCAN, cursor, events: ctx.options.eventsMaxLength };
-      const reply = await ctx.scripts.run('clean', keys, input);
+      const reply = await ctx.scripts.run(cleanOp, keys, input);
       total += reply.deleted;
       cursor = reply.cursor;
       outboxed ||= reply.outboxed;
@@ -69,7 +73,7 @@ export async function clean(ctx: Context, options: CleanOptions): Promise<number
 export async function obliterate(ctx: Context, options?: ObliterateOptions): Promise<void> {
   const o = parse(obliterateOptions, options ?? {}, 'options');
   const queue = o.queue ?? ctx.options.queue;
-  let reply = await ctx.scripts.run('obliterate', ctx.keys(queue), { force: o.force === true });
+  let reply = await ctx.scripts.run(obliterateOp, ctx.keys(queue), { force: o.force === true });
   if (reply.status === 'active') throw new QueueActiveError(queue, reply.leased);
   // Steps for other queues were left in its outbox (tasks there waited on its tasks, or its tasks
   // on theirs): carried, then the outbox goes too. A step another client holds is due again when
@@ -77,7 +81,7 @@ export async function obliterate(ctx: Context, options?: ObliterateOptions): Pro
   const until = Date.now() + 2 * CARRY_LEASE_MS;
   while (reply.status === 'carry') {
     await carry(ctx, queue);
-    reply = await ctx.scripts.run('obliterate', ctx.keys(queue), { force: true });
+    reply = await ctx.scripts.run(obliterateOp, ctx.keys(queue), { force: true });
     if (reply.status === 'carry') {
       if (Date.now() > until) {
         // Left for a later obliterate (or a claimer of the queue) to carry: the name stays registered.
@@ -88,7 +92,7 @@ export async function obliterate(ctx: Context, options?: ObliterateOptions): Pro
     }
   }
   const registry = registryKey(ctx.options.prefix);
-  await ctx.conn.send(registry, ['SREM', registry, queue], { ms: ctx.options.commandTimeout, what: 'obliterate' });
+  await srem(routed(ctx.conn, registry, { ms: ctx.options.commandTimeout, what: 'obliterate' }), registry, queue);
   // A later put on it from this process registers it again.
   ctx.registered.delete(queue);
 }

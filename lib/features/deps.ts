@@ -14,8 +14,11 @@
  * a failure down a 1,000-long chain is 1,000 steps. The client of the call that left more carries
  * on with them too, a batch a call, until none is left, so no worker needs to be claiming.
  */
-import { stepQueue } from '../redis/codecs/deps';
+import { outbox, stepQueue } from '../ops/outbox';
+import { apply } from '../ops/apply';
 import type { Context } from '../redis/context';
+import { hget } from '../ops/commands/hashes';
+import { routed } from '../ops/commands/via';
 import { UnreadableRecordError, ValidationError } from '../domain/errors';
 import { errorFields } from '../domain/log';
 import { result, type TaskOutcome } from '../life/outcome';
@@ -107,7 +110,7 @@ async function carryOnce(ctx: Context, queue: string): Promise<{ chase: Set<stri
   let carried: string[] = [];
   const chase = new Set<string>();
   for (let round = 0; round < CARRY_ROUNDS; round++) {
-    const { steps } = await ctx.scripts.run('outbox', ctx.keys(queue), { lease: CARRY_LEASE_MS, most: CARRY_BATCH, carried });
+    const { steps } = await ctx.scripts.run(outbox, ctx.keys(queue), { lease: CARRY_LEASE_MS, most: CARRY_BATCH, carried });
     carried = [];
     if (steps.length === 0) return { chase, more: false };
     const byTarget = new Map<string, string[]>();
@@ -117,7 +120,7 @@ async function carryOnce(ctx: Context, queue: string): Promise<{ chase: Set<stri
     }
     await Promise.all(
       [...byTarget].map(async ([target, list]) => {
-        const { left, due } = await ctx.scripts.run('apply', ctx.keys(target), { events: ctx.options.eventsMaxLength, steps: list });
+        const { left, due } = await ctx.scripts.run(apply, ctx.keys(target), { events: ctx.options.eventsMaxLength, steps: list });
         // The steps made new steps there (a registration that found its task finished answers, a
         // failure passes down a chain there): carried on too.
         if (due !== null || left > 0) chase.add(target);
@@ -126,7 +129,7 @@ async function carryOnce(ctx: Context, queue: string): Promise<{ chase: Set<stri
     carried = steps;
   }
   // Out of rounds: say what was carried, then the caller goes on.
-  await ctx.scripts.run('outbox', ctx.keys(queue), { lease: CARRY_LEASE_MS, most: 0, carried });
+  await ctx.scripts.run(outbox, ctx.keys(queue), { lease: CARRY_LEASE_MS, most: 0, carried });
   return { chase, more: true };
 }
 
@@ -137,7 +140,7 @@ async function carryOnce(ctx: Context, queue: string): Promise<{ chase: Set<stri
  */
 async function settleAll(ctx: Context, queue: string): Promise<void> {
   const input = { events: ctx.options.eventsMaxLength, steps: [] };
-  while ((await ctx.scripts.run('apply', ctx.keys(queue), input)).left > 0);
+  while ((await ctx.scripts.run(apply, ctx.keys(queue), input)).left > 0);
 }
 
 /**
@@ -147,7 +150,7 @@ async function settleAll(ctx: Context, queue: string): Promise<void> {
  */
 export async function dependencies(ctx: Context, queue: string, hash: string, limit = Infinity): Promise<Dependency[]> {
   const key = ctx.keys(queue).deplist;
-  const raw = (await ctx.conn.send(key, ['HGET', key, hash], { ms: ctx.options.commandTimeout, what: 'dependencies' })) as string | null;
+  const raw = await hget(routed(ctx.conn, key, { ms: ctx.options.commandTimeout, what: 'dependencies' }), key, hash);
   if (!raw) return [];
   const what = `the dependency list of task ${hash}`;
   const list = parseRecord<unknown>(raw, what);

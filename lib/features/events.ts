@@ -4,8 +4,9 @@
  * reads it as an async iterator, on a connection of its own, so any process can follow a queue,
  * and a producer can wait for its own task's outcome.
  */
-import { entryTime, latestId, rangeEntries, readEntries, type StreamEntry } from '../redis/codecs/streams';
-import { hashReply, type Standalone } from '../redis/connection';
+import { entryTime, latest, xinfoStream, xrange, xread, type StreamEntry } from '../ops/commands/streams';
+import { dedicated, routed } from '../ops/commands/via';
+import type { Standalone } from '../redis/connection';
 import { serverTime, type Context } from '../redis/context';
 import { type DocketError, fromRedisError } from '../domain/errors';
 import { errorFields } from '../domain/log';
@@ -65,11 +66,7 @@ export function events(ctx: Context, queue: string, options: EventsOptions | und
   const key = ctx.keys(queue).events;
   const deadline = { ms: ctx.options.commandTimeout, what: 'events' };
   const start: Promise<string> =
-    o.from === 'start'
-      ? Promise.resolve('0-0')
-      : o.from !== 'now'
-        ? Promise.resolve(o.from)
-        : ctx.conn.send(key, ['XREVRANGE', key, '+', '-', 'COUNT', '1'], deadline).then((r) => latestId(r) ?? '0-0');
+    o.from === 'start' ? Promise.resolve('0-0') : o.from !== 'now' ? Promise.resolve(o.from) : latest(routed(ctx.conn, key, deadline), key).then((id) => id ?? '0-0');
   // A start that fails is reported by the first next(), not as an unhandled rejection now.
   start.catch(() => {});
   return read(ctx, queue, key, start, signal);
@@ -86,23 +83,22 @@ async function* read(ctx: Context, queue: string, key: string, start: Promise<st
   signal.addEventListener('abort', drop);
   try {
     while (!signal.aborted) {
-      let reply: unknown;
+      let entries: StreamEntry[];
       try {
         conn ??= await ctx.conn.duplicate(key, ctx.options.commandTimeout);
-        reply = await conn.sendCommand(['XREAD', 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', key, last]);
+        entries = (await xread(dedicated(conn), [[key, last]], { count: BATCH, block: BLOCK_MS })).get(key) ?? [];
       } catch (err) {
         if (signal.aborted) return;
         const error = fromRedisError(err, 'events');
         // A lost connection (a restart, a failover): read again from the last event seen, on a
-        // new connection. Anything else (an ACL refusal, say) is for the caller.
+        // new connection. Anything else (an ACL refusal, a reply of another shape: a ReplyError) is for the caller.
         if (!isConnectionLoss(error)) throw error;
         ctx.log.warn({ queue, ...errorFields(error) }, 'docket: events connection lost; reading again');
         drop();
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
-      // A reply of another shape is a ReplyError for the caller, as a script's is.
-      for (const entry of readEntries(reply)) {
+      for (const entry of entries) {
         last = entry.id;
         yield toEvent(queue, entry);
       }
@@ -169,7 +165,7 @@ export async function throughput(ctx: Context, queue: string, options?: Throughp
     ...(Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<EventType, number>),
   }));
   // The stream is capped (eventsMaxLength), so this read is bounded however busy the queue.
-  const entries = rangeEntries(await ctx.conn.send(key, ['XRANGE', key, String(start), '+'], deadline));
+  const entries = await xrange(routed(ctx.conn, key, deadline), key, String(start));
   for (const { at, fields } of entries) {
     // An event in the very millisecond of `now` belongs to the last bucket (ends are exclusive
     // otherwise); one written after the TIME read (XRANGE reads to the end) is past the window.
@@ -179,8 +175,9 @@ export async function throughput(ctx: Context, queue: string, options?: Throughp
   }
   // Trimming (MAXLEN) drops the oldest entries: once any were dropped, the counts are whole only
   // from the oldest entry left.
-  const info = entries.length > 0 ? hashReply(await ctx.conn.send(key, ['XINFO', 'STREAM', key], deadline)) : null;
-  const trimmed = info !== null && Number(info.get('entries-added')) > Number(info.get('length'));
-  const first = trimmed ? entryTime(String(info.get('recorded-first-entry-id')), 'XINFO') : 0;
+  // (Redis before 7.0 counts no entries added: its counts are taken as whole.)
+  const info = entries.length > 0 ? await xinfoStream(routed(ctx.conn, key, deadline), key) : null;
+  const trimmed = info?.entriesAdded != null && info.entriesAdded > info.length;
+  const first = trimmed && info.recordedFirstEntryId !== null ? entryTime(info.recordedFirstEntryId, 'XINFO STREAM') : 0;
   return { now, bucket: o.bucket, since: Math.max(start, first), buckets };
 }

@@ -3,9 +3,13 @@
  * of the queue. The limit lives in Redis (`glimits`), so every claim honours the same one; a claim
  * parks a task whose group is at its limit, and the group's next finished task brings one back.
  */
-import { hashReply } from '../redis/connection';
+import { hget, hgetall } from '../ops/commands/hashes';
+import { zcard } from '../ops/commands/zsets';
+import { routed } from '../ops/commands/via';
 import type { Context } from '../redis/context';
 import { concurrencyArg, groupLimitArg, groupLimitOptions, parse } from '../domain/options';
+import { cap } from '../ops/cap';
+import { limit as limitOp } from '../ops/limit';
 
 export interface GroupLimitOptions {
   queue?: string;
@@ -33,15 +37,15 @@ export async function limitGroups(ctx: Context, limit: unknown, options?: GroupL
   // The first call writes the limit; later ones only move parked tasks the limit now has room for.
   let from: string | null = null;
   do {
-    ({ next: from } = await ctx.scripts.run('limit', keys, { group: o.group ?? null, limit: n ?? null, from, batch: BATCH }));
+    ({ next: from } = await ctx.scripts.run(limitOp, keys, { group: o.group ?? null, limit: n ?? null, from, batch: BATCH }));
   } while (from !== null);
 }
 
 export async function groupLimits(ctx: Context, options?: { queue?: string }): Promise<GroupLimits> {
   const keys = ctx.keys(ctx.queueOf(options));
   const deadline = { ms: ctx.options.commandTimeout, what: 'groupLimits' };
-  const [limits, active] = await Promise.all([ctx.conn.send(keys.glimits, ['HGETALL', keys.glimits], deadline), ctx.conn.send(keys.gactive, ['HGETALL', keys.gactive], deadline)]);
-  const numbers = (reply: unknown) => Object.fromEntries([...hashReply(reply)].map(([k, v]) => [k, Number(v)]));
+  const [limits, active] = await Promise.all([hgetall(routed(ctx.conn, keys.glimits, deadline), keys.glimits), hgetall(routed(ctx.conn, keys.gactive, deadline), keys.gactive)]);
+  const numbers = (fields: Map<string, string>) => Object.fromEntries([...fields].map(([k, v]) => [k, Number(v)]));
   const groups = numbers(limits);
   const fallback = groups[''];
   delete groups[''];
@@ -64,12 +68,12 @@ export interface ConcurrencyLimit {
 export async function limitConcurrency(ctx: Context, limit: unknown, options?: { queue?: string }): Promise<void> {
   const n = parse(concurrencyArg, limit, 'limit');
   const keys = ctx.keys(ctx.queueOf(options));
-  await ctx.scripts.run('cap', keys, { fields: [{ name: 'concurrency', value: n ?? null }] });
+  await ctx.scripts.run(cap, keys, { fields: [{ name: 'concurrency', value: n ?? null }] });
 }
 
 export async function concurrencyLimit(ctx: Context, options?: { queue?: string }): Promise<ConcurrencyLimit> {
   const keys = ctx.keys(ctx.queueOf(options));
   const deadline = { ms: ctx.options.commandTimeout, what: 'concurrencyLimit' };
-  const [limit, active] = await Promise.all([ctx.conn.send(keys.limits, ['HGET', keys.limits, 'concurrency'], deadline), ctx.conn.send(keys.active, ['ZCARD', keys.active], deadline)]);
-  return { limit: limit === null ? null : Number(limit), active: Number(active) };
+  const [limit, active] = await Promise.all([hget(routed(ctx.conn, keys.limits, deadline), keys.limits, 'concurrency'), zcard(routed(ctx.conn, keys.active, deadline), keys.active)]);
+  return { limit: limit === null ? null : Number(limit), active };
 }

@@ -4,11 +4,13 @@
  * queue-wide pause of a given length, for a worker told by an API to slow down (HTTP 429).
  */
 import { serverTime } from './admin';
-import { hashReply } from '../redis/connection';
+import { hgetall } from '../ops/commands/hashes';
+import { routed } from '../ops/commands/via';
 import type { Context } from '../redis/context';
 import { ValidationError } from '../domain/errors';
 import { limitRateTail, parse, queueOptions, rateArg, rateScope, spanArg } from '../domain/options';
 import type { Span } from '../domain/time';
+import { cap } from '../ops/cap';
 
 export interface RateLimit {
   /** Most claims in any window of `per` ms. */
@@ -60,7 +62,7 @@ export async function limitRate(ctx: Context, limit: unknown, options?: RateLimi
   if (limit === null) {
     const scope = parse(rateScope, options ?? {}, 'options');
     const [rate, per] = fields(scope);
-    await ctx.scripts.run('cap', ctx.keys(scope.queue ?? ctx.options.queue), {
+    await ctx.scripts.run(cap, ctx.keys(scope.queue ?? ctx.options.queue), {
       fields: [
         { name: rate, value: null },
         { name: per, value: null },
@@ -71,7 +73,7 @@ export async function limitRate(ctx: Context, limit: unknown, options?: RateLimi
   parse(limitRateTail, options, 'options');
   const o = parse(rateArg, limit, 'limit');
   const [rate, per] = fields(o);
-  await ctx.scripts.run('cap', ctx.keys(o.queue ?? ctx.options.queue), {
+  await ctx.scripts.run(cap, ctx.keys(o.queue ?? ctx.options.queue), {
     fields: [
       { name: rate, value: o.max },
       { name: per, value: o.per },
@@ -85,7 +87,7 @@ export async function backoffQueue(ctx: Context, queue: unknown, span: Span): Pr
   const name = ctx.checkQueue(queue, 'queue');
   const ms = parse(spanArg, span, 'span');
   // The one field written: `until`, as the time it ends on the server's clock.
-  const [until] = await ctx.scripts.run('cap', ctx.keys(name), { fields: [{ name: 'until', value: { after: ms } }] });
+  const [until] = await ctx.scripts.run(cap, ctx.keys(name), { fields: [{ name: 'until', value: { after: ms } }] });
   return until ?? 0;
 }
 
@@ -93,8 +95,7 @@ export async function rateLimits(ctx: Context, options?: RateLimitOptions): Prom
   const queue = parse(queueOptions, options ?? {}, 'options').queue ?? ctx.options.queue;
   const keys = ctx.keys(queue);
   const deadline = { ms: ctx.options.commandTimeout, what: 'rateLimits' };
-  const [fields, now] = await Promise.all([ctx.conn.send(keys.limits, ['HGETALL', keys.limits], deadline), serverTime(ctx, queue)]);
-  const f = hashReply(fields);
+  const [f, now] = await Promise.all([hgetall(routed(ctx.conn, keys.limits, deadline), keys.limits), serverTime(ctx, queue)]);
   const until = Number(f.get('until') ?? 0);
   const pair = (rate: string, per: string) => (f.has(rate) ? { max: Number(f.get(rate)), per: Number(f.get(per)) } : null);
   // fromEntries defines each group as an own property, so a group named __proto__ is listed too.

@@ -5,7 +5,8 @@
  * latest occurrence put per schedule, and skips any occurrence at or before it, so many processes
  * produce each occurrence exactly once. Occurrences are computed from the Redis server's clock.
  */
-import { hashReply } from '../redis/connection';
+import { hget, hgetall, hset } from '../ops/commands/hashes';
+import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
 import { fromRedisError, UnreadableRecordError, ValidationError, type DocketError } from '../domain/errors';
 import { everyOptions, parse, scheduleArg, scheduleName, type ParsedEveryOptions, type ParsedSchedule } from '../domain/options';
@@ -14,6 +15,8 @@ import { identityOf } from '../domain/hashing';
 import { putOccurrences, type PutOptions } from '../life/put';
 import type { Span } from '../domain/time';
 import type { Duration } from '../domain/time';
+import { cancel } from '../ops/cancel';
+import { unschedule as unscheduleOp } from '../ops/unschedule';
 
 /** A cron expression, the same with a time zone, or an interval (ms or Duration). */
 export type Schedule = string | { cron: string; tz?: string } | number | Duration;
@@ -161,10 +164,7 @@ export class Recurring {
   /** Records the schedule and puts its first occurrences; then the loop keeps it going. */
   async start(): Promise<void> {
     const definition: Definition = { ...this.occurrences.definition, data: this.canonical };
-    await this.ctx.conn.send(this.keys.schedules, ['HSET', this.keys.schedules, this.name, JSON.stringify(definition)], {
-      ms: this.ctx.options.commandTimeout,
-      what: 'every',
-    });
+    await hset(routed(this.ctx.conn, this.keys.schedules, { ms: this.ctx.options.commandTimeout, what: 'every' }), this.keys.schedules, this.name, JSON.stringify(definition));
     await this.look();
   }
 
@@ -181,7 +181,7 @@ export class Recurring {
   private async look(): Promise<void> {
     const [now, latestReply] = await Promise.all([
       serverTime(this.ctx, this.keys.occurred, 'every'),
-      this.ctx.conn.send(this.keys.occurred, ['HGET', this.keys.occurred, this.name], { ms: this.ctx.options.commandTimeout, what: 'every' }),
+      hget(routed(this.ctx.conn, this.keys.occurred, { ms: this.ctx.options.commandTimeout, what: 'every' }), this.keys.occurred, this.name),
     ]);
     const latest = latestReply === null ? null : Number(latestReply);
     const due: number[] = [];
@@ -242,12 +242,7 @@ export class Recurring {
 export async function listSchedules<T = Json>(ctx: Context, queue: string): Promise<ScheduleInfo<T>[]> {
   const keys = ctx.keys(queue);
   const deadline = { ms: ctx.options.commandTimeout, what: 'listSchedules' };
-  const [definitions, latest] = (await Promise.all([
-    ctx.conn.send(keys.schedules, ['HGETALL', keys.schedules], deadline),
-    ctx.conn.send(keys.occurred, ['HGETALL', keys.occurred], deadline),
-  ])) as [unknown, unknown];
-  const defs = hashReply(definitions);
-  const lasts = hashReply(latest);
+  const [defs, lasts] = await Promise.all([hgetall(routed(ctx.conn, keys.schedules, deadline), keys.schedules), hgetall(routed(ctx.conn, keys.occurred, deadline), keys.occurred)]);
   return [...defs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, json]) => {
@@ -274,11 +269,11 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
 export async function unschedule(ctx: Context, queue: string, name: unknown): Promise<boolean> {
   const checked = parse(scheduleName, name, 'name');
   const keys = ctx.keys(queue);
-  const { existed, latest } = await ctx.scripts.run('unschedule', keys, { name: checked });
+  const { existed, latest } = await ctx.scripts.run(unscheduleOp, keys, { name: checked });
   if (latest !== null) {
     // The latest occurrence is an ordinary task, identified by its key: cancel it unless it has
     // run or is running (cancel leaves an active task to its worker).
-    await ctx.scripts.run('cancel', keys, { id: ctx.hash(identityOf('', occurrenceKey(checked, latest))), events: ctx.options.eventsMaxLength });
+    await ctx.scripts.run(cancel, keys, { id: ctx.hash(identityOf('', occurrenceKey(checked, latest))), events: ctx.options.eventsMaxLength });
   }
   return existed;
 }

@@ -3,7 +3,9 @@
  * operator can list them with their last error, re-drive them to ready, or purge them.
  */
 import { list, type ListOptions } from '../features/admin';
-import type { Change, RedriveRefusal } from '../redis/codecs/changes';
+import { purge } from '../ops/purge';
+import { redrive as redriveOp, type RedriveRefusal } from '../ops/redrive';
+import type { Change } from '../redis/reply';
 import type { Context } from '../redis/context';
 import { listDeadOptions, parse } from '../domain/options';
 import type { Json } from '../domain/payload';
@@ -32,7 +34,7 @@ export async function listDead<T>(ctx: Context, options?: ListDeadOptions): Prom
  * (`missing`, `active` with its worker, or `pending`: not dead).
  */
 export async function redriveOne(ctx: Context, queue: string, id: string): Promise<Change<RedriveRefusal>> {
-  const redriven = await ctx.scripts.run('redrive', ctx.keys(queue), { id, limit: 1 });
+  const redriven = await ctx.scripts.run(redriveOp, ctx.keys(queue), { id, limit: 1 });
   if (!redriven.done) return redriven.worker === undefined ? { done: false, reason: redriven.reason } : { done: false, reason: redriven.reason, worker: redriven.worker };
   return { done: true };
 }
@@ -40,7 +42,7 @@ export async function redriveOne(ctx: Context, queue: string, id: string): Promi
 /** Re-drives every dead task of the queue, in batches; how many. */
 export function redrive(ctx: Context, queue: string): Promise<number> {
   return drain(async () => {
-    const redriven = await ctx.scripts.run('redrive', ctx.keys(queue), { id: null, limit: BATCH });
+    const redriven = await ctx.scripts.run(redriveOp, ctx.keys(queue), { id: null, limit: BATCH });
     // A batch refuses nothing (the codec checks it): only how many went back.
     return redriven.done ? redriven.count : 0;
   });
@@ -48,7 +50,7 @@ export function redrive(ctx: Context, queue: string): Promise<number> {
 
 /** Deletes every dead task of the queue, in batches. */
 export function purgeDead(ctx: Context, queue: string): Promise<number> {
-  return drain(() => ctx.scripts.run('purge', ctx.keys(queue), { limit: BATCH }));
+  return drain(() => ctx.scripts.run(purge, ctx.keys(queue), { limit: BATCH }));
 }
 
 async function drain(batch: () => Promise<number>): Promise<number> {

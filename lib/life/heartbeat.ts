@@ -13,6 +13,7 @@ import type { Context } from '../redis/context';
 import { EventLoopBlockedError } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';
 import { HEARTBEAT_DEADLINE_MS, HEARTBEAT_INTERVAL_MS } from '../domain/options';
+import { beat } from '../ops/beat';
 
 /** The default deadline: a worker counts as gone once its heartbeat is this old. */
 export const HEARTBEAT_TTL_MS = HEARTBEAT_DEADLINE_MS;
@@ -42,7 +43,7 @@ export class Heartbeat {
   start(): void {
     const beat = () => {
       this.checkLag();
-      void this.send(this.timing.deadline).catch(this.report);
+      void this.beatOnce(this.timing.deadline).catch(this.report);
     };
     this.last = performance.now();
     beat();
@@ -55,7 +56,7 @@ export class Heartbeat {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.send(0).catch(this.report);
+    await this.beatOnce(0).catch(this.report);
   }
 
   /** Reports a beat that fired half a deadline or more late: the loop was blocked that long. */
@@ -68,7 +69,7 @@ export class Heartbeat {
     this.report(new EventLoopBlockedError(this.worker, lag, this.timing.deadline));
   }
 
-  private send(ttl: number): Promise<number> {
-    return this.ctx.scripts.run('beat', this.keys, { worker: this.worker, ttl });
+  private beatOnce(ttl: number): Promise<number> {
+    return this.ctx.scripts.run(beat, this.keys, { worker: this.worker, ttl });
   }
 }

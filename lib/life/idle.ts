@@ -16,6 +16,8 @@ import type { Context } from '../redis/context';
 import { ClosedError, fromRedisError } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';
 import type { Via } from '../redis/scripts';
+import { blpop, clientId, clientUnblock } from '../ops/commands/server';
+import { dedicated, routed } from '../ops/commands/via';
 
 /** The longest an idle worker waits before it looks again on its own (a safety net, not polling). */
 export const MAX_IDLE_MS = 5000;
@@ -63,8 +65,8 @@ export class IdleWait {
     // timeout must, at the due time, late by up to 1/hz s. With it, the timeout is a backstop.
     const backstop = this.ctx.unblock ? Math.ceil(ms / 1000) + 1 : ms / 1000;
     // Pipelined: one round trip.
-    this.blockedId = this.ctx.unblock ? blocker.sendCommand<number>(['CLIENT', 'ID']) : null;
-    const popped = blocker.sendCommand(['BLPOP', this.keys.wake, backstop.toFixed(3)]);
+    this.blockedId = this.ctx.unblock ? clientId(dedicated(blocker)) : null;
+    const popped = blpop(dedicated(blocker), this.keys.wake, backstop);
     // Only with CLIENT UNBLOCK: close() must be able to end the BLPOP that the claim waits behind.
     const claimed = this.ctx.unblock && claim ? this.behind(blocker, backstop * 1000 + limit, claim) : null;
     const timer = this.ctx.unblock ? setTimeout(() => this.unblock(), ms) : undefined;
@@ -116,9 +118,10 @@ export class IdleWait {
   private behind(blocker: Standalone, ms: number, claim: IdleClaim): Promise<void> {
     const cutoff = new Promise<never>((_, reject) => (this.cut = reject));
     cutoff.catch(() => {});
+    const onBlocker = dedicated(blocker);
     const via: Via = async (args) => {
       try {
-        return await withDeadline(Promise.race([blocker.sendCommand(args), cutoff]), ms, 'claim');
+        return await withDeadline(Promise.race([onBlocker(args), cutoff]), ms, 'claim');
       } catch (err) {
         throw fromRedisError(err, 'claim');
       }
@@ -143,8 +146,8 @@ export class IdleWait {
     const attempt = async (): Promise<void> => {
       try {
         const id = await pending;
-        const done = await this.ctx.conn.send(this.keys.wake, ['CLIENT', 'UNBLOCK', String(id)], { ms: limit, what: 'unblock' });
-        if (done === 0 && waiting()) setTimeout(() => void attempt(), UNBLOCK_RETRY_MS);
+        const done = await clientUnblock(routed(this.ctx.conn, this.keys.wake, { ms: limit, what: 'unblock' }), id);
+        if (!done && waiting()) setTimeout(() => void attempt(), UNBLOCK_RETRY_MS);
       } catch (err) {
         // The BLPOP backstop, or close()'s cut, still ends the wait; a closing worker says nothing.
         if (!closing) this.report(err);

@@ -10,7 +10,10 @@ import { carry, dependencies } from '../features/deps';
 import { errorFields, thrownText } from '../domain/log';
 import { channels, decodeCarrier, traced } from '../features/tracing';
 import { claimOptions, countArg, failOptions, parse, spanArg } from '../domain/options';
-import type { ClaimInput, FailOutcome } from '../redis/codecs/lease';
+import { claim as claimOp, type ClaimInput } from '../ops/claim';
+import { extend as extendOp } from '../ops/extend';
+import { fail as failOp, type FailOutcome } from '../ops/fail';
+import { release as releaseOp } from '../ops/release';
 import type { Span } from '../domain/time';
 import type { Task } from '../domain/task';
 import type { Via } from '../redis/scripts';
@@ -114,14 +117,14 @@ async function claimCall<T>(
     keep,
     acks: acks.map(({ task, result }) => ({ id: task.hash, token: task.token, result })),
   };
-  let reply = await ctx.scripts.run('claim', ctx.keys(queue), input, count === 0 ? 'ack' : 'claim', via);
+  let reply = await ctx.scripts.run(claimOp, ctx.keys(queue), input, count === 0 ? 'ack' : 'claim', via);
   // The script passed over its bound of entries that lease nothing (ghosts of cancelled or moved
   // tasks, expired tasks, tasks it parked) and stopped: each is gone now, so the next call goes on
   // behind them. Called again at once until a task is leased or none is left, so a claim never
   // answers null while a task is ready; each call stays short, and none is made when the first
   // leased a task (a claimMany then returns what it took).
   while (reply.leased.length === 0 && reply.stopped) {
-    reply = { ...(await ctx.scripts.run('claim', ctx.keys(queue), { ...input, acks: [] }, 'claim')), acked: reply.acked };
+    reply = { ...(await ctx.scripts.run(claimOp, ctx.keys(queue), { ...input, acks: [] }, 'claim')), acked: reply.acked };
   }
   const { now, carryAt } = reply;
   // Steps for other queues are due (a task others wait on finished): carried over apart from the
@@ -192,7 +195,7 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
   const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
   const input = { id: task.hash, token: task.token, retryIn, error: describe(o.error), maxAttempts: o.maxAttempts ?? null, events: ctx.options.eventsMaxLength };
   const call = async () => {
-    const { outcome, carry: carried } = await ctx.scripts.run('fail', ctx.keys(task.queue), input);
+    const { outcome, carry: carried } = await ctx.scripts.run(failOp, ctx.keys(task.queue), input);
     // A task that went dead with dependents in other queues left steps for them: carried now, not
     // at this queue's next claim. Only then: a plain fail costs no second round trip.
     if (carried) {
@@ -206,14 +209,14 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
 /** Hands a held task back unfinished, without counting the delivery; false once the lease is lost. */
 export async function release(ctx: Context, task: Task<unknown>): Promise<boolean> {
   checkTask(ctx, task);
-  return ctx.scripts.run('release', ctx.keys(task.queue), { id: task.hash, token: task.token });
+  return ctx.scripts.run(releaseOp, ctx.keys(task.queue), { id: task.hash, token: task.token });
 }
 
 /** Moves the lease deadline to now + `by` on the Redis clock; false once the lease is lost. */
 export async function extend(ctx: Context, task: Task<unknown>, by: Span): Promise<boolean> {
   checkTask(ctx, task);
   const ms = parse(spanArg, by, 'by');
-  const until = await ctx.scripts.run('extend', ctx.keys(task.queue), { id: task.hash, token: task.token, by: ms });
+  const until = await ctx.scripts.run(extendOp, ctx.keys(task.queue), { id: task.hash, token: task.token, by: ms });
   if (until === null) return false;
   task.leaseUntil = until;
   return true;

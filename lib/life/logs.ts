@@ -10,6 +10,8 @@
 import type { Context } from '../redis/context';
 import { LeaseLostError, PayloadTooLargeError, ValidationError } from '../domain/errors';
 import type { Task } from '../domain/task';
+import { log } from '../ops/log';
+import { logs } from '../ops/logs';
 
 /** One stored log line: when it was written (epoch ms on the Redis clock) and its text. */
 export interface LogLine {
@@ -59,7 +61,7 @@ export class LogWriter {
   /** Waits until every line written so far is stored or refused. */
   async flush(): Promise<void> {
     while (this.sending || this.gathering || this.pending.length > 0) {
-      await (this.sending ?? this.gathering?.done ?? this.send());
+      await (this.sending ?? this.gathering?.done ?? this.storeBatch());
     }
   }
 
@@ -76,7 +78,7 @@ export class LogWriter {
     const done = new Promise<void>((resolve) => (end = resolve));
     const immediate = setImmediate(() => {
       this.gathering = null;
-      void this.send().then(end);
+      void this.storeBatch().then(end);
     });
     this.gathering = { immediate, done, end };
   }
@@ -88,13 +90,13 @@ export class LogWriter {
     this.gathering = null;
   }
 
-  private async send(): Promise<void> {
+  private async storeBatch(): Promise<void> {
     const batch = this.pending.splice(0);
     if (batch.length === 0) return;
     const { hash, token, queue } = this.task;
     const { logMaxLines, logMaxBytes } = this.ctx.options;
     const input = { id: hash, token, maxLines: logMaxLines, maxBytes: logMaxBytes, lines: kept(batch, logMaxLines, logMaxBytes) };
-    this.sending = this.ctx.scripts.run('log', this.ctx.keys(queue), input).then(
+    this.sending = this.ctx.scripts.run(log, this.ctx.keys(queue), input).then(
       (stored) => {
         if (!stored) this.onProblem?.(new LeaseLostError(hash));
         batch.forEach((p) => p.resolve(stored));
@@ -149,7 +151,7 @@ export function stopLogs(task: Task<unknown>): void {
 
 /** The stored log of task `id` of `queue`, oldest line first; [] for none. One script call (lua/logs.lua). */
 export async function readLogs(ctx: Context, queue: string, id: string): Promise<LogLine[]> {
-  const chunks = await ctx.scripts.run('logs', ctx.keys(queue), { id });
+  const chunks = await ctx.scripts.run(logs, ctx.keys(queue), { id });
   return chunks.flatMap(parseChunk);
 }
 

@@ -8,7 +8,7 @@
  * for that task. So a waiting call costs Redis nothing while it waits, and a thousand of them, in
  * any number of queues, share one connection.
  */
-import type { KeptOutcome, ResultReply } from '../redis/codecs/reads';
+import { result as resultOp, type KeptOutcome, type ResultReply } from '../ops/result';
 import type { Context } from '../redis/context';
 import { ClosedError } from '../domain/errors';
 import { parseMeta } from '../domain/meta';
@@ -77,7 +77,7 @@ export interface ResultOptions {
 
 /** What docket knows of task `id` now; `stream` asks for the events stream's latest id too. */
 async function read(ctx: Context, queue: string, id: string, stream: boolean): Promise<{ outcome: TaskOutcome | null; stream: string }> {
-  const reply = await ctx.scripts.run('result', ctx.keys(queue), { id, stream });
+  const reply = await ctx.scripts.run(resultOp, ctx.keys(queue), { id, stream });
   return { outcome: toOutcome(queue, id, reply), stream: reply.stream };
 }
 

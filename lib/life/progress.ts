@@ -9,6 +9,7 @@ import type { Context } from '../redis/context';
 import { LeaseLostError, PayloadTooLargeError } from '../domain/errors';
 import { canonicalJson } from '../domain/payload';
 import type { Task } from '../domain/task';
+import { progress } from '../ops/progress';
 
 /** At most one progress write per task in this many ms. */
 export const MIN_INTERVAL_MS = 100;
@@ -69,7 +70,7 @@ export class ProgressWriter {
    * 100 ms are up, not sooner (the ack waits for it, at most that long).
    */
   async flush(): Promise<void> {
-    while (this.sending || this.timed || this.pending) await (this.sending ?? this.timed ?? this.send());
+    while (this.sending || this.timed || this.pending) await (this.sending ?? this.timed ?? this.storeLatest());
   }
 
   /** Drops a waiting value (the task was handed back): its callers get false. */
@@ -82,13 +83,13 @@ export class ProgressWriter {
   private schedule(): void {
     if (this.timer || this.sending) return;
     const wait = this.last + MIN_INTERVAL_MS - performance.now();
-    if (wait <= 0) void this.send();
+    if (wait <= 0) void this.storeLatest();
     else {
       this.timed = new Promise((resolve) => {
         this.endTimed = resolve;
         this.timer = setTimeout(() => {
           this.timer = this.timed = null;
-          resolve(this.send());
+          resolve(this.storeLatest());
         }, wait);
       });
     }
@@ -100,14 +101,14 @@ export class ProgressWriter {
     this.endTimed();
   }
 
-  private async send(): Promise<void> {
+  private async storeLatest(): Promise<void> {
     const p = this.pending;
     if (!p) return;
     this.pending = null;
     this.last = performance.now();
     const { hash, token, queue } = this.task;
     const input = { id: hash, token, value: p.json, events: this.ctx.options.eventsMaxLength };
-    this.sending = this.ctx.scripts.run('progress', this.ctx.keys(queue), input).then(
+    this.sending = this.ctx.scripts.run(progress, this.ctx.keys(queue), input).then(
       (stored) => {
         if (!stored) this.onProblem?.(new LeaseLostError(hash));
         p.waiting.forEach((w) => w.resolve(stored));

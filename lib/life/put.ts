@@ -9,6 +9,8 @@
  */
 import { register, registryKey } from '../features/admin';
 import type { Context } from '../redis/context';
+import { smismember } from '../ops/commands/sets';
+import { routed } from '../ops/commands/via';
 import { afterArg, carry, otherQueues, type DependencyFailure, type DependencyRef } from '../features/deps';
 import { errorFields } from '../domain/log';
 import { channels, encodeCarrier, listened, traced } from '../features/tracing';
@@ -18,7 +20,7 @@ import { identityOf } from '../domain/hashing';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/domain';
 import { parse, putOptions } from '../domain/options';
 import { canonicalJson, type Json } from '../domain/payload';
-import type { PutCode, PutItem } from '../redis/codecs/put';
+import { put, type PutCode, type PutItem } from '../ops/put';
 import type { Span } from '../domain/time';
 
 export interface PutOptions {
@@ -262,8 +264,8 @@ async function checkQueues(ctx: Context, prepared: Prepared[]): Promise<void> {
   const unknown = [...new Set(prepared.flatMap((p) => p.others))].filter((q) => !ctx.registered.has(q));
   if (unknown.length === 0) return;
   const key = registryKey(ctx.options.prefix);
-  const known = (await ctx.conn.send(key, ['SMISMEMBER', key, ...unknown], { ms: ctx.options.commandTimeout, what: 'put' })) as number[];
-  const missing = unknown.filter((_, i) => known[i] !== 1);
+  const known = await smismember(routed(ctx.conn, key, { ms: ctx.options.commandTimeout, what: 'put' }), key, ...unknown);
+  const missing = unknown.filter((_, i) => !known[i]);
   if (missing.length === 0) return;
   prepared.forEach((p, i) => {
     const refs = (p.options.after ?? []) as DependencyRef[];
@@ -320,7 +322,7 @@ const STATUS: Record<PutCode, PutStatus> = { 1: 'added', 2: 'revived', 3: 'repla
 /** One put.lua call; `code` is 1 (added), 2 (revived), 3 (replaced), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
 async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: PutCode; result: PutResult }>> {
   const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, events: ctx.options.eventsMaxLength, items: chunk.map((p) => p.item) };
-  const answers = await ctx.scripts.run('put', ctx.keys(queue), input);
+  const answers = await ctx.scripts.run(put, ctx.keys(queue), input);
   // A task that waits on tasks of other queues registers with them through the outbox: carried
   // now, so that the put returns with it done (if this fails, the queue's next claim carries it).
   if (chunk.some((p) => p.others.length > 0)) {

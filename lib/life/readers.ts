@@ -16,8 +16,9 @@
  * id the caller's first read returned, so no finish after that read is missed. Without CLIENT
  * UNBLOCK (an ACL refuses it) a read blocks at most SHORT_BLOCK_MS: a new queue joins that late.
  */
-import { array, text } from '../redis/codecs/codec';
-import { rangeEntries, type StreamEntry } from '../redis/codecs/streams';
+import { clientId, clientUnblock } from '../ops/commands/server';
+import { xread, type StreamEntry } from '../ops/commands/streams';
+import { dedicated, routed } from '../ops/commands/via';
 import { slotOf, type Standalone } from '../redis/connection';
 import type { Context } from '../redis/context';
 import { withDeadline } from '../redis/deadline';
@@ -46,20 +47,9 @@ function countFor(n: number): number {
   return Math.max(MIN_BATCH, Math.ceil(BATCH / n));
 }
 
-/** An XREAD's arguments from COUNT on: each stream read after its `last`. */
-function streamsArgs(streams: Stream[]): string[] {
-  return ['COUNT', String(countFor(streams.length)), 'STREAMS', ...streams.map((s) => s.key), ...streams.map((s) => s.last ?? '0-0')];
-}
-
-/** An XREAD reply over several streams: each stream's new entries, by key (none when the block timed out). */
-function readStreams(reply: unknown): Map<string, StreamEntry[]> {
-  const read = new Map<string, StreamEntry[]>();
-  if (reply === null) return read;
-  for (const stream of array('XREAD', reply, undefined, 'the streams')) {
-    const [key, entries] = array('XREAD', stream, 2, 'a stream');
-    read.set(text('XREAD', key, 'a stream key'), rangeEntries(entries, 'XREAD'));
-  }
-  return read;
+/** What an XREAD reads: each stream after its `last`. */
+function positions(streams: Stream[]): Array<[key: string, after: string]> {
+  return streams.map((s) => [s.key, s.last ?? '0-0']);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -67,7 +57,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** One non-blocking XREAD of one slot's streams; true when it read a full batch (more may wait). */
 export async function readSlot(ctx: Context, group: Stream[]): Promise<boolean> {
   try {
-    const read = readStreams(await ctx.conn.send(group[0].key, ['XREAD', ...streamsArgs(group)], { ms: ctx.options.commandTimeout, what: 'result' }));
+    const read = await xread(routed(ctx.conn, group[0].key, { ms: ctx.options.commandTimeout, what: 'result' }), positions(group), { count: countFor(group.length) });
     for (const stream of group) stream.take(read.get(stream.key) ?? []);
     return [...read.values()].some((entries) => entries.length === countFor(group.length));
   } catch (err) {
@@ -202,7 +192,7 @@ export class Reader {
   private stopped = false;
   private running = false;
   /** The XREAD in flight: its connection's CLIENT ID, the streams it reads, and whether it is being cut short. */
-  private call: { id: Promise<unknown>; streams: Set<Stream>; cut: boolean } | null = null;
+  private call: { id: Promise<number | null>; streams: Set<Stream>; cut: boolean } | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -266,13 +256,13 @@ export class Reader {
     const streams = [...this.streams];
     const block = this.ctx.unblock ? BLOCK_MS : SHORT_BLOCK_MS;
     // Pipelined with the XREAD: its CLIENT ID, for an unblock (it changes if node-redis reconnects).
-    const id = this.ctx.unblock ? conn.sendCommand(['CLIENT', 'ID']) : Promise.resolve(null);
+    const id = this.ctx.unblock ? clientId(dedicated(conn)) : Promise.resolve(null);
     id.catch(() => {});
     this.call = { id, streams: new Set(streams), cut: false };
     try {
       // A connection that hangs (a network black hole) would leave the read pending for ever.
       // Decoded here, so that a reply of another shape is reported as any other trouble.
-      const read = readStreams(await withDeadline(conn.sendCommand(['XREAD', 'BLOCK', String(block), ...streamsArgs(streams)]), block + limit, 'result'));
+      const read = await withDeadline(xread(dedicated(conn), positions(streams), { count: countFor(streams.length), block }), block + limit, 'result');
       return streams.map((stream) => [stream, read.get(stream.key) ?? []]);
     } finally {
       this.call = null;
@@ -286,9 +276,9 @@ export class Reader {
     const attempt = async (): Promise<void> => {
       try {
         const id = await call.id;
-        const done = await this.ctx.conn.send(this.route, ['CLIENT', 'UNBLOCK', String(id)], { ms: this.ctx.options.commandTimeout, what: 'unblock' });
+        const done = await clientUnblock(routed(this.ctx.conn, this.route, { ms: this.ctx.options.commandTimeout, what: 'unblock' }), id!);
         // Not blocked yet (the XREAD has not reached Redis): again, while it is still in flight.
-        if (done === 0 && this.call === call) setTimeout(() => void attempt(), UNBLOCK_RETRY_MS);
+        if (!done && this.call === call) setTimeout(() => void attempt(), UNBLOCK_RETRY_MS);
       } catch {
         // The read's own BLOCK still ends it, BLOCK_MS at most.
       }

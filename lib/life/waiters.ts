@@ -2,7 +2,7 @@
  * The callers of result(hash, { wait }) waiting for a task to finish, by queue's events stream,
  * and how a finish event read from that stream (readers.ts) reaches them.
  */
-import { after, type StreamEntry } from '../redis/codecs/streams';
+import { after, type StreamEntry } from '../ops/commands/streams';
 
 /** The event types that end a task, as the scripts emit them, and the outcome state each means. */
 export const FINISHES: Record<string, 'done' | 'dead' | 'expired' | 'cancelled' | 'merged'> = {

@@ -1,33 +1,33 @@
 /**
- * A worker loop: claims tasks, runs up to `concurrency` handlers at once, keeps their leases alive,
- * and acks or fails each one. While handlers are quick it leases a few tasks ahead (prefetch), so
- * one round trip serves several. An idle worker does not poll: it blocks on its own connection until a
- * put wakes it or its own timer, armed for the next run-at on the Redis clock, ends the wait.
+ * A worker loop: claims tasks and runs up to `concurrency` of them at once, each through the
+ * worker pipeline (pipeline/: its timeout, lease keep-alive, metrics, progress and logs, and its
+ * ack or fail). While handlers are quick it leases a few tasks ahead (prefetch), so one round trip
+ * serves several. An idle worker does not poll: it blocks on its own connection until a put wakes
+ * it or its own timer, armed for the next run-at on the Redis clock, ends the wait.
  *
- * One concept over 300 lines: the worker loop. Claiming, prefetch, running, acking and shutdown
- * share its state (slots, buffered tasks, pending acks), so splitting them would pass that state
- * around.
+ * One concept over 300 lines: the worker loop. Claiming, prefetch, running and shutdown share its
+ * state (slots, buffered tasks, pending acks, runs in flight), so splitting them would pass that
+ * state around.
  */
 import { performance } from 'node:perf_hooks';
-import { defaultBackoff } from '../domain/backoff';
 import { newWorkerId, type Context } from '../redis/context';
-import { ClosedError, fromRedisError, IndeterminateError, LeaseLostError, ValidationError, type DocketError } from '../domain/errors';
+import { ClosedError, fromRedisError, ValidationError, type DocketError } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';
-import { claimBatch, extend, fail, release, resultJson, type ClaimBatch, type Worked } from './lease';
+import { claimBatch, release, type ClaimBatch, type Worked } from './lease';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
-import { errorFields, thrownText } from '../domain/log';
-import { observeClaims, observeRun } from '../features/metrics';
-import { closeOptions, MAX_SPAN_MS, parse, workOptions, type ParsedWorkOptions } from '../domain/options';
+import { errorFields } from '../domain/log';
+import { observeClaims } from '../features/metrics';
+import { closeOptions, parse, workOptions, type ParsedWorkOptions } from '../domain/options';
 import { closeOnSignals } from './signals';
-import { attempt } from './attempt';
-import { flushProgress, stopProgress } from './progress';
+import { stopProgress } from './progress';
 import type { Handler } from './route';
 import type { Sandbox } from '../features/sandbox';
 import type { Via } from '../redis/scripts';
-import { flushLogs, stopLogs } from './logs';
+import { stopLogs } from './logs';
 import type { Task } from '../domain/task';
 import type { Span } from '../domain/time';
+import { Acks, pipeline, runOf, type Host, type Outcome, type PendingAck, type Run } from './pipeline';
 
 export interface WorkOptions {
   queue?: string;
@@ -82,27 +82,6 @@ export interface WorkOptions {
   prefetch?: number;
 }
 
-interface Running {
-  task: Task<unknown>;
-  controller: AbortController;
-  /** Set once the handler has returned or thrown: only its ack or fail is still to come. */
-  done: boolean;
-  /** Set when close() handed the task back: its handler's outcome no longer counts. */
-  released: boolean;
-  /** Stops the lease extension; close() calls it for a handler it gives up on. */
-  stopLease: () => void;
-}
-
-/** A finished task whose ack waits for the next call to Redis. */
-interface PendingAck {
-  task: Task<unknown>;
-  /** The handler's result as JSON, '' when none or not kept. */
-  result: string;
-  /** Calls that carried this ack and whose outcome is unknown. */
-  tries: number;
-  settle: (outcome: { acked: boolean } | { error: unknown }) => void;
-}
-
 /**
  * What the loop is doing, which decides how a finished task's ack goes out: `claiming` means the
  * next claim call takes it along; `full` means the loop sleeps until a slot frees, so the ack wakes
@@ -110,12 +89,6 @@ interface PendingAck {
  * claim is coming soon, so the ack is sent on its own.
  */
 type LoopState = 'claiming' | 'full' | 'waiting';
-
-/** How far past a run timeout the lease is kept: time for the attempt's fail to reach Redis. */
-const TIMEOUT_GRACE_MS = 1000;
-
-/** Tries of an ack whose reply was lost, before the lease is left to lapse. */
-const ACK_TRIES = 3;
 
 /**
  * Prefetch: a worker whose handlers are quick leases a few tasks beyond its free slots, so one
@@ -155,11 +128,13 @@ export class Worker {
   private readonly worked: Worked;
   private readonly queue: string;
   private readonly keys: QueueKeys;
-  /** In-flight handlers, each with what close() needs to stop it and hand its task back. */
-  private readonly running = new Map<Promise<void>, Running>();
+  /** The path each leased task takes (pipeline/), composed once. */
+  private readonly path: (run: Run) => Promise<Outcome>;
+  /** Tasks in flight, each with what close() needs to stop its handler and hand it back. */
+  private readonly running = new Map<Promise<Outcome>, Run>();
   /** Handlers running now; a slot is free once its handler returns, before its ack. */
   private executing = 0;
-  private readonly acks: PendingAck[] = [];
+  private readonly acks: Acks;
   /** Prefetched tasks, oldest first. */
   private readonly buffered: Buffered[] = [];
   /** Hands the prefetched tasks back when none has started for PREFETCH_HOLD_MS. */
@@ -180,10 +155,6 @@ export class Worker {
   /** Handler run time in ms, smoothed; Infinity until one has run, so the first claim takes no more than it can start. */
   private runMs = Infinity;
   private state: LoopState = 'waiting';
-  /** The flush of acks under way, if any, so close() can wait for it. */
-  private flushing: Promise<void> | null = null;
-  /** Set once close() gave up on in-flight work: acks whose reply was lost are not sent again. */
-  private abandoned = false;
   private readonly heartbeat: Heartbeat;
   /** How long close() waits for in-flight handlers before handing their tasks back. */
   private shutdownMs: number;
@@ -196,7 +167,7 @@ export class Worker {
 
   constructor(
     private readonly ctx: Context,
-    private readonly handler: Handler<unknown>,
+    handler: Handler<unknown>,
     options?: WorkOptions,
     /** The threads a sandboxed handler runs in (sandbox.ts); `handler` hands tasks to it. */
     private readonly sandbox?: Sandbox,
@@ -206,11 +177,18 @@ export class Worker {
     this.queue = this.opts.queue ?? ctx.options.queue;
     this.keys = ctx.keys(this.queue);
     this.shutdownMs = this.opts.shutdownTimeout;
+    const report = (err: unknown) => this.report(err);
     // Its keepResult goes to the tasks it leases; a refused progress write is reported as a refused ack is.
-    this.worked = { keep: this.opts.keepResult ?? 0, onProblem: (err) => this.report(err) };
+    this.worked = { keep: this.opts.keepResult ?? 0, onProblem: report };
     this.closed = new Promise((resolve) => (this.finish = resolve));
-    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, (err) => this.report(err), { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline });
-    this.idle = new IdleWait(ctx, this.keys, (err) => this.report(err));
+    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, report, { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline });
+    this.idle = new IdleWait(ctx, this.keys, report);
+    this.acks = new Acks(
+      (acks) => claimBatch(ctx, this.queue, 0, this.opts.lease, this.id, acks),
+      () => this.state === 'waiting',
+      report,
+    );
+    this.path = pipeline(this.host(report), handler);
     const onAbort = () => void this.close();
     this.opts.signal?.addEventListener('abort', onAbort, { once: true });
     // The caller's signal may outlive the worker: it keeps no listener (nor the worker) once closed.
@@ -239,6 +217,23 @@ export class Worker {
       this.idle.interrupt(this.shutdownMs);
     }
     return this.closed;
+  }
+
+  /** What the pipeline's stages need of this worker. */
+  private host(report: (err: unknown) => void): Host {
+    return {
+      ctx: this.ctx,
+      queue: this.queue,
+      worker: this.id,
+      options: this.opts,
+      report,
+      ran: (ms) => (this.runMs = this.runMs === Infinity ? ms : 0.8 * this.runMs + 0.2 * ms),
+      free: () => {
+        this.executing--;
+        if (this.state === 'full') this.wake();
+      },
+      ack: (task, result) => this.acks.soon(task, result),
+    };
   }
 
   private async loop(): Promise<void> {
@@ -303,7 +298,7 @@ export class Worker {
       this.state = 'claiming';
       const slots = Math.max(0, this.opts.concurrency >= TWO_CALLS_FROM ? Math.min(free, half) : free);
       // Its reply wakes the loop once the call is off the list, so the loop sees it gone.
-      const call = this.claim(slots, this.acks.splice(0)).finally(() => {
+      const call = this.claim(slots, this.acks.take()).finally(() => {
         this.calls.delete(call);
         this.wake();
       });
@@ -337,7 +332,7 @@ export class Worker {
       this.reserved -= slots;
       // close() gave up on the claim behind an idle wait (a Redis that does not answer): expected.
       if (!(via && this.closing && err instanceof ClosedError)) this.report(err);
-      this.retryAcks(acks, err);
+      this.acks.retry(acks, err);
       this.failures++;
       this.backlog = false;
       this.next = { error: err };
@@ -348,7 +343,7 @@ export class Worker {
     const at = performance.now();
     observeClaims(this.ctx, this.queue, batch.now, batch.tasks);
     this.failures = 0;
-    acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
+    this.acks.settle(acks, batch.acked);
     // Woken by close() itself, most likely: what it leased goes back (drain() hands back the buffer).
     const run = via && this.closing ? 0 : slots;
     // Its tasks' acks wait for the loop's next claim, as after any claim, rather than go alone.
@@ -384,21 +379,20 @@ export class Worker {
    * lapses. Returns the calls still under way.
    */
   private abandon(): Array<Promise<unknown>> {
-    this.abandoned = true;
-    for (const a of this.acks.splice(0)) a.settle({ error: new ClosedError('worker') });
+    this.acks.abandon();
     const releases = [...this.running.values()]
-      .filter((entry) => !entry.done)
-      .map(async (entry) => {
-        entry.released = true;
-        entry.stopLease();
-        stopProgress(entry.task);
-        stopLogs(entry.task);
-        entry.controller.abort(new ClosedError('worker'));
-        await release(this.ctx, entry.task).catch((err: unknown) => this.report(err));
+      .filter((run) => !run.done)
+      .map(async (run) => {
+        run.released = true;
+        run.stopLease();
+        stopProgress(run.task);
+        stopLogs(run.task);
+        run.controller.abort(new ClosedError('worker'));
+        await release(this.ctx, run.task).catch((err: unknown) => this.report(err));
       });
     // Handlers that did finish have their ack or fail call under way: one call each, at most.
-    const finishing = [...this.running].filter(([, entry]) => entry.done).map(([run]) => run);
-    return [...releases, ...finishing, this.flushing ?? Promise.resolve()];
+    const finishing = [...this.running].filter(([, run]) => run.done).map(([going]) => going);
+    return [...releases, ...finishing, this.acks.sent()];
   }
 
   /** How many tasks to lease beyond the free slots now (see PREFETCH_TOTAL). */
@@ -430,158 +424,15 @@ export class Worker {
   }
 
   private start(task: Task<unknown>, serverNow: number, at: number): void {
-    const entry: Running = { task, controller: new AbortController(), done: false, released: false, stopLease: () => {} };
+    const run = runOf(task, task.leaseUntil - serverNow - (performance.now() - at), this.opts.timeout);
     this.executing++;
-    const run = this.execute(entry, task.leaseUntil - serverNow - (performance.now() - at)).finally(() => this.running.delete(run));
-    this.running.set(run, entry);
-  }
-
-  /** Runs a task's handler with `leftMs` of its lease left, then acks or fails it. */
-  private async execute(entry: Running, leftMs: number): Promise<void> {
-    const { task, controller } = entry;
-    // The put's timeout wins over the worker's.
-    const limit = task.timeout ?? this.opts.timeout;
-    const stop = (entry.stopLease = this.keepLease(task, controller, leftMs, limit));
-    let failure: { error: unknown } | null = null;
-    let result = '';
-    const began = performance.now();
-    const run = attempt(() => this.handler(task, controller.signal), task, controller, limit);
-    try {
-      const value = await run.outcome;
-      // A result that is not JSON, or too large, fails the attempt as a bad payload would.
-      result = resultJson(this.ctx, task, value);
-    } catch (error) {
-      failure = { error };
-    } finally {
-      stop();
-      entry.done = true;
-      // Failures count too: a handler that throws late is as slow as one that returns late.
-      const took = performance.now() - began;
-      observeRun(this.ctx, this.queue, took);
-      this.runMs = this.runMs === Infinity ? took : 0.8 * this.runMs + 0.2 * took;
-      const free = () => {
-        this.executing--;
-        if (this.state === 'full') this.wake();
-      };
-      // A handler past its timeout keeps its slot until it really returns; any other has returned.
-      if (run.timedOut()) void run.returned.then(free);
-      else free();
-    }
-    // Handed back by close(): the task belongs to the queue again.
-    if (entry.released) return;
-    // The last progress goes before the ack or fail: after either, it would be refused as stale.
-    const progress = flushProgress(task);
-    if (progress) await progress;
-    // Its log lines too, for the same reason.
-    const logs = flushLogs(task);
-    if (logs) await logs;
-    try {
-      if (!failure) {
-        if (!(await this.ackSoon(task, result))) this.report(new LeaseLostError(task.hash));
-      } else {
-        const options = { error: failure.error, retryIn: this.retryIn(task.attempt), maxAttempts: this.opts.maxAttempts };
-        const outcome = await fail(this.ctx, task, options);
-        // A task's failure is the handler's business, told at info; one that used up its attempts
-        // needs someone to look (dead letters), so warn.
-        const fields = { queue: this.queue, worker: this.id, hash: task.hash, attempt: task.attempt, outcome, ...errorFields(failure.error) };
-        if (outcome === 'dead') this.ctx.log.warn(fields, 'docket: task failed for the last time; it is dead');
-        else if (outcome === 'retry') this.ctx.log.info(fields, 'docket: task failed; it will be retried');
-        else if (outcome === 'merged') this.ctx.log.info(fields, 'docket: until-start task failed; a task of its identity already waits, so it is not retried');
-        if (outcome === 'lost') this.report(new LeaseLostError(task.hash));
-      }
-    } catch (err) {
-      // Not acked: the lease lapses and the task is delivered again. Nothing is lost.
-      this.report(err);
-    }
-  }
-
-  /** The caller's back-off for this attempt; a throwing or non-finite one falls back to the default. */
-  private retryIn(attempt: number): number {
-    if (!this.opts.backoff) return defaultBackoff(attempt);
-    try {
-      const ms = this.opts.backoff(attempt);
-      // Capped as fail()'s retryIn is, so a huge value delays the retry instead of failing the fail.
-      if (Number.isFinite(ms)) return Math.min(MAX_SPAN_MS, Math.max(0, ms));
-      this.report(new ValidationError('options.backoff', `returned ${ms} for attempt ${attempt}, not a finite number`));
-    } catch (err) {
-      this.report(new ValidationError('options.backoff', `threw for attempt ${attempt}: ${thrownText(err).split('\n')[0]}`));
-    }
-    return defaultBackoff(attempt);
-  }
-
-  /**
-   * Queues the ack of a finished task for the next call to Redis (see LoopState). An ack whose
-   * outcome is unknown (a lost reply) is sent again, up to ACK_TRIES calls: a retried ack with the
-   * same token is answered as the first was, so the handler's work is not repeated for a lost reply.
-   */
-  private ackSoon(task: Task<unknown>, result: string): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      const settle = (outcome: { acked: boolean } | { error: unknown }) => ('acked' in outcome ? resolve(outcome.acked) : reject(outcome.error));
-      this.acks.push({ task, result, tries: 0, settle });
-      if (this.state === 'waiting') void this.flushAcks();
-    });
+    const going = this.path(run).finally(() => this.running.delete(going));
+    this.running.set(going, run);
   }
 
   private enter(state: LoopState): void {
     this.state = state;
-    if (state === 'waiting' && this.acks.length > 0) void this.flushAcks();
-  }
-
-  /** Sends queued acks on their own while no claim call is coming to take them along. */
-  private flushAcks(): Promise<void> {
-    this.flushing ??= this.sendAcks().finally(() => (this.flushing = null));
-    return this.flushing;
-  }
-
-  private async sendAcks(): Promise<void> {
-    while (this.acks.length > 0 && this.state === 'waiting') {
-      const tries = Math.max(...this.acks.map((a) => a.tries));
-      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50 * tries));
-      const acks = this.acks.splice(0);
-      try {
-        const batch = await claimBatch(this.ctx, this.queue, 0, this.opts.lease, this.id, acks);
-        acks.forEach((a, i) => a.settle({ acked: batch.acked[i] }));
-      } catch (err) {
-        // Acks that failed for good are reported by their task's own outcome.
-        if (this.retryAcks(acks, err) > 0) this.report(err);
-      }
-    }
-  }
-
-  /** After a failed call: acks whose outcome is unknown go again; the rest fail (their leases lapse). */
-  private retryAcks(acks: PendingAck[], err: unknown): number {
-    const again = acks.filter((a) => err instanceof IndeterminateError && !this.abandoned && ++a.tries < ACK_TRIES);
-    for (const a of acks) if (!again.includes(a)) a.settle({ error: err });
-    this.acks.unshift(...again);
-    return again.length;
-  }
-
-  /**
-   * Extends the lease every third of its length; aborts the handler once it is lost. With a run
-   * timeout, never past it: the attempt ends there.
-   */
-  private keepLease(task: Task<unknown>, controller: AbortController, leftMs: number, limitMs?: number): () => void {
-    let deadline = performance.now() + leftMs;
-    // Up to the timeout, plus a moment for the attempt's fail to reach Redis before the lease ends.
-    const ends = limitMs === undefined ? Infinity : performance.now() + limitMs + Math.min(this.opts.lease, TIMEOUT_GRACE_MS);
-    const lost = () => controller.abort(new LeaseLostError(task.hash));
-    const timer = setInterval(
-      async () => {
-        const sent = performance.now();
-        // A lease held up to the timeout's end is not lost: the attempt's own timer ends it there.
-        if (sent >= deadline) return deadline >= ends ? undefined : lost();
-        const by = Math.min(this.opts.lease, Math.ceil(ends - sent));
-        if (by <= 0) return;
-        try {
-          if (await extend(this.ctx, task, by)) deadline = sent + by;
-          else lost();
-        } catch (err) {
-          this.report(err); // try again next tick, until the deadline passes
-        }
-      },
-      Math.max(10, Math.floor(this.opts.lease / 3)),
-    );
-    return () => clearInterval(timer);
+    if (state === 'waiting' && this.acks.length > 0) void this.acks.flush();
   }
 
   /** Resolves after `ms`, or sooner when a slot frees or the worker closes. */

@@ -9,6 +9,7 @@ import { registryKey } from '../features/admin';
 import type { Context } from './context';
 import { PermissionError } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';
+import { access } from '../ops/access';
 
 /** A command line to check: a function of the queue's keys (a key is checked against the ACL's key patterns too). */
 type Line = (k: QueueKeys, registry: string) => string[];
@@ -94,7 +95,7 @@ export async function checkAccess(ctx: Context, warn: (message: string) => void)
   const named: Array<[string, Line]> = [...Object.entries(REQUIRED), ['CLIENT UNBLOCK', UNBLOCK]];
   if (ctx.options.eventsMaxLength > 0) named.push(['XADD', EVENTS]);
   const lines = named.map(([, line]) => line(keys, registry));
-  const refusals = await ctx.scripts.run('access', keys, { lines });
+  const refusals = await ctx.scripts.run(access, keys, { lines });
   if (!refusals) return { unblock: true };
   const refused: string[] = [];
   const told: string[] = [];

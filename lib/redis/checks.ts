@@ -3,6 +3,8 @@
  * a user may not be allowed to read the config (a restricted ACL), or may accept the risk.
  */
 import type { Connection } from './connection';
+import { configGet } from '../ops/commands/server';
+import { routed } from '../ops/commands/via';
 
 /** What to warn about, with the setting that fixes it. */
 const CHECKS: Array<{ parameter: string; good: (value: string) => boolean; warning: (value: string) => string }> = [
@@ -21,13 +23,12 @@ const CHECKS: Array<{ parameter: string; good: (value: string) => boolean; warni
 /** Reads each setting with CONFIG GET; a refused or failed read is skipped without a word. */
 export async function checkServer(conn: Connection, firstKey: string, warn: (message: string) => void, timeoutMs: number): Promise<void> {
   for (const check of CHECKS) {
-    let reply: unknown;
+    let value: string;
     try {
-      reply = await conn.send(firstKey, ['CONFIG', 'GET', check.parameter], { ms: timeoutMs, what: 'CONFIG GET' });
+      value = (await configGet(routed(conn, firstKey, { ms: timeoutMs, what: 'CONFIG GET' }), check.parameter)).get(check.parameter) ?? '';
     } catch {
-      continue; // no CONFIG rights (ACL), or a managed Redis that hides CONFIG
+      continue; // no CONFIG rights (ACL), or a managed Redis that hides CONFIG (or answers it oddly)
     }
-    const value = Array.isArray(reply) ? String(reply[1] ?? '') : '';
     if (!value || check.good(value)) continue;
     try {
       warn(check.warning(value));

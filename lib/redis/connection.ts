@@ -266,11 +266,3 @@ export function slotOf(key: string): number {
   }
   return crc % 16384;
 }
-
-/** A flat HGETALL reply, or node-redis's object form, as a map. */
-export function hashReply(reply: unknown): Map<string, string> {
-  const map = new Map<string, string>();
-  if (Array.isArray(reply)) for (let i = 0; i < reply.length; i += 2) map.set(String(reply[i]), String(reply[i + 1]));
-  else if (reply && typeof reply === 'object') for (const [k, v] of Object.entries(reply)) map.set(k, String(v));
-  return map;
-}

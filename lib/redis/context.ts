@@ -10,6 +10,8 @@ import { SILENT, type Logger } from '../domain/log';
 import { queueKeys, type QueueKeys } from '../domain/keys';
 import { parse, queueOptions, queueName, type ParsedSchedulerOptions } from '../domain/options';
 import type { Scripts } from './scripts';
+import { time } from '../ops/commands/server';
+import { routed } from '../ops/commands/via';
 
 export class Context {
   private readonly keyCache = new Map<string, QueueKeys>();
@@ -87,6 +89,5 @@ export function newToken(): string {
  * that key's scripts read. Every run-at, lease and event time is on it, never on this process's.
  */
 export async function serverTime(ctx: Context, key: string, what: string): Promise<number> {
-  const [seconds, micros] = (await ctx.conn.send(key, ['TIME'], { ms: ctx.options.commandTimeout, what })) as [string, string];
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  return time(routed(ctx.conn, key, { ms: ctx.options.commandTimeout, what }));
 }

@@ -9,6 +9,9 @@
 import { queues } from '../features/admin';
 import type { Context } from './context';
 import { PermissionError } from '../domain/errors';
+import { exists } from '../ops/commands/keyspace';
+import { routed } from '../ops/commands/via';
+import { migrate } from '../ops/migrate';
 
 /** Tasks moved per migrate call: small enough that one call stays a few milliseconds. */
 const BATCH = 500;
@@ -28,13 +31,13 @@ export async function migrateLayout(ctx: Context): Promise<number> {
   const old = await Promise.all(
     names.map(async (queue) => {
       const { meta } = ctx.keys(queue);
-      return (await ctx.conn.send(meta, ['EXISTS', meta], deadline)) === 1;
+      return (await exists(routed(ctx.conn, meta, deadline), meta)) === 1;
     }),
   );
   const moving = names.filter((_, i) => old[i]);
   for (const queue of moving) {
     let step = { left: 1, cursor: '0' };
-    while (step.left > 0) step = await ctx.scripts.run('migrate', ctx.keys(queue), { limit: BATCH, cursor: step.cursor });
+    while (step.left > 0) step = await ctx.scripts.run(migrate, ctx.keys(queue), { limit: BATCH, cursor: step.cursor });
   }
   return moving.length;
 }

@@ -26,7 +26,12 @@ import { checkLogger, errorFields, type Logger } from '../domain/log';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from '../features/rates';
 import { observeClaims, registerMetrics, type MetricsOptions, type MetricsRegistry } from '../features/metrics';
 import { changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, schedulerOptions, taskHash } from '../domain/options';
-import type { Cancelled, Change, PriorityChange, RedriveRefusal } from '../redis/codecs/changes';
+import { cancel, type Cancelled } from '../ops/cancel';
+import { get } from '../ops/get';
+import { priority as priorityOp, type PriorityChange } from '../ops/priority';
+import type { RedriveRefusal } from '../ops/redrive';
+import { reschedule } from '../ops/reschedule';
+import type { Change } from '../redis/reply';
 import { result, type ResultOptions, type TaskOutcome } from '../life/outcome';
 import { progressOf } from '../life/progress';
 import { migrateLayout } from '../redis/layout';
@@ -115,7 +120,8 @@ export interface Explained extends ChangeOptions {
   explain: true;
 }
 
-export type { Change, Refusal, RedriveRefusal } from '../redis/codecs/changes';
+export type { Change, Refusal } from '../redis/reply';
+export type { RedriveRefusal } from '../ops/redrive';
 
 /** A change as its caller asked for it: a Change with `explain`, else whether it was done. */
 function answer(change: Change | PriorityChange | Cancelled, explain: boolean): boolean | Change {
@@ -403,7 +409,7 @@ class DocketScheduler implements Scheduler {
     return this.open(async () => {
       const { queue, id, explain } = this.change(hash, options);
       const ms = parse(instantArg, at, 'at');
-      return answer(await this.ctx.scripts.run('reschedule', this.ctx.keys(queue), { id, at: ms }), explain);
+      return answer(await this.ctx.scripts.run(reschedule, this.ctx.keys(queue), { id, at: ms }), explain);
     });
   }
 
@@ -414,7 +420,7 @@ class DocketScheduler implements Scheduler {
       const { queue, id, explain } = this.change(hash, options);
       const level = parse(priorityArg, priority, 'priority');
       // Done: moved, kept (only its record changed) or the same level already.
-      return answer(await this.ctx.scripts.run('priority', this.ctx.keys(queue), { id, level }), explain);
+      return answer(await this.ctx.scripts.run(priorityOp, this.ctx.keys(queue), { id, level }), explain);
     });
   }
 
@@ -423,7 +429,7 @@ class DocketScheduler implements Scheduler {
   cancel(hash: string, options?: ChangeOptions): Promise<boolean | Change> {
     return this.open(async () => {
       const { queue, id, explain } = this.change(hash, options);
-      const change = await this.ctx.scripts.run('cancel', this.ctx.keys(queue), { id, events: this.ctx.options.eventsMaxLength });
+      const change = await this.ctx.scripts.run(cancel, this.ctx.keys(queue), { id, events: this.ctx.options.eventsMaxLength });
       // Tasks of other queues wait on it, or it waited on some: they learn now (else at a claim).
       if (change.done && change.outboxed)
         await carry(this.ctx, queue).catch((err: unknown) => this.ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
@@ -434,7 +440,7 @@ class DocketScheduler implements Scheduler {
   get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null> {
     return this.open(async () => {
       const { queue, id } = this.target(hash, options);
-      const record = await this.ctx.scripts.run('get', this.ctx.keys(queue), { id });
+      const record = await this.ctx.scripts.run(get, this.ctx.keys(queue), { id });
       // A missing payload (a damaged record) reads as null, as it always has.
       return record ? toTaskInfo<T>(queue, id, record) : null;
     });

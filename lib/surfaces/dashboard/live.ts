@@ -4,8 +4,12 @@
  * with the leases each holds (`workers`, `held`), the tasks parked by their group's limit and the
  * groups held by their rate (`parked`, `gheld`), and one task's recent events (`events`). See
  * docs/design.md#keys for each key. Every read is bounded: a queue with a million leases costs
- * the page a few thousand entries at most.
+ * the page a few thousand entries at most. A reply of another shape is a ReplyError (the page
+ * reports it), never an empty list that would pass for an idle queue.
  */
+import { xrevrange } from '../../ops/commands/streams';
+import { routed, type Via } from '../../ops/commands/via';
+import { zcard, zrange, zrangeWithScores } from '../../ops/commands/zsets';
 import { contextOf, type Context } from '../../redis/context';
 import type { Scheduler } from '../scheduler';
 
@@ -60,74 +64,59 @@ export function contextFor(scheduler: Scheduler): Context | null {
   return contextOf(scheduler) ?? null;
 }
 
-function send(ctx: Context, key: string, args: string[], what: string): Promise<unknown> {
-  return ctx.conn.send(key, args, { ms: ctx.options.commandTimeout, what });
-}
-
-/** `[member, score, member, score, ...]` (RESP2) or `[{value, score}]`-like replies, as pairs. */
-function pairs(reply: unknown): Array<[string, number]> {
-  const out: Array<[string, number]> = [];
-  if (!Array.isArray(reply)) return out;
-  for (let i = 0; i + 1 < reply.length; i += 2) out.push([String(reply[i]), Number(reply[i + 1])]);
-  return out;
-}
-
-function strings(reply: unknown): string[] {
-  return Array.isArray(reply) ? reply.map(String) : [];
+/** The scheduler's connection to the node of `key`, within the command timeout; `what` names the page's read in errors. */
+function via(ctx: Context, key: string, what: string): Via {
+  return routed(ctx.conn, key, { ms: ctx.options.commandTimeout, what });
 }
 
 /** The live workers of `queue` and what each holds; holders of leases without a heartbeat come last. */
 export async function readWorkers(ctx: Context, queue: string, now: number): Promise<WorkersView> {
   const k = ctx.keys(queue);
   const [workers, workerCount, held, heldCount] = await Promise.all([
-    send(ctx, k.workers, ['ZRANGE', k.workers, '0', String(MAX_WORKERS - 1), 'WITHSCORES'], 'dashboard workers'),
-    send(ctx, k.workers, ['ZCARD', k.workers], 'dashboard workers'),
-    send(ctx, k.held, ['ZRANGE', k.held, '0', String(MAX_HELD - 1)], 'dashboard workers'),
-    send(ctx, k.held, ['ZCARD', k.held], 'dashboard workers'),
+    zrangeWithScores(via(ctx, k.workers, 'dashboard workers'), k.workers, 0, MAX_WORKERS - 1),
+    zcard(via(ctx, k.workers, 'dashboard workers'), k.workers),
+    zrange(via(ctx, k.held, 'dashboard workers'), k.held, 0, MAX_HELD - 1),
+    zcard(via(ctx, k.held, 'dashboard workers'), k.held),
   ]);
   const holds = new Map<string, string[]>();
-  for (const member of strings(held)) {
+  for (const member of held) {
     // `<worker id>|<task id>`: hashes hold no '|', so the last one ends the worker's id.
     const bar = member.lastIndexOf('|');
     const id = member.slice(0, bar);
     holds.set(id, [...(holds.get(id) ?? []), member.slice(bar + 1)]);
   }
-  const listed: WorkerView[] = pairs(workers).map(([id, until]) => ({ id, beatUntil: until, holds: holds.get(id) ?? [] }));
+  const listed: WorkerView[] = workers.map(([id, until]) => ({ id, beatUntil: until, holds: holds.get(id) ?? [] }));
   const beating = new Set(listed.map((w) => w.id));
   const others = [...holds].filter(([id]) => !beating.has(id)).map(([id, hashes]) => ({ id, beatUntil: null, holds: hashes }));
-  return { now, workerCount: Number(workerCount), heldCount: Number(heldCount), workers: [...listed, ...others] };
+  return { now, workerCount, heldCount, workers: [...listed, ...others] };
 }
 
 /** The tasks parked by their group's limit, by group, and the groups their rate holds. */
 export async function readParked(ctx: Context, queue: string): Promise<ParkedView> {
   const k = ctx.keys(queue);
   const [parked, count, gheld] = await Promise.all([
-    send(ctx, k.parked, ['ZRANGE', k.parked, '0', String(MAX_PARKED - 1)], 'dashboard groups'),
-    send(ctx, k.parked, ['ZCARD', k.parked], 'dashboard groups'),
-    send(ctx, k.gheld, ['ZRANGE', k.gheld, '0', String(MAX_RATE_HELD - 1), 'WITHSCORES'], 'dashboard groups'),
+    zrange(via(ctx, k.parked, 'dashboard groups'), k.parked, 0, MAX_PARKED - 1),
+    zcard(via(ctx, k.parked, 'dashboard groups'), k.parked),
+    zrangeWithScores(via(ctx, k.gheld, 'dashboard groups'), k.gheld, 0, MAX_RATE_HELD - 1),
   ]);
   const byGroup: Record<string, string[]> = {};
-  for (const member of strings(parked)) {
+  for (const member of parked) {
     // `<group>|<order>|<task id>`: group names hold no '|'.
     const [group, , ...rest] = member.split('|');
     (byGroup[group] ??= []).push(rest.join('|'));
   }
-  return { count: Number(count), byGroup, rateHeld: Object.fromEntries(pairs(gheld)) };
+  return { count, byGroup, rateHeld: Object.fromEntries(gheld) };
 }
 
 /** Task `hash`'s events among the newest EVENTS_SCANNED of its queue, newest first. */
 export async function readTaskEvents(ctx: Context, queue: string, hash: string): Promise<TaskEvent[]> {
   const k = ctx.keys(queue);
-  const reply = await send(ctx, k.events, ['XREVRANGE', k.events, '+', '-', 'COUNT', String(EVENTS_SCANNED)], 'dashboard task events');
+  const entries = await xrevrange(via(ctx, k.events, 'dashboard task events'), k.events, EVENTS_SCANNED);
   const found: TaskEvent[] = [];
-  for (const entry of Array.isArray(reply) ? reply : []) {
-    const [id, fields] = entry as [string, unknown];
-    const f = new Map<string, string>();
-    const list = strings(fields);
-    for (let i = 0; i + 1 < list.length; i += 2) f.set(list[i], list[i + 1]);
+  for (const { at, fields: f } of entries) {
     if (f.get('id') !== hash) continue;
     const attempt = f.get('attempt');
-    found.push({ at: Number(String(id).split('-')[0]), type: f.get('type') ?? '?', attempt: attempt === undefined ? null : Number(attempt), error: f.get('error') ?? null });
+    found.push({ at, type: f.get('type') ?? '?', attempt: attempt === undefined ? null : Number(attempt), error: f.get('error') ?? null });
   }
   return found;
 }

@@ -1,25 +1,12 @@
 /**
- * The scripts of dependency steps that cross queues: apply (a queue takes steps carried to it) and
- * outbox (a carrier says what it carried and takes the next due steps). Headers in lua/apply.lua
- * and lua/outbox.lua; a step is a JSON string the scripts write and read (include: deps).
+ * outbox: a client carrying dependency steps from this queue to others (lib/features/deps.ts) says
+ * which it has carried, and takes the next steps that are due. A step taken is leased: its score
+ * moves to now + lease, so another carrier takes it only if this one dies before saying it is
+ * carried. A step is a JSON string the scripts write and read (include: deps).
  */
-import { ReplyError } from '../../domain/errors';
-import { array, maybeNum, num, text, type Codec } from './codec';
-
-export interface ApplyReply {
-  /** Steps still waiting in this queue's `settle` list (a failure down a long chain): call again. */
-  left: number;
-  /** When this queue's own outbox has steps due (ms), or null: the steps made new ones to carry on. */
-  due: number | null;
-}
-
-export const apply: Codec<{ events: number; steps: readonly string[] }, ApplyReply> = {
-  encode: (i) => [i.events, ...i.steps],
-  decode(reply) {
-    const r = array('apply', reply, (n) => n === 2);
-    return { left: num('apply', r[0], 'the steps left'), due: maybeNum('apply', r[1], 'the outbox due time') };
-  },
-};
+import { ReplyError } from '../domain/errors';
+import { script } from '../redis/op';
+import { array, num, text } from '../redis/reply';
 
 export interface OutboxInput {
   /** How long (ms) a step taken stays with this carrier. */
@@ -37,13 +24,18 @@ export interface OutboxReply {
   steps: string[];
 }
 
-export const outbox: Codec<OutboxInput, OutboxReply> = {
+export const outbox = script<OutboxInput, OutboxReply>({
+  name: 'outbox',
+  flags: 'allow-oom',
+  keys: ['outbox'],
+  args: ['lease', 'most'],
+  each: ['step'],
   encode: (i) => [i.lease, i.most, ...i.carried],
   decode(reply, input) {
     const r = array('outbox', reply, (n) => n >= 1 && n - 1 <= input.most);
     return { now: num('outbox', r[0], 'now'), steps: r.slice(1).map((step) => text('outbox', step, 'a step')) };
   },
-};
+});
 
 /** The queue a step is for: a step is a JSON array whose second entry names it (include: deps). */
 export function stepQueue(step: string): string {

@@ -1,5 +1,10 @@
-/** put: add tasks, de-duplicated (header in lua/put.lua). */
-import { array, num, oneOf, text, type Codec } from './codec';
+/**
+ * put: add tasks to a queue unless an identical live task is already there (de-dup), in the mode
+ * each put asks for: an until-start identity, a de-dup window, replace or debounce. Many tasks per
+ * call, one `each` item per task (lib/life/put.ts makes the slots).
+ */
+import { DEPS_KEYS, LEVEL_KEYS, script } from '../redis/op';
+import { array, num, oneOf, text } from '../redis/reply';
 
 /** One task of a put call, serialised (see lib/life/put.ts for how each slot is made). */
 export interface PutItem {
@@ -7,7 +12,7 @@ export interface PutItem {
   id: string;
   /** Canonical JSON payload. */
   payload: string;
-  /** The options string ('' for the defaults; lua/put.lua documents its fields). */
+  /** The options: '' for the defaults, else a JSON object of those given (lua/include/options.lua names them). */
   options: string;
   /** '' for none, else onDependencyFailure's letter then the JSON [[queue, hash], ...] it waits on. */
   after: string;
@@ -37,7 +42,31 @@ export interface PutAnswer {
 
 const CODES: readonly PutCode[] = [-1, 0, 1, 2, 3];
 
-export const put: Codec<PutInput, PutAnswer[]> = {
+export const put = script<PutInput, PutAnswer[]>({
+  name: 'put',
+  flags: '',
+  keys: [
+    'tasks',
+    'delayed',
+    'ready',
+    'dead',
+    'counts',
+    'wake',
+    'occurred',
+    'schedules',
+    ...LEVEL_KEYS,
+    'events',
+    'progress',
+    'windows',
+    'waiting',
+    'results',
+    'kept',
+    ...DEPS_KEYS,
+    'logs',
+    'moved',
+  ],
+  args: ['count', 'maxAttempts', 'schedule', 'events'],
+  each: ['id', 'payload', 'options', 'after'],
   encode(i) {
     const argv: Array<string | number> = [i.items.length, i.maxAttempts, i.schedule, i.events];
     for (const item of i.items) argv.push(item.id, item.payload, item.options, item.after);
@@ -55,4 +84,4 @@ export const put: Codec<PutInput, PutAnswer[]> = {
     }
     return answers;
   },
-};
+});

@@ -1,8 +1,10 @@
 /**
- * The scripts of a lease: claim (which also acks), fail, release, extend, and a worker's beat.
- * Headers in lua/claim.lua, fail.lua, release.lua, extend.lua, beat.lua.
+ * claim: on the server's clock, ack the tasks a worker finished, then promote due tasks, re-queue
+ * lapsed leases, trim the dead, drop expired tasks, and lease up to `count` ready tasks. Acking and
+ * claiming in one call is one round trip per task for a busy worker; `count` 0 only acks.
  */
-import { array, flag, maybeNum, maybeText, num, oneOf, text, textOrNull, type Codec } from './codec';
+import { DEPS_KEYS, LEVEL_KEYS, script } from '../redis/op';
+import { array, flag, maybeNum, maybeText, num, text, textOrNull } from '../redis/reply';
 
 /** A finished task to ack in a claim call. */
 export interface AckItem {
@@ -67,7 +69,35 @@ export interface ClaimReply {
 /** Entries per leased task in a claim reply (claim.lua FIELDS). */
 const LEASED_FIELDS = 10;
 
-export const claim: Codec<ClaimInput, ClaimReply> = {
+export const claim = script<ClaimInput, ClaimReply>({
+  name: 'claim',
+  flags: 'allow-oom',
+  keys: [
+    'delayed',
+    'ready',
+    'active',
+    'tasks',
+    'dead',
+    'counts',
+    'wake',
+    'held',
+    'acked',
+    ...LEVEL_KEYS,
+    'paused',
+    'events',
+    'results',
+    'kept',
+    'progress',
+    'waiting',
+    'limits',
+    'rates',
+    'gheld',
+    ...DEPS_KEYS,
+    'logs',
+    'moved',
+  ],
+  args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'acks'],
+  each: ['id', 'ackToken', 'result'],
   encode(i) {
     const argv: Array<string | number> = [i.count, i.lease, i.token, i.worker, i.deadMaxCount, i.deadMaxAge, i.remember, i.events, i.keep, i.acks.length];
     for (const a of i.acks) argv.push(a.id, a.token, a.result);
@@ -100,62 +130,4 @@ export const claim: Codec<ClaimInput, ClaimReply> = {
       leased,
     };
   },
-};
-
-export interface FailInput {
-  id: string;
-  token: string;
-  /** ms from the server's now until the retry. */
-  retryIn: number;
-  /** The failure, kept as the task's last error. */
-  error: string;
-  /** Overrides the task's own maxAttempts, or null to keep it. */
-  maxAttempts: number | null;
-  events: number;
-}
-
-export type FailOutcome = 'retry' | 'dead' | 'merged' | 'lost';
-
-export interface FailReply {
-  outcome: FailOutcome;
-  /** The call left steps in the outbox for other queues (a dead task others wait on): carry them now. */
-  carry: boolean;
-}
-
-const FAIL_OUTCOMES: readonly FailOutcome[] = ['retry', 'dead', 'merged', 'lost'];
-
-export const fail: Codec<FailInput, FailReply> = {
-  encode: (i) => [i.id, i.token, i.retryIn, i.error, i.maxAttempts ?? '', i.events],
-  decode(reply) {
-    const answer = text('fail', reply, 'the reply');
-    const carry = answer.endsWith(':carry');
-    return { outcome: oneOf('fail', carry ? answer.slice(0, -':carry'.length) : answer, FAIL_OUTCOMES, 'the outcome'), carry };
-  },
-};
-
-/** A held task: its id and the lease token claim handed out. */
-export interface Held {
-  id: string;
-  token: string;
-}
-
-/** true when released, false when the lease was already lost. */
-export const release: Codec<Held, boolean> = {
-  encode: (i) => [i.id, i.token],
-  decode: (reply) => flag('release', reply, 'the reply'),
-};
-
-/** The new lease deadline (ms), or null when the lease was lost. */
-export const extend: Codec<Held & { by: number }, number | null> = {
-  encode: (i) => [i.id, i.token, i.by],
-  decode(reply) {
-    const until = num('extend', reply, 'the reply');
-    return until === 0 ? null : until;
-  },
-};
-
-/** How many leases of dead workers were lapsed. `ttl` 0 when the worker leaves. */
-export const beat: Codec<{ worker: string; ttl: number }, number> = {
-  encode: (i) => [i.worker, i.ttl],
-  decode: (reply) => num('beat', reply, 'the reply'),
-};
+});

@@ -1,21 +1,12 @@
 /**
- * A codec is a script's input and reply as data, as node-redis describes each command
- * (`parseCommand` + `transformReply`): `encode` turns a typed input into the script's ARGV, in the
- * order of its registry entry's `args` then its `each` slots once per item; `decode` turns the
- * reply its Lua header documents into a typed value, and throws a ReplyError for any other shape.
- * Both run without a server, so each is unit-tested on its own (__tests__/codecs.test.ts).
- *
- * The readers below check one value each. Lua's replies reach node-redis as numbers (integers),
+ * How a reply is read: one reader per value, each checking what it reads and throwing a
+ * ReplyError naming the script (or command) for any other shape, so an op's `decode` (lib/ops/) is
+ * its reply's layout and nothing else. Lua's replies reach node-redis as numbers (integers),
  * strings (bulk strings, and numbers a script read from Redis), null (Lua false) and arrays.
+ *
+ * Also the one reply layout several scripts share: a refused change and why (include: refusals).
  */
-import { ReplyError } from '../../domain/errors';
-
-export interface Codec<I, O> {
-  /** The ARGV of one call. */
-  encode(input: I): Array<string | number>;
-  /** The reply of that call; `input` is the call's own, for replies laid out by it (an ack's flag per ack). */
-  decode(reply: unknown, input: I): O;
-}
+import { ReplyError } from '../domain/errors';
 
 /** The reply as an array; `size` checks its length (a number, or a test of it). */
 export function array(script: string, reply: unknown, size?: number | ((length: number) => boolean), what = 'the reply'): unknown[] {
@@ -30,6 +21,13 @@ export function array(script: string, reply: unknown, size?: number | ((length: 
 export function num(script: string, value: unknown, what: string): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
   if (!Number.isFinite(n)) throw wrong(script, what, 'a number', value);
+  return n;
+}
+
+/** A count: a whole number, 0 or more. */
+export function count(script: string, value: unknown, what = 'the reply'): number {
+  const n = num(script, value, what);
+  if (!Number.isInteger(n) || n < 0) throw new ReplyError(script, `${what}: expected a count, got ${n}`);
   return n;
 }
 
@@ -64,6 +62,33 @@ export function flag(script: string, value: unknown, what: string): boolean {
 export function oneOf<T extends string | number>(script: string, value: unknown, options: readonly T[], what: string): T {
   if (!options.includes(value as T)) throw wrong(script, what, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, value);
   return value as T;
+}
+
+/**
+ * Why a change to a task was refused: `missing`, no such task (never put, or gone); `active`, a
+ * worker holds its lease (it finishes or fails it); `dead`, it used up its attempts (redrive it).
+ */
+export type Refusal = 'missing' | 'active' | 'dead';
+
+/** A refused change, with the worker that holds the task when it is `active` (when known). */
+export type Refused<R extends string = Refusal> = { done: false; reason: R; worker?: string };
+
+/** What a change to a task did: done, or refused and why (`R`: the reasons that change can give). */
+export type Change<R extends string = Refusal> = { done: true } | Refused<R>;
+
+/** The reasons reschedule and priority give. */
+export const REFUSALS: readonly Refusal[] = ['missing', 'active', 'dead'];
+
+/** Decodes a refusal reply (`{ reason }`, or `{ 'active', worker }`) among `allowed`. */
+export function refusal<R extends string>(script: string, r: unknown[], allowed: readonly R[]): Refused<R> {
+  const reason = oneOf(script, r[0], allowed, 'the answer');
+  if (reason !== 'active') {
+    array(script, r, 1);
+    return { done: false, reason };
+  }
+  array(script, r, 2);
+  const worker = text(script, r[1], 'the worker');
+  return worker === '' ? { done: false, reason } : { done: false, reason, worker };
 }
 
 function wrong(script: string, what: string, expected: string, value: unknown): ReplyError {

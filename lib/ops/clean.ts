@@ -1,9 +1,13 @@
 /**
- * The scripts that delete in bulk: clean (one batch of a queue's ready, delayed or dead tasks, from
- * one source) and obliterate (every key of a queue). Headers in lua/clean.lua, lua/obliterate.lua.
+ * clean: delete one batch of a queue's ready, delayed or dead tasks, read from one source; the
+ * caller (lib/features/clean.ts) walks the sources of a state and calls again from the cursor
+ * returned, so no call examines more than `scan` entries or deletes more than `most` tasks. A
+ * claimed task is in no source, so a clean never deletes it. A pending task goes as cancel deletes
+ * it, a dead one as purge does.
  */
-import type { READY_LEVELS } from '../../domain/keys';
-import { array, flag, num, oneOf, text, type Codec } from './codec';
+import type { READY_LEVELS } from '../domain/keys';
+import { DEPS_KEYS, LEVEL_KEYS, script } from '../redis/op';
+import { array, flag, num, text } from '../redis/reply';
 
 /** Where clean reads a batch from: the dead set, the delayed set, or one of the ready structures. */
 export type CleanSource = 'dead' | 'delayed' | 'ready' | (typeof READY_LEVELS)[number] | 'grouped' | 'parked';
@@ -30,26 +34,14 @@ export interface CleanReply {
   outboxed: boolean;
 }
 
-export const clean: Codec<CleanInput, CleanReply> = {
+export const clean = script<CleanInput, CleanReply>({
+  name: 'clean',
+  flags: 'allow-oom',
+  keys: ['delayed', 'ready', 'tasks', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS, 'logs', 'moved'],
+  args: ['source', 'before', 'most', 'scan', 'cursor', 'events'],
   encode: (i) => [i.source, i.before ?? -1, i.most, i.scan, i.cursor, i.events],
   decode(reply) {
     const r = array('clean', reply, 4);
     return { deleted: num('clean', r[0], 'deleted'), done: flag('clean', r[1], 'done'), cursor: text('clean', r[2], 'the cursor'), outboxed: flag('clean', r[3], 'outboxed') };
   },
-};
-
-/**
- * `ok`: every key deleted; `carry`: every key but the outbox, whose steps for other queues the
- * caller carries before it calls again; `active`: refused, `leased` tasks are held (nothing deleted).
- */
-export type Obliterated = { status: 'ok' | 'carry'; deleted: number } | { status: 'active'; leased: number };
-
-export const obliterate: Codec<{ force: boolean }, Obliterated> = {
-  encode: (i) => [i.force ? 1 : 0],
-  decode(reply) {
-    const r = array('obliterate', reply, 2);
-    const status = oneOf('obliterate', r[0], ['ok', 'carry', 'active'] as const, 'the status');
-    const n = num('obliterate', r[1], 'the count');
-    return status === 'active' ? { status, leased: n } : { status, deleted: n };
-  },
-};
+});

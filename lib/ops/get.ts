@@ -1,0 +1,37 @@
+/**
+ * get: read one task and the state it is in, in one consistent view. The record comes back as
+ * stored (meta and progress JSON): lib/domain/task.ts parses it.
+ */
+import { TASK_STATES, type TaskState } from '../domain/domain';
+import { script } from '../redis/op';
+import { array, oneOf, text, textOrNull } from '../redis/reply';
+
+/** A task's stored record and the state it is in, as get and list read it. */
+export interface TaskRecord {
+  /** Canonical JSON payload; null when the record has none (damaged). */
+  payload: string | null;
+  /** JSON task metadata (lib/domain/task.ts, Meta). */
+  meta: string;
+  state: TaskState;
+  /** JSON progress, or null when none was reported. */
+  progress: string | null;
+}
+
+/** The task's record, or null for an unknown task. */
+export const get = script<{ id: string }, TaskRecord | null>({
+  name: 'get',
+  flags: 'no-writes',
+  keys: ['tasks', 'delayed', 'active', 'dead', 'progress', 'blocked'],
+  args: ['id'],
+  encode: (i) => [i.id],
+  decode(reply) {
+    if (reply === null) return null;
+    const r = array('get', reply, 4);
+    return {
+      payload: textOrNull('get', r[0], 'the payload'),
+      meta: text('get', r[1], 'the meta'),
+      state: oneOf('get', r[2], TASK_STATES, 'the state'),
+      progress: textOrNull('get', r[3], 'the progress'),
+    };
+  },
+});

@@ -1,0 +1,39 @@
+/**
+ * redrive: send dead tasks back to the ready list with their attempts reset: one task, or the
+ * oldest deaths first in a batch. One task that is not dead is refused, with why.
+ */
+import { ReplyError } from '../domain/errors';
+import { LEVEL_KEYS, script } from '../redis/op';
+import { array, count, refusal, type Refused } from '../redis/reply';
+
+/**
+ * Why a redrive of one task was refused: `missing` and `active` as for any change; `pending`, it
+ * waits to run (delayed, ready, or waiting on its dependencies), so it is not dead.
+ */
+export type RedriveRefusal = 'missing' | 'active' | 'pending';
+
+/** What a redrive did: how many dead tasks went back to ready, or why task `id` was refused. */
+export type Redriven = { done: true; count: number } | Refused<RedriveRefusal>;
+
+/**
+ * Task `id`, or a batch of at most `limit` of the oldest deaths (`id` null): `{ 'redriven', count }`,
+ * or for one task a refusal `{ 'missing' }`, `{ 'active', worker }`, `{ 'pending' }`.
+ */
+export const redrive = script<{ id: string | null; limit: number }, Redriven>({
+  name: 'redrive',
+  flags: '',
+  keys: ['dead', 'ready', 'tasks', 'wake', ...LEVEL_KEYS, 'active'],
+  args: ['id', 'limit'],
+  encode: (i) => [i.id ?? '', i.limit],
+  decode(reply, input) {
+    const r = array('redrive', reply, (n) => n >= 1);
+    if (r[0] === 'redriven') {
+      array('redrive', r, 2);
+      const n = count('redrive', r[1], 'the count');
+      if (n > (input.id === null ? input.limit : 1)) throw new ReplyError('redrive', `${n} tasks went back, more than the ${input.id === null ? input.limit : 1} asked for`);
+      return { done: true, count: n };
+    }
+    // A batch takes only dead tasks: it refuses nothing.
+    return refusal('redrive', r, input.id === null ? [] : ['missing', 'active', 'pending']);
+  },
+});

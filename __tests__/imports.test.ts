@@ -101,4 +101,28 @@ describe('the import graph of lib/', () => {
   it('has no import cycles', () => {
     expect(cyclesOf(graph).map((cycle) => cycle.join(' → '))).toEqual([]);
   });
+
+  it('imports only down the layers (docs/design.md#shape)', () => {
+    expect([...graph.keys()].filter((file) => !(layerOf(file) in LAYERS))).toEqual([]);
+    expect(upward(new Map([['domain/a', ['redis/b', 'domain/c']]]))).toEqual(['domain/a → redis/b']);
+    expect(upward(new Map([['surfaces/a', ['life/b', 'ops/c', 'domain/d']]]))).toEqual([]);
+    expect(upward(graph)).toEqual([]);
+  });
 });
+
+/**
+ * lib/'s folders by layer, lowest first: a module imports its own layer and those below. The
+ * operations layer is the transport (redis/) and the operations it runs (ops/); a task's life and
+ * the features built into it (life/, features/) call each other; the surfaces use them all; the
+ * package's entry points (lib/*.ts) sit on top.
+ */
+const LAYERS: Record<string, number> = { domain: 0, redis: 1, ops: 1, life: 2, features: 2, surfaces: 3, '.': 4 };
+
+function layerOf(file: string): string {
+  return file.includes('/') ? file.slice(0, file.indexOf('/')) : '.';
+}
+
+/** Each import that points to a higher layer, as `from → to`. */
+function upward(graph: Graph): string[] {
+  return [...graph].flatMap(([from, targets]) => targets.filter((to) => LAYERS[layerOf(to)] > LAYERS[layerOf(from)]).map((to) => `${from} → ${to}`));
+}

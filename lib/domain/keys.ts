@@ -59,3 +59,12 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
   const base = `${prefix}:{${queue}}:`;
   return Object.fromEntries(SUFFIXES.map((s) => [s, base + s])) as Record<Suffix, string>;
 }
+
+/**
+ * The registry of queue names: one SET per prefix, outside every queue's hash tag (on a cluster it
+ * lives on a slot of its own). A process adds a queue once, after its first put there; the CLI
+ * and dashboard read it with SMEMBERS instead of scanning the keyspace.
+ */
+export function registryKey(prefix: string): string {
+  return `${prefix}:queues`;
+}

@@ -6,11 +6,11 @@
  * has one home.
  */
 import { z } from 'zod';
-import type { ClientOptions, RedisLike } from '../redis/connection';
+import type { ClientOptions, RedisLike } from './client';
 import { DEFAULT_MAX_ATTEMPTS, LISTED_STATES } from './domain';
 import { unreadable, ValidationError, type DocketError } from './errors';
 import { guardHash, type HashFunction } from './hashing';
-import { urlProblem } from '../redis/redis-url';
+import { urlProblem } from './redis-url';
 import { spanToMs, instantToMs } from './time';
 
 const NAME_RULE = /^[^\s{}*?[\]\\\u0000-\u001f\u007f]+$/;

@@ -3,8 +3,6 @@
  * A task's stored metadata is a small JSON object, the record part of its field in the queue's
  * `tasks` hash (docs/design.md, lib/domain/meta.ts).
  */
-import type { TaskRecord } from '../ops/get';
-import type { Dependency } from '../features/deps';
 import type { TaskState } from './domain';
 import { parseMeta } from './meta';
 import { parseRecord, type Json } from './payload';
@@ -154,3 +152,77 @@ export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord): 
     name: meta.nm ?? null,
   };
 }
+
+/** A task's stored record and the state it is in, as get and list read it. */
+export interface TaskRecord {
+  /** Canonical JSON payload; null when the record has none (damaged). */
+  payload: string | null;
+  /** JSON task metadata (lib/domain/task.ts, Meta). */
+  meta: string;
+  state: TaskState;
+  /** JSON progress, or null when none was reported. */
+  progress: string | null;
+}
+
+/** A task a put waits on: its hash in the same queue, or `{ queue, hash }` in another. */
+export type DependencyRef = string | { queue: string; hash: string };
+/** What a task that failed does to the tasks waiting on it (see docs/api.md). */
+export type DependencyFailure = 'dead' | 'run' | 'cancel';
+
+/** One task that a task waited on, with its outcome (null once no outcome of it is kept). */
+export interface Dependency<R = Json> {
+  queue: string;
+  hash: string;
+  outcome: TaskOutcome<R> | null;
+}
+
+interface OutcomeBase {
+  readonly hash: string;
+  readonly queue: string;
+  /** Deliveries so far (for a finished task: the deliveries it took). */
+  readonly attempts: number;
+}
+
+/** A task that has not finished: waiting (delayed or ready) or leased. */
+export interface LiveOutcome extends OutcomeBase {
+  readonly state: 'pending' | 'active';
+  readonly runAt: number;
+  /** The latest progress its handler reported, else null. */
+  readonly progress: Json | null;
+}
+
+/** A task whose handler succeeded. */
+export interface DoneOutcome<R = Json> extends OutcomeBase {
+  readonly state: 'done';
+  /** The handler's resolved value; null when it resolved with nothing, or the result was not kept. */
+  readonly result: R | null;
+  /** When it finished: epoch ms on the Redis clock. */
+  readonly finishedAt: number;
+}
+
+/** A task that used up its attempts. */
+export interface DeadOutcome extends OutcomeBase {
+  readonly state: 'dead';
+  /** The last failure (a handler's error, or 'lease expired'). */
+  readonly error: string | null;
+  readonly finishedAt: number;
+}
+
+/** A task dropped unclaimed once its expiry passed, or cancelled before it ran. */
+export interface EndedOutcome extends OutcomeBase {
+  readonly state: 'expired' | 'cancelled';
+  readonly finishedAt: number;
+}
+
+/**
+ * An until-start task that failed while a task of its identity already waited (put while it ran):
+ * it was not retried, since that task does the same work.
+ */
+export interface MergedOutcome extends OutcomeBase {
+  readonly state: 'merged';
+  /** The hash of the waiting task it was merged into. */
+  readonly into: string;
+  readonly finishedAt: number;
+}
+
+export type TaskOutcome<R = Json> = LiveOutcome | DoneOutcome<R> | DeadOutcome | EndedOutcome | MergedOutcome;

@@ -4,11 +4,8 @@
  * dashboard list (so they never scan the keyspace).
  */
 import { serverTime as readServerTime, type Context } from '../redis/context';
-import { listOptions, parse, queueName, stateArg, STATES } from '../domain/options';
+import { listOptions, parse, stateArg, STATES } from '../domain/options';
 import type { Json } from '../domain/payload';
-import { exists } from '../ops/commands/keyspace';
-import { sadd, smembers } from '../ops/commands/sets';
-import { routed } from '../ops/commands/via';
 import { list as listOp, type ListedRecord } from '../ops/list';
 import { pause as pauseOp } from '../ops/pause';
 import { stats as statsOp } from '../ops/stats';
@@ -116,6 +113,7 @@ export type PreviewPage = Page<PreviewTask>;
 
 /** Every state, in the order the views show them (declared with list()'s checks in options.ts). */
 export { STATES };
+export { queues } from '../redis/registry';
 
 const COUNTERS: Record<keyof QueueTotals, string> = {
   added: 'added',
@@ -234,44 +232,6 @@ export async function serverTime(ctx: Context, queue = ctx.options.queue): Promi
 /** Pauses (`paused` true) or resumes a queue; true when this call changed its state. */
 export async function setPaused(ctx: Context, queue: string, paused: boolean): Promise<boolean> {
   return ctx.scripts.run(pauseOp, ctx.keys(queue), { paused });
-}
-
-/**
- * The registry of queue names: one SET per prefix, outside every queue's hash tag (on a cluster it
- * lives on a slot of its own). A process adds a queue once, after its first put there; the CLI
- * and dashboard read it with SMEMBERS instead of scanning the keyspace.
- */
-export function registryKey(prefix: string): string {
-  return `${prefix}:queues`;
-}
-
-/**
- * Every queue registered under this prefix that has a key, by name. An obliterate cut off between
- * deleting the keys and taking the name out (a freeze, a lost connection) leaves the name behind:
- * such a queue is not listed, and comes back with its next put (obliterate again takes the name).
- */
-export async function queues(ctx: Context): Promise<string[]> {
-  const key = registryKey(ctx.options.prefix);
-  const deadline = { ms: ctx.options.commandTimeout, what: 'queues' };
-  const names = await smembers(routed(ctx.conn, key, deadline), key);
-  // One EXISTS over every key of each queue (one slot), sent together: node-redis pipelines them.
-  // A name that is no queue name (written by hand) is listed as it is.
-  const held = await Promise.all(
-    names.map((name) => {
-      if (!queueName.safeParse(name).success) return 1;
-      const keys = Object.values(ctx.keys(name));
-      return exists(routed(ctx.conn, keys[0], deadline), ...keys);
-    }),
-  );
-  return names.filter((_, i) => held[i] > 0).sort();
-}
-
-/** Adds `queue` to the registry once per process; a failure is retried on the next put. */
-export async function register(ctx: Context, queue: string): Promise<void> {
-  if (ctx.registered.has(queue)) return;
-  const key = registryKey(ctx.options.prefix);
-  await sadd(routed(ctx.conn, key, { ms: ctx.options.commandTimeout, what: 'register' }), key, queue);
-  ctx.registered.add(queue);
 }
 
 /** The stats of several queues (a sharded queue's shards) as one: paused only when all are. */

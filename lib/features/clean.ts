@@ -3,7 +3,8 @@
  * while workers run (lua/clean.lua, one short call per batch), and removing a queue with every
  * key of it (lua/obliterate.lua).
  */
-import { registryKey, serverTime } from './admin';
+import { registryKey } from '../domain/keys';
+import { serverTime } from './admin';
 import type { Context } from '../redis/context';
 import { srem } from '../ops/commands/sets';
 import { routed } from '../ops/commands/via';

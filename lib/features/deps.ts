@@ -21,8 +21,9 @@ import { hget } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import { UnreadableRecordError, ValidationError } from '../domain/errors';
 import { errorFields } from '../domain/log';
-import { result, type TaskOutcome } from '../life/outcome';
-import { parseRecord, type Json } from '../domain/payload';
+import { result } from '../life/outcome';
+import type { Dependency, DependencyFailure, DependencyRef } from '../domain/task';
+import { parseRecord } from '../domain/payload';
 
 export { MAX_AFTER } from '../domain/options';
 /** How long a carrier holds the steps it took; after that another may take them. */
@@ -32,17 +33,7 @@ const CARRY_BATCH = 100;
 /** Rounds one carry makes before it says what it carried and looks again. */
 const CARRY_ROUNDS = 100;
 
-/** A task a put waits on: its hash in the same queue, or `{ queue, hash }` in another. */
-export type DependencyRef = string | { queue: string; hash: string };
-/** What a task that failed does to the tasks waiting on it (see docs/api.md). */
-export type DependencyFailure = 'dead' | 'run' | 'cancel';
-
-/** One task that a task waited on, with its outcome (null once no outcome of it is kept). */
-export interface Dependency<R = Json> {
-  queue: string;
-  hash: string;
-  outcome: TaskOutcome<R> | null;
-}
+export type { Dependency, DependencyFailure, DependencyRef };
 
 const POLICY: Record<DependencyFailure, string> = { dead: 'd', run: 'r', cancel: 'c' };
 

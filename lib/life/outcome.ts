@@ -12,61 +12,13 @@ import { result as resultOp, type KeptOutcome, type ResultReply } from '../ops/r
 import type { Context } from '../redis/context';
 import { ClosedError } from '../domain/errors';
 import { parseMeta } from '../domain/meta';
-import { parseRecord, type Json } from '../domain/payload';
+import type { TaskOutcome } from '../domain/task';
+import { parseRecord } from '../domain/payload';
 import type { Span } from '../domain/time';
 import { waits } from './readers';
 import { FINISHES, type Finish } from './waiters';
 
-interface OutcomeBase {
-  readonly hash: string;
-  readonly queue: string;
-  /** Deliveries so far (for a finished task: the deliveries it took). */
-  readonly attempts: number;
-}
-
-/** A task that has not finished: waiting (delayed or ready) or leased. */
-export interface LiveOutcome extends OutcomeBase {
-  readonly state: 'pending' | 'active';
-  readonly runAt: number;
-  /** The latest progress its handler reported, else null. */
-  readonly progress: Json | null;
-}
-
-/** A task whose handler succeeded. */
-export interface DoneOutcome<R = Json> extends OutcomeBase {
-  readonly state: 'done';
-  /** The handler's resolved value; null when it resolved with nothing, or the result was not kept. */
-  readonly result: R | null;
-  /** When it finished: epoch ms on the Redis clock. */
-  readonly finishedAt: number;
-}
-
-/** A task that used up its attempts. */
-export interface DeadOutcome extends OutcomeBase {
-  readonly state: 'dead';
-  /** The last failure (a handler's error, or 'lease expired'). */
-  readonly error: string | null;
-  readonly finishedAt: number;
-}
-
-/** A task dropped unclaimed once its expiry passed, or cancelled before it ran. */
-export interface EndedOutcome extends OutcomeBase {
-  readonly state: 'expired' | 'cancelled';
-  readonly finishedAt: number;
-}
-
-/**
- * An until-start task that failed while a task of its identity already waited (put while it ran):
- * it was not retried, since that task does the same work.
- */
-export interface MergedOutcome extends OutcomeBase {
-  readonly state: 'merged';
-  /** The hash of the waiting task it was merged into. */
-  readonly into: string;
-  readonly finishedAt: number;
-}
-
-export type TaskOutcome<R = Json> = LiveOutcome | DoneOutcome<R> | DeadOutcome | EndedOutcome | MergedOutcome;
+export type { DeadOutcome, DoneOutcome, EndedOutcome, LiveOutcome, MergedOutcome, TaskOutcome } from '../domain/task';
 
 /** The options of Scheduler.result (and Sharded.result, without `queue`). */
 export interface ResultOptions {

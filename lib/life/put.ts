@@ -7,7 +7,8 @@
  * One concept over 300 lines: a put, from the caller's items to the script's answer; each step
  * (options, payload, identity, chunking, gathering single puts) is a function here.
  */
-import { register, registryKey } from '../features/admin';
+import { registryKey } from '../domain/keys';
+import { register } from '../redis/registry';
 import type { Context } from '../redis/context';
 import { smismember } from '../ops/commands/sets';
 import { routed } from '../ops/commands/via';

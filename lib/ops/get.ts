@@ -2,20 +2,12 @@
  * get: read one task and the state it is in, in one consistent view. The record comes back as
  * stored (meta and progress JSON): lib/domain/task.ts parses it.
  */
-import { TASK_STATES, type TaskState } from '../domain/domain';
+import { TASK_STATES } from '../domain/domain';
+import type { TaskRecord } from '../domain/task';
 import { script } from '../redis/op';
 import { array, oneOf, text, textOrNull } from '../redis/reply';
 
-/** A task's stored record and the state it is in, as get and list read it. */
-export interface TaskRecord {
-  /** Canonical JSON payload; null when the record has none (damaged). */
-  payload: string | null;
-  /** JSON task metadata (lib/domain/task.ts, Meta). */
-  meta: string;
-  state: TaskState;
-  /** JSON progress, or null when none was reported. */
-  progress: string | null;
-}
+export type { TaskRecord };
 
 /** The task's record, or null for an unknown task. */
 export const get = script<{ id: string }, TaskRecord | null>({

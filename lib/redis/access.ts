@@ -5,7 +5,7 @@
  * whether the user may run every command docket sends on the default queue's keys, and refuses to
  * start when one is missing. docs/guarantees.md lists the same commands for operators.
  */
-import { registryKey } from '../features/admin';
+import { registryKey } from '../domain/keys';
 import type { Context } from './context';
 import { PermissionError } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';

@@ -9,11 +9,11 @@
  * client may be of node-redis 4, 5 or 6 (docs/api.md#redis-clients): docket needs only the few
  * methods of RedisClientLike, which those three share.
  */
-import type { RedisClientOptions, RedisClusterType, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';
+import type { ClientOptions, Cluster, RedisClientLike, RedisLike, Standalone } from '../domain/client';
 import { ClusterLink } from './cluster';
 import { withDeadline } from './deadline';
 import { ConnectionError, fromRedisError, ValidationError } from '../domain/errors';
-import { redact } from './redis-url';
+import { redact } from '../domain/redis-url';
 
 export { redact };
 
@@ -22,26 +22,7 @@ const RECONNECT_MAX_MS = 2000;
 /** How long close() waits for calls still in flight before it drops the connection. */
 const CLOSE_WAIT_MS = 5000;
 
-/**
- * What docket needs of a standalone client: the methods node-redis 4, 5 and 6 clients share, so
- * that a client of any of them type-checks as the `client` option. docket speaks RESP2 on it; a
- * client on RESP3 (node-redis 6's default) is duplicated onto RESP2 (see connect()).
- */
-export interface RedisClientLike {
-  sendCommand<T = unknown>(args: string[]): Promise<T>;
-  duplicate(): RedisClientLike;
-  connect(): Promise<unknown>;
-  disconnect(): Promise<void>;
-  on(event: 'error', listener: (err: Error) => void): unknown;
-  readonly isOpen: boolean;
-}
-/** A node-redis 4, 5 or 6 client, or a node-redis 4 cluster, with any modules, functions and scripts of its own. */
-export type RedisLike = RedisClientLike | Cluster;
-/** A standalone client docket sends through: its own, a caller's, or a duplicate of either. */
-export type Standalone = RedisClientLike;
-type Cluster = RedisClusterType<RedisModules, RedisFunctions, RedisScripts>;
-/** node-redis 4's client options (TLS, username, password, database, socket timeouts ...). */
-export type ClientOptions = RedisClientOptions<RedisModules, RedisFunctions, RedisScripts>;
+export type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../domain/client';
 
 /** Where to connect: a caller's client, the root nodes of a cluster, or a URL (with client options). */
 export interface Target {

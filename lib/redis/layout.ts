@@ -6,7 +6,7 @@
  * loses none. Workers of the earlier version must be stopped first: the two layouts do not mix on
  * one queue (docs/operations.md, upgrading).
  */
-import { queues } from '../features/admin';
+import { queues } from './registry';
 import type { Context } from './context';
 import { PermissionError } from '../domain/errors';
 import { exists } from '../ops/commands/keyspace';

@@ -40,7 +40,7 @@ import type { Json, JsonCompatible } from '../domain/payload';
 import { flushPuts, putMany, putOne, type PutOptions } from '../life/put';
 import { typedQueue, type Queue, type QueueName } from './queue';
 import { listSchedules, Recurring, unschedule, type EveryOptions, type Schedule, type ScheduleInfo } from '../features/recurring';
-import { urlProblem } from '../redis/redis-url';
+import { urlProblem } from '../domain/redis-url';
 import { Scripts } from '../redis/scripts';
 import { sharded, type Sharded } from '../features/shards';
 import { toTaskInfo, type PutResult, type Task, type TaskInfo, type TaskState } from '../domain/task';

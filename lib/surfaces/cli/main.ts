@@ -11,7 +11,7 @@ import { withDeadline } from '../../redis/deadline';
 import { ConnectionError, DocketError, TimeoutError, UnreadableRecordError, ValidationError } from '../../domain/errors';
 import { thrownText } from '../../domain/log';
 import { printable, printableJson, printableLines } from '../printable';
-import { hasPassword, urlProblem } from '../../redis/redis-url';
+import { hasPassword, urlProblem } from '../../domain/redis-url';
 import { createScheduler, type Scheduler } from '../scheduler';
 import { intArg, readArgs } from './args';
 import { RunError, UsageError, type Output, type Run, type RunContext } from './command';

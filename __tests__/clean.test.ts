@@ -132,9 +132,9 @@ describe('clean', () => {
     const again = await s.put('job', { unique: 'until-start' });
     expect(again.hash).not.toBe(hash);
     const keys = queueKeys(s.prefix, 'default');
-    expect(await raw.hLen(keys.waiting)).toBe(1);
+    expect(await raw.hLen(keys.redirects)).toBe(1);
     expect(await s.clean({ state: 'ready' })).toBe(1);
-    expect(await raw.hLen(keys.waiting)).toBe(0);
+    expect(await raw.hLen(keys.redirects)).toBe(0);
     expect(await raw.hExists(keys.tasks, again.hash)).toBe(false);
   });
 

@@ -31,6 +31,7 @@ import { progress } from '../lib/ops/progress';
 import { purge } from '../lib/ops/purge';
 import { put } from '../lib/ops/put';
 import { redrive } from '../lib/ops/redrive';
+import { rekey } from '../lib/ops/rekey';
 import { release } from '../lib/ops/release';
 import { reschedule } from '../lib/ops/reschedule';
 import { result } from '../lib/ops/result';
@@ -309,8 +310,8 @@ const CASES = new Map([
     malformed: [null, 'OK', [1], [null]],
   }),
   cases(list, {
-    input: { state: 'dead', offset: 0, limit: 2, preview: 16 },
-    args: { state: 'dead', offset: 0, limit: 2, preview: 16 },
+    input: { state: 'dead', offset: 0, count: 2, preview: 16 },
+    args: { state: 'dead', offset: 0, count: 2, preview: 16 },
     replies: [
       [[1700000000000, 0], { now: 1700000000000, total: 0, tasks: [] }],
       [
@@ -329,29 +330,38 @@ const CASES = new Map([
     malformed: [null, [1], [1, 1, 'a1', '{}', 2, META, ''], [1, 1, 'a1', '{}', 'big', META, '', null], [1, 3, ...Array.from({ length: 3 }, () => ['a', '{}', 2, META, '', null]).flat()]],
   }),
   cases(redrive, {
-    input: { id: null, limit: 500 },
-    args: { id: '', limit: 500 },
+    input: { id: null, most: 500 },
+    args: { id: '', most: 500 },
     replies: [
       [['redriven', 0], { done: true, count: 0 }],
       [['redriven', 500], { done: true, count: 500 }],
     ],
-    // A batch refuses nothing, and moves at most `limit`.
+    // A batch refuses nothing, and moves at most `most`.
     malformed: [null, 500, 'all', ['redriven'], ['redriven', -1], ['redriven', 1.5], ['redriven', 501], ['missing'], ['pending']],
   }),
   cases(purge, {
-    input: { limit: 500 },
-    args: { limit: 500 },
+    input: { most: 500 },
+    args: { most: 500 },
     replies: [[12, 12]],
     malformed: [null, [12], -3],
   }),
   cases(migrate, {
-    input: { limit: 500, cursor: '0' },
-    args: { limit: 500, cursor: '0' },
+    input: { most: 500, cursor: '0' },
+    args: { most: 500, cursor: '0' },
     replies: [
       [[0, '0'], { left: 0, cursor: '0' }],
       [[7, '1536'], { left: 7, cursor: '1536' }],
     ],
     malformed: [null, [3], [-1, '0'], [3, 4], 7],
+  }),
+  cases(rekey, {
+    input: {},
+    args: {},
+    replies: [
+      [0, 0],
+      [3, 3],
+    ],
+    malformed: [null, [3], -1, 'OK'],
   }),
   cases(stats, {
     input: {},
@@ -519,7 +529,7 @@ describe('the codecs', () => {
 });
 
 describe('redrive of one task', () => {
-  const input = { id: 'a1', limit: 1 };
+  const input = { id: 'a1', most: 1 };
 
   it('encodes the task id', () => {
     expect(redrive.encode(input)).toEqual(['a1', 1]);

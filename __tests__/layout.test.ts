@@ -1,10 +1,11 @@
 /**
- * Compact storage's migration: a queue written in the layout before one field per task (record in
- * `meta`, payload in `data`) keeps every task once a current scheduler starts on it.
+ * The layout migrations createScheduler runs: a queue written in the layout before one field per
+ * task (record in `meta`, payload in `data`) keeps every task, and a queue docket 0.1 kept its
+ * until-start pointers for in `waiting` keeps them, in `redirects`, once a current scheduler starts.
  */
 import type { RedisClientType } from 'redis';
-import { queueKeys } from '../lib/domain/keys';
-import { useRedis } from './support/harness';
+import { queueKeys, registryKey } from '../lib/domain/keys';
+import { keysUnder, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
 
@@ -65,5 +66,58 @@ describe('a queue in the layout before compact storage', () => {
     expect(await raw.hLen(k.tasks)).toBe(20_000);
     expect(await raw.hGet(k.tasks, 'old19999')).toBe('{"c":1,"r":1,"m":5,"n":0}\n{"id":"old19999"}');
     await s.close();
+  });
+});
+
+describe('a queue docket 0.1 kept its until-start pointers for in `waiting`', () => {
+  it('keeps de-duplicating the copy put while its twin ran, once a scheduler starts', async () => {
+    const raw = await redis.raw();
+    const before = await redis.scheduler();
+    const k = queueKeys(before.prefix, 'default');
+    const first = await before.put('refresh', { unique: 'until-start' });
+    const running = await before.claim();
+    const copy = await before.put('refresh', { unique: 'until-start' });
+    expect(copy).toMatchObject({ added: true });
+    expect(copy.hash).not.toBe(first.hash);
+    await before.ack(running!);
+    await before.close();
+    // As 0.1 stored it: the same pointer, under `waiting`.
+    const pointers = await raw.hGetAll(k.redirects);
+    expect(pointers).toEqual({ [first.hash]: copy.hash });
+    await raw.del(k.redirects);
+    await raw.hSet(k.waiting, pointers);
+
+    const after = await redis.scheduler({ prefix: before.prefix });
+    expect(await raw.exists(k.waiting)).toBe(0);
+    expect(await raw.hGetAll(k.redirects)).toEqual(pointers);
+    // The base's record went with the ack: only the pointer leads this put to the copy.
+    expect(await after.put('refresh', { unique: 'until-start' })).toMatchObject({ added: false, hash: copy.hash });
+    expect(await after.stats()).toMatchObject({ ready: 1 });
+  });
+
+  it('merges into `redirects` when both exist, in every registered queue, keeping the pointers already there', async () => {
+    const raw = await redis.raw();
+    const prefix = uniquePrefix('rekey');
+    const own = queueKeys(prefix, 'default');
+    const other = queueKeys(prefix, 'other');
+    await raw.sAdd(registryKey(prefix), 'other');
+    // A 0.1 process wrote `waiting` after an upgraded one wrote `redirects`.
+    await raw.hSet(own.redirects, { base1: 'new1' });
+    await raw.hSet(own.waiting, { base1: 'old1', base2: 'old2' });
+    await raw.hSet(other.waiting, { base3: 'old3' });
+    await redis.scheduler({ prefix });
+    expect(await raw.exists([own.waiting, other.waiting])).toBe(0);
+    expect(await raw.hGetAll(own.redirects)).toEqual({ base1: 'new1', base2: 'old2' });
+    expect(await raw.hGetAll(other.redirects)).toEqual({ base3: 'old3' });
+  });
+
+  it('is deleted by obliterate when one is left over', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.put('job');
+    // Left by a 0.1 process after this scheduler started.
+    await raw.hSet(queueKeys(s.prefix, 'default').waiting, 'base', 'id');
+    await s.obliterate();
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Every option is declared twice: an interface for callers (with its TSDoc) and a zod schema that
- * checks it (lib/domain/options.ts, and the dashboard's lib/surfaces/dashboard/options.ts). Nothing at run time
+ * checks it (lib/domain/options/, and the dashboard's lib/surfaces/dashboard/options.ts). Nothing at run time
  * compares the two, so this file does at compile time: `npm test`'s type check (tsc) fails on any
  * pair whose names, optionality or types differ. The one test below only keeps jest content.
  */

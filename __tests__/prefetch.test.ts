@@ -1,5 +1,5 @@
 /**
- * Prefetch (worker.ts): a worker with quick handlers leases a few tasks beyond its free slots; a
+ * Prefetch (lib/life/prefetch.ts): a worker with quick handlers leases a few tasks beyond its free slots; a
  * slow handler hands them back; close() hands them back; `prefetch: 0` turns it off.
  */
 import { ValidationError, type Scheduler } from '../lib';

@@ -7,7 +7,7 @@
   calls it with no step until none is left: a failure down a long chain needs no worker).
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, dead, counts,
     wake, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped,
-    gtags, parked, gactive, glimits, events, results, kept, progress, waiting, blocked, after,
+    gtags, parked, gactive, glimits, events, results, kept, progress, redirects, blocked, after,
     dependents, deplist, settle, outbox, logs
   ARGV[1] events  most entries kept in the events stream; 0 for no events
   ARGV[+1] step   a step for this queue, as JSON (include: deps)

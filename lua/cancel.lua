@@ -4,7 +4,7 @@
   tasks it waited on (include: deps).
   KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, tasks, dead,
     levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags,
-    parked, gactive, glimits, events, results, kept, progress, waiting, counts, wake, blocked,
+    parked, gactive, glimits, events, results, kept, progress, redirects, counts, wake, blocked,
     after, dependents, deplist, settle, outbox, logs, moved
   ARGV[1] id      task id
   ARGV[2] events  most entries kept in the events stream; 0 for no events

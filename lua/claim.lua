@@ -5,7 +5,7 @@
   KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, tasks, dead,
     counts, wake, held, acked, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
     ready8, ready9, grouped, gtags, parked, gactive, glimits, paused, events, results, kept,
-    progress, waiting, limits, rates, gheld, blocked, after, dependents, deplist, settle, outbox,
+    progress, redirects, limits, rates, gheld, blocked, after, dependents, deplist, settle, outbox,
     logs, moved
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)

@@ -8,7 +8,7 @@
   kept outcome as cancel's). A dead task goes as purge deletes it.
   KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, tasks, dead, levels,
     ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked,
-    gactive, glimits, events, results, kept, progress, waiting, counts, wake, blocked, after,
+    gactive, glimits, events, results, kept, progress, redirects, counts, wake, blocked, after,
     dependents, deplist, settle, outbox, logs, moved
   ARGV[1] source  where to read: dead, delayed, ready, ready1 to ready9, grouped or parked
   ARGV[2] before  only tasks put (dead ones: died) at or before this time (epoch ms); -1 for all

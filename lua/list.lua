@@ -9,7 +9,7 @@
     parked, gactive, glimits, progress, blocked, after, moved
   ARGV[1] state   delayed, ready, waiting, active or dead
   ARGV[2] offset  how many to skip
-  ARGV[3] limit   most tasks to return
+  ARGV[3] count   most tasks to return
   ARGV[4] preview most payload bytes to return per task, cut at a UTF-8 character boundary; 0 = all
   Returns: { now, total in that state, then id, payload (or its first bytes), payload bytes,
     meta JSON, score or '', progress JSON (or its first bytes) or false for each task }: score is
@@ -18,7 +18,7 @@
 -- include: clock
 -- include: record
 local now = nowMs()
-local state, skip, want = A.state, tonumber(A.offset), tonumber(A.limit)
+local state, skip, want = A.state, tonumber(A.offset), tonumber(A.count)
 local most = tonumber(A.preview)
 local picked, total = {}, 0
 

@@ -5,16 +5,16 @@
   crash between calls leaves every task readable in one layout or the other. createScheduler
   (lib/redis/layout.ts) calls it, with the cursor of the last call, until nothing is left.
   KEYS (as K.<name>; each described in docs/design.md#keys): data, meta, tasks
-  ARGV[1] limit   most tasks to move in this call
+  ARGV[1] most    most tasks to move in this call
   ARGV[2] cursor  the HSCAN cursor the last call answered; '0' to start
   Returns: { tasks left in the old layout, the cursor to pass next } ]]
-local limit, cursor = tonumber(A.limit), A.cursor
+local most, cursor = tonumber(A.most), A.cursor
 -- The cursor is carried from call to call: a scan from 0 each time would pass ever more emptied
 -- buckets (HSCAN looks at about 10 x COUNT of them per call) and could come back empty while tasks
 -- remain. SCAN's promise holds while fields are deleted: each field present throughout is seen.
 local moved = 0
 repeat
-  local reply = redis.call('HSCAN', K.meta, cursor, 'COUNT', limit)
+  local reply = redis.call('HSCAN', K.meta, cursor, 'COUNT', most)
   cursor = reply[1]
   local fields = reply[2]
   for i = 1, #fields, 2 do
@@ -26,7 +26,7 @@ repeat
     redis.call('HDEL', K.data, id)
   end
   moved = moved + #fields / 2
-until moved >= limit or cursor == '0'
+until moved >= most or cursor == '0'
 local left = redis.call('HLEN', K.meta)
 -- Payloads with no record were garbage in the old layout too.
 if left == 0 then redis.call('DEL', K.data) end

@@ -1,10 +1,10 @@
 #!lua flags=allow-oom
 --[[ purge: delete dead tasks for good, the oldest deaths first, a batch at a time.
   KEYS (as K.<name>; each described in docs/design.md#keys): dead, tasks, progress, deplist, logs
-  ARGV[1] limit  most tasks to delete in this call
+  ARGV[1] most  most tasks to delete in this call
   Returns: how many were deleted ]]
 -- include: logs
-local ids = redis.call('ZRANGE', K.dead, 0, tonumber(A.limit) - 1)
+local ids = redis.call('ZRANGE', K.dead, 0, tonumber(A.most) - 1)
 for _, id in ipairs(ids) do
   redis.call('ZREM', K.dead, id)
   redis.call('HDEL', K.tasks, id)

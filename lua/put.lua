@@ -3,7 +3,7 @@
   mode each put asks for: an until-start identity, a de-dup window, replace or debounce.
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, dead, counts,
     wake, occurred, schedules, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
-    ready8, ready9, grouped, gtags, parked, gactive, glimits, events, progress, windows, waiting,
+    ready8, ready9, grouped, gtags, parked, gactive, glimits, events, progress, windows, redirects,
     results, kept, blocked, after, dependents, deplist, settle, outbox, logs, moved
   ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
@@ -49,10 +49,10 @@ for i = 1, count do bases[i] = item(i) end
 local stored = redis.call('HMGET', K.tasks, unpack(bases))
 -- One EXISTS tells whether the queue has until-start pointers, de-dup windows or kept outcomes
 -- (which a new run drops: include: outcomes) at all: a queue with none (most) pays nothing more.
-if redis.call('EXISTS', K.waiting, K.windows, K.results) == 0 then
-  knowWaiting(false); knowWindows(false); knowOutcomes(false)
+if redis.call('EXISTS', K.redirects, K.windows, K.results) == 0 then
+  knowRedirects(false); knowWindows(false); knowOutcomes(false)
 else
-  knowWaiting(redis.call('EXISTS', K.waiting) == 1)
+  knowRedirects(redis.call('EXISTS', K.redirects) == 1)
 end
 readEarliest()
 
@@ -73,7 +73,7 @@ for i = 1, count do
     answer('', 0, o.at)
   else
     local id, old = base, nil
-    if stored[i] or pending[base] or waitingKnown or stale then
+    if stored[i] or pending[base] or redirectsKnown or stale then
       local raw = nil
       if not stale then raw = stored[i] end
       id, old = find(base, payload, o.key, o.name, raw)

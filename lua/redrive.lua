@@ -4,9 +4,9 @@
   KEYS (as K.<name>; each described in docs/design.md#keys): dead, ready, tasks, wake, levels,
     ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked,
     gactive, glimits, active
-  ARGV[1] id     the task to re-drive, or '' for a batch of the oldest
-  ARGV[2] limit  most tasks in a batch
-  Returns: { 'redriven', how many went back to ready } (a batch: 0 to limit; one task: 1), or for
+  ARGV[1] id    the task to re-drive, or '' for a batch of the oldest
+  ARGV[2] most  most tasks in a batch
+  Returns: { 'redriven', how many went back to ready } (a batch: 0 to most; one task: 1), or for
     one task a refusal (include: refusals): { 'missing' }, { 'active', worker }, or { 'pending' }
     (it waits to run: delayed, ready or waiting on its dependencies, so not dead) ]]
 -- include: record
@@ -24,7 +24,7 @@ if A.id ~= '' then
   end
   ids = { id }
 else
-  ids = redis.call('ZRANGE', K.dead, 0, tonumber(A.limit) - 1)
+  ids = redis.call('ZRANGE', K.dead, 0, tonumber(A.most) - 1)
 end
 for _, id in ipairs(ids) do
   local meta = decode(redis.call('HGET', K.tasks, id))

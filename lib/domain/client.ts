@@ -1,6 +1,6 @@
 /**
  * The Redis clients a caller may hand docket (the `client` option) and the client options it
- * takes, as types only: the options are checked against them (options.ts) below the layer that
+ * takes, as types only: the options are checked against them (domain/options/) below the layer that
  * connects (lib/redis/connection.ts), so they live here, with the other words of the domain.
  */
 import type { RedisClientOptions, RedisClusterType, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';

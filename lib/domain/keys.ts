@@ -34,7 +34,7 @@ export const SUFFIXES = [
   'kept',
   'progress',
   'windows',
-  'waiting',
+  'redirects',
   'limits',
   'rates',
   'gheld',
@@ -46,15 +46,17 @@ export const SUFFIXES = [
   'outbox',
   'logs',
   'moved',
-  // The layout before one field per task (record and payload apart): read only by migrate.lua,
-  // which moves such a queue's tasks into `tasks`; listed so that obliterate deletes them too.
+  // Legacy keys, listed so that obliterate deletes them too. The layout before one field per task
+  // (record and payload apart): read only by migrate.lua, which moves such a queue's tasks into
+  // `tasks`. And 0.1's name for `redirects`: read only by rekey.lua, which moves its pointers there.
   'data',
   'meta',
+  'waiting',
 ] as const;
 export type Suffix = (typeof SUFFIXES)[number];
 export type QueueKeys = Readonly<Record<Suffix, string>>;
 
-/** All keys of one queue. Names must already be validated (see options.ts). */
+/** All keys of one queue. Names must already be validated (see domain/options/). */
 export function queueKeys(prefix: string, queue: string): QueueKeys {
   const base = `${prefix}:{${queue}}:`;
   return Object.fromEntries(SUFFIXES.map((s) => [s, base + s])) as Record<Suffix, string>;

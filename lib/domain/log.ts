@@ -27,7 +27,7 @@ export interface Logger {
 const quiet = (): void => {};
 export const SILENT: Logger = { info: quiet, warn: quiet };
 
-/** Checks a logger option (loggerOption in options.ts); a missing level is an error, not a silent gap in the logs. */
+/** Checks a logger option (loggerOption in domain/options/); a missing level is an error, not a silent gap in the logs. */
 export function checkLogger(logger: unknown, field: string): Logger {
   if (logger === undefined) return SILENT;
   const l = parse(loggerOption, logger, field);

@@ -111,7 +111,7 @@ export type TaskPage<T = Json> = Page<ListedTask<T>>;
 /** A page of tasks with previews of their payloads (list() with `preview`). */
 export type PreviewPage = Page<PreviewTask>;
 
-/** Every state, in the order the views show them (declared with list()'s checks in options.ts). */
+/** Every state, in the order the views show them (declared with list()'s checks in domain/options/). */
 export { STATES };
 export { queues } from '../redis/registry';
 
@@ -164,7 +164,7 @@ export async function list<T>(ctx: Context, state: unknown, options?: ListOption
   const o = parse(listOptions, options ?? {}, 'options');
   const queue = o.queue ?? ctx.options.queue;
   // ARGV preview 0 reads whole payloads: list() without the option keeps its data.
-  const { now, total, tasks } = await ctx.scripts.run(listOp, ctx.keys(queue), { state: s, offset: o.offset, limit: o.limit, preview: o.preview ?? 0 });
+  const { now, total, tasks } = await ctx.scripts.run(listOp, ctx.keys(queue), { state: s, offset: o.offset, count: o.limit, preview: o.preview ?? 0 });
   if (o.preview === undefined) return { now, total, tasks: tasks.map((r) => toListed<T>(queue, s, r)) };
   return { now, total, tasks: tasks.map((r) => toPreview(queue, s, r)) };
 }

@@ -34,7 +34,7 @@ export async function listDead<T>(ctx: Context, options?: ListDeadOptions): Prom
  * (`missing`, `active` with its worker, or `pending`: not dead).
  */
 export async function redriveOne(ctx: Context, queue: string, id: string): Promise<Change<RedriveRefusal>> {
-  const redriven = await ctx.scripts.run(redriveOp, ctx.keys(queue), { id, limit: 1 });
+  const redriven = await ctx.scripts.run(redriveOp, ctx.keys(queue), { id, most: 1 });
   if (!redriven.done) return redriven.worker === undefined ? { done: false, reason: redriven.reason } : { done: false, reason: redriven.reason, worker: redriven.worker };
   return { done: true };
 }
@@ -42,7 +42,7 @@ export async function redriveOne(ctx: Context, queue: string, id: string): Promi
 /** Re-drives every dead task of the queue, in batches; how many. */
 export function redrive(ctx: Context, queue: string): Promise<number> {
   return drain(async () => {
-    const redriven = await ctx.scripts.run(redriveOp, ctx.keys(queue), { id: null, limit: BATCH });
+    const redriven = await ctx.scripts.run(redriveOp, ctx.keys(queue), { id: null, most: BATCH });
     // A batch refuses nothing (the codec checks it): only how many went back.
     return redriven.done ? redriven.count : 0;
   });
@@ -50,7 +50,7 @@ export function redrive(ctx: Context, queue: string): Promise<number> {
 
 /** Deletes every dead task of the queue, in batches. */
 export function purgeDead(ctx: Context, queue: string): Promise<number> {
-  return drain(() => ctx.scripts.run(purge, ctx.keys(queue), { limit: BATCH }));
+  return drain(() => ctx.scripts.run(purge, ctx.keys(queue), { most: BATCH }));
 }
 
 async function drain(batch: () => Promise<number>): Promise<number> {

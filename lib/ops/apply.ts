@@ -18,7 +18,7 @@ export interface ApplyReply {
 export const apply = script<{ events: number; steps: readonly string[] }, ApplyReply>({
   name: 'apply',
   flags: 'allow-oom',
-  keys: ['tasks', 'delayed', 'ready', 'dead', 'counts', 'wake', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', ...DEPS_KEYS, 'logs'],
+  keys: ['tasks', 'delayed', 'ready', 'dead', 'counts', 'wake', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'redirects', ...DEPS_KEYS, 'logs'],
   args: ['events'],
   each: ['step'],
   encode: (i) => [i.events, ...i.steps],

@@ -13,7 +13,7 @@ export type Cancelled = { done: true; outboxed: boolean } | Refused;
 export const cancel = script<{ id: string; events: number }, Cancelled>({
   name: 'cancel',
   flags: 'allow-oom',
-  keys: ['delayed', 'ready', 'active', 'tasks', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS, 'logs', 'moved'],
+  keys: ['delayed', 'ready', 'active', 'tasks', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'redirects', 'counts', 'wake', ...DEPS_KEYS, 'logs', 'moved'],
   args: ['id', 'events'],
   encode: (i) => [i.id, i.events],
   decode(reply) {

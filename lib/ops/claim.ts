@@ -88,7 +88,7 @@ export const claim = script<ClaimInput, ClaimReply>({
     'results',
     'kept',
     'progress',
-    'waiting',
+    'redirects',
     'limits',
     'rates',
     'gheld',

@@ -37,7 +37,7 @@ export interface CleanReply {
 export const clean = script<CleanInput, CleanReply>({
   name: 'clean',
   flags: 'allow-oom',
-  keys: ['delayed', 'ready', 'tasks', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'counts', 'wake', ...DEPS_KEYS, 'logs', 'moved'],
+  keys: ['delayed', 'ready', 'tasks', 'dead', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'redirects', 'counts', 'wake', ...DEPS_KEYS, 'logs', 'moved'],
   args: ['source', 'before', 'most', 'scan', 'cursor', 'events'],
   encode: (i) => [i.source, i.before ?? -1, i.most, i.scan, i.cursor, i.events],
   decode(reply) {

@@ -30,7 +30,7 @@ const FAIL_OUTCOMES: readonly FailOutcome[] = ['retry', 'dead', 'merged', 'lost'
 export const fail = script<FailInput, FailReply>({
   name: 'fail',
   flags: 'allow-oom',
-  keys: ['active', 'delayed', 'ready', 'tasks', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'waiting', 'limits', ...DEPS_KEYS, 'logs'],
+  keys: ['active', 'delayed', 'ready', 'tasks', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'redirects', 'limits', ...DEPS_KEYS, 'logs'],
   args: ['id', 'token', 'retryIn', 'error', 'maxAttempts', 'events'],
   encode: (i) => [i.id, i.token, i.retryIn, i.error, i.maxAttempts ?? '', i.events],
   decode(reply) {

@@ -11,7 +11,8 @@ import { array, maybeNum, num, text, textOrNull } from '../redis/reply';
 export interface ListInput {
   state: TaskState;
   offset: number;
-  limit: number;
+  /** Most tasks in the page. */
+  count: number;
   /** Most payload bytes per task; 0 for whole payloads. */
   preview: number;
 }
@@ -44,10 +45,10 @@ export const list = script<ListInput, ListReply>({
   name: 'list',
   flags: 'no-writes',
   keys: ['delayed', 'ready', 'active', 'dead', 'tasks', ...LEVEL_KEYS, 'progress', 'blocked', 'after', 'moved'],
-  args: ['state', 'offset', 'limit', 'preview'],
-  encode: (i) => [i.state, i.offset, i.limit, i.preview],
+  args: ['state', 'offset', 'count', 'preview'],
+  encode: (i) => [i.state, i.offset, i.count, i.preview],
   decode(reply, input) {
-    const r = array('list', reply, (n) => n >= 2 && (n - 2) % LISTED_FIELDS === 0 && (n - 2) / LISTED_FIELDS <= input.limit);
+    const r = array('list', reply, (n) => n >= 2 && (n - 2) % LISTED_FIELDS === 0 && (n - 2) / LISTED_FIELDS <= input.count);
     const tasks: ListedRecord[] = [];
     for (let i = 2; i < r.length; i += LISTED_FIELDS) {
       tasks.push({

@@ -7,13 +7,13 @@
 import { script } from '../redis/op';
 import { array, count, text } from '../redis/reply';
 
-/** After moving at most `limit` tasks from the layout before one field per task: how many are left, and the cursor to go on from. */
-export const migrate = script<{ limit: number; cursor: string }, { left: number; cursor: string }>({
+/** After moving at most `most` tasks from the layout before one field per task: how many are left, and the cursor to go on from. */
+export const migrate = script<{ most: number; cursor: string }, { left: number; cursor: string }>({
   name: 'migrate',
   flags: 'allow-oom',
   keys: ['data', 'meta', 'tasks'],
-  args: ['limit', 'cursor'],
-  encode: (i) => [i.limit, i.cursor],
+  args: ['most', 'cursor'],
+  encode: (i) => [i.most, i.cursor],
   decode: (reply) => {
     const [left, cursor] = array('migrate', reply, 2);
     return { left: count('migrate', left), cursor: text('migrate', cursor, 'the cursor') };

@@ -2,12 +2,12 @@
 import { script } from '../redis/op';
 import { count } from '../redis/reply';
 
-/** How many dead tasks were deleted, at most `limit`. */
-export const purge = script<{ limit: number }, number>({
+/** How many dead tasks were deleted, at most `most`. */
+export const purge = script<{ most: number }, number>({
   name: 'purge',
   flags: 'allow-oom',
   keys: ['dead', 'tasks', 'progress', 'deplist', 'logs'],
-  args: ['limit'],
-  encode: (i) => [i.limit],
+  args: ['most'],
+  encode: (i) => [i.most],
   decode: (reply) => count('purge', reply),
 });

@@ -58,7 +58,7 @@ export const put = script<PutInput, PutAnswer[]>({
     'events',
     'progress',
     'windows',
-    'waiting',
+    'redirects',
     'results',
     'kept',
     ...DEPS_KEYS,

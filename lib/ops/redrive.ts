@@ -16,21 +16,21 @@ export type RedriveRefusal = 'missing' | 'active' | 'pending';
 export type Redriven = { done: true; count: number } | Refused<RedriveRefusal>;
 
 /**
- * Task `id`, or a batch of at most `limit` of the oldest deaths (`id` null): `{ 'redriven', count }`,
+ * Task `id`, or a batch of at most `most` of the oldest deaths (`id` null): `{ 'redriven', count }`,
  * or for one task a refusal `{ 'missing' }`, `{ 'active', worker }`, `{ 'pending' }`.
  */
-export const redrive = script<{ id: string | null; limit: number }, Redriven>({
+export const redrive = script<{ id: string | null; most: number }, Redriven>({
   name: 'redrive',
   flags: '',
   keys: ['dead', 'ready', 'tasks', 'wake', ...LEVEL_KEYS, 'active'],
-  args: ['id', 'limit'],
-  encode: (i) => [i.id ?? '', i.limit],
+  args: ['id', 'most'],
+  encode: (i) => [i.id ?? '', i.most],
   decode(reply, input) {
     const r = array('redrive', reply, (n) => n >= 1);
     if (r[0] === 'redriven') {
       array('redrive', r, 2);
       const n = count('redrive', r[1], 'the count');
-      if (n > (input.id === null ? input.limit : 1)) throw new ReplyError('redrive', `${n} tasks went back, more than the ${input.id === null ? input.limit : 1} asked for`);
+      if (n > (input.id === null ? input.most : 1)) throw new ReplyError('redrive', `${n} tasks went back, more than the ${input.id === null ? input.most : 1} asked for`);
       return { done: true, count: n };
     }
     // A batch takes only dead tasks: it refuses nothing.

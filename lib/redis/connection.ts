@@ -222,7 +222,7 @@ function openCluster(options: Parameters<typeof import('@redis/client').createCl
 
 /**
  * createClient, with its synchronous throws turned into DocketErrors. The URL was checked before
- * (options.ts), so a throw here is a URL node-redis reads otherwise: its error quotes the URL,
+ * (domain/options/), so a throw here is a URL node-redis reads otherwise: its error quotes the URL,
  * password and all, so it is not kept as the cause.
  */
 function openClient(options: ClientOptions, field: string): Standalone {

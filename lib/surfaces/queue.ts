@@ -73,7 +73,7 @@ export function typedQueue<T, R>(scheduler: QueueTarget, name: string): Queue<T,
 }
 
 class TypedQueue<T, R> implements Queue<T, R> {
-  /** The check of every options object given to this handle (options.ts, boundOptions). */
+  /** The check of every options object given to this handle (domain/options/, boundOptions). */
   private readonly optionsSchema: ReturnType<typeof boundOptions>;
 
   constructor(

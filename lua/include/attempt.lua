@@ -8,18 +8,18 @@
 -- include: record
 -- include: ready
 
--- Ends task id's attempt (meta: its decoded record) with error `err`; `limit` is its most
--- attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap.
+-- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
+-- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap.
 -- Returns the outcome ('merged', 'dead' or 'retry'), how many parked tasks of its group moved back,
 -- and whether an idle worker should look (the task is ready again, or is the new earliest run-at).
-local function endAttempt(id, meta, err, limit, retryAt, now, cap)
+local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap)
   redis.call('ZREM', K.active, id)
   if meta.w then redis.call('ZREM', K.held, meta.w .. '|' .. id) end
   meta.t, meta.l, meta.w, meta.err = nil, nil, nil, err
   local refilled = finished(meta)
   redis.call('HINCRBY', K.counts, 'failed', 1)
   countNamed(K.counts, 'failed', meta)
-  local into = meta.n < limit and waitingCopy(id, meta)
+  local into = meta.n < maxAttempts and waitingCopy(id, meta)
   if into then
     forget(id, meta)
     redis.call('HINCRBY', K.counts, 'merged', 1)
@@ -30,7 +30,7 @@ local function endAttempt(id, meta, err, limit, retryAt, now, cap)
     return 'merged', refilled, false
   end
   local outcome, wake = 'retry', false
-  if meta.n >= limit then
+  if meta.n >= maxAttempts then
     outcome = 'dead'
     redis.call('ZADD', K.dead, now, id)
     redis.call('HINCRBY', K.counts, 'dead', 1)

@@ -2,17 +2,17 @@
   itself). A task's id is its identity's hash, the base; a collision (another identity with the
   same hash) probes base-1, base-2, ... An `until-start` task (meta.us) releases its identity once
   leased: a leased or dead until-start record no longer matches, so a put of the same data adds a
-  new task, at the next free id. When that id is not the base, the `waiting` HASH (K.waiting)
+  new task, at the next free id. When that id is not the base, the `redirects` HASH (K.redirects)
   points from the base to it (and the task carries meta.b = base) until it is leased or leaves, so
   a later lookup finds it even after the base's record is gone.
-  It reads K.tasks, K.dead and K.waiting, and a record's payload as meta._ (include: record);
+  It reads K.tasks, K.dead and K.redirects, and a record's payload as meta._ (include: record);
   put fills `pending` with the tasks it is adding in the same call (remember). ]]
 -- include: record
 local pending = {}
--- Whether K.waiting exists, read once per call (nil: not read yet); a caller that has read it
--- already says so (knowWaiting).
-local waitingKnown = nil
-local function knowWaiting(known) waitingKnown = known end
+-- Whether K.redirects exists, read once per call (nil: not read yet); a caller that has read it
+-- already says so (knowRedirects).
+local redirectsKnown = nil
+local function knowRedirects(known) redirectsKnown = known end
 
 -- A task this call is adding or replacing, in flush batch `batch` (include: gather): a lookup in
 -- the same call finds it before its record is written.
@@ -35,9 +35,9 @@ end
 -- The live record of this identity (id, meta), skipping `self` and released ones; else a free id
 -- and nil. `raw` is the base's meta when the caller has read it already (false: none), else nil.
 local function find(base, payload, key, name, raw, self)
-  if waitingKnown == nil then waitingKnown = redis.call('EXISTS', K.waiting) == 1 end
-  if waitingKnown then
-    local w = redis.call('HGET', K.waiting, base)
+  if redirectsKnown == nil then redirectsKnown = redis.call('EXISTS', K.redirects) == 1 end
+  if redirectsKnown then
+    local w = redis.call('HGET', K.redirects, base)
     local r = w and w ~= self and (pending[w] and true or redis.call('HGET', K.tasks, w))
     if r then
       local p = pending[w]
@@ -68,13 +68,13 @@ end
 
 -- A task leased, or leaving unleased (cancel, expiry): it is no longer its identity's waiting copy.
 local function unpoint(id, meta)
-  if meta.b and redis.call('HGET', K.waiting, meta.b) == id then redis.call('HDEL', K.waiting, meta.b) end
+  if meta.b and redis.call('HGET', K.redirects, meta.b) == id then redis.call('HDEL', K.redirects, meta.b) end
 end
 
 -- A task away from its base waits again (a retry): it is its identity's waiting copy once more.
 local function repoint(id, meta)
   if meta.b then
-    redis.call('HSET', K.waiting, meta.b, id)
-    waitingKnown = true
+    redis.call('HSET', K.redirects, meta.b, id)
+    redirectsKnown = true
   end
 end

@@ -176,13 +176,14 @@ export function summary(name: string, f: Figures, extra: Record<string, string |
  * group) and `glimits` (the limits). Issue 6 added `paused` (present while claims are paused) and
  * `events` (the capped stream of task outcomes), and one key per prefix outside every queue:
  * `<prefix>:queues`, the registry of queue names. Issue 14 added outcomes and de-dup modes
- * (`results`, `kept`, `progress`, `windows`, `waiting`); issue 15 the queue limits (`limits`,
+ * (`results`, `kept`, `progress`, `windows`, `waiting`, renamed `redirects` by issue 32); issue 15 the queue limits (`limits`,
  * `rates`, `gheld`) and dependencies: `blocked` (tasks waiting on others), `after` and
  * `dependents` (lex indexes, '<id>|<ref>|<ref queue>' and '<ref>|<id>|<queue>'), `deplist`, and
  * the steps between them, `settle` (this queue's) and `outbox` (other queues'). Issue 19 added
  * `logs` (each task's log lines). Compact storage then replaced the record hash `meta` and the
- * payload hash `data` with one hash, `tasks`: one field a task, `<record JSON>\n<payload>`. The two
- * old keys are left out on purpose: nothing may write them any more, so one that appears is a stray.
+ * payload hash `data` with one hash, `tasks`: one field a task, `<record JSON>\n<payload>`. The
+ * old keys (`meta`, `data`, `waiting`) are left out on purpose: nothing may write them any more, so
+ * one that appears is a stray.
  */
 const LEVEL_LISTS = ['ready1', 'ready2', 'ready3', 'ready4', 'ready5', 'ready6', 'ready7', 'ready8', 'ready9'] as const;
 const SUFFIXES = [
@@ -211,7 +212,7 @@ const SUFFIXES = [
   'kept',
   'progress',
   'windows',
-  'waiting',
+  'redirects',
   'limits',
   'rates',
   'gheld',
@@ -305,7 +306,7 @@ interface Snapshot {
   /** Tasks with log lines. */
   logs: string[];
   /** until-start pointers: base id -> id of its waiting task. */
-  waiting: Record<string, string>;
+  redirects: Record<string, string>;
   /** Tasks waiting on their dependencies. */
   blocked: string[];
   /** Members of `after` ('<id>|<ref>|<ref queue>'). */
@@ -339,7 +340,7 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     .zRange(k.parked, 0, -1)
     .hGetAll(k.gactive)
     .hKeys(k.progress)
-    .hGetAll(k.waiting)
+    .hGetAll(k.redirects)
     .zRange(k.blocked, 0, -1)
     .zRange(k.after, 0, -1)
     .hKeys(k.deplist)
@@ -353,7 +354,7 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
   const deplist = replies.pop() as string[];
   const after = replies.pop() as string[];
   const blocked = replies.pop() as string[];
-  const waiting = replies.pop() as Record<string, string>;
+  const redirects = replies.pop() as Record<string, string>;
   const progress = replies.pop() as string[];
   const gactive = replies.pop() as Record<string, string>;
   const [fields, delayed, ready, active, dead, held, levels, ...rest] = replies as [Record<string, string>, ...string[][]];
@@ -384,7 +385,7 @@ async function snapshot(client: RedisClientType, prefix: string, queue: string):
     gactive,
     progress,
     logs,
-    waiting,
+    redirects,
     blocked,
     after,
     deplist,
@@ -456,7 +457,7 @@ function checkRecords(s: Snapshot, report: Report): void {
   );
   report(
     'until-start pointer to no task',
-    Object.values(s.waiting).filter((id) => !s.tasks.has(id)),
+    Object.values(s.redirects).filter((id) => !s.tasks.has(id)),
   );
 }
 

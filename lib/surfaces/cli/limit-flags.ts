@@ -1,6 +1,6 @@
 /**
  * The flags of `docket limit`, checked before anything connects by the scheduler's own schemas
- * (lib/domain/options.ts), so the CLI and the API accept the same limits. `off` removes a limit; a span
+ * (lib/domain/options/), so the CLI and the API accept the same limits. `off` removes a limit; a span
  * is written as the CLI writes every span (`500ms`, `30s`, `5m`, `2h`, `1d`).
  */
 import { concurrencyArg, groupLimitArg, groupLimitOptions, rateArg, spanArg } from '../../domain/options';

@@ -1,0 +1,54 @@
+/**
+ * What a scheduler keeps going in this process: its worker loops (work()) and the recurring
+ * schedules it declared (every()). Both outlive the call that started them, so the scheduler keeps
+ * them here, and its close() ends them all before the connection they use goes.
+ */
+import type { Context } from '../redis/context';
+import type { Json } from '../domain/payload';
+import { sandboxOf } from '../features/sandbox';
+import { Recurring, unschedule, type EveryOptions, type Schedule } from '../features/recurring';
+import { handlerOf, type Handler, type Handlers } from '../life/route';
+import { Worker, type WorkOptions } from '../life/worker';
+import type { QueueOption } from './scheduler-api';
+
+export class Running {
+  private readonly workers = new Set<Worker>();
+  /** Schedules this process keeps going, by queue and name. */
+  private readonly recurring = new Map<string, Recurring>();
+
+  constructor(private readonly ctx: Context) {}
+
+  work<T>(handler: Handler<T> | Handlers<T> | string | URL, options: WorkOptions | undefined): Worker {
+    const sandbox = sandboxOf(handler, options, this.ctx.options.maxResultBytes);
+    const run = sandbox?.handler ?? (handlerOf(handler as Handler<T> | Handlers<T>) as Handler<unknown>);
+    const worker = new Worker(this.ctx, run, options, sandbox ?? undefined);
+    this.workers.add(worker);
+    worker.closed.then(() => this.workers.delete(worker));
+    return worker;
+  }
+
+  /** Declares a schedule, `data` checked as JSON at run time, as put's payload is. */
+  async every(name: string, schedule: Schedule, data: Json, options: EveryOptions | undefined): Promise<void> {
+    const recurring = Recurring.prepare(this.ctx, name, schedule, data, options);
+    const id = `${recurring.queue}\u0000${recurring.name}`;
+    // Declared again in this process: the new declaration replaces the old one's loop.
+    this.recurring.get(id)?.stop();
+    this.recurring.set(id, recurring);
+    await recurring.start();
+  }
+
+  async unschedule(name: string, options: QueueOption | undefined): Promise<boolean> {
+    const queue = this.ctx.queueOf(options);
+    const existed = await unschedule(this.ctx, queue, name);
+    const id = `${queue}\u0000${name}`;
+    this.recurring.get(id)?.stop();
+    this.recurring.delete(id);
+    return existed;
+  }
+
+  /** Stops every schedule's loop and closes every worker (each as its own close() does). */
+  async stop(): Promise<void> {
+    for (const recurring of this.recurring.values()) recurring.stop();
+    await Promise.all([...this.workers].map((w) => w.close()));
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * The Scheduler as its callers see it: every method, its overloads and its documentation, and the
+ * option types several methods share. This is the API reference in code (docs/api.md follows it,
+ * and docs-examples.test.ts checks the docs' signatures against it), kept apart from the object
+ * that fulfils it (scheduler.ts) so that it reads as a contract, not as the wiring behind it.
+ */
+import type { ListOptions, PreviewListOptions, PreviewPage, QueueStats, TaskPage } from '../features/admin';
+import type { CleanOptions, ObliterateOptions } from '../features/clean';
+import type { Dependency } from '../features/deps';
+import type { EventsOptions, QueueEvent, Throughput, ThroughputOptions } from '../features/events';
+import type { ConcurrencyLimit, GroupLimitOptions, GroupLimits } from '../features/groups';
+import type { MetricsOptions, MetricsRegistry } from '../features/metrics';
+import type { RateLimitInput, RateLimitOptions, RateLimits } from '../features/rates';
+import type { EveryOptions, Schedule, ScheduleInfo } from '../features/recurring';
+import type { Sharded } from '../features/shards';
+import type { DeadTask, ListDeadOptions } from '../life/dead';
+import type { ClaimOptions, FailOptions } from '../life/lease';
+import type { LogLine } from '../life/logs';
+import type { ResultOptions, TaskOutcome } from '../life/outcome';
+import type { PutOptions } from '../life/put';
+import type { Handler, Handlers } from '../life/route';
+import type { Worker, WorkOptions } from '../life/worker';
+import type { Json, JsonCompatible } from '../domain/payload';
+import type { PutResult, Task, TaskInfo, TaskState } from '../domain/task';
+import type { Span } from '../domain/time';
+import type { RedriveRefusal } from '../ops/redrive';
+import type { Change } from '../redis/reply';
+import type { Queue, QueueName } from './queue';
+
+export interface QueueOption {
+  queue?: string;
+}
+
+/** Options of reschedule, changePriority, cancel and redrive. */
+export interface ChangeOptions extends QueueOption {
+  /**
+   * true: resolve to a {@link Change}, `{ done: true }` or `{ done: false, reason, worker? }`,
+   * instead of a boolean. Default false.
+   */
+  explain?: boolean;
+}
+
+/** ChangeOptions asking why: the call resolves to a {@link Change}. */
+export interface Explained extends ChangeOptions {
+  explain: true;
+}
+
+export type { Change, Refusal } from '../redis/reply';
+export type { RedriveRefusal } from '../ops/redrive';
+
+export interface DependenciesOptions {
+  queue?: string;
+  /** Read only the first this many (in put order), each one more outcome read. Default: all. */
+  limit?: number;
+}
+
+export interface Scheduler {
+  put(data: Json, options?: PutOptions): Promise<PutResult>;
+  /**
+   * Puts data of any type that is JSON as far as TypeScript can tell (JsonCompatible), an
+   * `interface` included, which `Json` refuses for want of an index signature. The first form
+   * stays for code generic over `Json`, which the check cannot see into.
+   */
+  put<T>(data: T & JsonCompatible<T>, options?: PutOptions): Promise<PutResult>;
+  putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
+  /**
+   * As put's second form. TypeScript infers one `T` for all items, and cannot from items of
+   * several types: the first form takes those that are Json (`{ data: 1 }, { data: 'x' }`); when
+   * they mix an interface with other types, give `T` (`putMany<Mail | Sms>(items)`).
+   */
+  putMany<T>(items: Array<{ data: T & JsonCompatible<T>; options?: PutOptions }>): Promise<PutResult[]>;
+  /**
+   * A handle on queue `name` whose payloads are of type `T`: its put, putMany, work, get, result
+   * and events take no queue and agree on `T`, an interface included; its handlers return an `R`,
+   * which its result() reads back. A `T` or `R` that is not JSON (JsonCompatible) fails to compile
+   * here; a queue given again in the handle's options must be `name` (else a ValidationError naming it). Synchronous: throws a ValidationError for a bad
+   * name and a ClosedError after close().
+   */
+  queue<T = Json, R = Json>(name: QueueName<T, R>): Queue<T, R>;
+  /**
+   * Moves a pending (delayed, ready or waiting) task's run-at. True when moved; false for an
+   * active, dead or unknown task. With `explain: true`, resolves to a {@link Change} instead, which
+   * says why a refused change was refused (from the script's own answer, in the same step).
+   */
+  reschedule(hash: string, at: Date | number, options: Explained): Promise<Change>;
+  reschedule(hash: string, at: Date | number, options?: ChangeOptions): Promise<boolean>;
+  /**
+   * Moves a pending task to another priority level, given as put's `priority` (1-9, true = 9,
+   * false or 0 = normal). A ready task goes to the tail of the new level (FIFO within it); a
+   * delayed or waiting one takes the level when it becomes ready; a task of a fair group changes
+   * lane in its group only when the level crosses 0. True when changed or already at that level;
+   * false for an active, dead or unknown task. With `explain: true`, resolves to a {@link Change}.
+   */
+  changePriority(hash: string, priority: boolean | number, options: Explained): Promise<Change>;
+  changePriority(hash: string, priority: boolean | number, options?: ChangeOptions): Promise<boolean>;
+  /**
+   * Deletes a delayed, ready, waiting or dead task. True when deleted; false for an active or
+   * unknown task. With `explain: true`, resolves to a {@link Change}.
+   */
+  cancel(hash: string, options: Explained): Promise<Change>;
+  cancel(hash: string, options?: ChangeOptions): Promise<boolean>;
+  get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null>;
+  claim<T = Json>(options?: ClaimOptions): Promise<Task<T> | null>;
+  claimMany<T = Json>(count: number, options?: ClaimOptions): Promise<Task<T>[]>;
+  /**
+   * Acks a claimed task: done. `result` (any JSON) is kept as its outcome when the task keeps one
+   * (keepResult); a result that is not JSON or is over maxResultBytes is a typed error.
+   */
+  ack(task: Task<unknown>, result?: Json): Promise<boolean>;
+  /**
+   * Stores a claimed task's latest progress, fenced like ack (false once the lease is lost);
+   * throttled to one write per task per 100 ms, the last value always written.
+   */
+  progress(task: Task<unknown>, value: Json): Promise<boolean>;
+  /**
+   * Appends a line to a claimed task's log, as `task.log(line)` does: fenced like ack (false once
+   * the lease is lost), lines of one turn in one call. ack() and fail() wait for it.
+   */
+  log(task: Task<unknown>, line: string): Promise<boolean>;
+  /**
+   * The log of task `hash`, oldest line first, each with when it was written (epoch ms on the
+   * Redis clock): [] for a task that logged nothing, or one that is gone (logs go with the task).
+   */
+  logs(hash: string, options?: QueueOption): Promise<LogLine[]>;
+  /**
+   * What docket knows of a task: `pending` or `active` while it lives; once finished, its kept
+   * outcome (`done` with the result, `dead` with the last error, `expired`, `cancelled`) for the
+   * task's keepResult span; null when docket knows nothing of it. With `wait`, resolves as soon as
+   * the task finishes, or with its live state when `wait` runs out.
+   */
+  result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null>;
+  /**
+   * The tasks task `hash` was put after, in put order, each with its outcome as result() reads
+   * it (a finished one's result only when it kept its outcome). Empty for a task put without
+   * `after`, or once it is gone. A handler has the same as `task.dependencies()`.
+   */
+  dependencies(hash: string, options?: DependenciesOptions): Promise<Dependency[]>;
+  fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'>;
+  extend(task: Task<unknown>, by: Span): Promise<boolean>;
+  /**
+   * Runs a handler module (a path, relative to the working directory, or a file URL; its default
+   * export or module.exports: a handler, or handlers by name) in worker threads; see sandbox.ts.
+   */
+  work(module: string | URL, options: WorkOptions & { sandbox: true }): Worker;
+  /** Runs each task by the handler of its name (`'*'` for any other); see Handlers. */
+  work<T = Json>(handlers: Handlers<T>, options?: WorkOptions): Worker;
+  work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
+  stats(options?: QueueOption): Promise<QueueStats>;
+  /** Stops claims on a queue for every worker (puts are still accepted); false if it was paused. */
+  pause(options?: QueueOption): Promise<boolean>;
+  /** @deprecated The queue as a string: pass `{ queue }`, as every other method takes it. */
+  pause(queue: string): Promise<boolean>;
+  /** Lets workers claim from a paused queue again; false if it was not paused. */
+  resume(options?: QueueOption): Promise<boolean>;
+  /** @deprecated The queue as a string: pass `{ queue }`, as every other method takes it. */
+  resume(queue: string): Promise<boolean>;
+  /**
+   * A page of a queue's tasks in one state, in the order they will leave it. With `preview`, each
+   * task carries the first `preview` bytes of its payload and its size instead of its data.
+   */
+  list(state: TaskState, options: PreviewListOptions): Promise<PreviewPage>;
+  list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>>;
+  /** The queues this prefix has seen a put on (a registry kept in Redis) that still have a key, by name. */
+  queues(): Promise<string[]>;
+  /** The Redis server's clock, epoch ms: the clock of every run-at, lease and event. */
+  time(): Promise<number>;
+  /**
+   * The outcomes of a queue's tasks (completed, failed, dead, expired, deduplicated) as they
+   * happen, from any process, read from the queue's capped events stream.
+   */
+  events(options?: EventsOptions & QueueOption): AsyncIterableIterator<QueueEvent>;
+  /** @deprecated The queue as a string: pass `{ queue, ...options }`, as every other method takes it. */
+  events(queue: string | undefined, options?: EventsOptions): AsyncIterableIterator<QueueEvent>;
+  /** A queue's outcomes per time bucket over a recent window, counted from its events stream. */
+  throughput(options?: ThroughputOptions & QueueOption): Promise<Throughput>;
+  /** @deprecated The queue as a string: pass `{ queue, ...options }`, as every other method takes it. */
+  throughput(queue: string | undefined, options?: ThroughputOptions): Promise<Throughput>;
+  /**
+   * Adds docket's gauges (tasks per queue and state, paused, oldest due task's age) and counters
+   * (put, added, deduplicated, completed, failed, dead, expired, lease lost), read from Redis at each
+   * scrape so they are queue-wide, and histograms of this scheduler's queue lag and handler run
+   * times, to a prom-client registry. Needs the prom-client package; a MetricsRegisteredError when
+   * the registry has docket's metric names already.
+   */
+  registerMetrics(registry: MetricsRegistry, options?: MetricsOptions): void;
+  /** Dead tasks, most recent death first, with their last error and attempts. */
+  listDead<T = Json>(options?: ListDeadOptions): Promise<DeadTask<T>[]>;
+  /**
+   * Sends a dead task back to ready with its attempts reset; false when it is not dead. With
+   * `explain: true`, resolves to a {@link Change} whose refusal says why (`missing`, `active`, or
+   * `pending`: it waits to run), from the script's own answer.
+   */
+  redrive(hash: string, options: Explained): Promise<Change<RedriveRefusal>>;
+  redrive(hash: string, options?: ChangeOptions): Promise<boolean>;
+  /** Sends every dead task of a queue back to ready; returns how many. */
+  redriveAll(options?: QueueOption): Promise<number>;
+  /** Deletes every dead task of a queue; returns how many. */
+  purgeDead(options?: QueueOption): Promise<number>;
+  /**
+   * Deletes a queue's ready, delayed or dead tasks (those put, or for dead ones died, at least
+   * `olderThan` ago; at most `limit`) in short batches, safe while workers run: a task claimed
+   * meanwhile stays. Tasks waiting on a deleted one learn it was cancelled. Returns how many.
+   */
+  clean(options: CleanOptions): Promise<number>;
+  /**
+   * Deletes a queue and every key of it, and takes it out of queues(). Refused with a
+   * QueueActiveError while tasks of it are leased, unless `force: true`.
+   */
+  obliterate(options?: ObliterateOptions): Promise<void>;
+  /**
+   * Declares a recurring schedule: each occurrence becomes a normal task (run-at = the occurrence),
+   * put exactly once however many processes declare the same schedule. Resolves once the schedule
+   * is recorded and its next occurrence put; this process then keeps it going until close().
+   */
+  every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void>;
+  /** every() with data of any JSON type, an interface included, as put's second form. */
+  every<T>(name: string, schedule: Schedule, data: T & JsonCompatible<T>, options?: EveryOptions): Promise<void>;
+  /** Deletes a schedule everywhere and cancels its pending occurrence; false when there was none. */
+  unschedule(name: string, options?: QueueOption): Promise<boolean>;
+  /** The schedules of a queue, by name. */
+  listSchedules<T = Json>(options?: QueueOption): Promise<ScheduleInfo<T>[]>;
+  /**
+   * At most `limit` tasks of each group of a queue (or of `options.group` only) active at once,
+   * across every worker; null removes the limit. A group's own limit wins over the queue's.
+   */
+  limitGroups(limit: number | null, options?: GroupLimitOptions): Promise<void>;
+  /** A queue's group limits, and each group's active tasks. */
+  groupLimits(options?: QueueOption): Promise<GroupLimits>;
+  /**
+   * At most `limit` tasks of a queue leased at once across every worker and process (the
+   * database-writers case); null removes the limit. Combines with group limits.
+   */
+  limitConcurrency(limit: number | null, options?: QueueOption): Promise<void>;
+  /** A queue's concurrency limit (null for none), and its tasks leased now. */
+  concurrencyLimit(options?: QueueOption): Promise<ConcurrencyLimit>;
+  /**
+   * At most `max` claims of a queue in any `per` (sliding, on the Redis clock) across every worker
+   * and process; `limitRate(null, { queue })` removes it. A limited worker sleeps until the next
+   * claim is allowed instead of polling.
+   */
+  limitRate(limit: RateLimitInput): Promise<void>;
+  limitRate(limit: null, options?: RateLimitOptions): Promise<void>;
+  /** A queue's rate limit, and until when backoffQueue() holds its claims. */
+  rateLimits(options?: QueueOption): Promise<RateLimits>;
+  /**
+   * No claim of `queue`, by any worker, for `span` from the Redis server's now (an API answered
+   * 429: BullMQ's rateLimit). Resolves when claims may start again (epoch ms, Redis clock).
+   */
+  backoffQueue(queue: string, span: Span): Promise<number>;
+  /**
+   * A hot queue split into `count` shard queues (`name:0` ... `name:<count-1>`), which spread over
+   * a Redis Cluster: puts go to the shard the task's identity hashes to, workers work every shard.
+   */
+  sharded(name: string, count: number): Sharded;
+  close(): Promise<void>;
+}

@@ -12,6 +12,11 @@ const redis = useRedis();
 const N = MAX_AFTER;
 /** Tasks leased and acked per round of the claim loops. */
 const BATCH = 1000;
+/**
+ * Calls here carry thousands of tasks: on a shared 2-core machine one can wait past the default
+ * 5 s deadline behind the others, which this file does not test (deadlines have tests of their own).
+ */
+const SLOW = { commandTimeout: 30_000 };
 
 /** N tasks put in `queue`, their hashes in put order. */
 async function many(s: Scheduler, queue: string, tag: string, options: object = {}): Promise<string[]> {
@@ -60,7 +65,7 @@ const once = (ran: string[]) => new Set(ran).size === ran.length;
 
 describe('fan-in: one task after 10,000', () => {
   it('in one queue: waits until the last of them is acked, then runs once', async () => {
-    const s = await redis.scheduler();
+    const s = await redis.scheduler(SLOW);
     const raw = await redis.raw();
     const parents = await many(s, 'in', 'p');
     const child = await s.put('child', { queue: 'in', after: parents });
@@ -87,7 +92,7 @@ describe('fan-in: one task after 10,000', () => {
   });
 
   it('across queues: workers of both queues run the 10,000, then the one, once each', async () => {
-    const s = await redis.scheduler();
+    const s = await redis.scheduler(SLOW);
     const raw = await redis.raw();
     const parents = await many(s, 'x-up', 'p');
     const child = await s.put('child', { queue: 'x-down', after: parents.map((hash) => ({ queue: 'x-up', hash })) });
@@ -104,7 +109,7 @@ describe('fan-in: one task after 10,000', () => {
 
 describe('fan-out: 10,000 tasks after one', () => {
   it('in one queue: none is ready before the one is acked, then all are, within a bounded time, each run once', async () => {
-    const s = await redis.scheduler();
+    const s = await redis.scheduler(SLOW);
     const raw = await redis.raw();
     const parent = await s.put('parent', { queue: 'out' });
     const children = await many(s, 'out', 'c', { after: [parent.hash] });
@@ -121,7 +126,7 @@ describe('fan-out: 10,000 tasks after one', () => {
   });
 
   it('across queues: the one acked in its queue releases all 10,000 in the other', async () => {
-    const s = await redis.scheduler();
+    const s = await redis.scheduler(SLOW);
     const raw = await redis.raw();
     const parent = await s.put('parent', { queue: 'y-up' });
     const children = await many(s, 'y-down', 'c', { after: [{ queue: 'y-up', hash: parent.hash }] });
@@ -135,7 +140,7 @@ describe('fan-out: 10,000 tasks after one', () => {
   });
 
   it('the one going dead makes all 10,000 dead, each with a last error naming it, in at most a call per 100', async () => {
-    const s = await redis.scheduler({ deadMaxCount: 100_000 });
+    const s = await redis.scheduler({ ...SLOW, deadMaxCount: 100_000 });
     const raw = await redis.raw();
     const parent = await s.put('doomed', { queue: 'dead', maxAttempts: 1 });
     const children = await many(s, 'dead', 'c', { after: [parent.hash] });
@@ -160,7 +165,7 @@ describe('fan-out: 10,000 tasks after one', () => {
   // task (dependents gone dead, or delayed) claims again at once, not after its 5 s idle bound
   // per batch of 100 (500 s for 10,000, as claim.lua once did).
   it('an idle worker passes a failure down to all 10,000 without sleeping between batches', async () => {
-    const s = await redis.scheduler({ deadMaxCount: 100_000 });
+    const s = await redis.scheduler({ ...SLOW, deadMaxCount: 100_000 });
     const parent = await s.put('doomed', { queue: 'idle-dead', maxAttempts: 1 });
     await many(s, 'idle-dead', 'c', { after: [parent.hash] });
     const w = s.work(
@@ -179,7 +184,7 @@ describe('fan-out: 10,000 tasks after one', () => {
 
 describe('past one batch of steps', () => {
   it('a task after 10,000 goes dead when one of them does, and the rest forget it in the same call', async () => {
-    const s = await redis.scheduler();
+    const s = await redis.scheduler(SLOW);
     const raw = await redis.raw();
     const doomed = await s.put('doomed', { queue: 'in-dead', maxAttempts: 1 });
     const parents = await many(s, 'in-dead', 'p');
@@ -195,7 +200,7 @@ describe('past one batch of steps', () => {
   });
 
   it('a task cancelled while it waits on more than a batch, and put again at once, is released when they are done', async () => {
-    const s = await redis.scheduler();
+    const s = await redis.scheduler(SLOW);
     const raw = await redis.raw();
     const put = await s.putMany(Array.from({ length: 300 }, (_, i) => ({ data: { p: i }, options: { queue: 'again' } })));
     const parents = put.map((p) => p.hash);

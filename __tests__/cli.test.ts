@@ -999,7 +999,7 @@ describe('usage', () => {
     ['a missing argument', ['inspect', 'q'], /inspect: missing <hash>/],
     ['an extra argument', ['pause', 'q', 'r'], /pause: unexpected argument 'r'/],
     ['a missing --state', ['list', 'q'], /list: missing --state/],
-    ['a bad --state', ['list', 'q', '--state', 'done'], /bad --state 'done': expected one of ready, delayed, waiting, active, dead$/m],
+    ['a bad --state', ['list', 'q', '--state', 'gone'], /bad --state 'gone': expected one of ready, delayed, waiting, active, dead, done$/m],
     ['a --limit of 0', ['list', 'q', '--state', 'ready', '--limit', '0'], /bad --limit '0': expected a whole number from 1 to 1000/],
     ['a --limit over 1000', ['list', 'q', '--state', 'ready', '--limit', '1001'], /bad --limit '1001'/],
     ['a --limit that is no number', ['list', 'q', '--state', 'ready', '--limit', '5x'], /bad --limit '5x'/],
@@ -1127,8 +1127,8 @@ describe('the bin entry', () => {
         (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
       );
     // In parallel: each start pays for ts-node.
-    const [usage, missing, stats] = await Promise.all([run('list', 'q', '--state', 'done'), run('inspect', 'q', 'nope', '--prefix', s.prefix), run('stats', '--json', '--prefix', s.prefix)]);
-    expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^docket: bad --state 'done'/) });
+    const [usage, missing, stats] = await Promise.all([run('list', 'q', '--state', 'gone'), run('inspect', 'q', 'nope', '--prefix', s.prefix), run('stats', '--json', '--prefix', s.prefix)]);
+    expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^docket: bad --state 'gone'/) });
     expect(missing).toEqual({ code: 1, stdout: '', stderr: "docket: no task nope in queue 'q'\n" });
     expect(stats).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(stats.stdout)).toEqual({ queues: [{ queue: 'q', ...(await s.stats({ queue: 'q' })) }] });

@@ -25,6 +25,7 @@ import { logs } from '../lib/ops/logs';
 import { migrate } from '../lib/ops/migrate';
 import { obliterate } from '../lib/ops/obliterate';
 import { outbox, stepQueue } from '../lib/ops/outbox';
+import { keep } from '../lib/ops/keep';
 import { pause } from '../lib/ops/pause';
 import { priority } from '../lib/ops/priority';
 import { progress } from '../lib/ops/progress';
@@ -37,6 +38,7 @@ import { reschedule } from '../lib/ops/reschedule';
 import { result } from '../lib/ops/result';
 import { stats } from '../lib/ops/stats';
 import { unschedule } from '../lib/ops/unschedule';
+import { hold } from '../lib/ops/hold';
 import { OPS } from './support/ops';
 
 type Slot = string | number;
@@ -63,6 +65,21 @@ function cases<I, O>(op: Op<I, O>, c: Case<NoInfer<I>, NoInfer<O>>): [string, { 
 
 const LEASE = { id: 'a1', token: 'tok:1' };
 const META = '{"r":1700000000000,"m":5,"n":1,"c":1700000000000}';
+
+/** The claim case's inputs other than its acks. */
+const CLAIM_SCALARS = {
+  count: 2,
+  lease: 30000,
+  token: 'tk',
+  worker: 'host:1:ab',
+  deadMaxCount: 1000,
+  deadMaxAge: 86400000,
+  remember: 20000,
+  events: 1000,
+  keep: 0,
+  doneMaxCount: 1000,
+  doneMaxAge: 3600000,
+};
 
 const CASES = new Map([
   cases(put, {
@@ -100,21 +117,14 @@ const CASES = new Map([
   }),
   cases(claim, {
     input: {
-      count: 2,
-      lease: 30000,
-      token: 'tk',
-      worker: 'host:1:ab',
-      deadMaxCount: 1000,
-      deadMaxAge: 86400000,
-      remember: 20000,
-      events: 1000,
-      keep: 0,
+      ...CLAIM_SCALARS,
       acks: [
         { id: 'done1', token: 'old:1', result: '{"ok":true}' },
         { id: 'done2', token: 'old:2', result: '' },
       ],
     },
-    args: { count: 2, lease: 30000, token: 'tk', worker: 'host:1:ab', deadMaxCount: 1000, deadMaxAge: 86400000, remember: 20000, events: 1000, keep: 0, acks: 2 },
+    // Each scalar input is its own argument, as given; the acks go as their count, then their slots.
+    args: { ...CLAIM_SCALARS, acks: 2 },
     each: [
       { id: 'done1', ackToken: 'old:1', result: '{"ok":true}' },
       { id: 'done2', ackToken: 'old:2', result: '' },
@@ -244,7 +254,7 @@ const CASES = new Map([
   }),
   cases(get, {
     input: { id: 'a1' },
-    args: { id: 'a1' },
+    args: { id: 'a1', history: '' },
     replies: [
       [null, null],
       [['{"x":1}', META, 'waiting', null], { payload: '{"x":1}', meta: META, state: 'waiting', progress: null }],
@@ -395,6 +405,25 @@ const CASES = new Map([
     ],
     malformed: [null, 1, [1], [2, null], [1, 'soon']],
   }),
+  cases(hold, {
+    input: { name: 'nightly', paused: true },
+    args: { name: 'nightly', paused: 1 },
+    replies: [
+      [[1, 1, '1700000000000'], { existed: true, changed: true, latest: 1700000000000 }],
+      [[1, 0, null], { existed: true, changed: false, latest: null }],
+      [[0, 0, null], { existed: false, changed: false, latest: null }],
+    ],
+    malformed: [null, 1, [1, 1], [2, 0, null], [1, 1, 'soon']],
+  }),
+  cases(keep, {
+    input: { doneCount: 0, doneAge: 60000, deadCount: null, deadAge: null },
+    args: { doneCount: 0, doneAge: 60000, deadCount: '', deadAge: '' },
+    replies: [
+      [2, 2],
+      [0, 0],
+    ],
+    malformed: [null, 'OK'],
+  }),
   cases(pause, {
     input: { paused: true },
     args: { paused: 1 },
@@ -488,7 +517,7 @@ describe('the codecs', () => {
   it('names the same task states as the public TaskState type', () => {
     const same: [TaskState] extends [RecordState] ? ([RecordState] extends [TaskState] ? true : false) : false = true;
     expect(same).toBe(true);
-    expect([...TASK_STATES].sort()).toEqual(['active', 'dead', 'delayed', 'ready', 'waiting']);
+    expect([...TASK_STATES].sort()).toEqual(['active', 'dead', 'delayed', 'done', 'ready', 'waiting']);
   });
 
   describe.each([...CASES.keys()])('%s', (name) => {

@@ -84,7 +84,22 @@ describe('every', () => {
       expect(task.data).toBe('hello');
     }
     expect(await s.listSchedules({ queue: 'cron' })).toEqual([
-      { name: 'each-second', queue: 'cron', cron: '* * * * * *', tz: 'Asia/Kolkata', every: null, data: 'hello', latest: expect.any(Number) },
+      {
+        name: 'each-second',
+        queue: 'cron',
+        cron: '* * * * * *',
+        tz: 'Asia/Kolkata',
+        every: null,
+        data: 'hello',
+        latest: expect.any(Number),
+        stored: false,
+        paused: false,
+        next: expect.any(Number),
+        template: { priority: 9, maxAttempts: 5, unique: 'until-done' },
+        startAt: null,
+        endAt: null,
+        limit: null,
+      },
     ]);
   });
 
@@ -107,6 +122,19 @@ describe('every', () => {
     expect(await pending('once')).toBe(3);
     await second.every('job', 500, { queue: 'catch-up' }, { queue: 'catch-up', missed: 'catch-up', catchUpLimit: 3 });
     expect(await pending('catch-up')).toBe(5);
+  });
+
+  it("gives its occurrences the task template: a name that work()'s handler map routes by, a group, a timeout", async () => {
+    const s = await redis.scheduler();
+    await s.every('nightly', 200, 'n', { taskName: 'digest', group: 'mail', timeout: 3000 });
+    const named: Task[] = [];
+    const fallback: Task[] = [];
+    const worker = s.work({ digest: async (task: Task) => void named.push(task), '*': async (task: Task) => void fallback.push(task) });
+    await eventually(() => named.length >= 2, 5000);
+    await worker.close();
+    await s.close();
+    expect(fallback).toEqual([]);
+    expect(named[0]).toMatchObject({ name: 'digest', group: 'mail', timeout: 3000, data: 'n' });
   });
 
   it('replaces its own loop when declared again, and stops it on close', async () => {
@@ -153,6 +181,16 @@ describe('bad input', () => {
       [() => s.every('job', 1000, 1, { missed: 'always' as never }), "options.missed: expected 'skip', 'once' or 'catch-up'"],
       [() => s.every('job', 1000, 1, { bogus: 1 } as never), 'options.bogus: is not a known option'],
       [() => s.unschedule(''), 'name: must be 1 to 200 characters'],
+      [() => s.every('job', 1000, 1, { unique: 'always' as never }), 'options.unique'],
+      // schedule(), pauseSchedule() and runScheduleNow() (__tests__/schedules.test.ts) by the same rules.
+      [() => s.schedule('', 1000, 1), 'name: must be 1 to 200 characters'],
+      [() => s.schedule('job', 'not a cron', 1), 'schedule: is not a valid cron expression'],
+      [() => s.schedule('job', 1000, 1, { limit: 0 }), 'options.limit: must be from 1 to 100000'],
+      [() => s.schedule('job', 1000, 1, { startAt: 2000, endAt: 1000 }), 'options.endAt: must not be before startAt'],
+      [() => s.schedule('job', 1000, 1, { taskName: 'a|b' }), 'options.taskName'],
+      [() => s.schedule('job', 1000, 1, { onError: () => {} } as never), 'options.onError: is not a known option'],
+      [() => s.pauseSchedule('a{b}'), 'name: must have no braces'],
+      [() => s.runScheduleNow(''), 'name: must be 1 to 200 characters'],
     ];
     for (const [call, message] of cases) {
       const err = await call().then(

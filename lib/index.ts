@@ -23,10 +23,13 @@ export type { Handler, Handlers } from './life/route';
 export type { Task, TaskInfo, TaskState, PutResult, PutStatus, Carrier } from './domain/task';
 export type { LogLine } from './life/logs';
 export type { DeadTask, ListDeadOptions } from './life/dead';
+export type { KeepOptions } from './life/history';
+export type { DoneRun } from './domain/task';
 export type { CleanOptions, ObliterateOptions } from './features/clean';
 export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './features/groups';
 export type { RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './features/rates';
-export type { Schedule, EveryOptions, ScheduleInfo } from './features/recurring';
+export type { Schedule, EveryOptions, ScheduleInfo, TaskTemplateOptions } from './features/recurring';
+export type { ScheduleOptions } from './features/schedules';
 export type { Sharded, ShardedWorker } from './features/shards';
 export type { Json, JsonCompatible } from './domain/payload';
 export type { Queue, QueueName } from './surfaces/queue';
@@ -59,6 +62,7 @@ export {
   SandboxExitError,
   HashFunctionError,
   UnreadableRecordError,
+  DecryptionError,
   ReplyError,
 } from './domain/errors';
 export type { ErrorCode } from './domain/errors';

@@ -6,7 +6,7 @@
     counts, wake, held, acked, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
     ready8, ready9, grouped, gtags, parked, gactive, glimits, paused, events, results, kept,
     progress, redirects, limits, rates, gheld, blocked, after, dependents, deplist, settle, outbox,
-    logs, moved
+    logs, moved, done, history, keep
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -16,10 +16,12 @@
   ARGV[7] remember      ms an ack's token is kept, so a retried ack is answered the same
   ARGV[8] events        most entries kept in the events stream; 0 for no events
   ARGV[9] keep          the worker's keepResult (ms), given to each task it leases that has none; 0 for none
-  ARGV[10] acks         number of acks in this call; then 3 slots per ack, starting at ARGV[11]:
+  ARGV[10] doneMaxCount done tasks kept (include: history) when the queue has no keep() of its own
+  ARGV[11] doneMaxAge   ms a done task is kept, likewise
+  ARGV[12] acks         number of acks in this call; then 3 slots per ack, starting at ARGV[13]:
   ARGV[+1] id           id of a finished task
   ARGV[+2] ackToken     the lease token claim handed out for it
-  ARGV[+3] result       the handler's result as JSON, kept when the task keeps its outcome; '' for none
+  ARGV[+3] result       the handler's result as JSON, for its kept outcome and the history; '' for none
   Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', stopped early:
     1 when the lease step passed over its bound of entries (ghosts, expired or parked tasks) before
     it had leased `count`, for the caller to claim again at once, else 0; then 1 (acked) or
@@ -44,8 +46,7 @@
 -- include: gate
 -- include: take
 local now = nowMs()
--- Bounds the housekeeping one call does, so a backlog never stalls Redis; the rest waits a call.
-local BATCH = 100
+local BATCH = 100 -- bounds the housekeeping one call does, so a backlog never stalls Redis
 local cap = tonumber(A.events)
 local out = { now, '', '', 0 }
 
@@ -55,8 +56,7 @@ local count = tonumber(A.count)
 if count == 0 then
   -- What the acks released is ready when the call returns (a batch; claims take the rest).
   if stepped then drain(BATCH, now, cap) end
-  -- Only acks: a parked task they moved back, or a concurrency slot they gave back, is for an idle
-  -- worker to take.
+  -- Only acks: a parked task they moved back, or a concurrency slot freed, is for an idle worker.
   local slots = freed > 0 and redis.call('EXISTS', K.limits) == 1
   if refilled > 0 or slots or stepped then wakeIdle() end
   -- A finished task that tasks of other queues wait on, or one whose dependents' steps outran this
@@ -105,8 +105,8 @@ if stepped then drain(BATCH, now, cap) end
 local unsettled = (settling or stepped) and redis.call('LLEN', K.settle) > 0
 if unsettled then out[3] = now end
 local backlog = more or (refilled > 0 and redis.call('ZCARD', K.grouped) > 0) or unsettled
--- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will.)
--- (A group held by its rate limit reopens at `held`.)
+-- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will;
+-- a group held by its rate limit reopens at `held`.)
 local due = d
 if a and (not due or a < due) then due = a end
 if held and (not due or held < due) then due = held end

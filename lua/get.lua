@@ -1,13 +1,21 @@
 #!lua flags=no-writes
 --[[ get: read one task and the state it is in, in one consistent view.
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, active, dead, progress,
-    blocked
-  ARGV[1] id  task id
-  Returns: { payload, meta JSON, state, progress JSON or false } or false for an unknown task ]]
+    blocked, history
+  ARGV[1] id       task id
+  ARGV[2] history  '1' to read only the task's entry in the history (runAgain), else ''
+  Returns: { payload, meta JSON, state, progress JSON or false } or false for an unknown task; a
+    task kept in the history once done (include: history) is 'done', with no progress ]]
 -- include: record
 local id = A.id
-local raw = redis.call('HGET', K.tasks, id)
-if not raw then return false end
+local raw = A.history ~= '1' and redis.call('HGET', K.tasks, id)
+if not raw then
+  -- The live record wins: a task put again after it finished is its new run.
+  local kept = redis.call('HGET', K.history, id)
+  if not kept then return false end
+  local meta, payload = split(kept)
+  return { payload, meta, 'done', false }
+end
 local meta, payload = split(raw)
 -- A task that is not ready is in exactly one of the four sorted sets read below. A ready one is
 -- on its level's ready list, in grouped or in parked; it is not looked for there, because a ready

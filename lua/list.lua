@@ -3,17 +3,18 @@
   Ready tasks come in claim order: priority levels 9 to 1, the fair groups (by tag), normal tasks,
   then the tasks parked by their group's limit. Delayed: earliest run-at first. Waiting (on their
   dependencies, which settle in no order known ahead): the longest waiting first. Active: the
-  soonest lease end first. Dead: the most recent death first.
+  soonest lease end first. Dead: the most recent death first. Done (the history): the most recent
+  finish first.
   KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, dead, tasks,
     levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags,
-    parked, gactive, glimits, progress, blocked, after, moved
-  ARGV[1] state   delayed, ready, waiting, active or dead
+    parked, gactive, glimits, progress, blocked, after, moved, done, history
+  ARGV[1] state   delayed, ready, waiting, active, dead or done
   ARGV[2] offset  how many to skip
   ARGV[3] count   most tasks to return
   ARGV[4] preview most payload bytes to return per task, cut at a UTF-8 character boundary; 0 = all
   Returns: { now, total in that state, then id, payload (or its first bytes), payload bytes,
     meta JSON, score or '', progress JSON (or its first bytes) or false for each task }: score is
-    the run-at (delayed), lease end (active), died-at (dead), or how many of its dependencies are
+    the run-at (delayed), lease end (active), died-at (dead), finished-at (done), or how many of its dependencies are
     not yet settled (waiting). A task whose payload is missing (a damaged record) has false and 0. ]]
 -- include: clock
 -- include: record
@@ -56,6 +57,7 @@ end
 if state == 'delayed' then take(redis.call('ZCARD', K.delayed), zset(K.delayed))
 elseif state == 'active' then take(redis.call('ZCARD', K.active), zset(K.active))
 elseif state == 'dead' then take(redis.call('ZCARD', K.dead), zset(K.dead, true))
+elseif state == 'done' then take(redis.call('ZCARD', K.done), zset(K.done, true))
 elseif state == 'waiting' then take(redis.call('ZCARD', K.blocked), zset(K.blocked))
 else
   for level = 9, 1, -1 do take(redis.call('LLEN', K['ready' .. level]), bare('LRANGE', K['ready' .. level], nil, level)) end
@@ -73,7 +75,7 @@ local out = { now, total - ghosts }
 local seen = {}
 for i = 1, #picked, 2 do
   local id = picked[i]
-  local raw = redis.call('HGET', K.tasks, id)
+  local raw = redis.call('HGET', state == 'done' and K.history or K.tasks, id)
   local meta, payload = nil, nil
   if raw then meta, payload = split(raw) end
   local level = state == 'ready' and picked[i + 1] or ''

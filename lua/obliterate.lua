@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 --[[ obliterate: delete every key of a queue (every suffix of lib/domain/keys.ts), unless tasks of it are
   leased and force is not given. UNLINK, not DEL: Redis frees a large hash or sorted set (a million
-  tasks) in a background thread, so this call takes as long as 47 key look-ups plus one step per
+  tasks) in a background thread, so this call takes as long as 50 key look-ups plus one step per
   dependency that crosses to another queue, whatever else the queue holds. The registry of queue
   names (outside the queue's hash tag) is the caller's.
   Tasks of other queues must not be stranded by it (include: deps has the steps): a task there
@@ -15,7 +15,7 @@
     counts, wake, acked, workers, held, schedules, occurred, levels, ready1, ready2, ready3, ready4,
     ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, paused,
     events, results, kept, progress, windows, redirects, limits, rates, gheld, blocked, after,
-    dependents, deplist, settle, outbox, logs, moved, data, meta, waiting
+    dependents, deplist, settle, outbox, logs, moved, done, history, keep, data, meta, waiting
   ARGV[1] force  1 to delete even while tasks are leased, else 0
   Returns: { 'ok', keys deleted }, { 'carry', keys deleted } (every key but the outbox, which
     holds steps for other queues), or { 'active', leased tasks } (then nothing was deleted) ]]

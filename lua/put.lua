@@ -4,7 +4,7 @@
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, dead, counts,
     wake, occurred, schedules, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
     ready8, ready9, grouped, gtags, parked, gactive, glimits, events, progress, windows, redirects,
-    results, kept, blocked, after, dependents, deplist, settle, outbox, logs, moved
+    results, kept, blocked, after, dependents, deplist, settle, outbox, logs, moved, history, done
   ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[5]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
@@ -47,10 +47,11 @@ if gone(out, count) then return out end
 local bases = {}
 for i = 1, count do bases[i] = item(i) end
 local stored = redis.call('HMGET', K.tasks, unpack(bases))
--- One EXISTS tells whether the queue has until-start pointers, de-dup windows or kept outcomes
--- (which a new run drops: include: outcomes) at all: a queue with none (most) pays nothing more.
-if redis.call('EXISTS', K.redirects, K.windows, K.results) == 0 then
-  knowRedirects(false); knowWindows(false); knowOutcomes(false)
+-- One EXISTS tells whether the queue has until-start pointers, de-dup windows, kept outcomes or a
+-- done history (which a new run drops: include: outcomes, rerun) at all: a queue with none
+-- (most) pays nothing more.
+if redis.call('EXISTS', K.redirects, K.windows, K.results, K.history) == 0 then
+  knowRedirects(false); knowWindows(false); knowOutcomes(false); knowHistory(false)
 else
   knowRedirects(redis.call('EXISTS', K.redirects) == 1)
 end

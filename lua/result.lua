@@ -1,12 +1,13 @@
 #!lua flags=no-writes
 --[[ result: what docket knows of a task: its live record, else its kept outcome, else nothing.
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, active, dead, results,
-    progress, events
+    progress, events, history
   ARGV[1] id      task id
   ARGV[2] stream  '1' to answer the events stream's latest entry id too (a waiting caller reads on from it)
   Returns: { kind, a, b, c, d, stream id or '' }: kind 'live' with a = meta JSON, b = state
     (delayed, ready, active or dead), c = progress JSON or '', d = died-at (dead) or ''; 'kept'
-    with a = the outcome string (include: outcomes); 'none' ]]
+    with a = the outcome string (include: outcomes), or one made of the task's done record in the
+    history (include: history), keep-until '' ; 'none' ]]
 -- include: clock
 -- include: record
 local id = A.id
@@ -31,5 +32,11 @@ if outcome then
   -- Past its keep-until, an outcome is gone, whether or not a later write has deleted it yet.
   local until_ = tonumber(string.match(outcome, '^[^|]*|[^|]*|[^|]*|([^|]*)|'))
   if until_ and until_ > now then return { 'kept', outcome, '', '', '', stream } end
+end
+-- Kept by the history (its caps, not keepResult, bound it): an outcome string as outcomes keeps.
+local done = redis.call('HGET', K.history, id)
+if done then
+  local meta = peek(done)
+  return { 'kept', 'done|' .. meta.f .. '|' .. meta.n .. '||' .. (meta.rs or ''), '', '', '', stream }
 end
 return { 'none', '', '', '', '', stream }

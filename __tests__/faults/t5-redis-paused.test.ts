@@ -39,6 +39,10 @@ it('times out calls while Redis is frozen, and loses nothing after it resumes', 
   );
   await eventually(async () => (await executionCount(lab.oracle, lab.run)) >= 300, 30_000);
 
+  // What was in flight at the freeze, exactly: CLIENT PAUSE WRITE holds every script (a claim is
+  // one) from here on, so none leases between this count and the SIGSTOP; the pause has run out by
+  // the SIGCONT, and is lifted then in any case.
+  await lab.raw.sendCommand(['CLIENT', 'PAUSE', '2000', 'WRITE']);
   const inFlight = await lab.raw.zCard(layout(lab.prefix, lab.queue).active);
   lab.redis.signal('SIGSTOP');
   let paused = true;
@@ -57,6 +61,7 @@ it('times out calls while Redis is frozen, and loses nothing after it resumes', 
   const stats = producer.stats().catch((err: unknown) => err);
   await sleep(PAUSE_MS - (Date.now() - pauseStarted));
   lab.redis.signal('SIGCONT');
+  await lab.raw.sendCommand(['CLIENT', 'UNPAUSE']);
   paused = false;
   await Promise.all(calls);
   expect(await stats).toBeInstanceOf(TimeoutError);

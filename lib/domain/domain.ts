@@ -9,15 +9,15 @@
 /**
  * The states a task can be in, in the order of its life, as the scripts name them: `waiting` on
  * the tasks it was put after, then `delayed` or `ready`, `active` while leased, `dead` once out of
- * attempts.
+ * attempts, `done` once acked (kept in the queue's history: lua/include/history.lua).
  */
-export const TASK_STATES = ['waiting', 'delayed', 'ready', 'active', 'dead'] as const;
+export const TASK_STATES = ['waiting', 'delayed', 'ready', 'active', 'dead', 'done'] as const;
 
 /** Where a task is: 'waiting' on the tasks it was put after, then delayed or ready, active, dead. */
 export type TaskState = (typeof TASK_STATES)[number];
 
 /** The same states in the order the views (list(), the CLI, the dashboard) show them: what runs next first. */
-export const LISTED_STATES = ['ready', 'delayed', 'waiting', 'active', 'dead'] as const satisfies readonly TaskState[];
+export const LISTED_STATES = ['ready', 'delayed', 'waiting', 'active', 'dead', 'done'] as const satisfies readonly TaskState[];
 
 /**
  * Attempts a task gets unless its put says otherwise. A record leaves its attempts out when they
@@ -28,3 +28,19 @@ export const DEFAULT_MAX_ATTEMPTS = 5;
 
 /** The most characters of an error kept as a task's last error; the rest is cut, with an ellipsis. */
 export const MAX_ERROR_CHARS = 2000;
+
+/**
+ * How many done tasks a queue's history keeps, and how long (ms), for a cap keep() leaves out: the
+ * last 1,000, for a day. Bounded because a history kept forever is a memory leak that grows with
+ * every task run (BullMQ's default, keep everything, is a well-known trap); a day covers "what ran
+ * since yesterday" for an operator, and 1,000 records of a few hundred bytes each stay under 1 MB.
+ */
+export const DONE_HISTORY = { count: 1000, age: 24 * 3600 * 1000 } as const;
+
+/**
+ * Whether a queue without keep() keeps a history (with the DONE_HISTORY caps). Off for now: on,
+ * a finished task no longer leaves nothing behind, which existing callers and tests rely on, and a
+ * put of the same identity does not yet drop the earlier run's history entry (see docs/api.md,
+ * History). Turning it on is this one switch.
+ */
+export const HISTORY_BY_DEFAULT = false;

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'ERR_SANDBOX_EXIT'
   | 'ERR_HASH_FUNCTION'
   | 'ERR_UNREADABLE_RECORD'
+  | 'ERR_DECRYPTION'
   | 'ERR_REPLY';
 
 /** Base class of every error docket throws. */
@@ -254,6 +255,20 @@ export class UnreadableRecordError extends DocketError {
 
   constructor(what: string, cause: unknown) {
     super('ERR_UNREADABLE_RECORD', `${what} in Redis is unreadable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.what = what;
+  }
+}
+
+/**
+ * A value stored encrypted (options.encryption) could not be opened: its key id is not among the
+ * scheduler's keys, or it fails its authentication tag (damaged, or written with another key of
+ * the same id). `what` names the value. A handler's task fails with it; views show "encrypted".
+ */
+export class DecryptionError extends DocketError {
+  readonly what: string;
+
+  constructor(what: string, problem: string) {
+    super('ERR_DECRYPTION', `${what} cannot be decrypted: ${problem}`);
     this.what = what;
   }
 }

@@ -29,6 +29,9 @@ export interface Meta {
   nm?: string; // name
   pg?: 1; // has reported progress (in the queue's `progress` hash)
   lg?: 1; // has log lines (in the queue's `logs` hash)
+  s?: number; // first started at (its first lease)
+  f?: number; // finished at (a done task, in the queue's history)
+  rs?: string; // the result as acked, JSON or sealed (a done task, in the queue's history)
 }
 
 /**

@@ -4,7 +4,8 @@
  * `tasks` hash (docs/design.md, lib/domain/meta.ts).
  */
 import type { TaskState } from './domain';
-import { parseMeta } from './meta';
+import { parseMeta, type Meta } from './meta';
+import { unseal, type Keyring } from './crypto';
 import { parseRecord, type Json } from './payload';
 
 /** A trace context to store with a task: string fields, such as `traceparent` and `tracestate`. */
@@ -101,6 +102,24 @@ export interface TaskInfo<T = Json> {
   readonly timeout: number | null;
   /** Its name (put's `name`), else null. */
   readonly name: string | null;
+  /** Only for a done task (state 'done', kept in its queue's history): its run's result and times. */
+  readonly done?: DoneRun;
+  /**
+   * Present (true) when its data or progress is encrypted with a key this scheduler does not have
+   * (options.encryption): those read as null. Absent otherwise.
+   */
+  readonly encrypted?: true;
+}
+
+/** What a done task kept of its run (lua/include/history.lua); `worker` of its TaskInfo ran it. */
+export interface DoneRun {
+  /** The handler's resolved value; null when it resolved with nothing (or it is encrypted: see `encrypted`). */
+  readonly result: Json | null;
+  /** When it was put (or last revived), epoch ms on the Redis clock. */
+  readonly putAt: number;
+  /** When its first attempt started, or null for a task leased before docket recorded it. */
+  readonly startedAt: number | null;
+  readonly finishedAt: number;
 }
 
 /**
@@ -127,13 +146,15 @@ export interface PutResult {
  * Task `hash` as get() reports it, from its record as the get and list codecs decode it (by name:
  * lib/ops/get.ts). A record without a payload (damaged) reads as data null.
  */
-export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord): TaskInfo<T> {
-  const { payload, state, progress } = record;
+export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord, keyring: Keyring | null = null): TaskInfo<T> {
+  const { payload, state } = record;
   const meta = parseMeta(record.meta, `the metadata of task ${hash}`);
+  const data = viewOf<T>(keyring, payload ?? 'null', `the payload of task ${hash}`);
+  const progress = record.progress ? viewOf(keyring, record.progress, `the progress of task ${hash}`) : null;
   return {
     hash,
     queue,
-    data: parseRecord<T>(payload ?? 'null', `the payload of task ${hash}`),
+    data: data ?? (null as T),
     state,
     runAt: meta.r,
     expireAt: meta.e ?? null,
@@ -144,13 +165,30 @@ export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord): 
     group: meta.g ?? null,
     key: meta.k ?? null,
     lastError: meta.err ?? null,
-    leaseUntil: meta.l ?? null,
+    // A done task's record is the one it had when acked: its lease is over.
+    leaseUntil: state === 'done' ? null : (meta.l ?? null),
     worker: meta.w ?? null,
-    progress: progress ? parseRecord(progress, `the progress of task ${hash}`) : null,
+    progress: progress ?? null,
     keepResult: meta.kr ?? null,
     timeout: meta.to ?? null,
     name: meta.nm ?? null,
+    ...(state === 'done' ? { done: doneRun(meta, keyring, hash) } : {}),
+    ...(data === undefined || progress === undefined ? { encrypted: true } : {}),
   };
+}
+
+function doneRun(meta: Meta, keyring: Keyring | null, hash: string): DoneRun {
+  const result = meta.rs === undefined ? null : (viewOf(keyring, meta.rs, `the result of task ${hash}`) ?? null);
+  return { result, putAt: meta.c, startedAt: meta.s ?? null, finishedAt: meta.f ?? 0 };
+}
+
+/**
+ * A stored value (payload, progress, result) as a view shows it: parsed, or undefined when it is
+ * encrypted with a key this reader does not have, which a view shows as "encrypted", not a throw.
+ */
+export function viewOf<T = Json>(keyring: Keyring | null, text: string, what: string): T | undefined {
+  const plain = unseal(keyring, text, what, true);
+  return plain === undefined ? undefined : parseRecord<T>(plain, what);
 }
 
 /** A task's stored record and the state it is in, as get and list read it. */
@@ -181,6 +219,11 @@ interface OutcomeBase {
   readonly queue: string;
   /** Deliveries so far (for a finished task: the deliveries it took). */
   readonly attempts: number;
+  /**
+   * Present (true) when its result or progress is encrypted with a key this scheduler does not
+   * have (options.encryption): that reads as null. Absent otherwise.
+   */
+  readonly encrypted?: true;
 }
 
 /** A task that has not finished: waiting (delayed or ready) or leased. */

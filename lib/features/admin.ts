@@ -4,11 +4,12 @@
  * dashboard list (so they never scan the keyspace).
  */
 import { serverTime as readServerTime, type Context } from '../redis/context';
-import { listOptions, parse, stateArg, STATES } from '../domain/options';
+import { COUNTED_STATES, listOptions, parse, stateArg, STATES } from '../domain/options';
 import type { Json } from '../domain/payload';
 import { list as listOp, type ListedRecord } from '../ops/list';
 import { pause as pauseOp } from '../ops/pause';
 import { stats as statsOp } from '../ops/stats';
+import { ENCRYPTED, isSealed, type Keyring } from '../domain/crypto';
 import { toTaskInfo, type TaskInfo, type TaskState } from '../domain/task';
 
 /** Lifetime counters of a queue, kept in Redis by the scripts, so every process sees the same. */
@@ -112,7 +113,7 @@ export type TaskPage<T = Json> = Page<ListedTask<T>>;
 export type PreviewPage = Page<PreviewTask>;
 
 /** Every state, in the order the views show them (declared with list()'s checks in domain/options/). */
-export { STATES };
+export { COUNTED_STATES, STATES };
 export { queues } from '../redis/registry';
 
 const COUNTERS: Record<keyof QueueTotals, string> = {
@@ -165,24 +166,31 @@ export async function list<T>(ctx: Context, state: unknown, options?: ListOption
   const queue = o.queue ?? ctx.options.queue;
   // ARGV preview 0 reads whole payloads: list() without the option keeps its data.
   const { now, total, tasks } = await ctx.scripts.run(listOp, ctx.keys(queue), { state: s, offset: o.offset, count: o.limit, preview: o.preview ?? 0 });
-  if (o.preview === undefined) return { now, total, tasks: tasks.map((r) => toListed<T>(queue, s, r)) };
+  if (o.preview === undefined) return { now, total, tasks: tasks.map((r) => toListed<T>(queue, s, r, ctx.keyring)) };
   return { now, total, tasks: tasks.map((r) => toPreview(queue, s, r)) };
 }
 
-function toListed<T>(queue: string, state: TaskState, { id, payload, meta, score, progress }: ListedRecord): ListedTask<T> {
+function toListed<T>(queue: string, state: TaskState, { id, payload, meta, score, progress }: ListedRecord, keyring: Keyring | null = null): ListedTask<T> {
   // A missing payload (a damaged record) reads as null, as it always has.
-  const info = toTaskInfo<T>(queue, id, { payload, meta, state, progress });
+  const info = toTaskInfo<T>(queue, id, { payload, meta, state, progress }, keyring);
   return { ...info, diedAt: state === 'dead' ? Number(score) : null, waitingOn: state === 'waiting' ? Number(score) : null };
 }
 
 function toPreview(queue: string, state: TaskState, record: ListedRecord): PreviewTask {
   const { id, payload, bytes, progress } = record;
-  const shown = { preview: payload ?? '', bytes, progressPreview: progress || null };
+  // The head of an encrypted value cannot be opened, even with the key: shown as "encrypted".
+  const sealed = isSealed(payload ?? '') || isSealed(progress ?? '');
+  const shown = {
+    preview: isSealed(payload ?? '') ? ENCRYPTED : (payload ?? ''),
+    bytes,
+    progressPreview: isSealed(progress ?? '') ? ENCRYPTED : progress || null,
+    ...(sealed ? { encrypted: true as const } : {}),
+  };
   try {
     // The head of a payload is no JSON to parse: the task's fields come from its meta alone (and
     // the progress, when it came whole).
     const { data: _, ...fields } = toListed<null>(queue, state, { ...record, payload: 'null', progress: null });
-    if (progress) fields.progress = wholeJson(progress);
+    if (progress && !isSealed(progress)) fields.progress = wholeJson(progress);
     return { ...fields, ...shown };
   } catch (err) {
     // A record that is not docket's (written by hand, or damaged): a view shows what it can of it,
@@ -238,7 +246,7 @@ export async function setPaused(ctx: Context, queue: string, paused: boolean): P
 export function sumStats(all: QueueStats[]): QueueStats {
   const add = <K extends string>(keys: readonly K[], pick: (s: QueueStats) => Record<K, number>) =>
     Object.fromEntries(keys.map((k) => [k, all.reduce((n, s) => n + pick(s)[k], 0)])) as Record<K, number>;
-  const counts = add([...STATES, 'expired', 'deduplicated', 'replaced'] as const, (s) => s);
+  const counts = add([...COUNTED_STATES, 'expired', 'deduplicated', 'replaced'] as const, (s) => s);
   const totals = add(Object.keys(COUNTERS) as Array<keyof QueueTotals>, (s) => s.totals);
   // No prototype while summing: a task may be named __proto__.
   const byName: Record<string, NamedTotals> = Object.create(null) as Record<string, NamedTotals>;

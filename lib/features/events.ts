@@ -11,7 +11,9 @@ import { serverTime, type Context } from '../redis/context';
 import { type DocketError, fromRedisError } from '../domain/errors';
 import { errorFields } from '../domain/log';
 import { eventsOptions, parse, throughputOptions } from '../domain/options';
-import { parseRecord, type Json } from '../domain/payload';
+import type { Keyring } from '../domain/crypto';
+import type { Json } from '../domain/payload';
+import { viewOf } from '../domain/task';
 
 export type EventType = 'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'replaced' | 'merged' | 'cancelled' | 'progress';
 
@@ -36,6 +38,8 @@ export interface QueueEvent {
   readonly name: string | null;
   /** For `completed`: the task's kept result (keepResult) when its JSON is at most 1 KiB; else null. */
   readonly result: Json | null;
+  /** Present (true) when its result or progress is encrypted with a key this scheduler lacks (options.encryption). */
+  readonly encrypted?: true;
 }
 
 export interface EventsOptions {
@@ -100,7 +104,7 @@ async function* read(ctx: Context, queue: string, key: string, start: Promise<st
       }
       for (const entry of entries) {
         last = entry.id;
-        yield toEvent(queue, entry);
+        yield toEvent(queue, entry, ctx.keyring);
       }
     }
   } finally {
@@ -113,8 +117,11 @@ function isConnectionLoss(err: DocketError): boolean {
   return err.code === 'ERR_CONNECTION' || err.code === 'ERR_INDETERMINATE' || err.code === 'ERR_TIMEOUT';
 }
 
-function toEvent(queue: string, { id, at, fields: f }: StreamEntry): QueueEvent {
+function toEvent(queue: string, { id, at, fields: f }: StreamEntry, keyring: Keyring | null = null): QueueEvent {
   const attempt = f.get('attempt');
+  // Encrypted with a key this scheduler lacks (options.encryption): undefined, shown as null, marked.
+  const result = f.get('result') ? viewOf(keyring, f.get('result')!, "an event's result") : null;
+  const progress = f.has('progress') ? viewOf(keyring, f.get('progress')!, "an event's progress") : null;
   return {
     id,
     queue,
@@ -125,8 +132,9 @@ function toEvent(queue: string, { id, at, fields: f }: StreamEntry): QueueEvent 
     error: f.get('error') ?? null,
     into: f.get('into') ?? null,
     name: f.get('name') ?? null,
-    result: f.get('result') ? parseRecord(f.get('result')!, "an event's result") : null,
-    progress: f.has('progress') ? parseRecord(f.get('progress')!, "an event's progress") : null,
+    result: result ?? null,
+    progress: progress ?? null,
+    ...(result === undefined || progress === undefined ? { encrypted: true as const } : {}),
   };
 }
 

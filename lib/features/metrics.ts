@@ -10,7 +10,7 @@
  *   work() loops run. The scheduler and its workers report these (observeClaims, observeRun) under
  *   the scheduler's Context, so two schedulers in one process never count each other's tasks.
  */
-import { STATES, type PreviewListOptions, type PreviewPage, type QueueStats } from './admin';
+import { COUNTED_STATES, type PreviewListOptions, type PreviewPage, type QueueStats } from './admin';
 import type { Context } from '../redis/context';
 import { MetricsRegisteredError, MissingPeerError } from '../domain/errors';
 import { metricsOptions, metricsRegistry, parse } from '../domain/options';
@@ -146,7 +146,7 @@ function scraped(prom: PromClient, registers: Array<import('prom-client').Regist
       registers,
       async collect() {
         this.reset();
-        for (const { queue, stats } of await snapshot()) for (const state of STATES) this.set({ queue, state }, stats[state]);
+        for (const { queue, stats } of await snapshot()) for (const state of COUNTED_STATES) this.set({ queue, state }, stats[state]);
       },
     });
   const byName = (name: string) =>

@@ -5,26 +5,36 @@
  * latest occurrence put per schedule, and skips any occurrence at or before it, so many processes
  * produce each occurrence exactly once. Occurrences are computed from the Redis server's clock.
  */
-import { hget, hgetall, hset } from '../ops/commands/hashes';
+import { hget, hset } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
-import { fromRedisError, UnreadableRecordError, ValidationError, type DocketError } from '../domain/errors';
-import { everyOptions, parse, scheduleArg, scheduleName, type ParsedEveryOptions, type ParsedSchedule } from '../domain/options';
-import { canonicalJson, parseRecord, type Json } from '../domain/payload';
-import { identityOf } from '../domain/hashing';
-import { putOccurrences, type PutOptions } from '../life/put';
+import { fromRedisError, type DocketError } from '../domain/errors';
+import { everyOptions, parse, scheduleName, type ParsedEveryOptions, type TaskTemplate } from '../domain/options';
+import { canonicalJson, type Json } from '../domain/payload';
+import { putOccurrences } from '../life/put';
 import type { Span } from '../domain/time';
 import type { Duration } from '../domain/time';
 import { cancel } from '../ops/cancel';
 import { unschedule as unscheduleOp } from '../ops/unschedule';
+import { AHEAD_MS, dataOf, nextRun, occurrenceHash, occurrenceKey, occurrencesOf, parseDefinition, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
+import { Occurrences } from './schedules-times';
+
+export { Occurrences } from './schedules-times';
 
 /** A cron expression, the same with a time zone, or an interval (ms or Duration). */
 export type Schedule = string | { cron: string; tz?: string } | number | Duration;
 
-export interface EveryOptions {
+/** What each occurrence's task gets, for every() and schedule() alike: put's options, as put takes them. */
+export interface TaskTemplateOptions {
   queue?: string;
+  /** The task's name, which `work({ [name]: handler })` routes by. Default none (the '*' handler). */
+  taskName?: string;
+  /** The fair-scheduling group of each occurrence (see put's group). Default none. */
+  group?: string;
   /** Occurrences' priority, as put's: a level 0-9, or true for 9. Default normal. */
   priority?: boolean | number;
+  /** How long one attempt of an occurrence may run (see put's timeout). */
+  timeout?: Span;
   /** An occurrence not claimed within this span after its time is dropped. */
   expire?: Span;
   /** Deliveries of one occurrence before it goes dead. Default 5. */
@@ -34,13 +44,19 @@ export interface EveryOptions {
    * keepResult). The de-dup modes do not apply: each occurrence is an identity of its own, put once.
    */
   keepResult?: Span;
+  /** Until when an occurrence's identity is held: `'until-done'` (default) or `'until-start'` (see put's unique). */
+  unique?: 'until-done' | 'until-start';
   /**
-   * Occurrences that fell due while no process declared the schedule (downtime): `'skip'` them
-   * (default), run the latest `'once'`, or `'catch-up'` on the latest `catchUpLimit` of them.
+   * Occurrences that fell due while nothing put them (every(): no process declared the schedule;
+   * schedule(): no worker of the queue was up): `'skip'` them (default), run the latest `'once'`,
+   * or `'catch-up'` on the latest `catchUpLimit` of them.
    */
   missed?: 'skip' | 'once' | 'catch-up';
   /** Most missed occurrences that `'catch-up'` puts. Default 10, at most 100. */
   catchUpLimit?: number;
+}
+
+export interface EveryOptions extends TaskTemplateOptions {
   /** Errors of the loop that puts occurrences (it retries on its own). Default: none reported. */
   onError?: (err: DocketError) => void;
 }
@@ -55,17 +71,22 @@ export interface ScheduleInfo<T = Json> {
   tz: string | null;
   /** The interval in ms, or null for a cron expression. */
   every: number | null;
+  /** The data each occurrence carries; null when it is encrypted with a key this scheduler does not have (options.encryption). */
   data: T;
   /** The latest occurrence put (epoch ms, Redis clock), or null before the first. */
   latest: number | null;
-}
-
-/** What the schedules hash keeps per name: enough to list it. */
-interface Definition {
-  cron?: string;
-  tz?: string;
-  every?: number;
-  data: string;
+  /** Stored with schedule() (every work() loop of the queue keeps it going), or declared with every(). */
+  stored: boolean;
+  /** Paused with pauseSchedule(): none of its occurrences is put until resumeSchedule(). */
+  paused: boolean;
+  /** The next occurrence to run (epoch ms, Redis clock), or null when paused or ended. */
+  next: number | null;
+  /** The task template: what each occurrence's task gets (taskName, group, priority, ...). */
+  template: Partial<TaskTemplate>;
+  /** schedule()'s bounds, or null: no occurrence before startAt, after endAt, or past `limit` of them. */
+  startAt: number | null;
+  endAt: number | null;
+  limit: number | null;
 }
 
 /** Longest sleep between two looks at a schedule, so a far occurrence is not missed by a long timer. */
@@ -73,61 +94,10 @@ const MAX_SLEEP_MS = 60_000;
 /** Pause after a failed look before the next. */
 const RETRY_MS = 1000;
 
-/** The times a schedule fires, on a clock given in epoch ms. */
-export class Occurrences {
-  private constructor(private readonly schedule: ParsedSchedule) {}
-
-  /** Checks `schedule` fully (a cron expression and its time zone included). */
-  static of(schedule: unknown): Occurrences {
-    const parsed = parse(scheduleArg, schedule, 'schedule');
-    if ('cron' in parsed) {
-      try {
-        cronParser()
-          .parse(parsed.cron, { currentDate: new Date(0), tz: parsed.tz, strict: false })
-          .next();
-      } catch (err) {
-        throw new ValidationError('schedule', `is not a valid cron expression with time zone ${parsed.tz}: ${(err as Error).message}`);
-      }
-    }
-    return new Occurrences(parsed);
-  }
-
-  get definition(): Omit<Definition, 'data'> {
-    return 'cron' in this.schedule ? { cron: this.schedule.cron, tz: this.schedule.tz } : { every: this.schedule.every };
-  }
-
-  /** The first occurrence after `t`. Intervals fire at whole multiples of themselves since the epoch. */
-  after(t: number): number {
-    if ('every' in this.schedule) return (Math.floor(t / this.schedule.every) + 1) * this.schedule.every;
-    return this.cron(t).next().getTime();
-  }
-
-  /** Up to `limit` occurrences in (from, to], latest last. */
-  between(from: number, to: number, limit: number): number[] {
-    const found: number[] = [];
-    if ('every' in this.schedule) {
-      const step = this.schedule.every;
-      for (let at = Math.floor(to / step) * step; at > from && found.length < limit; at -= step) found.unshift(at);
-      return found;
-    }
-    const cron = this.cron(to + 1);
-    while (found.length < limit) {
-      const at = cron.prev().getTime();
-      if (at <= from) break;
-      found.unshift(at);
-    }
-    return found;
-  }
-
-  private cron(t: number) {
-    const { cron, tz } = this.schedule as { cron: string; tz: string };
-    return cronParser().parse(cron, { currentDate: new Date(t), tz });
-  }
-}
-
-/** cron-parser (and luxon under it), loaded with the first cron schedule: an interval needs neither. */
-function cronParser(): (typeof import('cron-parser'))['CronExpressionParser'] {
-  return (require('cron-parser') as typeof import('cron-parser')).CronExpressionParser;
+/** The template part of checked every() or schedule() options, as a definition stores it. */
+export function templateOf(opts: TaskTemplate): TaskTemplate {
+  const { taskName, group, priority, timeout, expire, maxAttempts, keepResult, unique } = opts;
+  return { taskName, group, priority, timeout, expire, maxAttempts, keepResult, unique };
 }
 
 /** A schedule declared by this process: its loop, which keeps the next occurrence put. */
@@ -163,7 +133,8 @@ export class Recurring {
 
   /** Records the schedule and puts its first occurrences; then the loop keeps it going. */
   async start(): Promise<void> {
-    const definition: Definition = { ...this.occurrences.definition, data: this.canonical };
+    const { missed, catchUpLimit } = this.opts;
+    const definition: Definition = { ...this.occurrences.definition, data: storedData(this.ctx, this.canonical), template: templateOf(this.opts), missed, catchUpLimit };
     await hset(routed(this.ctx.conn, this.keys.schedules, { ms: this.ctx.options.commandTimeout, what: 'every' }), this.keys.schedules, this.name, JSON.stringify(definition));
     await this.look();
   }
@@ -192,27 +163,21 @@ export class Recurring {
     }
     const next = this.occurrences.after(now);
     due.push(next);
+    const template = templateOf(this.opts);
     const { gone } = await putOccurrences(
       this.ctx,
       this.queue,
       this.name,
-      due.map((at) => ({ data: this.data, options: this.taskOptions(at) })),
+      due.map((at) => ({ data: this.data, options: taskOptions(this.queue, template, occurrenceKey(this.name, at), at) })),
     );
-    if (gone) return this.stop();
+    // Gone, or paused (pauseSchedule): a paused schedule is looked at again at its next time.
+    if (gone && !(await this.paused())) return this.stop();
     this.sleep(next - now);
   }
 
-  private taskOptions(at: number): PutOptions {
-    const { priority, expire, maxAttempts, keepResult } = this.opts;
-    return {
-      queue: this.queue,
-      at,
-      key: occurrenceKey(this.name, at),
-      priority,
-      maxAttempts,
-      ...(expire === undefined ? {} : { expire }),
-      ...(keepResult === undefined ? {} : { keepResult }),
-    };
+  private async paused(): Promise<boolean> {
+    const json = await hget(routed(this.ctx.conn, this.keys.schedules, { ms: this.ctx.options.commandTimeout, what: 'every' }), this.keys.schedules, this.name);
+    return json !== null && parseDefinition(this.name, json).paused === true;
   }
 
   private sleep(ms: number): void {
@@ -238,17 +203,14 @@ export class Recurring {
   }
 }
 
-/** The schedules of a queue, with the latest occurrence each has put. */
+/** The schedules of a queue, with the latest occurrence each has put and its next run. */
 export async function listSchedules<T = Json>(ctx: Context, queue: string): Promise<ScheduleInfo<T>[]> {
   const keys = ctx.keys(queue);
-  const deadline = { ms: ctx.options.commandTimeout, what: 'listSchedules' };
-  const [defs, lasts] = await Promise.all([hgetall(routed(ctx.conn, keys.schedules, deadline), keys.schedules), hgetall(routed(ctx.conn, keys.occurred, deadline), keys.occurred)]);
+  const [{ defs, latest: lasts }, now] = await Promise.all([readSchedules(ctx, queue, 'listSchedules'), serverTime(ctx, keys.schedules, 'listSchedules')]);
   return [...defs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, json]) => {
-      const d = parseRecord<Definition | null>(json, `schedule ${name}`);
-      // Valid JSON of another shape (null, a number) is as unreadable as text that is not JSON.
-      if (d === null || typeof d !== 'object' || Array.isArray(d)) throw new UnreadableRecordError(`schedule ${name}`, new TypeError('not a JSON object'));
+      const d = parseDefinition(name, json);
       const at = lasts.get(name);
       return {
         name,
@@ -256,29 +218,46 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
         cron: d.cron ?? null,
         tz: d.tz ?? null,
         every: d.every ?? null,
-        data: parseRecord<T>(d.data, `the data of schedule ${name}`),
+        data: dataOf<T>(ctx, name, d, true) as T,
         latest: at === undefined ? null : Number(at),
+        stored: d.stored === true,
+        paused: d.paused === true,
+        next: nextRun(d, occurrencesOf(d), now),
+        template: d.template ?? {},
+        startAt: d.startAt ?? null,
+        endAt: d.endAt ?? null,
+        limit: d.limit ?? null,
       };
     });
 }
 
 /**
- * Deletes a schedule: no process puts its occurrences any more, and its pending occurrence (the
- * latest put, if not yet run) is cancelled. Answers false when there was no such schedule.
+ * Cancels the occurrences of schedule `name` that may be pending: those up to AHEAD_MS (and a
+ * look) before the latest put, which is all a look puts ahead. cancel leaves an active or
+ * finished one alone.
+ */
+export async function cancelPending(ctx: Context, queue: string, name: string, json: string | null, latest: number | null): Promise<void> {
+  if (latest === null || json === null) return;
+  const d = parseDefinition(name, json);
+  const occurrences = occurrencesOf(d);
+  const ats = occurrences === null ? [latest] : [...new Set([...occurrences.between(latest - 2 * AHEAD_MS, latest, 1000), latest])];
+  const keys = ctx.keys(queue);
+  const taskName = d.template?.taskName;
+  await Promise.all(ats.map((at) => ctx.scripts.run(cancel, keys, { id: occurrenceHash(ctx, name, at, taskName), events: ctx.options.eventsMaxLength })));
+}
+
+/**
+ * Deletes a schedule: no process puts its occurrences any more, and its pending occurrences (put
+ * ahead, not yet run) are cancelled. Answers false when there was no such schedule.
  */
 export async function unschedule(ctx: Context, queue: string, name: unknown): Promise<boolean> {
   const checked = parse(scheduleName, name, 'name');
   const keys = ctx.keys(queue);
+  // Read before the delete, for the pending occurrences' times and task name.
+  const json = await hget(routed(ctx.conn, keys.schedules, { ms: ctx.options.commandTimeout, what: 'unschedule' }), keys.schedules, checked);
   const { existed, latest } = await ctx.scripts.run(unscheduleOp, keys, { name: checked });
-  if (latest !== null) {
-    // The latest occurrence is an ordinary task, identified by its key: cancel it unless it has
-    // run or is running (cancel leaves an active task to its worker).
-    await ctx.scripts.run(cancel, keys, { id: ctx.hash(identityOf('', occurrenceKey(checked, latest))), events: ctx.options.eventsMaxLength });
-  }
+  // The occurrences are ordinary tasks, identified by their keys: cancel them unless they have run
+  // or are running (cancel leaves an active task to its worker).
+  await cancelPending(ctx, queue, checked, json ?? '{}', latest);
   return existed;
-}
-
-/** The de-dup key of one occurrence: the schedule's name and the occurrence's time. */
-function occurrenceKey(name: string, at: number): string {
-  return `every:${name}:${at}`;
 }

@@ -144,6 +144,14 @@ export class Sandbox {
   }
 
   private run(task: Task<unknown>, signal: AbortSignal): Promise<unknown> {
+    let fields: Record<string, unknown>;
+    try {
+      // Read before a thread is taken: a payload this scheduler cannot decrypt throws on reading
+      // (lease.ts), and the attempt fails with that error, holding no thread.
+      fields = fieldsOf(task);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const slot = this.idle.pop() ?? this.spawn();
     const id = ++this.runs;
     return new Promise((resolve, reject) => {
@@ -166,7 +174,7 @@ export class Sandbox {
         },
       };
       const methods = METHODS.filter((m) => typeof (task as unknown as Record<string, unknown>)[m] === 'function');
-      slot.thread.postMessage({ type: 'run', id, task: fieldsOf(task), methods } satisfies ToThread);
+      slot.thread.postMessage({ type: 'run', id, task: fields, methods } satisfies ToThread);
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });

@@ -18,6 +18,7 @@ import type { Span } from '../domain/time';
 import type { Task } from '../domain/task';
 import type { Via } from '../redis/scripts';
 import { parseRecord, type Json } from '../domain/payload';
+import { unseal } from '../domain/crypto';
 import { outcomeJson, progressOf } from './progress';
 import { logsOf } from './logs';
 
@@ -27,7 +28,7 @@ export interface Worked {
   onProblem?: (err: unknown) => void;
 }
 
-/** A finished task to ack, with its result as JSON ('' for none) when its outcome is kept. */
+/** A finished task to ack, with its result as JSON ('' for none). */
 export interface Ack {
   task: Task<unknown>;
   result: string;
@@ -136,8 +137,7 @@ async function claimCall<T>(
     const task: Task<T> = {
       hash: leased.id,
       queue,
-      // A damaged record without its payload reads as null, as it always has.
-      data: parseRecord<T>(leased.payload ?? 'null', `the payload of task ${leased.id}`),
+      data: undefined as T,
       attempt: leased.attempt,
       runAt: leased.runAt,
       expireAt: leased.expireAt,
@@ -152,10 +152,32 @@ async function claimCall<T>(
       log: (line: string) => logsOf(ctx, task, onProblem).write(line),
       dependencies: () => dependencies(ctx, queue, task.hash),
     };
-    return task;
+    return withData(ctx, task, leased.payload);
   });
   // (next-due covers steps a dead carrier holds: an idle worker wakes when its lease ends.)
   return { tasks, now, nextDue: reply.nextDue, acked: reply.acked };
+}
+
+/**
+ * Sets `task.data` from its stored payload. One the scheduler cannot decrypt (no key of that id)
+ * makes `data` a getter that throws the DecryptionError: the handler that reads it fails the task
+ * with it, as with any error of its own, where a throw here would fail the whole claim.
+ */
+function withData<T>(ctx: Context, task: Task<T>, payload: string | null): Task<T> {
+  const what = `the payload of task ${task.hash}`;
+  let text: string | undefined;
+  try {
+    // A damaged record without its payload reads as null, as it always has.
+    text = unseal(ctx.keyring, payload ?? 'null', what, false);
+  } catch (err) {
+    const refuse = (): never => {
+      throw err;
+    };
+    Object.defineProperty(task, 'data', { enumerable: true, configurable: true, get: refuse });
+    return task;
+  }
+  (task as { data: T }).data = parseRecord<T>(text!, what);
+  return task;
 }
 
 function ackMemory(ctx: Context): number {
@@ -172,7 +194,7 @@ export function parseClaim(ctx: Context, options: ClaimOptions | undefined, coun
 
 /**
  * Acks one task: a claim call that leases nothing. `result` (any JSON) is kept as the task's
- * outcome when the task keeps one (keepResult), and checked either way.
+ * outcome when the task keeps one (keepResult), and in its queue's history when it keeps one.
  */
 export async function ack(ctx: Context, task: Task<unknown>, result?: unknown): Promise<boolean> {
   checkTask(ctx, task);
@@ -181,12 +203,12 @@ export async function ack(ctx: Context, task: Task<unknown>, result?: unknown): 
 
 /**
  * A handler's result as ack sends it: checked whenever given (not JSON, or over maxResultBytes,
- * is a typed error), sent only when the task keeps its outcome ('' otherwise, and for none).
+ * is a typed error), and sent ('' for none): the task's kept outcome (keepResult) and the queue's
+ * history (lua/include/history.lua) keep it.
  */
-export function resultJson(ctx: Context, task: Task<unknown>, result: unknown): string {
+export function resultJson(ctx: Context, _task: Task<unknown>, result: unknown): string {
   if (result === undefined) return '';
-  const json = outcomeJson(ctx, result, 'result');
-  return task.keepResult ? json : '';
+  return outcomeJson(ctx, result, 'result');
 }
 
 export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<FailOutcome> {

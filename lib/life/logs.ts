@@ -8,6 +8,8 @@
  * them before it acks or fails the task, after which they would be refused as stale.
  */
 import type { Context } from '../redis/context';
+import { isSealed, unseal, type Keyring } from '../domain/crypto';
+import { parseRecord } from '../domain/payload';
 import { LeaseLostError, PayloadTooLargeError, ValidationError } from '../domain/errors';
 import type { Task } from '../domain/task';
 import { log } from '../ops/log';
@@ -16,7 +18,10 @@ import { logs } from '../ops/logs';
 /** One stored log line: when it was written (epoch ms on the Redis clock) and its text. */
 export interface LogLine {
   at: number;
+  /** The line; 'encrypted' when it is encrypted with a key this scheduler does not have. */
   line: string;
+  /** Present (true) when the line is encrypted with a key this scheduler does not have. */
+  encrypted?: true;
 }
 
 /** What an entry costs beyond its line's JSON: the 13-digit time, a space and the newline. */
@@ -48,7 +53,8 @@ export class LogWriter {
    */
   write(line: unknown): Promise<boolean> {
     if (typeof line !== 'string') throw new ValidationError('line', `expected a string, got ${line === null ? 'null' : typeof line}`);
-    const json = JSON.stringify(line);
+    // Sealed when the scheduler encrypts: the caps then count the sealed line, as Redis holds it.
+    const json = JSON.stringify(this.ctx.keyring ? this.ctx.keyring.seal(JSON.stringify(line)) : line);
     const bytes = Buffer.byteLength(json) + ENTRY_OVERHEAD;
     const limit = this.ctx.options.logMaxBytes;
     if (bytes > limit) throw new PayloadTooLargeError('line', bytes, limit, 'log line');
@@ -152,7 +158,15 @@ export function stopLogs(task: Task<unknown>): void {
 /** The stored log of task `id` of `queue`, oldest line first; [] for none. One script call (lua/logs.lua). */
 export async function readLogs(ctx: Context, queue: string, id: string): Promise<LogLine[]> {
   const chunks = await ctx.scripts.run(logs, ctx.keys(queue), { id });
-  return chunks.flatMap(parseChunk);
+  return chunks.flatMap(parseChunk).map((entry) => opened(ctx.keyring, entry));
+}
+
+/** A line as stored (sealed when written by a scheduler that encrypts), opened if this one can. */
+function opened(keyring: Keyring | null, entry: LogLine): LogLine {
+  if (!isSealed(entry.line)) return entry;
+  const plain = unseal(keyring, entry.line, 'a log line', true);
+  const line = plain === undefined ? undefined : parseRecord<unknown>(plain, 'a log line');
+  return typeof line === 'string' ? { at: entry.at, line } : { at: entry.at, line: 'encrypted', encrypted: true };
 }
 
 /** The lines of a stored chunk: entries '<at> <JSON string>\n' (see lua/include/logs.lua). */

@@ -12,8 +12,8 @@ import { result as resultOp, type KeptOutcome, type ResultReply } from '../ops/r
 import type { Context } from '../redis/context';
 import { ClosedError } from '../domain/errors';
 import { parseMeta } from '../domain/meta';
-import type { TaskOutcome } from '../domain/task';
-import { parseRecord } from '../domain/payload';
+import { viewOf, type DoneOutcome, type TaskOutcome } from '../domain/task';
+import type { Keyring } from '../domain/crypto';
 import type { Span } from '../domain/time';
 import { waits } from './readers';
 import { FINISHES, type Finish } from './waiters';
@@ -30,22 +30,22 @@ export interface ResultOptions {
 /** What docket knows of task `id` now; `stream` asks for the events stream's latest id too. */
 async function read(ctx: Context, queue: string, id: string, stream: boolean): Promise<{ outcome: TaskOutcome | null; stream: string }> {
   const reply = await ctx.scripts.run(resultOp, ctx.keys(queue), { id, stream });
-  return { outcome: toOutcome(queue, id, reply), stream: reply.stream };
+  return { outcome: toOutcome(ctx.keyring, queue, id, reply), stream: reply.stream };
 }
 
-function toOutcome(queue: string, hash: string, reply: ResultReply): TaskOutcome | null {
+function toOutcome(keyring: Keyring | null, queue: string, hash: string, reply: ResultReply): TaskOutcome | null {
   if (reply.kind === 'none') return null;
-  if (reply.kind === 'kept') return fromKept(queue, hash, reply.kept);
+  if (reply.kind === 'kept') return fromKept(keyring, queue, hash, reply.kept);
   const meta = parseMeta(reply.meta, `the metadata of task ${hash}`);
   if (reply.state === 'dead') return { state: 'dead', hash, queue, attempts: meta.n, error: meta.err ?? null, finishedAt: Number(reply.diedAt) };
-  const progress = reply.progress === null ? null : parseRecord(reply.progress, `the progress of task ${hash}`);
-  return { state: reply.state === 'active' ? 'active' : 'pending', hash, queue, attempts: meta.n, runAt: meta.r, progress };
+  const progress = reply.progress === null ? null : viewOf(keyring, reply.progress, `the progress of task ${hash}`);
+  return { state: reply.state === 'active' ? 'active' : 'pending', hash, queue, attempts: meta.n, runAt: meta.r, progress: progress ?? null, ...marked(progress) };
 }
 
 /** A kept outcome, as the result codec decoded it (lua/include/outcomes.lua stores it). */
-function fromKept(queue: string, hash: string, kept: KeptOutcome): TaskOutcome {
+function fromKept(keyring: Keyring | null, queue: string, hash: string, kept: KeptOutcome): TaskOutcome {
   const base = { hash, queue, attempts: kept.attempts, finishedAt: kept.finishedAt };
-  if (kept.state === 'done') return { ...base, state: 'done', result: kept.result === null ? null : parseRecord(kept.result, `the result of task ${hash}`) };
+  if (kept.state === 'done') return done(keyring, base, kept.result);
   if (kept.state === 'dead') return { ...base, state: 'dead', error: kept.error };
   if (kept.state === 'merged') return { ...base, state: 'merged', into: kept.into };
   return { ...base, state: kept.state };
@@ -70,21 +70,32 @@ export async function result(ctx: Context, queue: string, id: string, waitMs: nu
     const ended = await waiter.until(waitMs);
     if (ended === 'closed') throw new ClosedError('scheduler');
     // A kept result small enough came with the finish event: nothing more to read.
-    if (ended !== 'timeout' && ended.result !== undefined) return fromEvent(queue, id, ended);
+    if (ended !== 'timeout' && ended.result !== undefined) return fromEvent(ctx.keyring, queue, id, ended);
     const now = await read(ctx, queue, id, false);
     // Finished, but nothing kept (no keepResult): the finish event itself tells what became of it.
-    if (ended !== 'timeout' && !finished(now.outcome)) return fromEvent(queue, id, ended);
-    return now.outcome ?? (ended === 'timeout' ? null : fromEvent(queue, id, ended));
+    if (ended !== 'timeout' && !finished(now.outcome)) return fromEvent(ctx.keyring, queue, id, ended);
+    return now.outcome ?? (ended === 'timeout' ? null : fromEvent(ctx.keyring, queue, id, ended));
   } finally {
     shared.remove(waiter);
   }
 }
 
-function fromEvent(queue: string, hash: string, e: Finish): TaskOutcome {
+function fromEvent(keyring: Keyring | null, queue: string, hash: string, e: Finish): TaskOutcome {
   const base = { hash, queue, attempts: e.attempt, finishedAt: e.at };
   const state = FINISHES[e.type];
-  if (state === 'done') return { ...base, state, result: e.result ? parseRecord(e.result, `the result of task ${hash}`) : null };
+  if (state === 'done') return done(keyring, base, e.result || null);
   if (state === 'dead') return { ...base, state, error: e.error };
   if (state === 'merged') return { ...base, state, into: e.into ?? '' };
   return { ...base, state };
+}
+
+/** A done outcome; a result encrypted with a key this scheduler lacks reads as null, marked. */
+function done(keyring: Keyring | null, base: { hash: string; queue: string; attempts: number; finishedAt: number }, stored: string | null): DoneOutcome {
+  const result = stored === null ? null : viewOf(keyring, stored, `the result of task ${base.hash}`);
+  return { ...base, state: 'done', result: result ?? null, ...marked(result) };
+}
+
+/** The `encrypted` mark of an outcome whose value (undefined) could not be opened. */
+function marked(value: unknown): { encrypted?: true } {
+  return value === undefined ? { encrypted: true } : {};
 }

@@ -20,14 +20,16 @@ interface Waiting {
 }
 
 /**
- * Serialises a result or progress value, or throws a typed error naming `field`: a value that is
- * not JSON (ValidationError) or is over maxResultBytes (PayloadTooLargeError).
+ * Serialises a result or progress value (sealed when the scheduler encrypts), or throws a typed
+ * error naming `field`: a value that is not JSON (ValidationError) or is over maxResultBytes
+ * (PayloadTooLargeError).
  */
 export function outcomeJson(ctx: Context, value: unknown, field: string): string {
   const json = canonicalJson(value, field, { bytes: ctx.options.maxResultBytes, what: field.split('.').pop() });
   const bytes = Buffer.byteLength(json);
   if (bytes > ctx.options.maxResultBytes) throw new PayloadTooLargeError(field, bytes, ctx.options.maxResultBytes, field.split('.').pop());
-  return json;
+  // The limit holds for the value itself; sealing adds about a third (crypto.ts).
+  return ctx.keyring ? ctx.keyring.seal(json) : json;
 }
 
 /** The throttled progress writes of one task. */

@@ -182,7 +182,9 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   const id = ctx.hash(identityOf(payload, o.key, o.name));
   const queue = o.queue ?? ctx.options.queue;
   const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
-  return { queue, item: { id, payload, options: optionsJson(o, ''), after }, bytes, options: o, others: otherQueues(queue, after) };
+  // Sealed deterministically, so that put.lua's de-dup compares equal payloads as equal (crypto.ts).
+  const stored = ctx.keyring ? ctx.keyring.seal(payload, true) : payload;
+  return { queue, item: { id, payload: stored, options: optionsJson(o, ''), after }, bytes, options: o, others: otherQueues(queue, after) };
 }
 
 /**

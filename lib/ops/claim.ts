@@ -3,6 +3,7 @@
  * lapsed leases, trim the dead, drop expired tasks, and lease up to `count` ready tasks. Acking and
  * claiming in one call is one round trip per task for a busy worker; `count` 0 only acks.
  */
+import { DONE_HISTORY, HISTORY_BY_DEFAULT } from '../domain/domain';
 import { DEPS_KEYS, LEVEL_KEYS, script } from '../redis/op';
 import { array, flag, maybeNum, maybeText, num, text, textOrNull } from '../redis/reply';
 
@@ -11,7 +12,7 @@ export interface AckItem {
   id: string;
   /** The lease token claim handed out for it. */
   token: string;
-  /** The handler's result as JSON, kept when the task keeps its outcome; '' for none. */
+  /** The handler's result as JSON, for its kept outcome (keepResult) and the history; '' for none. */
   result: string;
 }
 
@@ -30,6 +31,10 @@ export interface ClaimInput {
   events: number;
   /** The worker's keepResult (ms), 0 for none. */
   keep: number;
+  /** Done tasks kept when the queue has no keep() of its own (lua/include/history.lua); default per HISTORY_BY_DEFAULT. */
+  doneMaxCount?: number;
+  /** How long (ms) a done task is kept, likewise. */
+  doneMaxAge?: number;
   acks: readonly AckItem[];
 }
 
@@ -95,11 +100,16 @@ export const claim = script<ClaimInput, ClaimReply>({
     ...DEPS_KEYS,
     'logs',
     'moved',
+    'done',
+    'history',
+    'keep',
   ],
-  args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'acks'],
+  args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'doneMaxCount', 'doneMaxAge', 'acks'],
   each: ['id', 'ackToken', 'result'],
   encode(i) {
-    const argv: Array<string | number> = [i.count, i.lease, i.token, i.worker, i.deadMaxCount, i.deadMaxAge, i.remember, i.events, i.keep, i.acks.length];
+    // A queue without keep() of its own keeps what the defaults say (lua/include/history.lua).
+    const done = [i.doneMaxCount ?? (HISTORY_BY_DEFAULT ? DONE_HISTORY.count : 0), i.doneMaxAge ?? DONE_HISTORY.age];
+    const argv: Array<string | number> = [i.count, i.lease, i.token, i.worker, i.deadMaxCount, i.deadMaxAge, i.remember, i.events, i.keep, ...done, i.acks.length];
     for (const a of i.acks) argv.push(a.id, a.token, a.result);
     return argv;
   },

@@ -9,13 +9,16 @@ import { array, oneOf, text, textOrNull } from '../redis/reply';
 
 export type { TaskRecord };
 
-/** The task's record, or null for an unknown task. */
-export const get = script<{ id: string }, TaskRecord | null>({
+/**
+ * The task's record, or null for an unknown task. `history`: only its done run kept in the
+ * queue's history (lua/include/history.lua), even while a new run of it is live.
+ */
+export const get = script<{ id: string; history?: boolean }, TaskRecord | null>({
   name: 'get',
   flags: 'no-writes',
-  keys: ['tasks', 'delayed', 'active', 'dead', 'progress', 'blocked'],
-  args: ['id'],
-  encode: (i) => [i.id],
+  keys: ['tasks', 'delayed', 'active', 'dead', 'progress', 'blocked', 'history'],
+  args: ['id', 'history'],
+  encode: (i) => [i.id, i.history ? '1' : ''],
   decode(reply) {
     if (reply === null) return null;
     const r = array('get', reply, 4);

@@ -2,7 +2,8 @@
  * list: a page of a queue's tasks in one state, in the order they will leave it, for operators.
  * Ready tasks come in claim order (priority levels 9 to 1, the fair groups, normal tasks, then the
  * parked ones); delayed, earliest run-at first; waiting, the longest waiting first; active, the
- * soonest lease end first; dead, the most recent death first.
+ * soonest lease end first; dead, the most recent death first; done (the history), the most recent
+ * finish first.
  */
 import type { TaskState } from '../domain/domain';
 import { LEVEL_KEYS, script } from '../redis/op';
@@ -25,7 +26,7 @@ export interface ListedRecord {
   /** The whole payload's size in bytes. */
   bytes: number;
   meta: string;
-  /** The run-at (delayed), lease end (active), died-at (dead), unsettled dependencies (waiting); null for ready. */
+  /** The run-at (delayed), lease end (active), died-at (dead), finished-at (done), unsettled dependencies (waiting); null for ready. */
   score: number | null;
   /** The progress JSON (or its first bytes), or null. */
   progress: string | null;
@@ -44,7 +45,7 @@ const LISTED_FIELDS = 6;
 export const list = script<ListInput, ListReply>({
   name: 'list',
   flags: 'no-writes',
-  keys: ['delayed', 'ready', 'active', 'dead', 'tasks', ...LEVEL_KEYS, 'progress', 'blocked', 'after', 'moved'],
+  keys: ['delayed', 'ready', 'active', 'dead', 'tasks', ...LEVEL_KEYS, 'progress', 'blocked', 'after', 'moved', 'done', 'history'],
   args: ['state', 'offset', 'count', 'preview'],
   encode: (i) => [i.state, i.offset, i.count, i.preview],
   decode(reply, input) {

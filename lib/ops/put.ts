@@ -64,6 +64,8 @@ export const put = script<PutInput, PutAnswer[]>({
     ...DEPS_KEYS,
     'logs',
     'moved',
+    'history',
+    'done',
   ],
   args: ['count', 'maxAttempts', 'schedule', 'events'],
   each: ['id', 'payload', 'options', 'after'],

@@ -11,16 +11,19 @@ import { array, maybeNum, maybeText, num, oneOf, text } from '../redis/reply';
  * A finished task's kept outcome (lua/include/outcomes.lua), its body read by state: a done task's
  * result JSON (null for none), a dead one's last error, a merged one's task it was merged into.
  */
-export type KeptOutcome = { finishedAt: number; attempts: number; keepUntil: number } & (
+export type KeptOutcome = { finishedAt: number; attempts: number; keepUntil: number | null } & (
   { state: 'done'; result: string | null } | { state: 'dead'; error: string } | { state: 'merged'; into: string } | { state: 'expired' | 'cancelled' }
 );
 
-/** The kept outcome's one string: 'state|finished-at|attempts|keep-until|body' (the body may hold '|'). */
+/**
+ * The kept outcome's one string: 'state|finished-at|attempts|keep-until|body' (the body may hold
+ * '|'); keep-until '' for a done task read from the history (lua/include/history.lua).
+ */
 function kept(stored: string): KeptOutcome {
   const m = /^([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([\s\S]*)$/.exec(stored);
   if (!m) throw new ReplyError('result', `the outcome: expected 'state|finished-at|attempts|keep-until|body', got ${JSON.stringify(stored.slice(0, 80))}`);
   const [, state, finishedAt, attempts, keepUntil, body] = m;
-  const base = { finishedAt: num('result', finishedAt, 'finished-at'), attempts: num('result', attempts, 'the attempts'), keepUntil: num('result', keepUntil, 'keep-until') };
+  const base = { finishedAt: num('result', finishedAt, 'finished-at'), attempts: num('result', attempts, 'the attempts'), keepUntil: maybeNum('result', keepUntil, 'keep-until') };
   const s = oneOf('result', state, ['done', 'dead', 'merged', 'expired', 'cancelled'] as const, 'the outcome state');
   if (s === 'done') return { ...base, state: s, result: body === '' ? null : body };
   if (s === 'dead') return { ...base, state: s, error: body };
@@ -39,7 +42,7 @@ const LIVE_STATES = ['delayed', 'ready', 'active', 'dead'] as const;
 export const result = script<{ id: string; stream: boolean }, ResultReply>({
   name: 'result',
   flags: 'no-writes',
-  keys: ['tasks', 'delayed', 'active', 'dead', 'results', 'progress', 'events'],
+  keys: ['tasks', 'delayed', 'active', 'dead', 'results', 'progress', 'events', 'history'],
   args: ['id', 'stream'],
   encode: (i) => [i.id, i.stream ? '1' : '0'],
   decode(reply) {

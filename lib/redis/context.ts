@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { inspect } from 'node:util';
 import type { Connection } from './connection';
+import type { Keyring } from '../domain/crypto';
 import type { HashFunction } from '../domain/hashing';
 import { SILENT, type Logger } from '../domain/log';
 import { queueKeys, type QueueKeys } from '../domain/keys';
@@ -26,6 +27,8 @@ export class Context {
     readonly options: ParsedSchedulerOptions,
     readonly hash: HashFunction,
     readonly log: Logger = SILENT,
+    /** The keys of options.encryption, or null: values are stored plain. */
+    readonly keyring: Keyring | null = null,
   ) {}
 
   /**

@@ -7,6 +7,7 @@ import type { Context } from '../redis/context';
 import type { Json } from '../domain/payload';
 import { sandboxOf } from '../features/sandbox';
 import { Recurring, unschedule, type EveryOptions, type Schedule } from '../features/recurring';
+import { Runners } from '../features/schedules';
 import { handlerOf, type Handler, type Handlers } from '../life/route';
 import { Worker, type WorkOptions } from '../life/worker';
 import type { QueueOption } from './scheduler-api';
@@ -15,15 +16,23 @@ export class Running {
   private readonly workers = new Set<Worker>();
   /** Schedules this process keeps going, by queue and name. */
   private readonly recurring = new Map<string, Recurring>();
+  private readonly runners: Runners;
 
-  constructor(private readonly ctx: Context) {}
+  constructor(private readonly ctx: Context) {
+    this.runners = new Runners(ctx);
+  }
 
   work<T>(handler: Handler<T> | Handlers<T> | string | URL, options: WorkOptions | undefined): Worker {
     const sandbox = sandboxOf(handler, options, this.ctx.options.maxResultBytes);
     const run = sandbox?.handler ?? (handlerOf(handler as Handler<T> | Handlers<T>) as Handler<unknown>);
     const worker = new Worker(this.ctx, run, options, sandbox ?? undefined);
     this.workers.add(worker);
-    worker.closed.then(() => this.workers.delete(worker));
+    // Every work() loop keeps its queue's stored schedules going (features/schedules.ts).
+    const release = this.runners.acquire((options as { queue?: string } | undefined)?.queue ?? this.ctx.options.queue);
+    worker.closed.then(() => {
+      this.workers.delete(worker);
+      release();
+    });
     return worker;
   }
 

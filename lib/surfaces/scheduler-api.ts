@@ -12,8 +12,10 @@ import type { ConcurrencyLimit, GroupLimitOptions, GroupLimits } from '../featur
 import type { MetricsOptions, MetricsRegistry } from '../features/metrics';
 import type { RateLimitInput, RateLimitOptions, RateLimits } from '../features/rates';
 import type { EveryOptions, Schedule, ScheduleInfo } from '../features/recurring';
+import type { ScheduleOptions } from '../features/schedules';
 import type { Sharded } from '../features/shards';
 import type { DeadTask, ListDeadOptions } from '../life/dead';
+import type { KeepOptions } from '../life/history';
 import type { ClaimOptions, FailOptions } from '../life/lease';
 import type { LogLine } from '../life/logs';
 import type { ResultOptions, TaskOutcome } from '../life/outcome';
@@ -197,6 +199,19 @@ export interface Scheduler {
   /** Deletes every dead task of a queue; returns how many. */
   purgeDead(options?: QueueOption): Promise<number>;
   /**
+   * Sets how many finished tasks a queue keeps, and how long, separately for done tasks (its
+   * history: `list('done')`, `get`, `result`) and dead ones; a cap left out stays as it was.
+   * Stored in Redis: every worker applies it from its next claim. `done: { count: 0 }` turns the
+   * history off. Defaults: done 1,000 for 24 h; dead the scheduler's deadMaxCount and deadMaxAge.
+   */
+  keep(options: KeepOptions): Promise<void>;
+  /**
+   * Puts a done task's data and options again as a new task (what the dashboard's Run again does):
+   * put()'s de-dup rules apply, and the PutResult's status says what the put did (`duplicate` while
+   * a run of it is live). null when the queue keeps no done task of that hash.
+   */
+  runAgain(hash: string, options?: QueueOption): Promise<PutResult | null>;
+  /**
    * Deletes a queue's ready, delayed or dead tasks (those put, or for dead ones died, at least
    * `olderThan` ago; at most `limit`) in short batches, safe while workers run: a task claimed
    * meanwhile stays. Tasks waiting on a deleted one learn it was cancelled. Returns how many.
@@ -215,10 +230,24 @@ export interface Scheduler {
   every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void>;
   /** every() with data of any JSON type, an interface included, as put's second form. */
   every<T>(name: string, schedule: Schedule, data: T & JsonCompatible<T>, options?: EveryOptions): Promise<void>;
-  /** Deletes a schedule everywhere and cancels its pending occurrence; false when there was none. */
+  /**
+   * Stores (or replaces) a schedule in Redis: every work() loop of its queue, in any process, puts
+   * its occurrences, each exactly once, with `options`' task template. Resolves once it is stored
+   * and its first occurrences are put; no process needs to keep declaring it.
+   */
+  schedule(name: string, schedule: Schedule, data: Json, options?: ScheduleOptions): Promise<void>;
+  /** schedule() with data of any JSON type, an interface included, as put's second form. */
+  schedule<T>(name: string, schedule: Schedule, data: T & JsonCompatible<T>, options?: ScheduleOptions): Promise<void>;
+  /** Deletes a schedule everywhere and cancels its pending occurrences; false when there was none. */
   unschedule(name: string, options?: QueueOption): Promise<boolean>;
-  /** The schedules of a queue, by name. */
+  /** The schedules of a queue, by name, with their next run and paused state. */
   listSchedules<T = Json>(options?: QueueOption): Promise<ScheduleInfo<T>[]>;
+  /** Stops a schedule's occurrences everywhere and cancels those put ahead; false when it was paused already, or there is none. */
+  pauseSchedule(name: string, options?: QueueOption): Promise<boolean>;
+  /** Restarts a paused schedule from its next time (those that fell due while paused are skipped); false when it was not paused, or there is none. */
+  resumeSchedule(name: string, options?: QueueOption): Promise<boolean>;
+  /** Puts one task of a schedule now, with its data and task template, paused or not; null when there is no such schedule. */
+  runScheduleNow(name: string, options?: QueueOption): Promise<PutResult | null>;
   /**
    * At most `limit` tasks of each group of a queue (or of `options.group` only) active at once,
    * across every worker; null removes the limit. A group's own limit wins over the queue's.

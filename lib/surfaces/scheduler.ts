@@ -8,6 +8,9 @@
  * method needs beyond that call lives with its kind: starting (start.ts), the calls on one task
  * by its hash (task-calls.ts), a caller's own claims (claims.ts), what the scheduler keeps going
  * (running.ts), the call forms of before 0.2 (deprecated.ts).
+ *
+ * One concept over 300 lines: the binding of the whole public API, three lines a method; splitting
+ * it by kind of method would scatter the one table a reader looks a method up in.
  */
 import * as admin from '../features/admin';
 import type { ListOptions, PreviewListOptions, PreviewPage, QueueStats, TaskPage } from '../features/admin';
@@ -15,6 +18,7 @@ import { clean, obliterate, type CleanOptions, type ObliterateOptions } from '..
 import { bindContext, type Context, newWorkerId } from '../redis/context';
 import * as dead from '../life/dead';
 import type { DeadTask, ListDeadOptions } from '../life/dead';
+import * as history from '../life/history';
 import { ClosedError } from '../domain/errors';
 import { concurrencyLimit, groupLimits, limitConcurrency, limitGroups, type ConcurrencyLimit, type GroupLimitOptions, type GroupLimits } from '../features/groups';
 import { events, throughput, type EventsOptions, type QueueEvent, type Throughput, type ThroughputOptions } from '../features/events';
@@ -30,6 +34,8 @@ import type { Json, JsonCompatible } from '../domain/payload';
 import { flushPuts, putMany, putOne, type PutOptions } from '../life/put';
 import { typedQueue, type Queue, type QueueName } from './queue';
 import { listSchedules, type EveryOptions, type Schedule, type ScheduleInfo } from '../features/recurring';
+import * as schedules from '../features/schedules';
+import type { ScheduleOptions } from '../features/schedules';
 import { sharded, type Sharded } from '../features/shards';
 import type { PutResult, Task, TaskInfo, TaskState } from '../domain/task';
 import type { Span } from '../domain/time';
@@ -216,6 +222,14 @@ class DocketScheduler implements Scheduler {
     return this.open(() => dead.purgeDead(this.ctx, this.ctx.queueOf(options)));
   }
 
+  keep(options: history.KeepOptions): Promise<void> {
+    return this.open(() => history.keep(this.ctx, options));
+  }
+
+  runAgain(hash: string, options?: QueueOption): Promise<PutResult | null> {
+    return this.open(() => history.runAgain(this.ctx, hash, options));
+  }
+
   clean(options: CleanOptions): Promise<number> {
     return this.open(() => clean(this.ctx, options));
   }
@@ -230,8 +244,26 @@ class DocketScheduler implements Scheduler {
     return this.open(() => this.running.every(name, schedule, data as Json, options));
   }
 
+  schedule(name: string, schedule: Schedule, data: Json, options?: ScheduleOptions): Promise<void>;
+  schedule<T>(name: string, schedule: Schedule, data: T & JsonCompatible<T>, options?: ScheduleOptions): Promise<void>;
+  schedule(name: string, schedule: Schedule, data: unknown, options?: ScheduleOptions): Promise<void> {
+    return this.open(() => schedules.storeSchedule(this.ctx, name, schedule, data, options));
+  }
+
   unschedule(name: string, options?: QueueOption): Promise<boolean> {
     return this.open(() => this.running.unschedule(name, options));
+  }
+
+  pauseSchedule(name: string, options?: QueueOption): Promise<boolean> {
+    return this.open(() => schedules.holdSchedule(this.ctx, this.ctx.queueOf(options), name, true));
+  }
+
+  resumeSchedule(name: string, options?: QueueOption): Promise<boolean> {
+    return this.open(() => schedules.holdSchedule(this.ctx, this.ctx.queueOf(options), name, false));
+  }
+
+  runScheduleNow(name: string, options?: QueueOption): Promise<PutResult | null> {
+    return this.open(() => schedules.runNow(this.ctx, this.ctx.queueOf(options), name));
   }
 
   limitGroups(limit: number | null, options?: GroupLimitOptions): Promise<void> {

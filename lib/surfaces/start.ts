@@ -11,6 +11,7 @@ import { Context } from '../redis/context';
 import { migrateLayout } from '../redis/layout';
 import { Scripts } from '../redis/scripts';
 import { ValidationError } from '../domain/errors';
+import { Keyring } from '../domain/crypto';
 import { createHash128, type HashFunction } from '../domain/hashing';
 import { checkLogger, type Logger } from '../domain/log';
 import { parse, schedulerOptions } from '../domain/options';
@@ -64,6 +65,15 @@ export interface SchedulerOptions {
   onWarning?: (message: string) => void;
   /** Replaces the 128-bit identity hash. For tests (a weak hash forces collisions). */
   hash?: HashFunction;
+  /**
+   * Payloads, results, progress and log lines stored AES-256-GCM encrypted with the first key, and
+   * read with whichever listed key sealed them (rotation: list a new key first, keep the old ones
+   * while values sealed with them live). Each key is 32 bytes: a Buffer or a base64 string; ids are
+   * unique (1 to 64 of `A-Z a-z 0-9 _ . -`). The identity hash becomes an HMAC under the first key
+   * (unless `hash` is given).
+   * A scheduler without the key reads such values as "encrypted" (docs/operations.md#encryption).
+   */
+  encryption?: { keys: Array<{ id: string; key: Buffer | Uint8Array | string }> };
   /** Entries kept in each queue's events stream (trimmed approximately); 0 for none. Default 10,000. */
   eventsMaxLength?: number;
   /** A logger with pino's call shape (`warn(obj, msg)`); pino itself fits. Default: log nothing. */
@@ -77,14 +87,16 @@ export interface SchedulerOptions {
 export async function start<S>(options: SchedulerOptions, make: (ctx: Context, warn: (message: string) => void) => S): Promise<S> {
   const { logger, ...rest } = options;
   const log = checkLogger(logger, 'options.logger');
-  const { hash, onWarning, ...parsed } = parse(schedulerOptions, rest, 'options');
+  const { hash, onWarning, encryption, ...parsed } = parse(schedulerOptions, rest, 'options');
+  const keyring = encryption ? new Keyring(encryption) : null;
   const { client, clientOptions, cluster } = parsed;
   const url = parsed.url ?? (clientOptions?.url === undefined ? envUrl() : undefined) ?? 'redis://127.0.0.1:6379';
   const conn = await connect({ url, cluster, client, clientOptions });
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   try {
     await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
-    const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, hash ?? (await createHash128()), log);
+    const identity = hash ?? keyring?.hash() ?? (await createHash128());
+    const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, identity, log, keyring);
     ctx.unblock = (await checkAccess(ctx, warn)).unblock;
     await migrateLayout(ctx);
     return make(ctx, warn);

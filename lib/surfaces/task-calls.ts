@@ -71,7 +71,7 @@ export async function get<T>(ctx: Context, hash: string, options: QueueOption | 
   const { queue, id } = target(ctx, hash, options);
   const record = await ctx.scripts.run(getOp, ctx.keys(queue), { id });
   // A missing payload (a damaged record) reads as null, as it always has.
-  return record ? toTaskInfo<T>(queue, id, record) : null;
+  return record ? toTaskInfo<T>(queue, id, record, ctx.keyring) : null;
 }
 
 export async function logs(ctx: Context, hash: string, options: QueueOption | undefined): Promise<LogLine[]> {

@@ -1,11 +1,13 @@
 --[[ acks: claim's first step, the acks a worker sends with its next claim (one round trip per task
   for a busy worker). Fenced (include: lease): an ack counts only while the lease it names is live.
-  A finished task leaves no records behind, and its de-dup identity is free again. Acks of a call
-  are checked with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
+  A finished task leaves no records behind in `tasks`, and its de-dup identity is free again; the
+  queue's history keeps it (include: history) unless its caps are 0. Acks of a call are checked
+  with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
 -- include: record
 -- include: groups
+-- include: history
 
--- Acks ARGV[10] tasks (3 ARGV slots each from ARGV[11]: id, lease token, result), appending 1
+-- Acks A.acks tasks (3 ARGV slots each after the named ones: id, lease token, result), appending 1
 -- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its
 -- concurrency slot back) and how many parked tasks of their groups moved back.
 local function ackAll(out, now, cap)
@@ -17,6 +19,8 @@ local function ackAll(out, now, cap)
   local metas = redis.call('HMGET', K.tasks, unpack(ids))
   local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
   local remember = tonumber(A.remember)
+  local keepCount, keepAge = doneCaps()
+  local kept = 0
   redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
   for j = 1, acks do
     local ok = 0
@@ -34,6 +38,7 @@ local function ackAll(out, now, cap)
           emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
         end
         keepOutcome(ids[j], meta, now, 'done', result)
+        if keepCount > 0 then kept = kept + keepDone(ids[j], metas[j], now, result) end
         countNamed(K.counts, 'completed', meta)
         fire(ids[j], meta, 'done', now)
         forgetExtras(ids[j], meta)
@@ -55,5 +60,6 @@ local function ackAll(out, now, cap)
     -- The memory of acks goes too once a queue falls quiet.
     redis.call('PEXPIRE', K.acked, remember)
   end
+  if kept > 0 then trimDone(now, keepCount, keepAge, kept) end
   return #gone, refilled
 end

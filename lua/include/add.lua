@@ -2,6 +2,7 @@
   the queue, or a dead one revived by putting it again, gets its record and its place: queued
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
 -- include: record
+-- include: rerun
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
 -- (with what this call gathered before it, which may hold a task it names; the flush also marks
@@ -31,8 +32,10 @@ local function add(id, base, old, payload, o, after)
     redis.call('ZREM', K.dead, id)
     forgetExtras(id, old)
   end
-  -- A new run: what was kept of an earlier run at this id is not its outcome (include: outcomes).
+  -- A new run: what was kept of an earlier run at this id is not its outcome (include: outcomes),
+  -- nor its state once this run ends without a trace (purged, cancelled, expired: include: history).
   dropOutcome(id)
+  dropDone(id)
   local meta = metaOf(o, o.at or now + (o.delay or 0))
   meta._ = payload
   if id ~= base then

@@ -80,6 +80,7 @@ local function take(out, count, now, cap, batch, limited, held)
           meta.q = nil
         end
         meta.n, meta.t, meta.l, meta.w = meta.n + 1, token .. ':' .. i, until_, worker
+        if not meta.s then meta.s = now end -- first started, for the history (include: history)
         if keep > 0 and not meta.kr then meta.kr = keep end
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
         if meta.b then unpoint(id, meta) end

@@ -30,8 +30,11 @@ local function upkeep(now, cap, batch)
   end
   local dead = redis.call('ZCARD', K.dead)
   if dead > 0 then
-    local old = redis.call('ZRANGEBYSCORE', K.dead, '-inf', now - tonumber(A.deadMaxAge), 'LIMIT', 0, batch)
-    local excess = math.min(dead - tonumber(A.deadMaxCount), batch)
+    -- The queue's own caps (keep(), the `keep` hash), else the scheduler's.
+    local own = redis.call('HMGET', K.keep, 'deadCount', 'deadAge')
+    local maxCount, maxAge = tonumber(own[1]) or tonumber(A.deadMaxCount), tonumber(own[2]) or tonumber(A.deadMaxAge)
+    local old = redis.call('ZRANGEBYSCORE', K.dead, '-inf', now - maxAge, 'LIMIT', 0, batch)
+    local excess = math.min(dead - maxCount, batch)
     if excess > 0 then old = redis.call('ZRANGE', K.dead, 0, excess - 1) end
     -- Their records say nothing of what else they have: all of it goes (meta nil).
     for _, id in ipairs(old) do redis.call('ZREM', K.dead, id); forget(id) end

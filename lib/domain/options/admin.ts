@@ -29,6 +29,8 @@ export const obliterateOptions = z.strictObject({
 
 /** Every state a task can be listed in (list()), in the order the views show them. */
 export const STATES = LISTED_STATES;
+/** The states stats() counts: all but `done`, whose history is a record of the past, not work. */
+export const COUNTED_STATES = STATES.filter((s): s is Exclude<(typeof STATES)[number], 'done'> => s !== 'done');
 export const stateArg = z.enum(STATES, { error: `expected one of ${STATES.join(', ')}` });
 /** Past this, a preview is no preview: a whole payload is what list() without it returns. */
 export const MAX_PREVIEW_BYTES = 65_536;

@@ -40,6 +40,7 @@ export { concurrencyArg, groupLimitArg, groupLimitOptions, limitRateTail, MAX_GR
 export {
   CLEAN_STATES,
   cleanOptions,
+  COUNTED_STATES,
   listDeadOptions,
   listOptions,
   MAX_PREVIEW_BYTES,
@@ -49,6 +50,17 @@ export {
   type CleanOptionsInput,
   type ObliterateOptionsInput,
 } from './admin';
-export { everyOptions, MIN_INTERVAL_MS, scheduleArg, type ParsedEveryOptions, type ParsedSchedule } from './schedules';
+export { keepOptions, type KeepOptionsInput } from './keep';
+export {
+  everyOptions,
+  MAX_OCCURRENCES,
+  MIN_INTERVAL_MS,
+  scheduleArg,
+  scheduleOptions,
+  type ParsedEveryOptions,
+  type ParsedSchedule,
+  type ParsedScheduleOptions,
+  type TaskTemplate,
+} from './schedules';
 export { eventsOptions, metricsOptions, metricsRegistry, openTelemetryOptions, throughputOptions } from './observe';
 export { boundOptions, keyArg, MAX_SHARDS, shardChosen, shardCount } from './handles';

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { ClientOptions, RedisLike } from '../client';
+import type { EncryptionKey } from '../crypto';
 import { guardHash, type HashFunction } from '../hashing';
 import { urlProblem } from '../redis-url';
 import { prefixName, queueName } from './names';
@@ -42,6 +43,40 @@ const clientOptionsArg = z
       ctx.addIssue({ code: 'custom', message, path: ['socket', 'reconnectStrategy'] });
     }
   });
+
+/**
+ * A key of options.encryption: 32 bytes (AES-256), as a Buffer (or Uint8Array) or a base64
+ * string (44 characters; `openssl rand -base64 32` makes one).
+ */
+const encryptionKey = z.custom<Buffer | Uint8Array | string>().transform((v, ctx) => {
+  const bytes = typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v) ? Buffer.from(v, 'base64') : v instanceof Uint8Array ? Buffer.from(v) : undefined;
+  if (bytes?.length === 32) return bytes;
+  ctx.addIssue({ code: 'custom', message: 'expected 32 bytes: a Buffer, or a base64 string of 44 characters' });
+  return z.NEVER;
+});
+
+/** options.encryption: the first key seals, every key listed opens (rotation). */
+const encryption = z
+  .strictObject({
+    keys: z
+      .array(
+        z.strictObject({
+          id: z.string({ error: 'expected a string' }).regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'expected 1 to 64 letters, digits, _ . or -' }),
+          key: encryptionKey,
+        }),
+        { error: 'expected an array of { id, key }' },
+      )
+      .min(1, { error: 'expected at least one key' })
+      .max(100),
+  })
+  .superRefine((o, ctx) => {
+    const seen = new Set<string>();
+    o.keys.forEach((k, i) => {
+      if (seen.has(k.id)) ctx.addIssue({ code: 'custom', message: `repeats the id ${JSON.stringify(k.id)}`, path: ['keys', i, 'id'] });
+      seen.add(k.id);
+    });
+  })
+  .transform((o): EncryptionKey[] => o.keys);
 
 export const schedulerOptions = z
   .strictObject({
@@ -80,6 +115,8 @@ export const schedulerOptions = z
      * no hash, becomes a HashFunctionError, so a put still rejects with a DocketError.
      */
     hash: fn<HashFunction>().transform(guardHash).optional(),
+    /** Payloads, results, progress and logs stored AES-256-GCM encrypted (crypto.ts). */
+    encryption: encryption.optional(),
   })
   // Where the connection comes from: one of a caller's client, a cluster's root nodes, or a URL.
   .superRefine((o, ctx) => {

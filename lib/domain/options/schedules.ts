@@ -1,16 +1,19 @@
 /**
- * A recurring schedule as every() takes it: the schedule itself (cron, cron in a time zone, or an
- * interval) and the options of the tasks its occurrences become. An occurrence is a task, so the
- * task options here are put's, with put's bounds, plus what only a schedule has (missed runs).
+ * Recurring schedules as every() and schedule() take them: the schedule itself (cron, cron in a
+ * time zone, or an interval) and the template of the tasks its occurrences become. An occurrence
+ * is a task, so the template's options are put's, with put's bounds, plus what only a schedule has
+ * (missed runs; for a stored schedule, its start, end and number of occurrences).
  */
 import { z } from 'zod';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain';
 import type { DocketError } from '../errors';
-import { queueName } from './names';
-import { count, fn, keepResult, positiveSpan, priority, span } from './values';
+import { groupName, queueName, taskName } from './names';
+import { count, fn, instant, keepResult, positiveSpan, priority, runTimeout, span } from './values';
 
 /** Occurrences closer than this are refused: each occurrence is a task, with its round trips. */
 export const MIN_INTERVAL_MS = 100;
+/** The most occurrences a stored schedule's `limit` may count. */
+export const MAX_OCCURRENCES = 100_000;
 
 const cronText = z.string({ error: 'expected a string' }).min(1).max(256);
 /**
@@ -26,19 +29,44 @@ export const scheduleArg = z.union(
   { error: 'expected a cron expression, { cron, tz }, or an interval in ms or as a Duration' },
 );
 
-export const everyOptions = z.strictObject({
+/** What each occurrence's task gets: put's options that make sense for every occurrence alike. */
+const template = {
   queue: queueName.optional(),
+  /** The task's name, which work({ name: handler }) routes by. */
+  taskName: taskName.optional(),
+  group: groupName.optional(),
   priority: priority.default(0),
+  timeout: runTimeout.optional(),
   expire: positiveSpan.optional(),
   maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
-  /** Occurrences missed while no process declared the schedule: none, the latest, or the latest `catchUpLimit`. */
-  missed: z.enum(['skip', 'once', 'catch-up'], { error: "expected 'skip', 'once' or 'catch-up'" }).default('skip'),
-  catchUpLimit: count(100).default(10),
   /** Keep each occurrence's outcome this long once it finishes (see put's keepResult). */
   keepResult: keepResult.optional(),
+  unique: z.enum(['until-done', 'until-start'], { error: "expected 'until-done' or 'until-start'" }).default('until-done'),
+  /** Occurrences missed while nothing put them: none, the latest, or the latest `catchUpLimit`. */
+  missed: z.enum(['skip', 'once', 'catch-up'], { error: "expected 'skip', 'once' or 'catch-up'" }).default('skip'),
+  catchUpLimit: count(100).default(10),
+};
+
+export const everyOptions = z.strictObject({
+  ...template,
   /** Called with the errors of the background loop that puts occurrences; it retries on its own. */
   onError: fn<(err: DocketError) => void>().optional(),
 });
 
+export const scheduleOptions = z
+  .strictObject({
+    ...template,
+    /** No occurrence before this instant. */
+    startAt: instant.optional(),
+    /** No occurrence after this instant. */
+    endAt: instant.optional(),
+    /** The most occurrences, counted from the first at or after startAt (or the schedule() call). */
+    limit: count(MAX_OCCURRENCES).optional(),
+  })
+  .refine((o) => o.startAt === undefined || o.endAt === undefined || o.startAt <= o.endAt, { error: 'must not be before startAt', path: ['endAt'] });
+
+/** The task template of a schedule, as stored with its definition. */
+export type TaskTemplate = Pick<z.output<typeof everyOptions>, 'taskName' | 'group' | 'priority' | 'timeout' | 'expire' | 'maxAttempts' | 'keepResult' | 'unique'>;
 export type ParsedSchedule = z.output<typeof scheduleArg>;
 export type ParsedEveryOptions = z.output<typeof everyOptions>;
+export type ParsedScheduleOptions = z.output<typeof scheduleOptions>;

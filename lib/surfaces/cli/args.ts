@@ -49,7 +49,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   json: '--json                print JSON instead of a table',
   help: '-h, --help            show help',
   version: '--version             print the version of docket',
-  state: '--state <state>       ready, delayed, waiting, active or dead (required)',
+  state: '--state <state>       ready, delayed, waiting, active, dead or done (required)',
   limit: '--limit <n>           most tasks to list, 1 to 1000 (default 100); clean: most to delete (default all)',
   offset: '--offset <n>          tasks to skip first (default 0)',
   all: '--all                 every dead task of the queue',

@@ -9,7 +9,7 @@ import { result } from './outcome';
 import { cancel, inspect, list, priority, redrive, reschedule } from './tasks';
 import { dashboard } from './dashboard';
 import { limit, limits } from './limits';
-import { schedules, unschedule } from './schedules';
+import { pauseSchedule, resumeSchedule, runSchedule, schedules, unschedule } from './schedules';
 import { watch } from './watch';
 import { clean, obliterate } from './clean';
 
@@ -47,6 +47,9 @@ export const COMMANDS: readonly Command[] = [
   limit,
   schedules,
   unschedule,
+  pauseSchedule,
+  resumeSchedule,
+  runSchedule,
   watch,
   dashboard,
   help,

@@ -4,6 +4,7 @@
  * other people's values, up to 64 KiB: they are shown escaped (lib/surfaces/printable.ts) and cut, and
  * `--json` gives them whole.
  */
+import { ENCRYPTED } from '../../domain/crypto';
 import { MAX_ERROR_CHARS } from '../../domain/domain';
 import type { LiveOutcome, TaskOutcome } from '../../life/outcome';
 import type { Scheduler } from '../scheduler';
@@ -32,11 +33,11 @@ export function outcomeText(o: TaskOutcome, now: number, note = ''): string {
     ['state', `${o.state}${note}`],
   ];
   if (isLive(o)) {
-    return fields([...head, ['run at', instant(o.runAt, now)], ['attempts', String(o.attempts)], ['progress', valueText(o.progress)]]);
+    return fields([...head, ['run at', instant(o.runAt, now)], ['attempts', String(o.attempts)], ['progress', o.encrypted ? ENCRYPTED : valueText(o.progress)]]);
   }
   const rows: Array<[string, string]> = [...head, ['finished', instant(o.finishedAt, now)], ['attempts', String(o.attempts)]];
   // A done task's result is JSON: `null` when its handler returned nothing, or nothing was kept.
-  if (o.state === 'done') rows.push(['result', jsonValue(o.result, SHOWN_VALUE_CHARS)]);
+  if (o.state === 'done') rows.push(['result', o.encrypted ? ENCRYPTED : jsonValue(o.result, SHOWN_VALUE_CHARS)]);
   if (o.state === 'dead') rows.push(['error', o.error === null ? NONE : cut(o.error, MAX_ERROR_CHARS)]);
   // An outcome that names another task (one merged into a waiting task of its identity).
   if ('into' in o && typeof o.into === 'string') rows.push(['into', o.into]);

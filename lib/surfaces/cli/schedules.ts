@@ -1,7 +1,9 @@
 /**
  * Recurring schedules from the shell: `docket schedules [queue]` lists them with their next run,
- * and `docket unschedule <queue> <name>` deletes one everywhere (Scheduler.listSchedules and
- * unschedule). A schedule's name is per queue, so the queue comes first, as in every command.
+ * `docket unschedule <queue> <name>` deletes one everywhere, and `pause-schedule`,
+ * `resume-schedule` and `run-schedule` pause, resume and run one now (Scheduler.listSchedules,
+ * unschedule, pauseSchedule, resumeSchedule, runScheduleNow). A schedule's name is per queue, so
+ * the queue comes first, as in every command.
  */
 import { scheduleName } from '../../domain/options';
 import { Occurrences, type ScheduleInfo } from '../../features/recurring';
@@ -24,7 +26,8 @@ export type ScheduleRow = ScheduleInfo & {
 
 /** `row` with its next run, judged at `now`. */
 function withNext(info: ScheduleInfo, now: number): ScheduleRow {
-  if (info.latest !== null && info.latest > now) return { ...info, next: info.latest, nextPut: true };
+  if (info.paused) return { ...info, next: null, nextPut: false };
+  if (info.latest !== null && info.latest > now) return { ...info, next: info.next ?? info.latest, nextPut: true };
   let next: number | null = null;
   try {
     next = Occurrences.of(info.cron === null ? info.every : { cron: info.cron, tz: info.tz ?? 'UTC' }).after(now);
@@ -48,6 +51,7 @@ function scheduleText(row: ScheduleRow): string {
 }
 
 function nextText(row: ScheduleRow, now: number): string {
+  if (row.paused) return 'paused';
   if (row.next === null) return NONE;
   return row.nextPut ? instant(row.next, now) : `${instant(row.next, now)}, not put yet`;
 }
@@ -56,7 +60,9 @@ const COLUMNS = [{ title: 'QUEUE' }, { title: 'NAME' }, { title: 'SCHEDULE' }, {
 
 function schedulesText(rows: ScheduleRow[], now: number): string {
   const cells = rows.map((r) => [r.queue, r.name, scheduleText(r), nextText(r, now), firstLine(JSON.stringify(r.data) ?? 'null', 40)]);
-  const unput = rows.some((r) => r.next !== null && !r.nextPut) ? 'not put yet: no process has put that occurrence; none declares the schedule with every() now, or one is about to\n' : '';
+  const unput = rows.some((r) => r.next !== null && !r.nextPut)
+    ? 'not put yet: no process has put that occurrence; none declares the schedule with every() now (or, for a schedule(), no worker of its queue is up), or one is about to\n'
+    : '';
   return `${table(COLUMNS, cells)}${unput}`;
 }
 
@@ -109,3 +115,58 @@ export const unschedule: Command = {
     };
   },
 };
+
+/** A command on one schedule, `<queue> <name>`, whose call answers what it did or false/null when it did nothing. */
+function onSchedule(name: string, summary: string, details: string, call: (s: Scheduler, schedule: string, queue: string) => Promise<{ json: object; text: string } | null>): Command {
+  return {
+    name,
+    usage: '<queue> <name>',
+    summary,
+    details,
+    flags: [],
+    prepare(input) {
+      const [queueText, nameText] = positionals(name, input, ['queue', 'name']);
+      const queue = queueArg(queueText);
+      const schedule = nameArg(nameText);
+      return async ({ connect, out }) => {
+        const done = await call(await connect(), schedule, queue);
+        if (done === null) throw new TargetError(`no schedule '${schedule}' in queue '${queue}' ('docket schedules ${queue}' lists them)`);
+        out.emit({ queue, name: schedule, ...done.json }, () => `${done.text}\n`);
+        return 0;
+      };
+    },
+  };
+}
+
+/** Whether schedule `name` exists, for pause and resume, whose false also means "already so". */
+async function exists(s: Scheduler, name: string, queue: string): Promise<boolean> {
+  return (await s.listSchedules({ queue })).some((info) => info.name === name);
+}
+
+/** pause-schedule or resume-schedule: a false from the call is "already so", or no such schedule. */
+function holdCommand(paused: boolean, summary: string, details: string): Command {
+  const [verb, already] = paused ? ['paused', 'was paused already'] : ['resumed', 'was not paused'];
+  return onSchedule(paused ? 'pause-schedule' : 'resume-schedule', summary, details, async (s, name, queue) => {
+    const changed = await (paused ? s.pauseSchedule(name, { queue }) : s.resumeSchedule(name, { queue }));
+    if (!changed && !(await exists(s, name, queue))) return null;
+    return { json: { paused, changed }, text: changed ? `${verb} '${name}' in queue '${queue}'` : `'${name}' in queue '${queue}' ${already}` };
+  });
+}
+
+export const pauseSchedule = holdCommand(
+  true,
+  'pause a schedule everywhere, and cancel the occurrences put ahead',
+  'No process puts its occurrences until resume-schedule; those already put are cancelled unless running.',
+);
+
+export const resumeSchedule = holdCommand(false, 'resume a paused schedule from its next time', 'The occurrences that fell due while it was paused are skipped, whatever its missed policy.');
+
+export const runSchedule = onSchedule(
+  'run-schedule',
+  'put one task of a schedule now, with its data and task template',
+  'Not an occurrence: the schedule goes on as before, paused or not.',
+  async (s, name, queue) => {
+    const put = await s.runScheduleNow(name, { queue });
+    return put === null ? null : { json: { put }, text: `put ${put.hash} for '${name}' in queue '${queue}' (${put.status})` };
+  },
+);

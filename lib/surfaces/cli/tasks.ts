@@ -10,6 +10,7 @@ import type { PreviewPage, PreviewTask } from '../../features/admin';
 import type { Dependency } from '../../features/deps';
 import type { LogLine } from '../../life/logs';
 import { isoTime, printable } from '../printable';
+import { ENCRYPTED } from '../../domain/crypto';
 import type { Json } from '../../domain/payload';
 import type { RedriveRefusal } from '../../ops/redrive';
 import type { Refused } from '../../redis/reply';
@@ -64,6 +65,16 @@ const CELLS: Record<TaskState, Cell[]> = {
     { column: { title: 'DIED' }, cell: (t, now) => (t.diedAt === null ? NONE : relative(t.diedAt, now)) },
     ATTEMPTS,
     { column: { title: 'LAST ERROR' }, cell: (t) => (t.lastError === null ? NONE : firstLine(t.lastError)) },
+    DATA,
+  ],
+  // The history: who ran it, when it finished, and what it answered.
+  done: [
+    HASH,
+    NAME,
+    { column: { title: 'FINISHED' }, cell: (t, now) => (t.done === undefined ? NONE : relative(t.done.finishedAt, now)) },
+    { column: { title: 'WORKER' }, cell: (t) => t.worker ?? NONE },
+    ATTEMPTS,
+    { column: { title: 'RESULT' }, cell: (t) => (t.done?.result == null ? NONE : firstLine(JSON.stringify(t.done.result), 30)) },
     DATA,
   ],
 };
@@ -130,7 +141,8 @@ function taskText(task: TaskInfo<Json>, now: number): string {
     ['progress', valueText(task.progress)],
     ...keep(task.keepResult),
     ['last error', task.lastError ?? NONE],
-    ['data', JSON.stringify(task.data, null, 2)],
+    // Encrypted with a key this CLI was not given (options.encryption): said so, not shown as null.
+    ['data', task.encrypted && task.data === null ? ENCRYPTED : JSON.stringify(task.data, null, 2)],
   ]);
 }
 

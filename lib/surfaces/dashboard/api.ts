@@ -11,11 +11,12 @@ import type { RateLimit } from '../../features/rates';
 import type { Scheduler } from '../scheduler';
 import type { RedriveRefusal } from '../../ops/redrive';
 import type { Refusal, Refused } from '../../redis/reply';
-import type { TaskState } from '../../domain/task';
+import type { PutStatus, TaskState } from '../../domain/task';
 import { clip } from './html';
 import { HttpError } from './http';
 import { readLimits, setConcurrency, setRate, type LimitsView } from './limits';
 import { parseCleanBody, parseConcurrencyBody, parseQueueBody, parseRateBody, parseRescheduleBody, parseTaskBody } from './options';
+import { SCHEDULE_ACTIONS, scheduleAction } from './schedule-actions';
 
 /** A task as the dashboard shows it: the payload only as a short preview, errors clipped. */
 export interface TaskView {
@@ -42,6 +43,10 @@ export interface TaskView {
   waitingOn: number | null;
   /** Its name (put's `name`), else null. */
   name: string | null;
+  /** A done task's (the history's): when it finished. Absent for the other states. */
+  finishedAt?: number;
+  /** A done task's result as JSON, cut to 120 characters; null when it gave none. */
+  resultPreview?: string | null;
 }
 
 export interface TaskList {
@@ -96,6 +101,7 @@ export function toView(task: PreviewTask): TaskView {
     diedAt: task.diedAt,
     waitingOn: task.waitingOn,
     name: task.name,
+    ...(task.done === undefined ? {} : { finishedAt: task.done.finishedAt, resultPreview: task.done.result === null ? null : clip(JSON.stringify(task.done.result), MAX_PREVIEW_CHARS) }),
   };
 }
 
@@ -145,12 +151,25 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
 }
 
 /** What each write answers, beside `ok: true`. */
-export type ActionResult = { ok: true; queue: string } & (QueueResult | { hash: string; runAt?: number });
+export type ActionResult = { ok: true; queue: string } & (QueueResult | { hash: string; runAt?: number } | { hash: string; status: PutStatus });
 
 /** What an action on a whole queue answers. */
 type QueueResult = { changed: boolean } | { purged: number } | { redriven: number } | { deleted: number } | { limit: number | null } | { rate: RateLimit | null };
 
-export const ACTIONS = ['pause', 'resume', 'purge-dead', 'redrive-all', 'clean', 'redrive', 'cancel', 'reschedule', 'limit-concurrency', 'limit-rate'] as const;
+export const ACTIONS = [
+  'pause',
+  'resume',
+  'purge-dead',
+  'redrive-all',
+  'clean',
+  'redrive',
+  'cancel',
+  'reschedule',
+  'limit-concurrency',
+  'limit-rate',
+  'run-again',
+  ...SCHEDULE_ACTIONS,
+] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** Runs one action; a bad body is a ValidationError, a missing queue or task an HttpError 404. */
@@ -176,7 +195,21 @@ export async function act(scheduler: Scheduler, action: Action, body: unknown): 
       return cancel(scheduler, body);
     case 'reschedule':
       return reschedule(scheduler, body);
+    case 'run-again':
+      return runAgain(scheduler, body);
+    case 'run-schedule':
+    case 'pause-schedule':
+    case 'resume-schedule':
+      return scheduleAction(scheduler, action, body);
   }
+}
+
+/** Puts a done task's data and options again (scheduler.runAgain): `status` says what de-dup made of it. */
+async function runAgain(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
+  const { queue, hash } = parseTaskBody(body);
+  const put = await scheduler.runAgain(hash, { queue });
+  if (put === null) throw new HttpError(404, 'ERR_NOT_FOUND', `no done task ${hash} in queue ${queue}`, 'hash');
+  return { ok: true, queue, hash: put.hash, status: put.status };
 }
 
 /** Runs `run` on a parsed body whose queue is registered. */

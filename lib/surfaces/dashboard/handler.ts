@@ -12,7 +12,8 @@
  *   GET  /task               one task's page (`?queue=&hash=`): whole payload, history, actions
  *   GET  /schedules, /workers, /groups   the queue's recurring schedules, live workers, groups (`?queue=`)
  *   GET  /api/tasks, /api/task-page, /api/schedules, /api/workers, /api/groups   the same pages' data as JSON
- *   POST /api/<action>       pause, resume, purge-dead, redrive-all, clean, redrive, cancel, reschedule, limit-concurrency, limit-rate
+ *   POST /api/<action>       pause, resume, purge-dead, redrive-all, clean, redrive, cancel, reschedule, limit-concurrency, limit-rate,
+ *                            run-again, run-schedule, pause-schedule, resume-schedule
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError } from '../../domain/errors';

@@ -7,7 +7,7 @@
 import { printable, printableLines } from '../printable';
 import type { TaskState } from '../../domain/task';
 import type { TaskView } from './api';
-import { cancelForm, cleanForm, purgeForm, redriveAllForm, redriveForm, rescheduleForm, type View } from './forms';
+import { actionForm, cancelForm, cleanForm, purgeForm, redriveAllForm, redriveForm, rescheduleForm, type View } from './forms';
 import { clip, html, relative, size, timeTag, type Html } from './html';
 import type { ListPage } from './lists';
 import { SEARCH_SCAN } from './lists';
@@ -21,16 +21,20 @@ const ORDER: Record<TaskState, [string, string]> = {
   waiting: ['longest waiting first', 'then runs'],
   active: ['soonest lease end first', 'lease ends'],
   dead: ['most recent death first', 'died'],
+  done: ['most recent finish first', 'finished'],
 };
 
 function when(view: View, t: TaskView): Html | string {
   if (t.state === 'dead') return t.diedAt === null ? '–' : timeTag(t.diedAt, relative(t.diedAt, view.now));
+  if (t.state === 'done') return t.finishedAt === undefined ? '–' : timeTag(t.finishedAt, relative(t.finishedAt, view.now));
   if (t.state === 'active') return t.leaseUntil === null ? '–' : timeTag(t.leaseUntil, relative(t.leaseUntil, view.now));
   return timeTag(t.runAt, relative(t.runAt, view.now));
 }
 
 /** The state's own column: the last error, who holds it, or how many tasks it waits on. */
 function about(t: TaskView): Html {
+  if (t.state === 'done')
+    return html`<td class="result"><code>${t.resultPreview == null ? '–' : printable(t.resultPreview)}</code> <span class="dim">by ${t.worker === null ? '–' : printable(t.worker)}</span></td>`;
   if (t.state === 'active') return html`<td class="worker"><code>${t.worker === null ? '–' : printable(t.worker)}</code></td>`;
   if (t.state === 'waiting') return html`<td class="num">${t.waitingOn === null ? '–' : `on ${t.waitingOn}`}</td>`;
   if (t.lastError === null) return html`<td class="error"><span class="dim">–</span></td>`;
@@ -38,8 +42,14 @@ function about(t: TaskView): Html {
   return html`<td class="error"><details data-key="${t.hash}"><summary><code>${clip(printable(first), 140)}</code></summary><pre>${printableLines(t.lastError)}</pre></details></td>`;
 }
 
+/** Puts a done task's data and options again as a new task (scheduler.runAgain); de-dup rules apply. */
+export function runAgainForm(view: View, queue: string, hash: string): Html {
+  return actionForm(view, { action: 'run-again', queue, hash, label: 'Run again', kind: 'primary' });
+}
+
 function actions(view: View, queue: string, t: TaskView): Html | string {
   if (t.state === 'active') return '';
+  if (t.state === 'done') return runAgainForm(view, queue, t.hash);
   return html`${t.state === 'dead' ? redriveForm(view, queue, t.hash) : ''}${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}`;
 }
 
@@ -82,7 +92,7 @@ function headActions(view: View, p: ListPage): Html | string {
 /** The list page's body. */
 export function listBody(view: View, p: ListPage): Html {
   const [order, time] = ORDER[p.state];
-  const third = p.state === 'active' ? 'held by' : p.state === 'waiting' ? 'waiting' : 'last error';
+  const third = p.state === 'active' ? 'held by' : p.state === 'waiting' ? 'waiting' : p.state === 'done' ? 'result' : 'last error';
   const head = html`<h1><span class="dim">${printable(p.queue)} ·</span> ${p.state} <span class="count">${p.inState.toLocaleString('en')}</span></h1>`;
   const table =
     p.tasks.length === 0

@@ -5,6 +5,7 @@
  * first SEARCH_PREVIEW_BYTES of each payload, so one search costs a bounded read however long the
  * list is. The page says how much it searched.
  */
+import { ENCRYPTED } from '../../domain/crypto';
 import type { PreviewTask } from '../../features/admin';
 import { parse, taskHash } from '../../domain/options';
 import type { Scheduler } from '../scheduler';
@@ -68,7 +69,7 @@ async function byHash(scheduler: Scheduler, queue: string, state: TaskState, q: 
 
 /** A task read by get() as a listed one: its preview made from its data, as list() cuts it. */
 function fromInfo(task: TaskInfo): TaskView {
-  const json = JSON.stringify(task.data) ?? 'null';
+  const json = task.encrypted && task.data === null ? ENCRYPTED : (JSON.stringify(task.data) ?? 'null');
   const preview = Buffer.from(json)
     .subarray(0, PREVIEW_BYTES)
     .toString('utf8')

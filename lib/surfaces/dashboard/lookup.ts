@@ -6,6 +6,7 @@
  * the lists carry a last error, and the page escapes them.
  */
 import type { Dependency } from '../../features/deps';
+import { ENCRYPTED } from '../../domain/crypto';
 import { MAX_ERROR_CHARS } from '../../domain/domain';
 import type { LogLine } from '../../life/logs';
 import type { TaskOutcome } from '../../life/outcome';
@@ -102,7 +103,8 @@ function jsonText(value: unknown): string {
 }
 
 function toDetail(task: TaskInfo, deps: Dependency[], logs: LogLine[]): TaskDetail {
-  const data = JSON.stringify(task.data) ?? 'null';
+  // Encrypted with a key this dashboard was not given (options.encryption): said so, not null.
+  const data = task.encrypted && task.data === null ? ENCRYPTED : (JSON.stringify(task.data) ?? 'null');
   return {
     hash: task.hash,
     state: task.state,
@@ -135,7 +137,7 @@ function toDetail(task: TaskInfo, deps: Dependency[], logs: LogLine[]): TaskDeta
 function toOutcomeView(o: TaskOutcome): OutcomeView | null {
   if (!('finishedAt' in o)) return null;
   const { hash, queue, state, attempts, finishedAt } = o;
-  const result = o.state === 'done' ? jsonText(o.result) : null;
+  const result = o.state === 'done' ? (o.encrypted ? ENCRYPTED : jsonText(o.result)) : null;
   const error = o.state === 'dead' && o.error !== null ? clip(o.error, MAX_ERROR_CHARS) : null;
   const into = 'into' in o && typeof o.into === 'string' ? o.into : null;
   return { hash, queue, state, attempts, finishedAt, result, error, into };

@@ -10,6 +10,7 @@ import type { Scheduler } from '../scheduler';
 import { foundFragment } from './detail';
 import { cancelForm, redriveForm, rescheduleForm, type View } from './forms';
 import { html, size, whenTag, type Html } from './html';
+import { runAgainForm } from './list-page';
 import { contextFor, EVENTS_SCANNED, readTaskEvents, type TaskEvent } from './live';
 import { lookup, type Lookup } from './lookup';
 import { pageLink } from './shell';
@@ -38,6 +39,8 @@ function actions(view: View, p: TaskPage): Html {
   const { queue, hash } = p.lookup;
   if (t.state === 'active')
     return html`<p class="note">Leased by <code>${t.worker === null ? '–' : printable(t.worker)}</code>: its worker holds it, so nothing can change it until the lease ends.</p>`;
+  // A done task (the history) is over: it can only be put again, as a new task.
+  if (t.state === 'done') return html`<div class="actions start">${runAgainForm(view, queue, hash)}</div>`;
   return html`<div class="actions start">${t.state === 'dead' ? redriveForm(view, queue, hash) : ''}${rescheduleForm(view, queue, hash)}${cancelForm(view, queue, hash)}</div>`;
 }
 

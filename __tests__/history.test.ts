@@ -1,0 +1,233 @@
+/**
+ * History (issue 31): a queue keeps its done tasks, bounded by count and age (keep()), apart from
+ * the live ones, so a kept done task is no live duplicate; get, list('done'), result and runAgain
+ * read it.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { keysUnder, sleep, testUrl, useRedis } from './support/harness';
+import { DONE_HISTORY, HISTORY_BY_DEFAULT } from '../lib/domain/domain';
+import type { PutOptions, Scheduler } from '../lib';
+import { main } from '../lib/surfaces/cli/main';
+import { createDashboard } from '../lib/surfaces/dashboard';
+
+const redis = useRedis();
+
+/** Puts `data` (with `options`), claims and acks it (with `result`); its hash. */
+async function finish(s: Scheduler, data: unknown, result?: unknown, options?: PutOptions): Promise<string> {
+  const { hash } = await s.put(data as string, options);
+  expect(await s.ack((await s.claim())!, result as string)).toBe(true);
+  return hash;
+}
+
+/** A scheduler whose default queue keeps a history with the default caps (keep({ done: {} })). */
+async function withHistory() {
+  const s = await redis.scheduler();
+  await s.keep({ done: {} });
+  return s;
+}
+
+describe('the done history', () => {
+  it('keeps a done task with its data, name, group, result, attempts, worker and times', async () => {
+    const s = await withHistory();
+    const { hash } = await s.put({ n: 1 }, { name: 'job', group: 'g1' });
+    const task = (await s.claim())!;
+    expect(await s.ack(task, { ok: 1234567890123 })).toBe(true);
+    const info = (await s.get(hash))!;
+    expect(info).toMatchObject({ hash, state: 'done', data: { n: 1 }, name: 'job', group: 'g1', attempts: 1, leaseUntil: null });
+    expect(info.worker).toEqual(expect.any(String));
+    expect(info.done).toMatchObject({ result: { ok: 1234567890123 } });
+    const { putAt, startedAt, finishedAt } = info.done!;
+    expect(putAt).toBeLessThanOrEqual(startedAt!);
+    expect(startedAt!).toBeLessThanOrEqual(finishedAt);
+    expect(await s.result(hash)).toMatchObject({ state: 'done', result: { ok: 1234567890123 }, attempts: 1, finishedAt });
+    expect(await s.stats()).toMatchObject({ ready: 0, active: 0, totals: { completed: 1 } });
+  });
+
+  it('is no live duplicate: the same data put again is added, and its live run wins get()', async () => {
+    const s = await withHistory();
+    const first = await finish(s, 'same');
+    const again = await s.put('same');
+    expect(again).toMatchObject({ hash: first, added: true, status: 'added' });
+    expect((await s.get(first))!.state).toBe('ready');
+  });
+
+  it('answers no stale done run once a later run of the same task leaves without a trace', async () => {
+    const s = await withHistory();
+    const hash = await finish(s, 'twice', 'first run');
+    await s.put('twice', { maxAttempts: 1 });
+    await s.fail((await s.claim())!, { error: new Error('second run') });
+    expect((await s.get(hash))!.state).toBe('dead');
+    expect(await s.purgeDead()).toBe(1);
+    // The put of the second run dropped the first run's entry: nothing claims the task is done.
+    expect(await s.get(hash)).toBeNull();
+    expect(await s.result(hash)).toBeNull();
+    expect((await s.list('done')).tasks).toEqual([]);
+  });
+
+  it('lists done tasks newest first, paged', async () => {
+    const s = await withHistory();
+    const hashes: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      hashes.push(await finish(s, i, i * 10));
+      await sleep(2);
+    }
+    const page = await s.list('done');
+    expect(page.total).toBe(3);
+    expect(page.tasks.map((t) => t.hash)).toEqual([...hashes].reverse());
+    expect(page.tasks[0]).toMatchObject({ state: 'done', data: 2, done: { result: 20 } });
+    const second = await s.list('done', { offset: 1, limit: 1 });
+    expect(second.tasks.map((t) => t.data)).toEqual([1]);
+    const previews = await s.list('done', { preview: 10 });
+    expect(previews.tasks[0]).toMatchObject({ preview: '2', done: { result: 20 } });
+  });
+
+  it('trims by count, a bounded number per call, and keeps its keys for the age only', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.keep({ done: { count: 2, age: 60_000 } });
+    for (let i = 0; i < 5; i++) await finish(s, i);
+    const page = await s.list('done');
+    expect(page.tasks.map((t) => t.data)).toEqual([4, 3]);
+    expect(await raw.hLen(`${s.prefix}:{default}:history`)).toBe(2);
+    const ttl = await raw.pTTL(`${s.prefix}:{default}:done`);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+
+  it('empties itself once idle past the age', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.keep({ done: { age: 100 } });
+    const hash = await finish(s, 'x');
+    expect((await s.get(hash))!.state).toBe('done');
+    await sleep(150);
+    expect(await s.get(hash)).toBeNull();
+    expect(await s.result(hash)).toBeNull();
+    const keys = await keysUnder(raw, s.prefix);
+    expect(keys.filter((k) => k.endsWith(':done') || k.endsWith(':history'))).toEqual([]);
+  });
+
+  it('trims by age as later tasks finish', async () => {
+    const s = await redis.scheduler();
+    await s.keep({ done: { age: 100 } });
+    await finish(s, 'old');
+    await sleep(150);
+    await finish(s, 'new');
+    expect((await s.list('done')).tasks.map((t) => t.data)).toEqual(['new']);
+  });
+
+  it('is off with a count of 0: nothing is kept', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.keep({ done: { count: 0 } });
+    const hash = await finish(s, 'x');
+    expect(await s.get(hash)).toBeNull();
+    expect((await s.list('done')).total).toBe(0);
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['acked', 'counts', 'events', 'keep', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
+  });
+
+  it('caps the dead set by the queue’s own keep()', async () => {
+    const s = await redis.scheduler();
+    await s.keep({ dead: { count: 1 } });
+    for (const data of ['a', 'b']) {
+      await s.put(data, { maxAttempts: 1 });
+      await s.fail((await s.claim())!, { retryIn: 0 });
+    }
+    await s.claim();
+    expect((await s.list('dead')).tasks.map((t) => t.data)).toEqual(['b']);
+  });
+
+  it('refuses bad caps with a ValidationError', async () => {
+    const s = await redis.scheduler();
+    await expect(s.keep({ done: { count: -1 } })).rejects.toMatchObject({ name: 'ValidationError' });
+    await expect(s.keep({ done: { age: 0 } })).rejects.toMatchObject({ name: 'ValidationError' });
+    await expect(s.keep({ done: { count: 1, ages: 5 } } as never)).rejects.toMatchObject({ name: 'ValidationError' });
+  });
+
+  it('runs a done task again with its data and options; de-dup rules apply', async () => {
+    const s = await withHistory();
+    const hash = await finish(s, { a: 1 }, undefined, { name: 'job', priority: 3, maxAttempts: 2 });
+    const again = (await s.runAgain(hash))!;
+    expect(again).toMatchObject({ hash, added: true, status: 'added' });
+    expect(await s.get(hash)).toMatchObject({ state: 'ready', data: { a: 1 }, name: 'job', level: 3, maxAttempts: 2 });
+    // The done run is still kept, and its new run is live: de-dup answers it.
+    expect(await s.runAgain(hash)).toMatchObject({ hash, added: false, status: 'duplicate' });
+    expect(await s.runAgain('0'.repeat(32))).toBeNull();
+  });
+
+  it('has bounded default caps, and is off for a queue without keep() while HISTORY_BY_DEFAULT is', async () => {
+    expect(DONE_HISTORY).toEqual({ count: 1000, age: 24 * 3600 * 1000 });
+    const s = await redis.scheduler();
+    const hash = await finish(s, 'x');
+    if (HISTORY_BY_DEFAULT) expect((await s.get(hash))!.state).toBe('done');
+    else expect(await s.get(hash)).toBeNull();
+  });
+
+  it('measures the bytes a kept done task costs (MEMORY USAGE)', async () => {
+    const s = await withHistory();
+    const raw = await redis.raw();
+    const n = 200;
+    await s.putMany(Array.from({ length: n }, (_, i) => ({ data: { id: i, body: 'x'.repeat(40) } })));
+    const before = { done: 0, history: 0 };
+    for (let left = n; left > 0;) {
+      const tasks = await s.claimMany(Math.min(left, 100));
+      for (const t of tasks) await s.ack(t, { ok: true });
+      left -= tasks.length;
+    }
+    const usage = async (k: string) => Number((await raw.sendCommand(['MEMORY', 'USAGE', `${s.prefix}:{default}:${k}`, 'SAMPLES', '0'])) ?? 0);
+    const bytes = ((await usage('done')) - before.done + (await usage('history')) - before.history) / n;
+    // A ~60-byte payload and a small result: a few hundred bytes per kept task.
+    expect(bytes).toBeGreaterThan(50);
+    expect(bytes).toBeLessThan(600);
+    process.stdout.write(`history: ${bytes.toFixed(0)} bytes per kept done task (payload ~60 B)\n`);
+  });
+});
+
+describe('the history in the CLI and the dashboard', () => {
+  const servers: Server[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  async function serve(s: Scheduler): Promise<string> {
+    const server = createServer(createDashboard(s));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    server.unref();
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('docket list --state done shows who ran each task, when it finished and its result', async () => {
+    const s = await withHistory();
+    const hash = await finish(s, { mail: 'a' }, { sent: true }, { name: 'send' });
+    let stdout = '';
+    const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => {} }, env: {} };
+    expect(await main(['list', 'default', '--state', 'done', '--url', testUrl(), '--prefix', s.prefix], io)).toBe(0);
+    expect(stdout).toMatch(/HASH\s+NAME\s+FINISHED\s+WORKER\s+ATTEMPTS\s+RESULT\s+DATA/);
+    expect(stdout).toContain(hash);
+    expect(stdout).toContain('{"sent":true}');
+  });
+
+  it('has a Done tab listing the history, and Run again puts the task again, saying what de-dup made of it', async () => {
+    const s = await withHistory();
+    const hash = await finish(s, { job: 1 }, 'ok');
+    const base = await serve(s);
+    const page = await (await fetch(`${base}/tasks?queue=default&state=done`)).text();
+    expect(page).toContain('Done');
+    expect(page).toContain(hash);
+    expect(page).toContain('Run again');
+    const taskPage = await (await fetch(`${base}/task?queue=default&hash=${hash}`)).text();
+    expect(taskPage).toContain('Run again');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1];
+    const again = (queue: string) =>
+      fetch(`${base}/api/run-again`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify({ queue, hash }) });
+    const first = await again('default');
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ ok: true, queue: 'default', hash, status: 'added' });
+    expect((await s.get(hash))!.state).toBe('ready');
+    // Its new run is live: the answer says de-dup kept that one.
+    expect(await (await again('default')).json()).toEqual({ ok: true, queue: 'default', hash, status: 'duplicate' });
+    expect((await again('nowhere')).status).toBe(404);
+  });
+});

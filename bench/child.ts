@@ -5,7 +5,7 @@
  */
 import { LIBRARIES } from './adapters';
 import type { ChildMessage, ParentMessage, RunRequest } from './protocol';
-import { SCENARIOS, type Bench } from './scenarios';
+import { SCENARIOS, warmUp, type Bench } from './scenarios';
 
 const send = (message: ChildMessage) => new Promise<void>((resolve, reject) => process.send!(message, undefined, {}, (err) => (err ? reject(err) : resolve())));
 
@@ -23,6 +23,7 @@ async function run(req: RunRequest): Promise<void> {
       return answered;
     },
   };
+  await warmUp(bench);
   const measure = await SCENARIOS[req.scenario](bench);
   await adapter.close();
   await send({ type: 'result', measure });

@@ -276,6 +276,6 @@ describe('queue registry and totals', () => {
     expect(d.data).toBe('d');
     await sleep(40);
     expect(await s.claim()).not.toBeNull(); // d's lease lapsed: re-queued, and leased again
-    expect((await other.stats()).totals).toEqual({ added: 4, deduplicated: 1, replaced: 0, merged: 0, completed: 1, failed: 2, dead: 1, expired: 1, leaseLost: 1 });
+    expect((await other.stats()).totals).toEqual({ added: 4, deduplicated: 1, replaced: 0, merged: 0, completed: 1, failed: 2, dead: 1, expired: 1, leaseLost: 1, cancelled: 0 });
   });
 });

@@ -18,8 +18,11 @@ async function killAll(s: S, n: number, queue = 'default'): Promise<string[]> {
   return put.map((r) => r.hash);
 }
 
-/** The keys a queue may keep once its tasks are gone: totals, events, a wake token, level and tag indexes. */
-const LEFT_OK = new Set(['counts', 'events', 'wake', 'levels', 'gtags']);
+/**
+ * The keys a queue may keep once its tasks are gone: totals, events, per-minute outcome counts (they
+ * expire a day after the last), a wake token, level and tag indexes.
+ */
+const LEFT_OK = new Set(['counts', 'events', 'minutes', 'wake', 'levels', 'gtags']);
 
 async function leftovers(s: S, queue: string): Promise<string[]> {
   const raw = await redis.raw();
@@ -79,7 +82,11 @@ describe('clean', () => {
     expect(st).toMatchObject({ ready: 0, active: claimed.length });
     // The claimed ones stayed theirs: their acks land.
     for (const task of claimed) expect(await s.ack(task)).toBe(true);
-    expect((await leftovers(s, 'r')).filter((k) => k !== 'glimits' && k !== 'acked')).toEqual([]);
+    // Nothing is left but the acked tasks' entries in the queue's done history (on by default), and
+    // the per-minute counts of their outcomes.
+    expect((await leftovers(s, 'r')).filter((k) => k !== 'glimits' && k !== 'acked')).toEqual(['done', 'history']);
+    const raw = await redis.raw();
+    expect((await raw.hKeys(`${s.prefix}:{r}:history`)).sort()).toEqual(claimed.map((t) => t.hash).sort());
   });
 
   it('deletes only ready tasks put before the cut-off, in list order', async () => {

@@ -377,6 +377,8 @@ describe('inspect: progress and kept outcomes', () => {
 
   it("shows a finished task's kept result, escaped and cut, and --json gives the outcome", async () => {
     const s = await redis.scheduler();
+    // The kept outcome alone: with the done history (on by default) the task would still be found.
+    await s.keep({ queue: 'q', done: { count: 0 } });
     const { hash } = await s.put('work', { queue: 'q', keepResult: 60_000 });
     const result = { ok: true, said: 'fine\u2066\u001b]0;owned\u0007', tail: 'z'.repeat(2000) };
     expect(await s.ack((await s.claim({ queue: 'q' }))!, result)).toBe(true);
@@ -421,7 +423,8 @@ describe('inspect: progress and kept outcomes', () => {
     const merged = await docket('inspect', 'q', first.hash);
     expect(merged.stdout).toMatch(new RegExp(`\\nstate +merged \\(finished; its kept outcome\\)\\n[^]*\\ninto +${next.hash}\\n$`));
 
-    // Nothing kept (no keepResult): still no task, in one line.
+    // Nothing kept (no keepResult, the queue's history off): still no task, in one line.
+    await s.keep({ queue: 'other', done: { count: 0 } });
     const plain = await s.put('gone', { queue: 'other' });
     await s.ack((await s.claim({ queue: 'other' }))!);
     expect(await docket('inspect', 'other', plain.hash)).toEqual({ code: 1, stdout: '', stderr: `docket: no task ${plain.hash} in queue 'other'\n` });
@@ -572,7 +575,11 @@ describe('cancel', () => {
     const worker = (await s.get(active, { queue: 'q' }))?.worker;
     expect(worker).toEqual(expect.any(String));
     const refused = await docket('cancel', 'q', active);
-    expect(refused).toEqual({ code: 1, stdout: '', stderr: `docket: cannot cancel task ${active} in queue 'q': it is active (leased by ${worker}); its worker finishes or fails it\n` });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `docket: cannot cancel task ${active} in queue 'q': it is active (leased by ${worker}); its worker finishes or fails it (or cancel it with --running)\n`,
+    });
     expect((await s.get(active, { queue: 'q' }))?.state).toBe('active');
 
     const { hash: other } = await s.put('json', { queue: 'q' });

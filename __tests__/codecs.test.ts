@@ -27,6 +27,8 @@ import { obliterate } from '../lib/ops/obliterate';
 import { outbox, stepQueue } from '../lib/ops/outbox';
 import { keep } from '../lib/ops/keep';
 import { pause } from '../lib/ops/pause';
+import { gpause } from '../lib/ops/gpause';
+import { order } from '../lib/ops/order';
 import { priority } from '../lib/ops/priority';
 import { progress } from '../lib/ops/progress';
 import { purge } from '../lib/ops/purge';
@@ -34,6 +36,7 @@ import { put } from '../lib/ops/put';
 import { redrive } from '../lib/ops/redrive';
 import { rekey } from '../lib/ops/rekey';
 import { release } from '../lib/ops/release';
+import { snooze } from '../lib/ops/snooze';
 import { reschedule } from '../lib/ops/reschedule';
 import { result } from '../lib/ops/result';
 import { stats } from '../lib/ops/stats';
@@ -92,7 +95,7 @@ const CASES = new Map([
         { id: 'h2', payload: '"x"', options: '{"a":1700000000000,"p":9}', after: 'd[["q","h1"]]' },
       ],
     },
-    args: { count: 2, maxAttempts: 5, schedule: '', events: 1000 },
+    args: { count: 2, maxAttempts: 5, schedule: '', events: 1000, lifecycle: 0 },
     each: [
       { id: 'h1', payload: '{"a":1}', options: '', after: '' },
       { id: 'h2', payload: '"x"', options: '{"a":1700000000000,"p":9}', after: 'd[["q","h1"]]' },
@@ -124,7 +127,7 @@ const CASES = new Map([
       ],
     },
     // Each scalar input is its own argument, as given; the acks go as their count, then their slots.
-    args: { ...CLAIM_SCALARS, acks: 2 },
+    args: { ...CLAIM_SCALARS, lifecycle: 0, acks: 2 },
     each: [
       { id: 'done1', ackToken: 'old:1', result: '{"ok":true}' },
       { id: 'done2', ackToken: 'old:2', result: '' },
@@ -168,7 +171,7 @@ const CASES = new Map([
   }),
   cases(fail, {
     input: { ...LEASE, retryIn: 2000, error: 'Error: boom', maxAttempts: null, events: 0 },
-    args: { id: 'a1', token: 'tok:1', retryIn: 2000, error: 'Error: boom', maxAttempts: '', events: 0 },
+    args: { id: 'a1', token: 'tok:1', retryIn: 2000, error: 'Error: boom', maxAttempts: '', events: 0, ending: 'failed', retryAt: '', lifecycle: 0 },
     replies: [
       ['retry', { outcome: 'retry', carry: false }],
       ['dead:carry', { outcome: 'dead', carry: true }],
@@ -176,6 +179,15 @@ const CASES = new Map([
       ['lost', { outcome: 'lost', carry: false }],
     ],
     malformed: [null, 1, 'gone', 'dead:later', 'retry:carry:carry', ':carry'],
+  }),
+  cases(snooze, {
+    input: { ...LEASE, delay: 5000, events: 10 },
+    args: { id: 'a1', token: 'tok:1', delay: 5000, events: 10 },
+    replies: [
+      [1, true],
+      [0, false],
+    ],
+    malformed: [null, 2, '1', true],
   }),
   cases(release, {
     input: LEASE,
@@ -187,13 +199,13 @@ const CASES = new Map([
     malformed: [null, 2, '1', true],
   }),
   cases(beat, {
-    input: { worker: 'host:1:ab', ttl: 2000 },
-    args: { worker: 'host:1:ab', ttl: 2000 },
+    input: { worker: 'host:1:ab', ttl: 2000, events: 10 },
+    args: { worker: 'host:1:ab', ttl: 2000, events: 10 },
     replies: [
-      [0, 0],
-      [3, 3],
+      [[0], { lapsed: 0, cancelled: [] }],
+      [[3, 'a', 'b'], { lapsed: 3, cancelled: ['a', 'b'] }],
     ],
-    malformed: [null, 'x', [1]],
+    malformed: [null, 'x', [], [1, 2]],
   }),
   cases(reschedule, {
     input: { id: 'a1', at: 1700000060000 },
@@ -221,10 +233,11 @@ const CASES = new Map([
     malformed: ['moved', 'missing', null, [], ['cancelled', 0], ['same', 'x'], ['active']],
   }),
   cases(cancel, {
-    input: { id: 'a1', events: 1000 },
-    args: { id: 'a1', events: 1000 },
+    input: { id: 'a1', events: 1000, running: true },
+    args: { id: 'a1', events: 1000, running: 1 },
     replies: [
       [['cancelled', 0], { done: true, outboxed: false }],
+      [['stopping', 'host:2:cd'], { done: true, stopping: true, worker: 'host:2:cd' }],
       [['cancelled', 1], { done: true, outboxed: true }],
       [['missing'], { done: false, reason: 'missing' }],
       [['active', 'host:2:cd'], { done: false, reason: 'active', worker: 'host:2:cd' }],
@@ -271,7 +284,14 @@ const CASES = new Map([
       [['kept', 'done|1|1|2|{}', '', '', '', '0-0'], { kind: 'kept', kept: { state: 'done', finishedAt: 1, attempts: 1, keepUntil: 2, result: '{}' }, stream: '0-0' }],
       [['kept', 'done|5|2|9|', '', '', '', ''], { kind: 'kept', kept: { state: 'done', finishedAt: 5, attempts: 2, keepUntil: 9, result: null }, stream: '' }],
       // The body is the rest of the string, '|' and newlines included.
-      [['kept', 'dead|5|3|9|boom | at x\ny', '', '', '', ''], { kind: 'kept', kept: { state: 'dead', finishedAt: 5, attempts: 3, keepUntil: 9, error: 'boom | at x\ny' }, stream: '' }],
+      [
+        ['kept', 'dead|5|3|9|boom | at x\ny', '', '', '', ''],
+        { kind: 'kept', kept: { state: 'dead', finishedAt: 5, attempts: 3, keepUntil: 9, error: 'boom | at x\ny', ending: 'failed' }, stream: '' },
+      ],
+      [
+        ['kept', 'dead:unrecoverable|5|1|9|bad', '', '', '', ''],
+        { kind: 'kept', kept: { state: 'dead', finishedAt: 5, attempts: 1, keepUntil: 9, error: 'bad', ending: 'unrecoverable' }, stream: '' },
+      ],
       [['kept', 'merged|5|1|9|h2', '', '', '', ''], { kind: 'kept', kept: { state: 'merged', finishedAt: 5, attempts: 1, keepUntil: 9, into: 'h2' }, stream: '' }],
       [['kept', 'cancelled|5|0|9|dependency q/a dead', '', '', '', ''], { kind: 'kept', kept: { state: 'cancelled', finishedAt: 5, attempts: 0, keepUntil: 9 }, stream: '' }],
       [['none', '', '', '', '', ''], { kind: 'none', stream: '' }],
@@ -377,9 +397,9 @@ const CASES = new Map([
     input: {},
     args: {},
     replies: [
-      [[3, 1, 2, 0, 4, 0], { ready: 3, delayed: 1, active: 2, dead: 0, waiting: 4, paused: false, counters: new Map() }],
+      [[3, 1, 2, 0, 4, 0, 0], { ready: 3, delayed: 1, active: 2, dead: 0, waiting: 4, paused: false, pausedGroups: [], counters: new Map() }],
       [
-        [0, 0, 0, 5, 0, 1, 'added', '9', 'completed|mail', '4'],
+        [0, 0, 0, 5, 0, 1, 1, 'acme', 'added', '9', 'completed|mail', '4'],
         {
           ready: 0,
           delayed: 0,
@@ -387,6 +407,7 @@ const CASES = new Map([
           dead: 5,
           waiting: 0,
           paused: true,
+          pausedGroups: ['acme'],
           counters: new Map([
             ['added', 9],
             ['completed|mail', 4],
@@ -394,7 +415,16 @@ const CASES = new Map([
         },
       ],
     ],
-    malformed: [null, [1, 2, 3], [0, 0, 0, 0, 0, 0, 'added'], [0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0, 7, 1], [0, 0, 0, 0, 0, 0, 'added', 'many']],
+    malformed: [
+      null,
+      [1, 2, 3],
+      [0, 0, 0, 0, 0, 0, 0, 'added'],
+      [0, 0, 0, 0, 0, 2, 0],
+      [0, 0, 0, 0, 0, 0, 0, 7, 1],
+      [0, 0, 0, 0, 0, 0, 0, 'added', 'many'],
+      [0, 0, 0, 0, 0, 0, 2, 'a'],
+      [0, 0, 0, 0, 0, 0, 1, 5],
+    ],
   }),
   cases(unschedule, {
     input: { name: 'nightly' },
@@ -425,13 +455,31 @@ const CASES = new Map([
     malformed: [null, 'OK'],
   }),
   cases(pause, {
-    input: { paused: true },
-    args: { paused: 1 },
+    input: { paused: true, events: 1000 },
+    args: { paused: 1, events: 1000 },
     replies: [
       [1, true],
       [0, false],
     ],
     malformed: [null, 'OK', 2],
+  }),
+  cases(order, {
+    input: { mode: 'hold' },
+    args: { mode: 'hold' },
+    replies: [
+      [0, 0],
+      [3, 3],
+    ],
+    malformed: [null, 'x', -1, [1]],
+  }),
+  cases(gpause, {
+    input: { group: 'acme', paused: false, more: true, batch: 1000, events: 0 },
+    args: { group: 'acme', paused: 0, more: 1, batch: 1000, events: 0 },
+    replies: [
+      [[1, 0], { changed: true, moved: 0 }],
+      [[0, 1000], { changed: false, moved: 1000 }],
+    ],
+    malformed: [null, 1, [1], [2, 0], [1, 'x']],
   }),
   cases(access, {
     input: {

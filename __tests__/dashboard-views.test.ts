@@ -185,7 +185,7 @@ describe('task page', () => {
     expect(body).toMatch(/<dt>attempts<\/dt><dd>2 of 2<\/dd>/);
   });
 
-  it('shows an active task’s holder and lease and offers no action; an unknown hash says so', async () => {
+  it('shows an active task’s holder and lease and offers only a cancel of the running task; an unknown hash says so', async () => {
     const s = await redis.scheduler();
     const queue = 'holder';
     const { hash } = await s.put({ job: 1 }, { queue });
@@ -194,7 +194,9 @@ describe('task page', () => {
     const { body } = await get(`${base}/task?queue=${queue}&hash=${hash}`);
     expect(body).toContain('<dt>held by</dt>');
     expect(body).toMatch(/<dt>lease until<\/dt><dd><time [^>]+>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/time>/);
-    expect(body).not.toContain('data-action="cancel"');
+    // The one action for a running task: cancel it (its worker aborts its handler at its next beat).
+    expect(body).toContain('data-action="cancel"');
+    expect(body).toContain('<input type="hidden" name="running" value="1">');
     expect(held.hash).toBe(hash);
     const unknown = await get(`${base}/task?queue=${queue}&hash=nosuchhash`);
     expect(unknown.status).toBe(200);

@@ -819,6 +819,8 @@ describe('progress and task lookup', () => {
   it('answers GET /api/task with the live task, or a finished task’s kept outcome, cut at 2,000 characters', async () => {
     const s = await redis.scheduler();
     const queue = 'jobs';
+    // The kept outcomes alone: with the done history (on by default) a done task is still a task.
+    await s.keep({ queue, done: { count: 0 } });
     const live = await s.put({ job: 'live' }, { queue, keepResult: 60_000, key: 'k1' });
     expect(await s.progress((await s.claim({ queue, lease: 60_000 }))!, { step: 1 })).toBe(true);
     const done = await s.put({ job: 'done' }, { queue, keepResult: 60_000 });
@@ -889,6 +891,8 @@ describe('progress and task lookup', () => {
   it('looks a task up from the page’s form (a GET), shows what it found escaped, and keeps it in the refreshes', async () => {
     const s = await redis.scheduler();
     const queue = 'jobs';
+    // A kept outcome's lookup: the done history (on by default) is off for this queue.
+    await s.keep({ queue, done: { count: 0 } });
     const done = await s.put({ job: 'done' }, { queue, keepResult: 60_000 });
     expect(await s.ack((await s.claim({ queue }))!, { said: hostile, tail: 'y'.repeat(5000) })).toBe(true);
     const live = await s.put({ job: 'live' }, { queue });

@@ -108,6 +108,8 @@ describe('in one queue', () => {
 
   it('hands results down: task.dependencies() reads the kept outcome of each, in put order', async () => {
     const s = await redis.scheduler();
+    // keepResult alone decides here: the done history (on by default) would answer b's outcome too.
+    await s.keep({ done: { count: 0 } });
     const a = await s.put('a', { keepResult: 60_000 });
     const b = await s.put('b');
     const c = await s.put('c', { after: [b.hash, a.hash] });

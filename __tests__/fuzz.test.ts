@@ -291,6 +291,7 @@ function methodsOf(s: Scheduler, r: Rng): Record<string, () => Call> {
     log: () => ({ args: [task(), r.chance(0.8) ? r.pick(['line', '', 'x'.repeat(70_000), '\ud800']) : json(r)], call: s.log }),
     fail: () => ({ args: [task(), options(r, { error: json, retryIn: span, maxAttempts: count })], call: s.fail }),
     extend: () => ({ args: [task(), maybe(r, () => span(r))], call: s.extend }),
+    snooze: () => ({ args: [task(), maybe(r, () => span(r))], call: s.snooze }),
     stats: () => ({ args: [options(r, queueOpt)], call: s.stats }),
     pause: () => ({ args: [r.chance(0.2) ? queue(r) : options(r, queueOpt)], call: s.pause }),
     resume: () => ({ args: [r.chance(0.2) ? queue(r) : options(r, queueOpt)], call: s.resume }),

@@ -121,7 +121,7 @@ describe('group limits', () => {
     const first = await s.claimMany(20);
     expect(dataOf(first).sort()).toEqual(['a0', 'a1', 'b0', 'b1', 'b2']);
     expect(await s.stats()).toMatchObject({ ready: 4, active: 5 });
-    expect(await s.groupLimits()).toEqual({ default: null, groups: { a: 2 }, active: { a: 2, b: 3 } });
+    expect(await s.groupLimits()).toEqual({ default: null, groups: { a: 2 }, active: { a: 2, b: 3 }, paused: [] });
     // Nothing more of a while both places are taken.
     expect(await s.claimMany(20)).toEqual([]);
     expect(await s.ack(first.find((t) => t.data === 'a0')!)).toBe(true);
@@ -134,7 +134,7 @@ describe('group limits', () => {
     ).toBe('retry');
     // a1 is retried behind a's backlog (its lane's tail); a3 takes the place first.
     expect(dataOf(await s.claimMany(20))).toEqual(['a3']);
-    expect(await s.groupLimits()).toEqual({ default: null, groups: { a: 2 }, active: { a: 2, b: 3 } });
+    expect(await s.groupLimits()).toEqual({ default: null, groups: { a: 2 }, active: { a: 2, b: 3 }, paused: [] });
   });
 
   it("gives a group's own limit precedence, and lets parked tasks go when a limit is raised or removed", async () => {
@@ -150,7 +150,7 @@ describe('group limits', () => {
     await s.limitGroups(null);
     await s.limitGroups(null, { group: 'big' });
     expect(dataOf(await s.claimMany(20)).sort()).toEqual(['big3', 'big4', 'big5', 'small2']);
-    expect(await s.groupLimits()).toEqual({ default: null, groups: {}, active: { big: 6, small: 3 } });
+    expect(await s.groupLimits()).toEqual({ default: null, groups: {}, active: { big: 6, small: 3 }, paused: [] });
   });
 
   it('never runs more than the limit of a group at once across workers, and runs every task', async () => {

@@ -124,7 +124,7 @@ describe('the done history', () => {
     const hash = await finish(s, 'x');
     expect(await s.get(hash)).toBeNull();
     expect((await s.list('done')).total).toBe(0);
-    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['acked', 'counts', 'events', 'keep', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['acked', 'counts', 'events', 'keep', 'minutes', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
   });
 
   it('caps the dead set by the queue’s own keep()', async () => {
@@ -156,12 +156,16 @@ describe('the done history', () => {
     expect(await s.runAgain('0'.repeat(32))).toBeNull();
   });
 
-  it('has bounded default caps, and is off for a queue without keep() while HISTORY_BY_DEFAULT is', async () => {
+  it('is on by default for a queue without keep(), with bounded caps: the last 1,000 for a day', async () => {
+    expect(HISTORY_BY_DEFAULT).toBe(true);
     expect(DONE_HISTORY).toEqual({ count: 1000, age: 24 * 3600 * 1000 });
     const s = await redis.scheduler();
+    const raw = await redis.raw();
     const hash = await finish(s, 'x');
-    if (HISTORY_BY_DEFAULT) expect((await s.get(hash))!.state).toBe('done');
-    else expect(await s.get(hash)).toBeNull();
+    expect((await s.get(hash))!.state).toBe('done');
+    const ttl = await raw.pTTL(`${s.prefix}:{default}:history`);
+    expect(ttl).toBeGreaterThan(DONE_HISTORY.age - 60_000);
+    expect(ttl).toBeLessThanOrEqual(DONE_HISTORY.age);
   });
 
   it('measures the bytes a kept done task costs (MEMORY USAGE)', async () => {
@@ -181,6 +185,168 @@ describe('the done history', () => {
     expect(bytes).toBeGreaterThan(50);
     expect(bytes).toBeLessThan(600);
     process.stdout.write(`history: ${bytes.toFixed(0)} bytes per kept done task (payload ~60 B)\n`);
+  });
+});
+
+describe("a task's own keep (put's keep)", () => {
+  it('keeps a task out of the history with done: false', async () => {
+    const s = await redis.scheduler();
+    const kept = await finish(s, 'kept');
+    const skipped = await finish(s, 'not kept', undefined, { keep: { done: false } });
+    expect((await s.get(kept))!.state).toBe('done');
+    expect(await s.get(skipped)).toBeNull();
+    expect((await s.list('done')).tasks.map((t) => t.data)).toEqual(['kept']);
+  });
+
+  it("keeps a task with its own caps when the queue's history is off, and trims by them at its finish", async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.keep({ done: { count: 0 } });
+    const plain = await finish(s, 'plain');
+    expect(await s.get(plain)).toBeNull();
+    // An age alone, on a queue whose history is off: kept all the same (with the default count).
+    const aged = await finish(s, 'aged', undefined, { keep: { done: { age: 60_000 } } });
+    expect((await s.get(aged))!.state).toBe('done');
+    // Three more with a count of their own: each finish trims to 2, 'aged' included.
+    for (const data of ['a', 'b', 'c']) await finish(s, data, `ran ${data}`, { keep: { done: { count: 2, age: 60_000 } } });
+    expect((await s.list('done')).tasks.map((t) => [t.data, t.done!.result])).toEqual([
+      ['c', 'ran c'],
+      ['b', 'ran b'],
+    ]);
+    // The keys' TTL is at least its own age (the queue's age, 24 h here, is not shortened).
+    expect(await raw.pTTL(`${s.prefix}:{default}:history`)).toBeGreaterThan(50_000);
+  });
+
+  it("trims the queue's history by its own caps at its finish, instead of the queue's", async () => {
+    const s = await redis.scheduler();
+    await s.keep({ done: { count: 10 } });
+    for (let i = 0; i < 4; i++) await finish(s, i);
+    await finish(s, 'last', undefined, { keep: { done: { count: 2 } } });
+    expect((await s.list('done')).tasks.map((t) => t.data)).toEqual(['last', 3]);
+    // Later finishes trim by the queue's caps again.
+    await finish(s, 'after');
+    expect((await s.list('done')).total).toBe(3);
+  });
+
+  it('is stored only when given, shown by get(), and repeated by runAgain()', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const plain = await s.put('plain');
+    const own = await s.put('own', { keep: { done: { count: 5, age: { hours: 1 } } } });
+    const stored = (hash: string) => raw.hGet(`${s.prefix}:{default}:tasks`, hash);
+    expect(await stored(plain.hash)).not.toContain('"kp"');
+    expect(await stored(own.hash)).toContain('"kp":{');
+    expect((await s.get(plain.hash))!.keep).toBeUndefined();
+    expect((await s.get(own.hash))!.keep).toEqual({ done: { count: 5, age: 3_600_000 } });
+    while (await s.claim().then((t) => (t ? s.ack(t) : null)));
+    expect((await s.get(own.hash))!).toMatchObject({ state: 'done', keep: { done: { count: 5, age: 3_600_000 } } });
+    expect(await s.runAgain(own.hash)).toMatchObject({ status: 'added' });
+    expect((await s.get(own.hash))!).toMatchObject({ state: 'ready', keep: { done: { count: 5, age: 3_600_000 } } });
+    const off = await s.put('off', { keep: { done: false } });
+    expect((await s.get(off.hash))!.keep).toEqual({ done: false });
+  });
+
+  it('keeps a task that goes dead not at all with dead: false, its outcome and dependents seen to', async () => {
+    const s = await redis.scheduler();
+    const kept = await s.put('kept dead', { maxAttempts: 1 });
+    const gone = await s.put('gone dead', { maxAttempts: 1, keepResult: 60_000, keep: { dead: false } });
+    const waiting = await s.put('waits', { after: [gone.hash] });
+    for (let i = 0; i < 2; i++) expect(await s.fail((await s.claim())!, { error: `boom ${i}` })).toBe('dead');
+    // Dead and listed: the other one, and the task that waited on it (its dependency failed).
+    expect((await s.list('dead')).tasks.map((t) => t.hash).sort()).toEqual([kept.hash, waiting.hash].sort());
+    expect(await s.get(gone.hash)).toBeNull();
+    // Its kept outcome says dead, and what waited on it learnt it (default policy: dead too).
+    expect(await s.result(gone.hash)).toMatchObject({ state: 'dead', error: 'boom 1' });
+    expect((await s.get(waiting.hash))!.state).toBe('dead');
+    expect((await s.stats()).totals).toMatchObject({ dead: 3 });
+  });
+
+  it('trims the dead set by its own dead caps when it goes dead, a few entries a death', async () => {
+    const s = await redis.scheduler();
+    for (const data of ['a', 'b', 'c']) {
+      await s.put(data, { maxAttempts: 1 });
+      await s.fail((await s.claim())!);
+    }
+    await s.put('d', { maxAttempts: 1, keep: { dead: { count: 2 } } });
+    // A lapsed lease ends its last attempt too (claim): the same rule.
+    await s.claim({ lease: 50 });
+    await sleep(80);
+    await s.claim();
+    expect((await s.list('dead')).tasks.map((t) => t.data)).toEqual(['d', 'c']);
+  });
+
+  it('refuses a bad keep with a ValidationError naming the field, and writes nothing', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await expect(s.put('x', { keep: { done: { count: -1 } } })).rejects.toMatchObject({ name: 'ValidationError', field: 'options.keep.done.count' });
+    await expect(s.put('x', { keep: { done: { age: 0 } } })).rejects.toMatchObject({ name: 'ValidationError', field: 'options.keep.done.age' });
+    await expect(s.put('x', { keep: { done: true } } as never)).rejects.toMatchObject({ name: 'ValidationError', field: 'options.keep.done' });
+    await expect(s.put('x', { keep: { dead: 'no' } } as never)).rejects.toMatchObject({ name: 'ValidationError', field: 'options.keep.dead' });
+    await expect(s.put('x', { keep: { dead: { count: 2, age: -5 } } })).rejects.toMatchObject({ name: 'ValidationError', field: 'options.keep.dead.age' });
+    await expect(s.putMany([{ data: 1 }, { data: 2, options: { keep: { done: { count: 1.5 } } } }])).rejects.toMatchObject({
+      name: 'ValidationError',
+      field: 'items[1].options.keep.done.count',
+    });
+    expect(await keysUnder(raw, s.prefix)).toEqual([]);
+  });
+});
+
+describe("a done task's log", () => {
+  it('is kept with the done task, readable by logs(), and goes with its history entry', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.keep({ done: { count: 1 } });
+    const { hash } = await s.put('logged');
+    const task = (await s.claim())!;
+    for (const line of ['one', 'two "quoted"\nand a newline', 'three']) expect(await s.log(task, line)).toBe(true);
+    expect(await s.ack(task)).toBe(true);
+    // The live log went with the ack; the history keeps a copy of its entries.
+    expect(await raw.exists(`${s.prefix}:{default}:logs`)).toBe(0);
+    expect((await s.logs(hash)).map((l) => l.line)).toEqual(['one', 'two "quoted"\nand a newline', 'three']);
+    // Its field in the history is no task: a hash naming it finds none.
+    expect(await s.get(`${hash}|log`)).toBeNull();
+    expect(await s.result(`${hash}|log`)).toBeNull();
+    // Trimmed (count 1): its entry and its log go.
+    await finish(s, 'next');
+    expect(await s.get(hash)).toBeNull();
+    expect(await s.logs(hash)).toEqual([]);
+    expect(await raw.hKeys(`${s.prefix}:{default}:history`)).toEqual([expect.not.stringContaining('|log')]);
+  });
+
+  it('keeps only the newest whole lines, up to 64 KiB, of a longer log', async () => {
+    const s = await redis.scheduler({ logMaxBytes: 1024 * 1024, logMaxLines: 10_000 });
+    const raw = await redis.raw();
+    const { hash } = await s.put('chatty');
+    const task = (await s.claim())!;
+    const lines = Array.from({ length: 200 }, (_, i) => `${String(i).padStart(3, '0')} ${'x'.repeat(996)}`);
+    await Promise.all(lines.map((line) => s.log(task, line)));
+    expect((await s.logs(hash)).length).toBe(200);
+    expect(await s.ack(task)).toBe(true);
+    const kept = (await s.logs(hash)).map((l) => l.line);
+    expect(kept.length).toBeGreaterThan(50);
+    expect(kept.length).toBeLessThan(70);
+    expect(kept).toEqual(lines.slice(-kept.length));
+    expect((await raw.hGet(`${s.prefix}:{default}:history`, `${hash}|log`))!.length).toBeLessThanOrEqual(65536);
+  });
+
+  it('goes when a new run of the task starts, and with the keys once idle past the age', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    await s.keep({ done: { age: 150 } });
+    const { hash } = await s.put('again');
+    let task = (await s.claim())!;
+    await s.log(task, 'first run');
+    await s.ack(task);
+    expect((await s.logs(hash)).map((l) => l.line)).toEqual(['first run']);
+    await s.put('again');
+    expect(await s.logs(hash)).toEqual([]);
+    task = (await s.claim())!;
+    await s.log(task, 'second run');
+    await s.ack(task);
+    expect((await s.logs(hash)).map((l) => l.line)).toEqual(['second run']);
+    await sleep(200);
+    expect(await s.logs(hash)).toEqual([]);
+    expect(await raw.exists(`${s.prefix}:{default}:history`)).toBe(0);
   });
 });
 

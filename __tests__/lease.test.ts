@@ -18,8 +18,19 @@ describe('claim and ack', () => {
     expect(task.token).toMatch(/^[0-9a-f]{16}:1$/);
     expect(await s.stats()).toMatchObject({ ready: 0, active: 1 });
     expect(await s.ack(task)).toBe(true);
-    // A finished task leaves nothing behind but the queue's lifetime counters, events and name.
-    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['acked', 'counts', 'events', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
+    // A finished task leaves no live record behind: only the queue's lifetime and per-minute counters,
+    // events and name, and its entry in the queue's bounded done history (on by default,
+    // lua/include/history.lua).
+    const queueKeys = (names: string[]) => [`${s.prefix}:queues`, ...names.map((k) => `${s.prefix}:{default}:${k}`)];
+    expect(await keysUnder(raw, s.prefix)).toEqual(queueKeys(['acked', 'counts', 'done', 'events', 'history', 'minutes', 'wake']));
+    expect(await raw.hKeys(`${s.prefix}:{default}:history`)).toEqual([hash]);
+    expect((await s.get(hash))!.state).toBe('done');
+    // With the history off for the queue, an ack leaves nothing of the task at all.
+    await s.keep({ done: { count: 0 } });
+    const { hash: second } = await s.put({ x: 2 });
+    expect(await s.ack((await s.claim())!)).toBe(true);
+    expect(await s.get(second)).toBeNull();
+    expect(await raw.hExists(`${s.prefix}:{default}:history`, second)).toBe(false);
   });
 
   it('answers an ack retried with the same token as before, for a while, then forgets it', async () => {
@@ -32,7 +43,8 @@ describe('claim and ack', () => {
     expect(await s.ack({ ...task, token: 'forged:1' })).toBe(false);
     await sleep(4 * 50 + 100);
     expect(await s.ack(task)).toBe(false);
-    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['counts', 'events', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
+    // The memory of acks expired (no `acked` key); the task itself is in the done history.
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['counts', 'done', 'events', 'history', 'minutes', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
   });
 
   it('returns null from an empty queue, and claimMany takes up to count in order', async () => {
@@ -160,6 +172,6 @@ describe('fail, retry and dead', () => {
     await sleep(150);
     await s.claim();
     expect(await s.get(hash)).toBeNull();
-    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['counts', 'events', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
+    expect(await keysUnder(raw, s.prefix)).toEqual([`${s.prefix}:queues`, ...['counts', 'events', 'minutes', 'wake'].map((k) => `${s.prefix}:{default}:${k}`)]);
   });
 });

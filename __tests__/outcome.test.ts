@@ -18,6 +18,8 @@ describe('results', () => {
   it('keeps a handler result for keepResult, then it is gone, keys and all', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
+    // keepResult alone: the queue's done history (on by default) would answer result() for a day.
+    await s.keep({ done: { count: 0 } });
     const { hash } = await s.put({ n: 2 }, { keepResult: 400 });
     const w = working(s, async (task) => ({ doubled: (task.data as { n: number }).n * 2, big: 2 ** 53 - 1, list: [] }));
     await eventually(async () => (await s.result(hash))?.state === 'done');
@@ -32,7 +34,7 @@ describe('results', () => {
     await eventually(async () => (await keysUnder(raw, s.prefix)).every((k) => !/:(results|kept)$/.test(k)), 3000);
   });
 
-  it('keeps nothing without keepResult (the default): a finished task is unknown', async () => {
+  it('keeps no outcome without keepResult (the default): a finished task is known to the history only', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
     const { hash } = await s.put('plain');
@@ -40,8 +42,15 @@ describe('results', () => {
     const task = (await s.claim())!;
     expect(task.keepResult).toBeNull();
     expect(await s.result(hash)).toMatchObject({ state: 'active', attempts: 1 });
-    expect(await s.ack(task, { ignored: true })).toBe(true);
-    expect(await s.result(hash)).toBeNull();
+    expect(await s.ack(task, { with: 'history' })).toBe(true);
+    // The queue's done history (on by default) answers it; no kept outcome does.
+    expect(await s.result(hash)).toMatchObject({ state: 'done', result: { with: 'history' } });
+    expect((await keysUnder(raw, s.prefix)).filter((k) => /:(results|kept|progress)$/.test(k))).toEqual([]);
+    // With the history off, a finished task is unknown.
+    await s.keep({ done: { count: 0 } });
+    const { hash: plain } = await s.put('plain, no history');
+    expect(await s.ack((await s.claim())!, { ignored: true })).toBe(true);
+    expect(await s.result(plain)).toBeNull();
     expect((await keysUnder(raw, s.prefix)).filter((k) => /:(results|kept|progress)$/.test(k))).toEqual([]);
   });
 

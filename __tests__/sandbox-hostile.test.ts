@@ -16,11 +16,11 @@ const SETTLES_WITHIN_MS = 8000;
 
 type S = Awaited<ReturnType<typeof redis.scheduler>>;
 
-/** Waits (bounded) until the task has left 'active' for good: dead, or gone (done). */
+/** Waits (bounded) until the task has left 'active' for good: dead, or done (in the queue's history, or gone). */
 async function settled(s: S, hash: string, queue?: string) {
   await eventually(async () => {
     const info = await s.get(hash, { queue });
-    return info === null || info.state === 'dead';
+    return info === null || info.state === 'dead' || info.state === 'done';
   }, SETTLES_WITHIN_MS);
   return s.get(hash, { queue });
 }

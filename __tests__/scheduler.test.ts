@@ -197,6 +197,8 @@ describe('get and stats', () => {
       keepResult: null,
       timeout: null,
       name: null,
+      ending: null,
+      schedule: null,
     });
     const task = (await s.claim())!;
     expect(await s.get(a.hash)).toMatchObject({ state: 'active', attempts: 1, leaseUntil: task.leaseUntil });
@@ -223,7 +225,8 @@ describe('get and stats', () => {
       deduplicated: 0,
       replaced: 0,
       paused: false,
-      totals: { added: 2, deduplicated: 0, replaced: 0, merged: 0, completed: 0, failed: 0, dead: 0, expired: 0, leaseLost: 0 },
+      pausedGroups: [],
+      totals: { added: 2, deduplicated: 0, replaced: 0, merged: 0, completed: 0, failed: 0, dead: 0, expired: 0, leaseLost: 0, cancelled: 0 },
       byName: {},
     });
     expect(await s.stats({ queue: 'side' })).toMatchObject({ ready: 1, delayed: 0, active: 0 });

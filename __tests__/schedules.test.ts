@@ -3,12 +3,15 @@
  * work() loop of the queue (each occurrence once across processes), listSchedules' next runs and
  * paused state, pause, resume, run now, and every()'s task template.
  */
-import type { Task } from '../lib';
+import { randomBytes } from 'node:crypto';
+import { createClient } from 'redis';
+import { createScheduler, type Task } from '../lib';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDashboard } from '../lib/surfaces/dashboard';
 import { cli } from './support/cli';
 import { eventually, sleep, uniquePrefix, useRedis } from './support/harness';
+import { startRedis } from './support/redis-server';
 
 const redis = useRedis();
 
@@ -160,6 +163,113 @@ describe('pause, resume and run now', () => {
     expect(await pending(s)).toBeGreaterThan(5);
     expect(await s.unschedule('tick')).toBe(true);
     expect(await pending(s)).toBe(0);
+  });
+});
+
+describe('which schedule put a task', () => {
+  it('says it in get(), list() and the done history: schedule(), every() and run now; null for a plain put', async () => {
+    const s = await redis.scheduler();
+    await s.schedule('hourly', { hours: 1 }, { h: 1 }, { queue: 'sched' });
+    await s.every('ticker', { hours: 1 }, { t: 1 }, { queue: 'sched' });
+    const now = await s.runScheduleNow('hourly', { queue: 'sched' });
+    const plain = await s.put({ p: 1 }, { queue: 'sched' });
+    await eventually(async () => (await s.list('delayed', { queue: 'sched' })).total === 2);
+    const delayed = await s.list('delayed', { queue: 'sched' });
+    expect(delayed.tasks.map((t) => [t.data, t.schedule]).sort()).toEqual([
+      [{ h: 1 }, 'hourly'],
+      [{ t: 1 }, 'ticker'],
+    ]);
+    expect((await s.get(now!.hash, { queue: 'sched' }))!.schedule).toBe('hourly');
+    expect((await s.get(plain.hash, { queue: 'sched' }))!.schedule).toBeNull();
+    expect((await s.list('ready', { queue: 'sched', preview: 100 })).tasks.map((t) => t.schedule).sort()).toEqual(['hourly', null]);
+    // Done, in the history: it still says which.
+    const raw = await redis.raw();
+    for (let task = await s.claim({ queue: 'sched' }); task; task = await s.claim({ queue: 'sched' })) await s.ack(task);
+    expect((await s.list('done', { queue: 'sched' })).tasks.map((t) => t.schedule).sort()).toEqual(['hourly', null]);
+    // Stored only for a schedule's task: a plain put's record has no `sc`.
+    expect(await raw.hGet(`${s.prefix}:{sched}:history`, plain.hash)).not.toContain('"sc"');
+    await s.close();
+  });
+});
+
+describe("a schedule's keep", () => {
+  it("gives each occurrence the template's keep (put's keep), for schedule() and every()", async () => {
+    const s = await redis.scheduler();
+    await s.schedule('quiet', { hours: 1 }, 'q', { queue: 'kq', keep: { done: false } });
+    await s.every('loud', { hours: 1 }, 'l', { queue: 'kq', keep: { done: { count: 5 } } });
+    const listed = await s.list('delayed', { queue: 'kq' });
+    expect(listed.tasks.map((t) => [t.data, t.keep]).sort()).toEqual([
+      ['l', { done: { count: 5 } }],
+      ['q', { done: false }],
+    ]);
+    expect((await s.listSchedules({ queue: 'kq' })).find((i) => i.name === 'quiet')!.template).toMatchObject({ keep: { done: false } });
+    // Run now, done: not kept in the history.
+    const now = (await s.runScheduleNow('quiet', { queue: 'kq' }))!;
+    expect(await s.ack((await s.claim({ queue: 'kq' }))!)).toBe(true);
+    expect(await s.get(now.hash, { queue: 'kq' })).toBeNull();
+    await expect(s.schedule('bad', { hours: 1 }, 'b', { keep: { done: { count: -1 } } })).rejects.toMatchObject({ name: 'ValidationError', field: 'options.keep.done.count' });
+    await s.close();
+  });
+});
+
+describe('listSchedules data', () => {
+  it('is typed as asked, and null (marked encrypted) for data sealed with a key this scheduler lacks', async () => {
+    const key = { id: 'k1', key: randomBytes(32) };
+    const sealed = await redis.scheduler({ encryption: { keys: [key] } });
+    await sealed.schedule('typed', { hours: 1 }, { report: 'weekly', pages: 3 });
+    interface Report {
+      report: string;
+      pages: number;
+    }
+    const [info] = await sealed.listSchedules<Report>();
+    // Typed: a Report (or null), read without a cast.
+    const pages: number | undefined = info.data?.pages;
+    expect(pages).toBe(3);
+    expect(info.data).toEqual({ report: 'weekly', pages: 3 });
+    expect(info.encrypted).toBeUndefined();
+    const blind = await redis.scheduler({ prefix: sealed.prefix });
+    const [seen] = await blind.listSchedules<Report>();
+    expect(seen).toMatchObject({ name: 'typed', data: null, encrypted: true });
+    // Plain data that is JSON null is not "encrypted".
+    await blind.schedule('nothing', { hours: 1 }, null);
+    expect((await blind.listSchedules()).find((i) => i.name === 'nothing')).toMatchObject({ data: null });
+    expect((await blind.listSchedules()).find((i) => i.name === 'nothing')!.encrypted).toBeUndefined();
+  });
+});
+
+describe('the look at a queue without schedules', () => {
+  it('costs one EXISTS while the queue has none, and a new schedule is read within a look', async () => {
+    // A server of its own: its command counts are this test's alone.
+    const server = await startRedis();
+    const s = await createScheduler({ url: server.url, onWarning: () => {} });
+    const other = await createScheduler({ url: server.url, onWarning: () => {} });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    const calls = async (command: string) =>
+      Number(
+        /calls=(\d+)/.exec(
+          String(await raw.sendCommand(['INFO', 'commandstats']))
+            .split('\n')
+            .find((l) => l.startsWith(`cmdstat_${command}:`)) ?? '',
+        )?.[1] ?? 0,
+      );
+    try {
+      const ran: string[] = [];
+      const worker = s.work(async (task) => void ran.push(task.data as string));
+      await sleep(3200);
+      // The first look read the (empty) schedules and their record; the three after it did not.
+      expect(await calls('hgetall')).toBeLessThanOrEqual(2);
+      expect(await calls('exists')).toBeGreaterThanOrEqual(3);
+      const reads = await calls('hgetall');
+      await other.schedule('tick', 200, 'tick');
+      await eventually(async () => (await calls('hgetall')) > reads + 2, 2500);
+      await eventually(() => ran.length >= 2, 5000);
+      await worker.close();
+    } finally {
+      await Promise.all([s.close(), other.close()]);
+      await raw.quit();
+      await server.stop();
+    }
   });
 });
 

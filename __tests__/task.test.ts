@@ -17,12 +17,14 @@ describe('toTaskInfo', () => {
       group: null,
       key: null,
       lastError: null,
+      ending: null,
       leaseUntil: null,
       worker: null,
       progress: null,
       keepResult: null,
       timeout: null,
       name: null,
+      schedule: null,
     });
   });
 

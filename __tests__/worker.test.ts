@@ -60,7 +60,8 @@ describe('work', () => {
     await eventually(() => started);
     await worker.close();
     expect(finished).toBe(true);
-    expect(await s.get(hash)).toBeNull();
+    // Acked: the task is in the queue's done history (on by default), no longer live.
+    expect((await s.get(hash))?.state).toBe('done');
     // A closed worker claims nothing more.
     await s.put('left for later');
     await sleep(100);
@@ -143,7 +144,7 @@ describe('work', () => {
     const { hash } = await s.put('long');
     await eventually(() => runs.length === 1);
     const b = s.work(handler, { lease: 150 }); // would take the task if the lease lapsed
-    await eventually(async () => (await s.get(hash)) === null, 3000);
+    await eventually(async () => (await s.get(hash))?.state === 'done', 3000);
     await Promise.all([a.close(), b.close()]);
     expect(runs).toEqual([1]);
   });
@@ -282,7 +283,7 @@ describe('work, with handlers that throw odd values', () => {
     await worker.close();
     expect(errors).toEqual([]);
     const info = await s.get(hash);
-    expect(info).toBeNull(); // acked on its second run
+    expect(info).toMatchObject({ state: 'done', attempts: 2 }); // acked on its second run (the done history keeps it)
     expect((await s.stats()).totals).toMatchObject({ failed: 1, completed: 1 });
   });
 

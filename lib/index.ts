@@ -4,10 +4,11 @@
  */
 export { createScheduler } from './surfaces/scheduler';
 export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, ChangeOptions, Explained, Change, Refusal, RedriveRefusal } from './surfaces/scheduler';
+export type { CancelOptions, Cancellation, PauseOptions } from './surfaces/scheduler';
 export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome, ResultOptions } from './life/outcome';
 export type { Dependency, DependencyRef, DependencyFailure } from './features/deps';
 export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './features/admin';
-export type { QueueEvent, EventType, EventsOptions, Throughput, ThroughputOptions } from './features/events';
+export type { QueueEvent, EventType, LifecycleEventType, EventsOptions, Throughput, ThroughputOptions } from './features/events';
 export type { Logger, LogFn } from './domain/log';
 export type { MetricsRegistry, MetricsOptions } from './features/metrics';
 export { instrumentOpenTelemetry } from './features/otel';
@@ -19,14 +20,16 @@ export type { PutMessage, ClaimMessage, AckMessage, FailMessage } from './featur
 export type { PutOptions } from './life/put';
 export type { ClaimOptions, FailOptions } from './life/lease';
 export type { Worker, WorkOptions } from './life/worker';
+export type { BatchWorker, BatchHandler, BatchOptions, BatchTask } from './life/batch';
 export type { Handler, Handlers } from './life/route';
-export type { Task, TaskInfo, TaskState, PutResult, PutStatus, Carrier } from './domain/task';
+export type { Task, TaskInfo, TaskState, PutResult, PutStatus, Carrier, Ending } from './domain/task';
+export type { TaskKeep, TaskCaps } from './domain/kept';
 export type { LogLine } from './life/logs';
 export type { DeadTask, ListDeadOptions } from './life/dead';
 export type { KeepOptions } from './life/history';
 export type { DoneRun } from './domain/task';
 export type { CleanOptions, ObliterateOptions } from './features/clean';
-export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit } from './features/groups';
+export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit, OrderGroupsOptions } from './features/groups';
 export type { RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './features/rates';
 export type { Schedule, EveryOptions, ScheduleInfo, TaskTemplateOptions } from './features/recurring';
 export type { ScheduleOptions } from './features/schedules';
@@ -43,6 +46,7 @@ export {
   PayloadTooLargeError,
   ClosedError,
   LeaseLostError,
+  CancelledError,
   RunTimeoutError,
   EventLoopBlockedError,
   UnknownTaskNameError,
@@ -64,5 +68,7 @@ export {
   UnreadableRecordError,
   DecryptionError,
   ReplyError,
+  UnrecoverableError,
+  RetryLaterError,
 } from './domain/errors';
-export type { ErrorCode } from './domain/errors';
+export type { ErrorCode, RetryLaterOptions } from './domain/errors';

@@ -6,7 +6,7 @@
     counts, wake, held, acked, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
     ready8, ready9, grouped, gtags, parked, gactive, glimits, paused, events, results, kept,
     progress, redirects, limits, rates, gheld, blocked, after, dependents, deplist, settle, outbox,
-    logs, moved, done, history, keep
+    logs, moved, done, history, keep, minutes, cancels
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -18,16 +18,16 @@
   ARGV[9] keep          the worker's keepResult (ms), given to each task it leases that has none; 0 for none
   ARGV[10] doneMaxCount done tasks kept (include: history) when the queue has no keep() of its own
   ARGV[11] doneMaxAge   ms a done task is kept, likewise
-  ARGV[12] acks         number of acks in this call; then 3 slots per ack, starting at ARGV[13]:
+  ARGV[12] lifecycle    1 to write the lifecycle events active, lapsed, retrying, drained, else 0
+  ARGV[13] acks         number of acks in this call; then 3 slots per ack, starting at ARGV[14]:
   ARGV[+1] id           id of a finished task
   ARGV[+2] ackToken     the lease token claim handed out for it
   ARGV[+3] result       the handler's result as JSON, for its kept outcome and the history; '' for none
-  Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', stopped early:
-    1 when the lease step passed over its bound of entries (ghosts, expired or parked tasks) before
-    it had leased `count`, for the caller to claim again at once, else 0; then 1 (acked) or
-    0 (lease lost) for each ack, then
-    id, payload, attempt, run-at, expire-at or '', trace or '', keepResult (ms) or '', timeout
-    (ms) or '', name or '', group or '' for each leased task } ]]
+  Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', stopped early: 1
+    when the lease step passed over its bound of entries (ghosts, expired or parked tasks) before it
+    had leased `count`, for the caller to claim again at once, else 0; then 1 (acked) or 0 (lease
+    lost) for each ack, then id, payload, attempt, run-at, expire-at or '', trace or '', keepResult
+    (ms) or '', timeout (ms) or '', name or '', group or '' for each leased task } ]]
 -- include: clock
 -- include: many
 -- include: wake
@@ -45,9 +45,10 @@
 -- include: upkeep
 -- include: gate
 -- include: take
+-- include: drained
 local now = nowMs()
 local BATCH = 100 -- bounds the housekeeping one call does, so a backlog never stalls Redis
-local cap = tonumber(A.events)
+local cap, life = tonumber(A.events), A.lifecycle == '1'
 local out = { now, '', '', 0 }
 
 -- 1. Acks (include: acks). `refilled` counts parked tasks moved back into `grouped` by this call.
@@ -66,7 +67,7 @@ if count == 0 then
 end
 
 -- 2. Housekeeping (include: upkeep): due tasks become ready, lapsed leases end, the dead are trimmed.
-local d, a, moved = upkeep(now, cap, BATCH)
+local d, a, moved = upkeep(now, cap, BATCH, life)
 refilled = refilled + moved
 
 -- One EXISTS for the four keys a plain queue lacks (dependency steps, pause, its own limits): a
@@ -88,16 +89,15 @@ end
 local capped, limited, held, stop
 count, capped, limited, held, stop = gate(count, now, extras, d, a, out)
 if stop then return out end
-
 -- 5. Lease (include: take).
 local taken, more, until_, stopped
-taken, more, held, moved, until_, stopped = take(out, count, now, cap, BATCH, limited, held)
+taken, more, held, moved, until_, stopped = take(out, count, now, cap, BATCH, limited, held, life)
 refilled = refilled + moved
 if stopped then out[4] = 1 end
 if until_ then a = math.min(a or until_, until_) end
-
--- Tasks that waited on tasks this call dropped as expired learn now.
+-- Tasks that waited on tasks this call dropped as expired learn now (ready ones: include: drained).
 if stepped then drain(BATCH, now, cap) end
+drainedAfter(life, cap, taken, more or stepped)
 
 -- 6. When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 -- Steps left in `settle` (a batch a call): the worker claims again at once to take the next, and

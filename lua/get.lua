@@ -11,7 +11,8 @@ local id = A.id
 local raw = A.history ~= '1' and redis.call('HGET', K.tasks, id)
 if not raw then
   -- The live record wins: a task put again after it finished is its new run.
-  local kept = redis.call('HGET', K.history, id)
+  -- Task ids hold no '|': a field with one is a kept log (include: history), no task.
+  local kept = not string.find(id, '|', 1, true) and redis.call('HGET', K.history, id)
   if not kept then return false end
   local meta, payload = split(kept)
   return { payload, meta, 'done', false }

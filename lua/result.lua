@@ -34,7 +34,8 @@ if outcome then
   if until_ and until_ > now then return { 'kept', outcome, '', '', '', stream } end
 end
 -- Kept by the history (its caps, not keepResult, bound it): an outcome string as outcomes keeps.
-local done = redis.call('HGET', K.history, id)
+-- (Task ids hold no '|': a field with one is a kept log, no task.)
+local done = not string.find(id, '|', 1, true) and redis.call('HGET', K.history, id)
 if done then
   local meta = peek(done)
   return { 'kept', 'done|' .. meta.f .. '|' .. meta.n .. '||' .. (meta.rs or ''), '', '', '', stream }

@@ -2,8 +2,9 @@
 --[[ stats: count a queue's tasks by state, plus its lifetime counters, in one consistent view.
   KEYS (as K.<name>; each described in docs/design.md#keys): ready, delayed, active, dead, counts,
     levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags,
-    parked, gactive, glimits, paused, blocked, moved
-  Returns: { ready, delayed, active, dead, waiting, paused (1|0), counter name, count, ... } ]]
+    parked, gactive, glimits, paused, blocked, moved, gpaused
+  Returns: { ready, delayed, active, dead, waiting, paused (1|0), paused groups (n), then the n
+    paused groups' names (gpause.lua), then counter name, count, ... } ]]
 -- Ready tasks wait in the level-0 list, the nine priority-level lists and the grouped set.
 local ready = redis.call('LLEN', K.ready)
 for level = 1, 9 do ready = ready + redis.call('LLEN', K['ready' .. level]) end
@@ -16,5 +17,10 @@ local out = {
   redis.call('ZCARD', K.active), redis.call('ZCARD', K.dead), redis.call('ZCARD', K.blocked),
   redis.call('EXISTS', K.paused),
 }
+-- Paused groups are few (an operator's kill switches): listed whole. A HASH (group -> 1), not a
+-- SET, so a restricted Redis user needs no command beyond the ones docket already asks for.
+local groups = redis.call('HGETALL', K.gpaused)
+table.insert(out, #groups / 2)
+for i = 1, #groups, 2 do table.insert(out, groups[i]) end
 for _, v in ipairs(redis.call('HGETALL', K.counts)) do table.insert(out, v) end
 return out

@@ -111,7 +111,7 @@ describe('on a Redis Cluster', () => {
         const first = await s.claimMany(10, { queue });
         // a's limit of 1 parks a2; b has no limit.
         expect(first.map((t) => t.data).sort()).toEqual(['a1', 'b1', 'b2']);
-        expect(await s.groupLimits({ queue })).toEqual({ default: null, groups: { a: 1 }, active: { a: 1, b: 2 } });
+        expect(await s.groupLimits({ queue })).toEqual({ default: null, groups: { a: 1 }, active: { a: 1, b: 2 }, paused: [] });
         expect(await s.ack(first.find((t) => t.data === 'a1')!)).toBe(true);
         expect((await s.claimMany(10, { queue })).map((t) => t.data)).toEqual(['a2']);
       }

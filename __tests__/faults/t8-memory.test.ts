@@ -2,9 +2,12 @@
  * T8 (issue 3): nothing piles up. 100,000 small tasks plus 10,000 duplicate puts of them go in
  * with putMany, then worker processes drain the queue. After the drain: no key beyond the queue's
  * fixed set (and, once the workers left and the ack memory's TTL ran out, only `counts`, `wake`,
- * the capped `events` stream and the registry of queue names), Redis's used_memory back near its
- * baseline (the stream's cap included), and the workers' heaps stable.
+ * the capped `events` stream, the registry of queue names and the done
+ * history, on by default and bounded: its last 1,000 tasks, as after the warm-up), Redis's
+ * used_memory back near its baseline (the stream's cap and a full history included), and the
+ * workers' heaps stable.
  */
+import { DONE_HISTORY } from '../../lib/domain/domain';
 import { eventually, keysUnder } from '../support/harness';
 import { checkInvariants, layout, pending, summary } from './support/checker';
 import { useLab } from './support/lab';
@@ -58,7 +61,8 @@ async function putAll(): Promise<number> {
 /**
  * One small cycle first (put, claim, ack, ack memory expired): Redis's first big script calls
  * leave about 0.5 MiB of one-off allocations behind (they did not grow over four more cycles in a
- * trial), which belong in the baseline, not in the figure that would reveal a leak.
+ * trial), which belong in the baseline, not in the figure that would reveal a leak. Its 5,000
+ * tasks also fill the done history to its count, so the baseline holds a full history too.
  */
 async function warmUp(): Promise<void> {
   const s = await lab.scheduler({ commandTimeout: 300 });
@@ -105,7 +109,10 @@ it('leaves no keys and no memory behind after 100,000 tasks', async () => {
   expect(added).toBe(TASKS);
   expect(Number(await lab.raw.hGet(k.counts, 'deduplicated'))).toBe(DUPLICATES);
   expect(f).toMatchObject({ puts: TASKS + DUPLICATES, ok: TASKS + DUPLICATES, lost: 0, unexpected: 0, duplicated: 0, hashConflicts: 0 });
-  expect(keys.filter((key) => ![k.counts, k.wake, k.events, `${lab.prefix}:queues`].includes(key))).toEqual([]);
+  expect(keys.filter((key) => ![k.counts, k.wake, k.events, k.done, k.history, `${lab.prefix}:queues`].includes(key))).toEqual([]);
+  // The history holds its count, no more: the last tasks done, not 100,000.
+  expect(await lab.raw.zCard(k.done)).toBe(DONE_HISTORY.count);
+  expect(await lab.raw.hLen(k.history)).toBe(DONE_HISTORY.count);
   // 210,000 outcomes went through the stream; it keeps about its cap (10,000 by default).
   expect(await lab.raw.xLen(k.events)).toBeLessThanOrEqual(11_000);
   expect(after - baseline).toBeLessThanOrEqual(Math.max(MiB, baseline / 10));

@@ -38,9 +38,9 @@ export const MAX_ERROR_CHARS = 2000;
 export const DONE_HISTORY = { count: 1000, age: 24 * 3600 * 1000 } as const;
 
 /**
- * Whether a queue without keep() keeps a history (with the DONE_HISTORY caps). Off for now: on,
- * a finished task no longer leaves nothing behind, which existing callers and tests rely on, and a
- * put of the same identity does not yet drop the earlier run's history entry (see docs/api.md,
- * History). Turning it on is this one switch.
+ * Whether a queue without keep() keeps a history (with the DONE_HISTORY caps): on. A finished task
+ * then leaves its record in the queue's bounded history (lua/include/history.lua) for list('done'),
+ * get and the dashboard's Done tab; keep({ queue, done: { count: 0 } }) turns it off for a queue,
+ * and a task's own `keep` option for one task.
  */
-export const HISTORY_BY_DEFAULT = false;
+export const HISTORY_BY_DEFAULT: boolean = true;

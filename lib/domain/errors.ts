@@ -6,6 +6,7 @@
  * One concept over 300 lines: the error hierarchy, one short class per code, and the one mapping
  * from Redis errors to it.
  */
+import type { Duration } from './time';
 
 /** The stable codes of docket's errors. */
 export type ErrorCode =
@@ -33,7 +34,10 @@ export type ErrorCode =
   | 'ERR_HASH_FUNCTION'
   | 'ERR_UNREADABLE_RECORD'
   | 'ERR_DECRYPTION'
-  | 'ERR_REPLY';
+  | 'ERR_REPLY'
+  | 'ERR_UNRECOVERABLE'
+  | 'ERR_RETRY_LATER'
+  | 'ERR_CANCELLED';
 
 /** Base class of every error docket throws. */
 export class DocketError extends Error {
@@ -160,6 +164,20 @@ export class LeaseLostError extends DocketError {
 }
 
 /**
+ * The task was cancelled while it ran (`cancel(hash, { queue, running: true })`, from any process):
+ * work() aborts the handler's signal with this error as the reason at the worker's next heartbeat.
+ * The task has ended `cancelled` by then; what the handler returns or throws afterwards is ignored.
+ */
+export class CancelledError extends DocketError {
+  readonly hash: string;
+
+  constructor(hash: string) {
+    super('ERR_CANCELLED', `task ${hash} was cancelled while it ran`);
+    this.hash = hash;
+  }
+}
+
+/**
  * The worker's event loop was blocked so long that its heartbeat fired `lagMs` late: reported to
  * work()'s onError (and the logger) when the lag reaches half the heartbeat deadline. Past the
  * deadline other workers take the worker for dead and run its tasks again.
@@ -215,6 +233,69 @@ export class UnknownTaskNameError extends DocketError {
     this.hash = hash;
     this.taskName = taskName;
   }
+}
+
+/**
+ * Thrown by a handler to end its task for good: the task goes dead at once, whatever attempts it has
+ * left, with this error as its last one (its ending: `'unrecoverable'`). For a failure no retry can
+ * mend: a 4xx, a bad address. Found by name and code as well as by class, so one thrown by another
+ * copy of docket (a sandboxed handler's) counts too.
+ */
+export class UnrecoverableError extends DocketError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_UNRECOVERABLE', message, options);
+  }
+}
+
+/** When a RetryLaterError's next attempt runs: `delay` from the failure (ms or a Duration), or `at` (a Date or epoch ms). */
+export type RetryLaterOptions = { delay: number | Duration } | { at: Date | number };
+
+/**
+ * Thrown by a handler to have its next attempt run later: after `delay`, or at `at` (a
+ * `Retry-After`), not at the back-off's time. It counts as an attempt, so at the last one the task
+ * goes dead (its ending: `'retry-later'`). Options that are not one of those throw a
+ * ValidationError here. `delay` and `at` are as given (a Date as epoch ms); the other is null.
+ */
+export class RetryLaterError extends DocketError {
+  readonly delay: number | Duration | null;
+  readonly at: number | null;
+
+  constructor(message: string, options: RetryLaterOptions, errorOptions?: { cause?: unknown }) {
+    super('ERR_RETRY_LATER', message, errorOptions);
+    const { delay, at } = retryLater(options);
+    this.delay = delay;
+    this.at = at;
+  }
+}
+
+/** The units a Duration may have, as the span options take it (domain/options/values.ts). */
+const DURATION_UNITS = ['years', 'months', 'weeks', 'days', 'hours', 'minutes', 'seconds'];
+/** The latest instant and longest span docket takes (domain/options/values.ts: MAX_INSTANT_MS, MAX_SPAN_MS). */
+const LATEST_MS = Date.UTC(4999, 11, 31, 23, 59, 59, 999);
+const LONGEST_MS = 100 * 365.25 * 24 * 3600 * 1000;
+
+/**
+ * RetryLaterError's options, checked here rather than by the zod schemas: this module is all of
+ * docket's errors a sandbox thread loads (sandbox.ts), so it imports nothing. The bounds are those
+ * of every other span and instant.
+ */
+function retryLater(options: unknown): { delay: number | Duration | null; at: number | null } {
+  const o = options as Record<string, unknown> | null;
+  if (typeof o !== 'object' || o === null) throw new ValidationError('options', 'expected { delay } or { at }');
+  const keys = Object.keys(o).filter((k) => o[k] !== undefined);
+  if (keys.length !== 1 || (keys[0] !== 'delay' && keys[0] !== 'at')) throw new ValidationError('options', `expected exactly one of delay or at, got ${keys.join(', ') || 'neither'}`);
+  const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  if (keys[0] === 'at') {
+    const ms = o.at instanceof Date ? o.at.getTime() : o.at;
+    if (!finite(ms) || ms > LATEST_MS) throw new ValidationError('options.at', 'expected a valid Date or epoch milliseconds >= 0, no later than the year 4999');
+    return { delay: null, at: Math.round(ms) };
+  }
+  const delay = o.delay;
+  if (finite(delay) && delay <= LONGEST_MS) return { delay, at: null };
+  const isDuration =
+    typeof delay === 'object' && delay !== null && !Array.isArray(delay) && Object.entries(delay).every(([k, v]) => DURATION_UNITS.includes(k) && (v === undefined || finite(v)));
+  if (!isDuration) throw new ValidationError('options.delay', 'expected milliseconds (a finite number >= 0, at most 100 years) or a Duration such as { minutes: 5 }');
+  return { delay: { ...(delay as Duration) }, at: null };
 }
 
 /**

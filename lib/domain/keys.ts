@@ -49,6 +49,9 @@ export const SUFFIXES = [
   'done',
   'history',
   'keep',
+  'minutes',
+  'cancels',
+  'gpaused',
   // Legacy keys, listed so that obliterate deletes them too. The layout before one field per task
   // (record and payload apart): read only by migrate.lua, which moves such a queue's tasks into
   // `tasks`. And 0.1's name for `redirects`: read only by rekey.lua, which moves its pointers there.

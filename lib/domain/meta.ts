@@ -19,11 +19,13 @@ export interface Meta {
   k?: string; // de-dup key
   x?: number; // expire window (ms after run-at)
   e?: number; // expire-at
-  t?: string; // lease token
+  t?: string | false; // lease token; false once cancelled while it ran (cx)
   l?: number; // lease deadline
   w?: string; // worker holding the lease
+  cx?: number; // cancelled while it ran, at (its holder's beat, or its lapse, ends it: lua/include/cancels.lua)
   tp?: string; // the producer's trace context, encoded (tracing.ts)
   err?: string; // last error
+  en?: 'unrecoverable' | 'retry-later' | 'snoozed'; // how the latest attempt ended, when not the usual 'failed'
   kr?: number; // keep the outcome this long once finished (ms)
   to?: number; // run timeout of one attempt (ms)
   nm?: string; // name
@@ -32,6 +34,8 @@ export interface Meta {
   s?: number; // first started at (its first lease)
   f?: number; // finished at (a done task, in the queue's history)
   rs?: string; // the result as acked, JSON or sealed (a done task, in the queue's history)
+  kp?: { dc?: number; da?: number; xc?: number; xa?: number }; // put's `keep`: done and dead count and age (lib/life/put.ts, keepCaps)
+  sc?: string; // the schedule that put it (an occurrence: lua/include/occurrences.lua)
 }
 
 /**

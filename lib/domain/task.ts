@@ -1,12 +1,24 @@
 /**
  * What a task looks like to callers, and how the records Lua hands back become those shapes.
  * A task's stored metadata is a small JSON object, the record part of its field in the queue's
- * `tasks` hash (docs/design.md, lib/domain/meta.ts).
+ * `tasks` hash (docs/design.md, lib/domain/meta.ts). One concept over 300 lines: a task's shapes
+ * (Task, TaskInfo, its outcomes) and how its record becomes them.
  */
 import type { TaskState } from './domain';
+import type { Span } from './time';
 import { parseMeta, type Meta } from './meta';
+import { taskKeep, type TaskKeep } from './kept';
 import { unseal, type Keyring } from './crypto';
 import { parseRecord, type Json } from './payload';
+
+/**
+ * How a task's latest attempt that did not succeed ended: `failed` (the handler threw, timed out or
+ * its lease lapsed: retried after the back-off, or dead once out of attempts), `unrecoverable` (it
+ * threw an UnrecoverableError: dead at once), `retry-later` (it threw a RetryLaterError: retried at
+ * the time it gave, or dead at its last attempt), `snoozed` (it called `task.snooze()`: delayed,
+ * the attempt not counted).
+ */
+export type Ending = 'failed' | 'unrecoverable' | 'retry-later' | 'snoozed';
 
 /** A trace context to store with a task: string fields, such as `traceparent` and `tracestate`. */
 export type Carrier = Record<string, string>;
@@ -61,6 +73,14 @@ export interface Task<T = Json> {
    * when it kept one (keepResult), else null once it is gone. Empty for a task put without `after`.
    */
   dependencies(): Promise<Dependency[]>;
+  /**
+   * Ends this attempt without counting it: the task waits `span` (ms or a Duration, from the Redis
+   * server's now) and its lease is released, so the next delivery sees the same `attempt`. Fenced
+   * like ack: resolves true once snoozed, false when the lease was lost (nothing changed). Once it
+   * resolved true, the handler's return or throw is ignored (no ack, no fail). Its last progress and
+   * log lines are stored first. Rejects with a ValidationError for a bad span, sending nothing.
+   */
+  snooze(span: Span): Promise<boolean>;
 }
 
 export type { TaskState };
@@ -90,6 +110,8 @@ export interface TaskInfo<T = Json> {
   readonly key: string | null;
   /** The last failure recorded (a handler's error, or 'lease expired'), if any. */
   readonly lastError: string | null;
+  /** How its latest attempt that did not succeed ended (see Ending), else null (and for a done task). */
+  readonly ending: Ending | null;
   /** The lease deadline while active, else null. */
   readonly leaseUntil: number | null;
   /** Which worker holds the lease (host:pid:random) while active, else null. */
@@ -102,6 +124,10 @@ export interface TaskInfo<T = Json> {
   readonly timeout: number | null;
   /** Its name (put's `name`), else null. */
   readonly name: string | null;
+  /** The schedule (schedule() or every()) whose occurrence it is, else null (a plain put). */
+  readonly schedule: string | null;
+  /** What the queue keeps once it finishes, when its put gave `keep` (see PutOptions); absent otherwise. */
+  readonly keep?: TaskKeep;
   /** Only for a done task (state 'done', kept in its queue's history): its run's result and times. */
   readonly done?: DoneRun;
   /**
@@ -165,6 +191,8 @@ export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord, k
     group: meta.g ?? null,
     key: meta.k ?? null,
     lastError: meta.err ?? null,
+    // A record without `en` that recorded a failure ended its attempt the usual way.
+    ending: state === 'done' ? null : (meta.en ?? (meta.err === undefined ? null : 'failed')),
     // A done task's record is the one it had when acked: its lease is over.
     leaseUntil: state === 'done' ? null : (meta.l ?? null),
     worker: meta.w ?? null,
@@ -172,6 +200,8 @@ export function toTaskInfo<T>(queue: string, hash: string, record: TaskRecord, k
     keepResult: meta.kr ?? null,
     timeout: meta.to ?? null,
     name: meta.nm ?? null,
+    schedule: meta.sc ?? null,
+    ...(meta.kp ? { keep: taskKeep(meta.kp) } : {}),
     ...(state === 'done' ? { done: doneRun(meta, keyring, hash) } : {}),
     ...(data === undefined || progress === undefined ? { encrypted: true } : {}),
   };
@@ -248,6 +278,8 @@ export interface DeadOutcome extends OutcomeBase {
   readonly state: 'dead';
   /** The last failure (a handler's error, or 'lease expired'). */
   readonly error: string | null;
+  /** How its last attempt ended: `failed` (out of attempts), `unrecoverable` or `retry-later` (see Ending). */
+  readonly ending: Exclude<Ending, 'snoozed'>;
   readonly finishedAt: number;
 }
 

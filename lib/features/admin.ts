@@ -32,6 +32,8 @@ export interface QueueTotals {
   expired: number;
   /** Leases that lapsed before their worker acked or failed (a crashed or stalled worker). */
   leaseLost: number;
+  /** Tasks cancelled (cancel()) before they finished: pending, or running (`running: true`). */
+  cancelled: number;
 }
 
 export interface QueueStats {
@@ -49,6 +51,8 @@ export interface QueueStats {
   replaced: number;
   /** Whether claims are paused (pause()): workers lease nothing until resume(). */
   paused: boolean;
+  /** The groups paused (pause({ queue, group })): their tasks stay put until resume(), by name. */
+  pausedGroups: string[];
   totals: QueueTotals;
   /**
    * Lifetime outcomes of named tasks, by name (put's `name`): at most 300 name-and-outcome pairs
@@ -126,10 +130,11 @@ const COUNTERS: Record<keyof QueueTotals, string> = {
   dead: 'dead',
   expired: 'expired',
   leaseLost: 'lease-lost',
+  cancelled: 'cancelled',
 };
 
 export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
-  const { ready, delayed, active, dead, waiting, paused, counters } = await ctx.scripts.run(statsOp, ctx.keys(queue), {});
+  const { ready, delayed, active, dead, waiting, paused, pausedGroups, counters } = await ctx.scripts.run(statsOp, ctx.keys(queue), {});
   const byName: Record<string, NamedTotals> = Object.create(null) as Record<string, NamedTotals>;
   for (const [field, count] of counters) {
     const bar = field.indexOf('|');
@@ -149,6 +154,7 @@ export async function stats(ctx: Context, queue: string): Promise<QueueStats> {
     deduplicated: totals.deduplicated,
     replaced: totals.replaced,
     paused,
+    pausedGroups,
     totals,
     byName: { ...byName },
   };
@@ -218,6 +224,7 @@ const UNREADABLE = {
   level: 0,
   group: null,
   key: null,
+  schedule: null,
   leaseUntil: null,
   worker: null,
   diedAt: null,
@@ -226,6 +233,7 @@ const UNREADABLE = {
   keepResult: null,
   timeout: null,
   name: null,
+  ending: null,
 } as const;
 
 /**
@@ -239,7 +247,7 @@ export async function serverTime(ctx: Context, queue = ctx.options.queue): Promi
 
 /** Pauses (`paused` true) or resumes a queue; true when this call changed its state. */
 export async function setPaused(ctx: Context, queue: string, paused: boolean): Promise<boolean> {
-  return ctx.scripts.run(pauseOp, ctx.keys(queue), { paused });
+  return ctx.scripts.run(pauseOp, ctx.keys(queue), { paused, events: ctx.options.eventsMaxLength });
 }
 
 /** The stats of several queues (a sharded queue's shards) as one: paused only when all are. */
@@ -258,5 +266,6 @@ export function sumStats(all: QueueStats[]): QueueStats {
       sum.dead += t.dead;
     }
   }
-  return { ...counts, paused: all.length > 0 && all.every((s) => s.paused), totals, byName: { ...byName } };
+  const pausedGroups = [...new Set(all.flatMap((s) => s.pausedGroups))].sort();
+  return { ...counts, paused: all.length > 0 && all.every((s) => s.paused), pausedGroups, totals, byName: { ...byName } };
 }

@@ -1,6 +1,8 @@
 /**
  * Queue events: the scripts append each task outcome (completed, failed, dead, expired,
- * deduplicated, cancelled) and each progress report to a per-queue Redis stream, capped by length (lua/include/events.lua). events()
+ * deduplicated, cancelled) and each progress report to a per-queue Redis stream, capped by length (lua/include/events.lua),
+ * and with the scheduler's option `events: 'all'` the lifecycle events too (added, active, lapsed,
+ * retrying, drained); paused and resumed always. events()
  * reads it as an async iterator, on a connection of its own, so any process can follow a queue,
  * and a producer can wait for its own task's outcome.
  */
@@ -13,23 +15,39 @@ import { errorFields } from '../domain/log';
 import { eventsOptions, parse, throughputOptions } from '../domain/options';
 import type { Keyring } from '../domain/crypto';
 import type { Json } from '../domain/payload';
-import { viewOf } from '../domain/task';
+import { viewOf, type Ending } from '../domain/task';
+import { minutesFor, readMinutes } from './minutes';
 
-export type EventType = 'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'replaced' | 'merged' | 'cancelled' | 'progress';
+/** The outcome events, always written (eventsMaxLength > 0), then the lifecycle ones (LifecycleEventType). */
+export type EventType =
+  'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'replaced' | 'merged' | 'cancelled' | 'progress' | 'snoozed' | LifecycleEventType | 'paused' | 'resumed';
+
+/**
+ * The per-task lifecycle events (BullMQ's QueueEvents), written only with the scheduler's option
+ * `events: 'all'`: `added` (a put added a task; a duplicate is `deduplicated`), `active` (a claim
+ * leased it), `lapsed` (its lease ran out: it goes back, or dead), `retrying` (a failed attempt will
+ * be retried, at `runAt`), `drained` (a claim leased the queue's last ready task).
+ */
+export type LifecycleEventType = 'added' | 'active' | 'lapsed' | 'retrying' | 'drained';
 
 export interface QueueEvent {
   /** The stream entry id: events are ordered by it, and `from` resumes after it. */
   readonly id: string;
   readonly queue: string;
   readonly type: EventType;
-  /** The task's hash, as put() returned it. */
+  /** The task's hash, as put() returned it; '' for the queue's own events (drained, paused, resumed). */
   readonly hash: string;
   /** When it happened: epoch ms on the Redis clock. */
   readonly at: number;
-  /** Which delivery it was (completed, failed, dead), else null. */
+  /** Which delivery it was (completed, failed, dead, active, lapsed, retrying, ...), else null. */
   readonly attempt: number | null;
   /** The failure, cut to its first 500 characters (failed, dead), else null; get() has it whole. */
   readonly error: string | null;
+  /**
+   * How the attempt ended (domain/task.ts, Ending): for `failed`, `dead` and `retrying`, 'failed',
+   * 'unrecoverable' or 'retry-later'; for `snoozed` (the handler called task.snooze()), 'snoozed'. Else null.
+   */
+  readonly ending: Ending | null;
   /** The progress reported (progress events of up to 1 KiB of JSON), else null; get() has a larger one. */
   readonly progress: Json | null;
   /** For `merged`: the hash of the waiting task the failed until-start task was merged into; else null. */
@@ -38,6 +56,12 @@ export interface QueueEvent {
   readonly name: string | null;
   /** For `completed`: the task's kept result (keepResult) when its JSON is at most 1 KiB; else null. */
   readonly result: Json | null;
+  /** For `active` and `lapsed`: the worker that held the lease (its id, host:pid:random); else null. */
+  readonly worker: string | null;
+  /** For `added` and `retrying`: when the task runs (its run-at), epoch ms on the Redis clock; else null. */
+  readonly runAt: number | null;
+  /** For `paused` and `resumed` of one fair group: the group; null for the whole queue's, and other events. */
+  readonly group: string | null;
   /** Present (true) when its result or progress is encrypted with a key this scheduler lacks (options.encryption). */
   readonly encrypted?: true;
 }
@@ -119,23 +143,36 @@ function isConnectionLoss(err: DocketError): boolean {
 
 function toEvent(queue: string, { id, at, fields: f }: StreamEntry, keyring: Keyring | null = null): QueueEvent {
   const attempt = f.get('attempt');
+  const runAt = f.get('runAt');
+  const type = f.get('type') as EventType;
   // Encrypted with a key this scheduler lacks (options.encryption): undefined, shown as null, marked.
   const result = f.get('result') ? viewOf(keyring, f.get('result')!, "an event's result") : null;
   const progress = f.has('progress') ? viewOf(keyring, f.get('progress')!, "an event's progress") : null;
   return {
     id,
     queue,
-    type: f.get('type') as EventType,
+    type,
     hash: f.get('id') ?? '',
     at,
     attempt: attempt === undefined ? null : Number(attempt),
     error: f.get('error') ?? null,
+    ending: endingOf(type, f.get('ending')),
     into: f.get('into') ?? null,
     name: f.get('name') ?? null,
+    worker: f.get('worker') || null,
+    runAt: runAt === undefined ? null : Number(runAt),
+    group: f.get('group') ?? null,
     result: result ?? null,
     progress: progress ?? null,
     ...(result === undefined || progress === undefined ? { encrypted: true as const } : {}),
   };
+}
+
+/** An event's ending: a snooze's is 'snoozed'; a failed, dead or retrying event's is its field (absent: an older writer's, 'failed'). */
+function endingOf(type: EventType, field: string | undefined): Ending | null {
+  if (type === 'snoozed') return 'snoozed';
+  if (type !== 'failed' && type !== 'dead' && type !== 'retrying') return null;
+  return field === 'unrecoverable' || field === 'retry-later' ? field : 'failed';
 }
 
 export interface ThroughputOptions {
@@ -143,6 +180,14 @@ export interface ThroughputOptions {
   window?: number;
   /** Width of each bucket, in ms. Default 10 s; at most 1000 buckets. */
   bucket?: number;
+  /**
+   * Where the counts come from: `'events'`, the capped events stream (every event type, to the
+   * millisecond, as far back as the stream holds); `'minutes'`, the per-minute counters of the
+   * last 24 hours (completed, failed and dead only; `bucket` a whole number of minutes). Default
+   * `'auto'`: the counters when the window is over 10 minutes and the bucket a whole number of
+   * minutes, else the stream.
+   */
+  source?: 'auto' | 'events' | 'minutes';
 }
 
 export interface Throughput {
@@ -156,13 +201,39 @@ export interface Throughput {
   since: number;
   /** Oldest first; `at` is each bucket's start. */
   buckets: Array<{ at: number } & Record<EventType, number>>;
+  /** Where the counts came from (options.source): the events stream, or the per-minute counters. */
+  source: 'events' | 'minutes';
 }
 
-const TYPES: readonly EventType[] = ['completed', 'failed', 'dead', 'expired', 'deduplicated', 'replaced', 'merged', 'cancelled', 'progress'];
+const TYPES: readonly EventType[] = [
+  'completed',
+  'failed',
+  'dead',
+  'expired',
+  'deduplicated',
+  'replaced',
+  'merged',
+  'cancelled',
+  'progress',
+  'snoozed',
+  'added',
+  'active',
+  'lapsed',
+  'retrying',
+  'drained',
+  'paused',
+  'resumed',
+];
 
 /** Outcomes per time bucket, counted from the events stream (what a throughput chart plots). */
 export async function throughput(ctx: Context, queue: string, options?: ThroughputOptions): Promise<Throughput> {
   const o = parse(throughputOptions, options ?? {}, 'options');
+  if (minutesFor(o)) {
+    // The per-minute counters (lib/features/minutes.ts) count completed, failed and dead only.
+    const m = await readMinutes(ctx, queue, o);
+    const buckets = m.buckets.map((b) => ({ ...(Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<EventType, number>), ...b }));
+    return { now: m.now, bucket: o.bucket, since: m.since, buckets, source: 'minutes' };
+  }
   const key = ctx.keys(queue).events;
   const deadline = { ms: ctx.options.commandTimeout, what: 'throughput' };
   const now = await serverTime(ctx, key, 'throughput');
@@ -187,5 +258,5 @@ export async function throughput(ctx: Context, queue: string, options?: Throughp
   const info = entries.length > 0 ? await xinfoStream(routed(ctx.conn, key, deadline), key) : null;
   const trimmed = info?.entriesAdded != null && info.entriesAdded > info.length;
   const first = trimmed && info.recordedFirstEntryId !== null ? entryTime(info.recordedFirstEntryId, 'XINFO STREAM') : 0;
-  return { now, bucket: o.bucket, since: Math.max(start, first), buckets };
+  return { now, bucket: o.bucket, since: Math.max(start, first), buckets, source: 'events' };
 }

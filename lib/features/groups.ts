@@ -7,9 +7,11 @@ import { hget, hgetall } from '../ops/commands/hashes';
 import { zcard } from '../ops/commands/zsets';
 import { routed } from '../ops/commands/via';
 import type { Context } from '../redis/context';
-import { concurrencyArg, groupLimitArg, groupLimitOptions, parse } from '../domain/options';
+import { concurrencyArg, groupLimitArg, groupLimitOptions, groupPauseOptions, orderGroupsArg, orderGroupsOptions, parse } from '../domain/options';
+import { gpause } from '../ops/gpause';
 import { cap } from '../ops/cap';
 import { limit as limitOp } from '../ops/limit';
+import { order } from '../ops/order';
 
 export interface GroupLimitOptions {
   queue?: string;
@@ -17,7 +19,7 @@ export interface GroupLimitOptions {
   group?: string;
 }
 
-/** A queue's group limits, and how many tasks each group has active now. */
+/** A queue's group limits, how many tasks each group has active now, and the paused groups. */
 export interface GroupLimits {
   /** The limit of every group without its own, or null for none. */
   default: number | null;
@@ -25,6 +27,8 @@ export interface GroupLimits {
   groups: Record<string, number>;
   /** Active tasks per group, for the groups that have any. */
   active: Record<string, number>;
+  /** The groups paused (pause({ queue, group })), by name. */
+  paused: string[];
 }
 
 /** Parked tasks moved per script call when a limit is raised or removed: keeps each call short. */
@@ -46,10 +50,56 @@ export async function groupLimits(ctx: Context, options?: { queue?: string }): P
   const deadline = { ms: ctx.options.commandTimeout, what: 'groupLimits' };
   const [limits, active] = await Promise.all([hgetall(routed(ctx.conn, keys.glimits, deadline), keys.glimits), hgetall(routed(ctx.conn, keys.gactive, deadline), keys.gactive)]);
   const numbers = (fields: Map<string, string>) => Object.fromEntries([...fields].map(([k, v]) => [k, Number(v)]));
-  const groups = numbers(limits);
+  // A paused group's flag shares the hash: field '<group>|paused' (group names have no '|'); so do
+  // ordered groups' setting ('|ordered') and held heads ('<group>|head': lua/include/controls.lua).
+  const paused = [...limits.keys()].filter((k) => k.endsWith(PAUSED)).map((k) => k.slice(0, -PAUSED.length));
+  const groups = numbers(new Map([...limits].filter(([k]) => !k.includes('|'))));
   const fallback = groups[''];
   delete groups[''];
-  return { default: fallback ?? null, groups, active: numbers(active) };
+  return { default: fallback ?? null, groups, active: numbers(active), paused: paused.sort() };
+}
+
+/** The suffix of a paused group's field in `glimits` (lua/gpause.lua). */
+const PAUSED = '|paused';
+
+/**
+ * Pauses (`paused` true) or resumes one fair group of a queue; true when this call changed its
+ * state. A paused group's tasks stay put, keeping their place; the other groups run. Resume moves
+ * its parked tasks back in their order (as many as its limit has room for), a batch a call.
+ */
+export async function pauseGroup(ctx: Context, options: unknown, paused: boolean): Promise<boolean> {
+  const o = parse(groupPauseOptions, options, 'options');
+  const keys = ctx.keys(o.queue ?? ctx.options.queue);
+  const first = await ctx.scripts.run(gpause, keys, { group: o.group, paused, more: false, batch: BATCH, events: ctx.options.eventsMaxLength });
+  // The rest of a long backlog, a batch a call; a pause in between stops it (the script checks).
+  for (let moved = first.moved; !paused && moved === BATCH;)
+    ({ moved } = await ctx.scripts.run(gpause, keys, { group: o.group, paused, more: true, batch: BATCH, events: ctx.options.eventsMaxLength }));
+  return first.changed;
+}
+
+export interface OrderGroupsOptions {
+  queue?: string;
+  /** A task that died holds its group too, until it is redriven, cancelled or purged (default false). */
+  holdOnDead?: boolean;
+}
+
+/**
+ * Makes a queue's fair groups ordered (`on` true) or not. In an ordered queue each group's tasks
+ * run one at a time in their order, and a task that will run again (a retry, a snooze, a lapsed
+ * lease; with `holdOnDead`, a death) keeps its group's head meanwhile: nothing behind it runs.
+ * Stored in Redis, so every worker applies it; turning it off releases every hold.
+ */
+export async function orderGroups(ctx: Context, on: unknown, options?: OrderGroupsOptions): Promise<void> {
+  const yes = parse(orderGroupsArg, on, 'on');
+  const o = parse(orderGroupsOptions, options ?? {}, 'options');
+  const keys = ctx.keys(o.queue ?? ctx.options.queue);
+  await ctx.scripts.run(order, keys, { mode: !yes ? 'off' : o.holdOnDead ? 'hold' : 'on' });
+  // The parked tasks the new setting has room for go back, every group, a batch a call: limit.lua
+  // from '-' moves them without touching a limit (its first call alone writes one).
+  let from: string | null = '-';
+  do {
+    ({ next: from } = await ctx.scripts.run(limitOp, keys, { group: null, limit: null, from, batch: BATCH }));
+  } while (from !== null);
 }
 
 /** The most tasks of a queue leased at once, across every worker, and how many are leased now. */

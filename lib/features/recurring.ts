@@ -8,10 +8,12 @@
 import { hget, hset } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
+import { isSealed } from '../domain/crypto';
 import { fromRedisError, type DocketError } from '../domain/errors';
 import { everyOptions, parse, scheduleName, type ParsedEveryOptions, type TaskTemplate } from '../domain/options';
 import { canonicalJson, type Json } from '../domain/payload';
 import { putOccurrences } from '../life/put';
+import type { TaskKeep } from '../domain/kept';
 import type { Span } from '../domain/time';
 import type { Duration } from '../domain/time';
 import { cancel } from '../ops/cancel';
@@ -44,6 +46,8 @@ export interface TaskTemplateOptions {
    * keepResult). The de-dup modes do not apply: each occurrence is an identity of its own, put once.
    */
   keepResult?: Span;
+  /** What the queue keeps once an occurrence is done, instead of its caps (see put's keep). */
+  keep?: TaskKeep;
   /** Until when an occurrence's identity is held: `'until-done'` (default) or `'until-start'` (see put's unique). */
   unique?: 'until-done' | 'until-start';
   /**
@@ -71,8 +75,13 @@ export interface ScheduleInfo<T = Json> {
   tz: string | null;
   /** The interval in ms, or null for a cron expression. */
   every: number | null;
-  /** The data each occurrence carries; null when it is encrypted with a key this scheduler does not have (options.encryption). */
-  data: T;
+  /**
+   * The data each occurrence carries, typed as listSchedules<T>() asks; null when it is encrypted
+   * with a key this scheduler does not have (options.encryption), with `encrypted` then true.
+   */
+  data: T | null;
+  /** Present (true) only when `data` is encrypted with a key this scheduler does not have: it reads as null. */
+  encrypted?: true;
   /** The latest occurrence put (epoch ms, Redis clock), or null before the first. */
   latest: number | null;
   /** Stored with schedule() (every work() loop of the queue keeps it going), or declared with every(). */
@@ -96,8 +105,8 @@ const RETRY_MS = 1000;
 
 /** The template part of checked every() or schedule() options, as a definition stores it. */
 export function templateOf(opts: TaskTemplate): TaskTemplate {
-  const { taskName, group, priority, timeout, expire, maxAttempts, keepResult, unique } = opts;
-  return { taskName, group, priority, timeout, expire, maxAttempts, keepResult, unique };
+  const { taskName, group, priority, timeout, expire, maxAttempts, keepResult, keep, unique } = opts;
+  return { taskName, group, priority, timeout, expire, maxAttempts, keepResult, keep, unique };
 }
 
 /** A schedule declared by this process: its loop, which keeps the next occurrence put. */
@@ -212,13 +221,15 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
     .map(([name, json]) => {
       const d = parseDefinition(name, json);
       const at = lasts.get(name);
+      const data = dataOf<T>(ctx, name, d, true);
       return {
         name,
         queue,
         cron: d.cron ?? null,
         tz: d.tz ?? null,
         every: d.every ?? null,
-        data: dataOf<T>(ctx, name, d, true) as T,
+        data,
+        ...(data === null && isSealed(d.data) ? { encrypted: true as const } : {}),
         latest: at === undefined ? null : Number(at),
         stored: d.stored === true,
         paused: d.paused === true,

@@ -7,7 +7,9 @@
  * Messages in (workerData: { docketSandbox: the module's file URL, maxResultBytes }): `run` (a task
  * as a plain object, with the names of the task methods the main thread offers), `abort` (the
  * signal's reason as name and message), `reply` (the answer to a task method call). Out: `call` (a
- * task method: progress, log, dependencies), `done`.
+ * task method: progress, log, dependencies, snooze), `done`. A thrown UnrecoverableError or
+ * RetryLaterError crosses by its code (and its time), and is rebuilt as docket's on the main
+ * thread, so it ends its attempt as it would in one thread.
  *
  * A result or progress value is checked here, by the same canonicalJson as in one thread, and
  * crosses as its JSON text: a value the main thread could not read (a list 5,000 nodes long, which
@@ -15,7 +17,7 @@
  * JSON.parse makes an own "__proto__" key an own property again, as the value had it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PayloadTooLargeError, ValidationError } from '../domain/errors';
+import { PayloadTooLargeError, RetryLaterError, UnrecoverableError, ValidationError } from '../domain/errors';
 import { canonicalJson } from '../domain/payload';
 
 /**
@@ -30,6 +32,9 @@ export interface ErrorShape {
   field?: string;
   bytes?: number;
   limit?: number;
+  /** A RetryLaterError's time: its `delay` (ms or a Duration) or its `at` (epoch ms). */
+  delay?: unknown;
+  at?: number;
 }
 
 /**
@@ -77,6 +82,9 @@ export function shapeOf(err: Error): ErrorShape {
   // Only what surely crosses: a code that is an object may be anything (a list 5,000 deep).
   if (typeof code === 'string' || typeof code === 'number') shape.code = code;
   if (typeof field === 'string') Object.assign(shape, { field, bytes: typeof bytes === 'number' ? bytes : 0, limit: typeof limit === 'number' ? limit : 0 });
+  // A RetryLaterError's time crosses with it (a Duration is plain numbers), so it ends the attempt as in one thread.
+  const { delay, at } = err as Partial<Record<'delay' | 'at', unknown>>;
+  if (shape.code === 'ERR_RETRY_LATER') Object.assign(shape, typeof at === 'number' ? { at } : { delay: JSON.parse(JSON.stringify(delay ?? null)) as unknown });
   return shape;
 }
 
@@ -88,11 +96,22 @@ export function errorOf(shape: ErrorShape): Error {
   let err: Error;
   if (shape.field !== undefined && shape.code === 'ERR_PAYLOAD_TOO_LARGE') err = new PayloadTooLargeError(shape.field, shape.bytes ?? 0, shape.limit ?? 0);
   else if (shape.field !== undefined && shape.code === 'ERR_VALIDATION') err = new ValidationError(shape.field, '');
+  else if (shape.code === 'ERR_UNRECOVERABLE') err = new UnrecoverableError('');
+  else if (shape.code === 'ERR_RETRY_LATER') err = retryLater(shape);
   else err = new Error();
   Object.assign(err, { name: shape.name, message: shape.message });
   if (shape.stack !== undefined) err.stack = shape.stack;
   if (shape.code !== undefined) Object.assign(err, { code: shape.code });
   return err;
+}
+
+/** The RetryLaterError a shape describes; one whose time does not check (not docket's) is a plain Error. */
+function retryLater(shape: ErrorShape): Error {
+  try {
+    return new RetryLaterError('', shape.at !== undefined ? { at: shape.at } : { delay: shape.delay as number });
+  } catch {
+    return new Error();
+  }
 }
 
 /** A thrown value in a form that crosses: an Error by its shape; else its JSON text, or its text. */

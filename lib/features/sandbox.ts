@@ -29,7 +29,7 @@ import type { Handler } from '../life/route';
 export const ABORT_GRACE_MS = 1000;
 
 /** The task methods a handler in a thread may call (each one the task has), run on the main thread. */
-const METHODS = ['progress', 'log', 'dependencies'];
+const METHODS = ['progress', 'log', 'dependencies', 'snooze'];
 
 /** The thread entry's code, when it has to be compiled first (see entry()). */
 let compiled: string | undefined;

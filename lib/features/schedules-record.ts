@@ -61,6 +61,7 @@ export function taskOptions(queue: string, template: Partial<TaskTemplate> | und
   if (t.expire !== undefined) given.expire = t.expire;
   if (t.maxAttempts !== undefined) given.maxAttempts = t.maxAttempts;
   if (t.keepResult !== undefined) given.keepResult = t.keepResult;
+  if (t.keep !== undefined) given.keep = t.keep;
   if (t.unique !== undefined) given.unique = t.unique;
   return given;
 }

@@ -9,6 +9,7 @@
  * hash, the `occurred` record, pause and resume, run-now and unschedule.
  */
 import { hget, hset } from '../ops/commands/hashes';
+import { exists } from '../ops/commands/keyspace';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
 import { errorFields } from '../domain/log';
@@ -30,7 +31,12 @@ export interface ScheduleOptions extends TaskTemplateOptions {
   limit?: number;
 }
 
-/** How often each work() loop looks at its queue's stored schedules. */
+/**
+ * How often each work() loop looks at its queue's stored schedules. A look at a queue that had no
+ * schedule at its last look is one EXISTS (most queues have none: a full look is three commands a
+ * second per process per queue); it reads them all once one is there, so a new schedule is still
+ * noticed within LOOK_MS (and schedule() puts its first occurrences itself, ahead of any look).
+ */
 const LOOK_MS = 1000;
 
 /**
@@ -81,7 +87,7 @@ export async function runNow(ctx: Context, queue: string, name: unknown): Promis
   const d = parseDefinition(checked, json);
   const data = dataOf(ctx, checked, d, false) as Json;
   // A key of its own, so that it is not a duplicate of an occurrence or of a task with the same data.
-  return putOne(ctx, data, taskOptions(queue, d.template, `${occurrenceKey(checked, now)}:now`));
+  return putOne(ctx, data, taskOptions(queue, d.template, `${occurrenceKey(checked, now)}:now`), checked);
 }
 
 /**
@@ -93,6 +99,8 @@ export async function runNow(ctx: Context, queue: string, name: unknown): Promis
 export class ScheduleRunner {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Whether the last look found the queue's `schedules` hash empty (gone): the next one checks that first. */
+  private empty = false;
 
   constructor(
     private readonly ctx: Context,
@@ -113,7 +121,10 @@ export class ScheduleRunner {
   /** One look at every stored schedule of the queue, or at `only` that one. */
   async look(only?: string): Promise<void> {
     const keys = this.ctx.keys(this.queue);
+    // Still none (the queue had none at the last look): one EXISTS, and nothing more to do.
+    if (this.empty && only === undefined && (await exists(routed(this.ctx.conn, keys.schedules, { ms: this.ctx.options.commandTimeout, what: 'schedules' }), keys.schedules)) === 0) return;
     const [{ defs, latest }, now] = await Promise.all([readSchedules(this.ctx, this.queue, 'schedules'), serverTime(this.ctx, keys.schedules, 'schedules')]);
+    this.empty = defs.size === 0;
     const puts = [...defs]
       .filter(([name]) => only === undefined || name === only)
       .map(([name, json]) => {

@@ -8,6 +8,10 @@
  * render, a huge JSON.parse) also stops the beats: past the deadline other workers take this one
  * for dead and run its tasks again. Each beat measures how late it fired (the loop's lag) and
  * reports a lag of half the deadline or more, so the cause shows up before tasks run twice.
+ *
+ * A beat also ends this worker's tasks that were cancelled while they ran (cancel with `running`,
+ * from any process) and hands their hashes to `cancelled`, which aborts their handlers: a cancel
+ * reaches its holder within one interval, with no read per task.
  */
 import type { Context } from '../redis/context';
 import { EventLoopBlockedError } from '../domain/errors';
@@ -38,6 +42,8 @@ export class Heartbeat {
     private readonly worker: string,
     private readonly report: (err: unknown) => void,
     private readonly timing: HeartbeatTiming = { interval: HEARTBEAT_INTERVAL_MS, deadline: HEARTBEAT_DEADLINE_MS },
+    /** Told the hashes of this worker's tasks a beat ended as cancelled: their handlers are to stop. */
+    private readonly cancelled: (hashes: string[]) => void = () => {},
   ) {}
 
   start(): void {
@@ -69,7 +75,9 @@ export class Heartbeat {
     this.report(new EventLoopBlockedError(this.worker, lag, this.timing.deadline));
   }
 
-  private beatOnce(ttl: number): Promise<number> {
-    return this.ctx.scripts.run(beat, this.keys, { worker: this.worker, ttl });
+  private async beatOnce(ttl: number): Promise<number> {
+    const { lapsed, cancelled } = await this.ctx.scripts.run(beat, this.keys, { worker: this.worker, ttl, events: this.ctx.options.eventsMaxLength });
+    if (cancelled.length > 0) this.cancelled(cancelled);
+    return lapsed;
   }
 }

@@ -37,7 +37,7 @@ export async function keep(ctx: Context, options: KeepOptions): Promise<void> {
 
 /**
  * Puts done task `hash`'s data and options (name, group, key, priority, attempts, timeout,
- * keepResult) again, as put() would: its de-dup rules apply, and the PutResult's status says what
+ * keepResult, keep) again, as put() would: its de-dup rules apply, and the PutResult's status says what
  * the put did (`added`, or `duplicate` when a run of the same task is live). null when the queue
  * has no task of that hash, done or live.
  */
@@ -58,5 +58,6 @@ export async function runAgain(ctx: Context, hash: unknown, options: { queue?: s
   if (task.key !== null) again.key = task.key;
   if (task.timeout !== null) again.timeout = task.timeout;
   if (task.keepResult !== null) again.keepResult = task.keepResult;
+  if (task.keep !== undefined) again.keep = task.keep;
   return putOne(ctx, task.data, again);
 }

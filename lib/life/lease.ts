@@ -9,18 +9,20 @@ import { ValidationError } from '../domain/errors';
 import { carry, dependencies } from '../features/deps';
 import { errorFields, thrownText } from '../domain/log';
 import { channels, decodeCarrier, traced } from '../features/tracing';
-import { claimOptions, countArg, failOptions, parse, spanArg } from '../domain/options';
+import { claimOptions, countArg, eventArgs, failOptions, parse, spanArg } from '../domain/options';
 import { claim as claimOp, type ClaimInput } from '../ops/claim';
 import { extend as extendOp } from '../ops/extend';
 import { fail as failOp, type FailOutcome } from '../ops/fail';
 import { release as releaseOp } from '../ops/release';
+import { snooze as snoozeOp } from '../ops/snooze';
 import type { Span } from '../domain/time';
 import type { Task } from '../domain/task';
 import type { Via } from '../redis/scripts';
 import { parseRecord, type Json } from '../domain/payload';
 import { unseal } from '../domain/crypto';
-import { outcomeJson, progressOf } from './progress';
-import { logsOf } from './logs';
+import { flushProgress, outcomeJson, progressOf } from './progress';
+import { flushLogs, logsOf } from './logs';
+import { endingOf } from './pipeline/endings';
 
 /** What a work() loop adds to its claims: its keepResult (ms, 0 for none), and who hears of refused progress writes. */
 export interface Worked {
@@ -41,7 +43,10 @@ export interface ClaimOptions {
 }
 
 export interface FailOptions {
-  /** The failure, recorded as the task's last error. */
+  /**
+   * The failure, recorded as the task's last error. An UnrecoverableError makes the task dead at
+   * once; a RetryLaterError's `delay` or `at` wins over `retryIn` (as when a handler throws them).
+   */
   error?: unknown;
   /** When to retry, from the Redis server's now. Default: exponential back-off with jitter. */
   retryIn?: Span;
@@ -114,7 +119,7 @@ async function claimCall<T>(
     deadMaxCount,
     deadMaxAge,
     remember: ackMemory(ctx),
-    events: ctx.options.eventsMaxLength,
+    ...eventArgs(ctx.options),
     keep,
     acks: acks.map(({ task, result }) => ({ id: task.hash, token: task.token, result })),
   };
@@ -151,6 +156,7 @@ async function claimCall<T>(
       progress: (value: Json) => progressOf(ctx, task, onProblem).report(value),
       log: (line: string) => logsOf(ctx, task, onProblem).write(line),
       dependencies: () => dependencies(ctx, queue, task.hash),
+      snooze: (span: Span) => snooze(ctx, task, span),
     };
     return withData(ctx, task, leased.payload);
   });
@@ -214,8 +220,11 @@ export function resultJson(ctx: Context, _task: Task<unknown>, result: unknown):
 export async function fail(ctx: Context, task: Task<unknown>, options?: FailOptions): Promise<FailOutcome> {
   checkTask(ctx, task);
   const o = parse(failOptions, options ?? {}, 'options');
-  const retryIn = o.retryIn ?? defaultBackoff(task.attempt);
-  const input = { id: task.hash, token: task.token, retryIn, error: describe(o.error), maxAttempts: o.maxAttempts ?? null, events: ctx.options.eventsMaxLength };
+  const how = endingOf(o.error);
+  const later = how.ending === 'retry-later' ? how : null;
+  const retryIn = later?.delay ?? o.retryIn ?? defaultBackoff(task.attempt);
+  const stream = eventArgs(ctx.options);
+  const input = { id: task.hash, token: task.token, retryIn, error: describe(o.error), maxAttempts: o.maxAttempts ?? null, ...stream, ending: how.ending, retryAt: later?.at ?? null };
   const call = async () => {
     const { outcome, carry: carried } = await ctx.scripts.run(failOp, ctx.keys(task.queue), input);
     // A task that went dead with dependents in other queues left steps for them: carried now, not
@@ -232,6 +241,39 @@ export async function fail(ctx: Context, task: Task<unknown>, options?: FailOpti
 export async function release(ctx: Context, task: Task<unknown>): Promise<boolean> {
   checkTask(ctx, task);
   return ctx.scripts.run(releaseOp, ctx.keys(task.queue), { id: task.hash, token: task.token });
+}
+
+/** The snoozes asked for, by task, while under way or once they succeeded (a refused one goes). */
+const snoozes = new WeakMap<Task<unknown>, Promise<boolean>>();
+
+/**
+ * `task.snooze(span)`: ends the attempt uncounted, the task delayed by `span`, its lease released;
+ * false once the lease is lost. Its progress and log lines go first (after it they are refused).
+ */
+export async function snooze(ctx: Context, task: Task<unknown>, span: Span): Promise<boolean> {
+  checkTask(ctx, task);
+  const delay = parse(spanArg, span, 'span');
+  const call = (async () => {
+    await flushProgress(task);
+    await flushLogs(task);
+    return ctx.scripts.run(snoozeOp, ctx.keys(task.queue), { id: task.hash, token: task.token, delay, events: ctx.options.eventsMaxLength });
+  })();
+  // Set before this call first awaits, so a handler that returns without awaiting it is not acked.
+  // Whether any snooze of this attempt took: a later, refused one does not undo an earlier one.
+  const prior = snoozes.get(task) ?? false;
+  const any = Promise.all([prior, call.catch(() => false)]).then(([before, now]) => before || now);
+  snoozes.set(task, any);
+  // Only snoozes under way or done are remembered: after refused or failed ones, the attempt goes on as it was.
+  void any.then((ok) => ok || (snoozes.get(task) === any && snoozes.delete(task)));
+  return call;
+}
+
+/**
+ * Whether `task` was snoozed (it never rejects), while a snooze of it is under way or once one took;
+ * undefined otherwise. The worker then neither acks nor fails it, nor extends its lease.
+ */
+export function snoozing(task: Task<unknown>): Promise<boolean> | undefined {
+  return snoozes.get(task);
 }
 
 /** Moves the lease deadline to now + `by` on the Redis clock; false once the lease is lost. */

@@ -12,7 +12,7 @@ import { result as resultOp, type KeptOutcome, type ResultReply } from '../ops/r
 import type { Context } from '../redis/context';
 import { ClosedError } from '../domain/errors';
 import { parseMeta } from '../domain/meta';
-import { viewOf, type DoneOutcome, type TaskOutcome } from '../domain/task';
+import { viewOf, type DeadOutcome, type DoneOutcome, type TaskOutcome } from '../domain/task';
 import type { Keyring } from '../domain/crypto';
 import type { Span } from '../domain/time';
 import { waits } from './readers';
@@ -37,7 +37,7 @@ function toOutcome(keyring: Keyring | null, queue: string, hash: string, reply: 
   if (reply.kind === 'none') return null;
   if (reply.kind === 'kept') return fromKept(keyring, queue, hash, reply.kept);
   const meta = parseMeta(reply.meta, `the metadata of task ${hash}`);
-  if (reply.state === 'dead') return { state: 'dead', hash, queue, attempts: meta.n, error: meta.err ?? null, finishedAt: Number(reply.diedAt) };
+  if (reply.state === 'dead') return { state: 'dead', hash, queue, attempts: meta.n, error: meta.err ?? null, ending: deadEnding(meta.en), finishedAt: Number(reply.diedAt) };
   const progress = reply.progress === null ? null : viewOf(keyring, reply.progress, `the progress of task ${hash}`);
   return { state: reply.state === 'active' ? 'active' : 'pending', hash, queue, attempts: meta.n, runAt: meta.r, progress: progress ?? null, ...marked(progress) };
 }
@@ -46,9 +46,14 @@ function toOutcome(keyring: Keyring | null, queue: string, hash: string, reply: 
 function fromKept(keyring: Keyring | null, queue: string, hash: string, kept: KeptOutcome): TaskOutcome {
   const base = { hash, queue, attempts: kept.attempts, finishedAt: kept.finishedAt };
   if (kept.state === 'done') return done(keyring, base, kept.result);
-  if (kept.state === 'dead') return { ...base, state: 'dead', error: kept.error };
+  if (kept.state === 'dead') return { ...base, state: 'dead', error: kept.error, ending: kept.ending };
   if (kept.state === 'merged') return { ...base, state: 'merged', into: kept.into };
   return { ...base, state: kept.state };
+}
+
+/** A dead task's ending, from its record's `en` or its event's `ending` (absent: failed). */
+function deadEnding(stored: string | null | undefined): DeadOutcome['ending'] {
+  return stored === 'unrecoverable' || stored === 'retry-later' ? stored : 'failed';
 }
 
 function finished(outcome: TaskOutcome | null): boolean {
@@ -84,7 +89,7 @@ function fromEvent(keyring: Keyring | null, queue: string, hash: string, e: Fini
   const base = { hash, queue, attempts: e.attempt, finishedAt: e.at };
   const state = FINISHES[e.type];
   if (state === 'done') return done(keyring, base, e.result || null);
-  if (state === 'dead') return { ...base, state, error: e.error };
+  if (state === 'dead') return { ...base, state, error: e.error, ending: deadEnding(e.ending) };
   if (state === 'merged') return { ...base, state, into: e.into ?? '' };
   return { ...base, state };
 }

@@ -5,7 +5,10 @@
  * that the two agree). Apart from put.ts so that the put's module is the put.
  */
 import type { DependencyFailure, DependencyRef } from '../features/deps';
+import type { TaskKeep } from '../domain/kept';
 import type { Span } from '../domain/time';
+
+export type { TaskCaps, TaskKeep } from '../domain/kept';
 
 export interface PutOptions {
   /** Queue to put into. Default: the scheduler's `queue`. */
@@ -36,6 +39,13 @@ export interface PutOptions {
    * `keepResult`, else nothing is kept.
    */
   keepResult?: Span;
+  /**
+   * What the queue keeps once this task finishes, instead of the queue's caps (keep()): `{ done:
+   * false }` keeps it out of the done history, `{ done: { count: 100, age: { hours: 1 } } }` trims
+   * the history to those caps at its finish. Stored with the task only when given. Default: the
+   * queue's.
+   */
+  keep?: TaskKeep;
   /**
    * How long the identity is taken: 'until-done' (default) while the task lives; 'until-start'
    * until a worker leases it, so a put of the same data while it runs adds a new task.

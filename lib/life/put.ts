@@ -19,7 +19,7 @@ import type { Carrier, PutResult, PutStatus } from '../domain/task';
 import { PayloadTooLargeError, ValidationError } from '../domain/errors';
 import { identityOf } from '../domain/hashing';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/domain';
-import { parse, putOptions } from '../domain/options';
+import { eventArgs, parse, putOptions } from '../domain/options';
 import { canonicalJson, type Json } from '../domain/payload';
 import { put, type PutCode, type PutItem } from '../ops/put';
 import type { PutOptions } from './put-options';
@@ -40,6 +40,8 @@ interface Prepared {
   options: ParsedPut;
   /** Other queues its `after` names: they must exist, and its put is carried to them. */
   others: string[];
+  /** The schedule that puts it (runNow), for its record; '' for none. */
+  schedule: string;
 }
 type ParsedPut = typeof DEFAULTS;
 
@@ -50,9 +52,12 @@ export async function putMany(ctx: Context, items: Array<{ data: Json; options?:
   return withTrace(prepared, async () => (await Promise.all(chunks(ctx, prepared).map((c) => c.results))).flat());
 }
 
-/** Puts one task, in the same script call as the other puts of this turn of the event loop. */
-export function putOne(ctx: Context, data: Json, options: unknown): Promise<PutResult> {
-  const prepared = prepare(ctx, { data, options }, '');
+/**
+ * Puts one task, in the same script call as the other puts of this turn of the event loop.
+ * `schedule` names the schedule that puts it outside its occurrences (runScheduleNow), for its record.
+ */
+export function putOne(ctx: Context, data: Json, options: unknown, schedule = ''): Promise<PutResult> {
+  const prepared = prepare(ctx, { data, options }, '', schedule);
   // Not async, and no await unless the task waits on another queue: the common put goes to its
   // gathered call with no extra promise in between (an async wrapper cost about 5% of put's rate).
   if (prepared.others.length > 0) return checkQueues(ctx, [prepared]).then(() => sendOne(ctx, prepared));
@@ -77,7 +82,7 @@ function withTrace(prepared: Prepared[], send: () => Promise<PutResult[]>): Prom
     () => {
       items.forEach((item, i) => {
         const trace = encodeCarrier(item.carrier);
-        if (trace !== '') prepared[i].item.options = optionsJson(prepared[i].options, trace);
+        if (trace !== '') prepared[i].item.options = optionsJson(prepared[i].options, trace, prepared[i].schedule);
       });
       return send();
     },
@@ -166,6 +171,12 @@ function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; resul
   }
   void (async () => {
     for (let i = 0; i < calls.length; i++) {
+      // The rest wait for the first call's answer: on a Redis that lost its script cache (a new or
+      // restarted server, SCRIPT FLUSH) the first answers NOSCRIPT and is sent again with EVAL,
+      // and a second already sent behind it would be retried after a third that found the script
+      // loaded: the chunks, and so the tasks, would be stored out of put order (ordered groups
+      // rely on it). Once the first is answered the script is loaded.
+      if (i === 1) await calls[0].results.catch(() => undefined);
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       calls[i].go();
     }
@@ -173,7 +184,7 @@ function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; resul
   return calls;
 }
 
-function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string): Prepared {
+function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string, schedule = ''): Prepared {
   if (at && (typeof item !== 'object' || item === null)) throw new ValidationError(at.slice(0, -1), 'expected { data, options }');
   const o = item.options == null ? DEFAULTS : parse(putOptions, item.options, `${at}options`);
   const payload = canonicalJson(item.data, `${at}data`, { bytes: ctx.options.maxPayloadBytes });
@@ -184,7 +195,7 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
   // Sealed deterministically, so that put.lua's de-dup compares equal payloads as equal (crypto.ts).
   const stored = ctx.keyring ? ctx.keyring.seal(payload, true) : payload;
-  return { queue, item: { id, payload: stored, options: optionsJson(o, ''), after }, bytes, options: o, others: otherQueues(queue, after) };
+  return { queue, item: { id, payload: stored, options: optionsJson(o, '', schedule), after }, bytes, options: o, others: otherQueues(queue, after), schedule };
 }
 
 /**
@@ -214,8 +225,8 @@ async function checkQueues(ctx: Context, prepared: Prepared[]): Promise<void> {
  * options given, by the short names lua/include/options.lua decodes (once, by cjson); a default
  * is left out. `trace` is an encoded carrier.
  */
-function optionsJson(o: ParsedPut, trace: string): string {
-  const given: Record<string, string | number> = {};
+function optionsJson(o: ParsedPut, trace: string, schedule: string): string {
+  const given: Record<string, string | number | Record<string, number>> = {};
   if (o.delay !== undefined) given.d = o.delay;
   if (o.at !== undefined) given.a = o.at;
   if (o.priority !== 0) given.p = o.priority;
@@ -224,13 +235,33 @@ function optionsJson(o: ParsedPut, trace: string): string {
   if (o.group !== undefined) given.g = o.group;
   if (trace !== '') given.tr = trace;
   if (o.keepResult !== undefined) given.kr = o.keepResult;
+  const kp = o.keep === undefined ? {} : keepCaps(o.keep);
+  if (Object.keys(kp).length > 0) given.kp = kp;
   const mode = `${o.unique === 'until-start' ? 's' : ''}${o.onDuplicate === 'replace' ? 'r' : o.onDuplicate === 'debounce' ? 'd' : ''}`;
   if (mode !== '') given.md = mode;
   if (o.dedupWindow !== undefined) given.w = o.dedupWindow;
   if (o.timeout !== undefined) given.to = o.timeout;
   if (o.name !== undefined) given.nm = o.name;
   if (o.key !== undefined) given.k = o.key;
+  if (schedule !== '') given.sc = schedule;
   return Object.keys(given).length > 0 ? JSON.stringify(given) : '';
+}
+
+/**
+ * put's `keep`, as the record stores it (meta.kp, read by lua/include/history.lua and deadcaps.lua):
+ * flat, by short name, only the caps given: dc and da the done count and age, xc and xa the dead
+ * ones; false is a count of 0 (not kept). Empty caps are left out whole.
+ */
+function keepCaps(keep: NonNullable<ParsedPut['keep']>): Record<string, number> {
+  const caps: Record<string, number> = {};
+  for (const [kind, c, a] of [[keep.done, 'dc', 'da'] as const, [keep.dead, 'xc', 'xa'] as const]) {
+    if (kind === false) caps[c] = 0;
+    else if (kind !== undefined) {
+      if (kind.count !== undefined) caps[c] = kind.count;
+      if (kind.age !== undefined) caps[a] = kind.age;
+    }
+  }
+  return caps;
 }
 
 /**
@@ -253,7 +284,7 @@ const STATUS: Record<PutCode, PutStatus> = { 1: 'added', 2: 'revived', 3: 'repla
 
 /** One put.lua call; `code` is 1 (added), 2 (revived), 3 (replaced), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
 async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: PutCode; result: PutResult }>> {
-  const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, events: ctx.options.eventsMaxLength, items: chunk.map((p) => p.item) };
+  const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, ...eventArgs(ctx.options), items: chunk.map((p) => p.item) };
   const answers = await ctx.scripts.run(put, ctx.keys(queue), input);
   // A task that waits on tasks of other queues registers with them through the outbox: carried
   // now, so that the put returns with it done (if this fails, the queue's next claim carries it).

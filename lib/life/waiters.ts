@@ -22,6 +22,8 @@ export interface Finish {
   attempt: number;
   error: string | null;
   into: string | null;
+  /** A failed or dead event's ending (lua/include/attempt.lua), else null. */
+  ending?: string | null;
   /** A completed event's kept result as JSON ('' for none), when it carried one. */
   result?: string;
 }
@@ -98,7 +100,16 @@ export class Stream {
       const type = f.get('type') ?? '';
       const waiters = FINISHES[type] ? this.waiting.get(f.get('id') ?? '') : undefined;
       if (!waiters) continue;
-      const finish = { entry: entry.id, type, at: entry.at, attempt: Number(f.get('attempt') ?? 0), error: f.get('error') ?? null, into: f.get('into') ?? null, result: f.get('result') };
+      const finish = {
+        entry: entry.id,
+        type,
+        at: entry.at,
+        attempt: Number(f.get('attempt') ?? 0),
+        error: f.get('error') ?? null,
+        into: f.get('into') ?? null,
+        ending: f.get('ending') ?? null,
+        result: f.get('result'),
+      };
       for (const w of waiters) if (after(entry.id, w.from)) w.notify(finish);
     }
   }

@@ -15,8 +15,12 @@ export interface WorkOptions {
   lease?: Span;
   /** Overrides each task's maxAttempts when this worker fails it. */
   maxAttempts?: number;
-  /** ms to wait before retry number `attempt`. Default: exponential with jitter, capped at 10 min. */
-  backoff?: (attempt: number) => number;
+  /**
+   * ms to wait before retry number `attempt`, given `error`, what the handler threw (or the
+   * RunTimeoutError, a LeaseLostError ...): say, longer for a 429 than for a 500. Default:
+   * exponential with jitter, capped at 10 min. A RetryLaterError's own time wins over it.
+   */
+  backoff?: (attempt: number, error: unknown) => number;
   /** Aborting it closes the worker. */
   signal?: AbortSignal;
   /** Called with errors the worker recovered from (Redis errors, lost leases), each a DocketError. */

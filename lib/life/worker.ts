@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { newWorkerId, type Context } from '../redis/context';
-import { ClosedError, fromRedisError, ValidationError } from '../domain/errors';
+import { CancelledError, ClosedError, fromRedisError, ValidationError } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';
 import { claimBatch, type ClaimBatch, type Worked } from './lease';
 import { Heartbeat } from './heartbeat';
@@ -104,7 +104,9 @@ export class Worker {
     // Its keepResult goes to the tasks it leases; a refused progress write is reported as a refused ack is.
     this.worked = { keep: this.opts.keepResult ?? 0, onProblem: report };
     this.closed = new Promise((resolve) => (this.finish = resolve));
-    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, report, { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline });
+    // Tasks cancelled while they ran (cancel with `running`): a beat ended them; their handlers stop.
+    const cancelled = (hashes: string[]) => this.running.forEach((run) => hashes.includes(run.task.hash) && run.controller.abort(new CancelledError(run.task.hash)));
+    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, report, { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline }, cancelled);
     this.idle = new IdleWait(ctx, this.keys, report);
     this.acks = new Acks(
       (acks) => claimBatch(ctx, this.queue, 0, this.opts.lease, this.id, acks),

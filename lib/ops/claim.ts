@@ -35,6 +35,8 @@ export interface ClaimInput {
   doneMaxCount?: number;
   /** How long (ms) a done task is kept, likewise. */
   doneMaxAge?: number;
+  /** Write the lifecycle events active, lapsed, retrying and drained (the scheduler's option events: 'all'). Default false. */
+  lifecycle?: boolean;
   acks: readonly AckItem[];
 }
 
@@ -103,13 +105,15 @@ export const claim = script<ClaimInput, ClaimReply>({
     'done',
     'history',
     'keep',
+    'minutes',
+    'cancels',
   ],
-  args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'doneMaxCount', 'doneMaxAge', 'acks'],
+  args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'doneMaxCount', 'doneMaxAge', 'lifecycle', 'acks'],
   each: ['id', 'ackToken', 'result'],
   encode(i) {
     // A queue without keep() of its own keeps what the defaults say (lua/include/history.lua).
     const done = [i.doneMaxCount ?? (HISTORY_BY_DEFAULT ? DONE_HISTORY.count : 0), i.doneMaxAge ?? DONE_HISTORY.age];
-    const argv: Array<string | number> = [i.count, i.lease, i.token, i.worker, i.deadMaxCount, i.deadMaxAge, i.remember, i.events, i.keep, ...done, i.acks.length];
+    const argv: Array<string | number> = [i.count, i.lease, i.token, i.worker, i.deadMaxCount, i.deadMaxAge, i.remember, i.events, i.keep, ...done, i.lifecycle ? 1 : 0, i.acks.length];
     for (const a of i.acks) argv.push(a.id, a.token, a.result);
     return argv;
   },

@@ -15,6 +15,15 @@ export interface FailInput {
   /** Overrides the task's own maxAttempts, or null to keep it. */
   maxAttempts: number | null;
   events: number;
+  /**
+   * How the handler ended the attempt (domain/task.ts, Ending): 'failed', 'unrecoverable' (dead at
+   * once) or 'retry-later'. Default 'failed'.
+   */
+  ending?: 'failed' | 'unrecoverable' | 'retry-later';
+  /** When the retry runs, epoch ms on the Redis clock (a RetryLaterError's `at`): wins over retryIn. */
+  retryAt?: number | null;
+  /** Write the `retrying` event of a retry (the scheduler's option events: 'all'). Default false. */
+  lifecycle?: boolean;
 }
 
 export type FailOutcome = 'retry' | 'dead' | 'merged' | 'lost';
@@ -30,9 +39,28 @@ const FAIL_OUTCOMES: readonly FailOutcome[] = ['retry', 'dead', 'merged', 'lost'
 export const fail = script<FailInput, FailReply>({
   name: 'fail',
   flags: 'allow-oom',
-  keys: ['active', 'delayed', 'ready', 'tasks', 'dead', 'counts', 'wake', 'held', ...LEVEL_KEYS, 'events', 'results', 'kept', 'progress', 'redirects', 'limits', ...DEPS_KEYS, 'logs'],
-  args: ['id', 'token', 'retryIn', 'error', 'maxAttempts', 'events'],
-  encode: (i) => [i.id, i.token, i.retryIn, i.error, i.maxAttempts ?? '', i.events],
+  keys: [
+    'active',
+    'delayed',
+    'ready',
+    'tasks',
+    'dead',
+    'counts',
+    'wake',
+    'held',
+    ...LEVEL_KEYS,
+    'events',
+    'results',
+    'kept',
+    'progress',
+    'redirects',
+    'limits',
+    ...DEPS_KEYS,
+    'logs',
+    'minutes',
+  ],
+  args: ['id', 'token', 'retryIn', 'error', 'maxAttempts', 'events', 'ending', 'retryAt', 'lifecycle'],
+  encode: (i) => [i.id, i.token, i.retryIn, i.error, i.maxAttempts ?? '', i.events, i.ending ?? 'failed', i.retryAt ?? '', i.lifecycle ? 1 : 0],
   decode(reply) {
     const answer = text('fail', reply, 'the reply');
     const carry = answer.endsWith(':carry');

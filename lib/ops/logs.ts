@@ -1,4 +1,7 @@
-/** logs: read one task's log, oldest line first, in one consistent view (include: logs has the layout). */
+/**
+ * logs: read one task's log, oldest line first, in one consistent view (include: logs has the
+ * layout); a done task's from the history, which keeps its newest entries (include: history).
+ */
 import { script } from '../redis/op';
 import { array, text } from '../redis/reply';
 
@@ -9,7 +12,7 @@ import { array, text } from '../redis/reply';
 export const logs = script<{ id: string }, string[]>({
   name: 'logs',
   flags: 'no-writes',
-  keys: ['logs'],
+  keys: ['logs', 'history'],
   args: ['id'],
   encode: (i) => [i.id],
   decode: (reply) => array('logs', reply).map((entry, i) => text('logs', entry, `entry ${i + 1}`)),

@@ -24,6 +24,8 @@ export interface PutInput {
   /** '' for plain puts, else the recurring schedule whose occurrences these are. */
   schedule: string;
   events: number;
+  /** Write an `added` event per task added (the scheduler's option events: 'all'). Default false. */
+  lifecycle?: boolean;
   items: readonly PutItem[];
 }
 
@@ -67,10 +69,10 @@ export const put = script<PutInput, PutAnswer[]>({
     'history',
     'done',
   ],
-  args: ['count', 'maxAttempts', 'schedule', 'events'],
+  args: ['count', 'maxAttempts', 'schedule', 'events', 'lifecycle'],
   each: ['id', 'payload', 'options', 'after'],
   encode(i) {
-    const argv: Array<string | number> = [i.items.length, i.maxAttempts, i.schedule, i.events];
+    const argv: Array<string | number> = [i.items.length, i.maxAttempts, i.schedule, i.events, i.lifecycle ? 1 : 0];
     for (const item of i.items) argv.push(item.id, item.payload, item.options, item.after);
     return argv;
   },

@@ -12,21 +12,27 @@ import { array, maybeNum, maybeText, num, oneOf, text } from '../redis/reply';
  * result JSON (null for none), a dead one's last error, a merged one's task it was merged into.
  */
 export type KeptOutcome = { finishedAt: number; attempts: number; keepUntil: number | null } & (
-  { state: 'done'; result: string | null } | { state: 'dead'; error: string } | { state: 'merged'; into: string } | { state: 'expired' | 'cancelled' }
+  | { state: 'done'; result: string | null }
+  | { state: 'dead'; error: string; ending: 'failed' | 'unrecoverable' | 'retry-later' }
+  | { state: 'merged'; into: string }
+  | { state: 'expired' | 'cancelled' }
 );
 
 /**
  * The kept outcome's one string: 'state|finished-at|attempts|keep-until|body' (the body may hold
- * '|'); keep-until '' for a done task read from the history (lua/include/history.lua).
+ * '|'); keep-until '' for a done task read from the history (lua/include/history.lua). A dead
+ * task's state carries its ending when that is not the usual one: 'dead:unrecoverable',
+ * 'dead:retry-later' (lua/include/attempt.lua).
  */
 function kept(stored: string): KeptOutcome {
   const m = /^([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|([\s\S]*)$/.exec(stored);
   if (!m) throw new ReplyError('result', `the outcome: expected 'state|finished-at|attempts|keep-until|body', got ${JSON.stringify(stored.slice(0, 80))}`);
   const [, state, finishedAt, attempts, keepUntil, body] = m;
   const base = { finishedAt: num('result', finishedAt, 'finished-at'), attempts: num('result', attempts, 'the attempts'), keepUntil: maybeNum('result', keepUntil, 'keep-until') };
-  const s = oneOf('result', state, ['done', 'dead', 'merged', 'expired', 'cancelled'] as const, 'the outcome state');
+  const [named, ending = 'failed'] = state.split(':');
+  const s = oneOf('result', named, ['done', 'dead', 'merged', 'expired', 'cancelled'] as const, 'the outcome state');
   if (s === 'done') return { ...base, state: s, result: body === '' ? null : body };
-  if (s === 'dead') return { ...base, state: s, error: body };
+  if (s === 'dead') return { ...base, state: s, error: body, ending: oneOf('result', ending, ['failed', 'unrecoverable', 'retry-later'] as const, 'the ending') };
   if (s === 'merged') return { ...base, state: s, into: body };
   return { ...base, state: s };
 }

@@ -16,6 +16,8 @@ import type { PutOptions } from '../life/put';
 import type { Handler, Handlers } from '../life/route';
 import type { PutResult, TaskInfo } from '../domain/task';
 import type { Worker, WorkOptions } from '../life/worker';
+import type { BatchHandler, BatchOptions, BatchWorker } from '../life/batch';
+import type { OrderGroupsOptions } from '../features/groups';
 
 /**
  * The name argument of `queue<T, R>(name)`: a string when `T` and `R` are JSON (see
@@ -46,12 +48,16 @@ export interface Queue<T = Json, R = Json> {
   work(handlers: Handlers<T, R>, options?: WorkOptions): Worker;
   /** Runs the tasks of this queue through `handler`, whose result is an `R` (see Scheduler.work). */
   work(handler: Handler<T, R>, options?: WorkOptions): Worker;
+  /** Runs the tasks of this queue in batches through `handler`, whose results are `R`s (see Scheduler.workBatch). */
+  workBatch(handler: BatchHandler<T, R>, options?: BatchOptions): BatchWorker;
   /** A task of this queue and its state, or null (see Scheduler.get). */
   get(hash: string, options?: { queue?: string }): Promise<TaskInfo<T> | null>;
   /** What docket knows of a task of this queue, or null (see Scheduler.result); a done task's result is an `R`. */
   result<Result = R>(hash: string, options?: ResultOptions): Promise<TaskOutcome<Result> | null>;
   /** The outcomes of this queue's tasks as they happen (see Scheduler.events). */
   events(options?: EventsOptions & { queue?: string }): AsyncIterableIterator<QueueEvent>;
+  /** Makes this queue's fair groups run in order, one task at a time, or not (see Scheduler.orderGroups). */
+  orderGroups(on: boolean, options?: OrderGroupsOptions): Promise<void>;
 }
 
 /**
@@ -62,9 +68,11 @@ export interface QueueTarget {
   put(data: Json, options: PutOptions): Promise<PutResult>;
   putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
   work(handler: Handler, options: WorkOptions): Worker;
+  workBatch(handler: BatchHandler, options: BatchOptions): BatchWorker;
   get<T>(hash: string, options: { queue: string }): Promise<TaskInfo<T> | null>;
   result<R>(hash: string, options: ResultOptions): Promise<TaskOutcome<R> | null>;
   events(options: EventsOptions & { queue: string }): AsyncIterableIterator<QueueEvent>;
+  orderGroups(on: boolean, options: OrderGroupsOptions & { queue: string }): Promise<void>;
 }
 
 /** The handle on queue `name` (already checked) of `scheduler`. */
@@ -107,6 +115,10 @@ class TypedQueue<T, R> implements Queue<T, R> {
     return this.scheduler.work(handler as unknown as Handler, this.bound(options, 'options'));
   }
 
+  workBatch(handler: BatchHandler<T, R>, options?: BatchOptions): BatchWorker {
+    return this.scheduler.workBatch(handler as unknown as BatchHandler, this.bound(options, 'options'));
+  }
+
   async get(hash: string, options?: { queue?: string }): Promise<TaskInfo<T> | null> {
     return this.scheduler.get<T>(hash, this.bound(options, 'options'));
   }
@@ -117,6 +129,10 @@ class TypedQueue<T, R> implements Queue<T, R> {
 
   events(options?: EventsOptions & { queue?: string }): AsyncIterableIterator<QueueEvent> {
     return this.scheduler.events(this.bound(options, 'options'));
+  }
+
+  async orderGroups(on: boolean, options?: OrderGroupsOptions): Promise<void> {
+    return this.scheduler.orderGroups(on, this.bound(options, 'options'));
   }
 
   /**

@@ -3,12 +3,14 @@
  * option types several methods share. This is the API reference in code (docs/api.md follows it,
  * and docs-examples.test.ts checks the docs' signatures against it), kept apart from the object
  * that fulfils it (scheduler.ts) so that it reads as a contract, not as the wiring behind it.
+ * One concept over 300 lines: the Scheduler's contract, every method with its overloads and its
+ * documentation, and the option types that several of them share.
  */
 import type { ListOptions, PreviewListOptions, PreviewPage, QueueStats, TaskPage } from '../features/admin';
 import type { CleanOptions, ObliterateOptions } from '../features/clean';
 import type { Dependency } from '../features/deps';
 import type { EventsOptions, QueueEvent, Throughput, ThroughputOptions } from '../features/events';
-import type { ConcurrencyLimit, GroupLimitOptions, GroupLimits } from '../features/groups';
+import type { ConcurrencyLimit, GroupLimitOptions, GroupLimits, OrderGroupsOptions } from '../features/groups';
 import type { MetricsOptions, MetricsRegistry } from '../features/metrics';
 import type { RateLimitInput, RateLimitOptions, RateLimits } from '../features/rates';
 import type { EveryOptions, Schedule, ScheduleInfo } from '../features/recurring';
@@ -22,6 +24,7 @@ import type { ResultOptions, TaskOutcome } from '../life/outcome';
 import type { PutOptions } from '../life/put';
 import type { Handler, Handlers } from '../life/route';
 import type { Worker, WorkOptions } from '../life/worker';
+import type { BatchHandler, BatchOptions, BatchWorker } from '../life/batch';
 import type { Json, JsonCompatible } from '../domain/payload';
 import type { PutResult, Task, TaskInfo, TaskState } from '../domain/task';
 import type { Span } from '../domain/time';
@@ -45,6 +48,29 @@ export interface ChangeOptions extends QueueOption {
 /** ChangeOptions asking why: the call resolves to a {@link Change}. */
 export interface Explained extends ChangeOptions {
   explain: true;
+}
+
+/** Options of cancel(): a change's, and `running` to cancel an active task too. */
+export interface CancelOptions extends ChangeOptions {
+  /**
+   * true: an active task is cancelled too. Its holder's lease token goes at once (its late ack or
+   * fail is refused), its handler's signal aborts with a CancelledError at the holder's next
+   * heartbeat, wherever it runs, and the task ends `cancelled` then (or when its lease lapses, if
+   * the holder died). Default false: an active task is refused.
+   */
+  running?: boolean;
+}
+
+/**
+ * cancel()'s answer with `explain: true`: a {@link Change}; for an active task cancelled with
+ * `running`, also `worker`, the holder that stops it at its next heartbeat ('' if not recorded).
+ */
+export type Cancellation = Change | { done: true; worker: string };
+
+/** Options of pause() and resume(): a queue, and `group` to pause or resume only that group's tasks. */
+export interface PauseOptions extends QueueOption {
+  /** The one fair group whose tasks stay put (pause) or run again (resume); the others go on. */
+  group?: string;
 }
 
 export type { Change, Refusal } from '../redis/reply';
@@ -97,10 +123,11 @@ export interface Scheduler {
   changePriority(hash: string, priority: boolean | number, options?: ChangeOptions): Promise<boolean>;
   /**
    * Deletes a delayed, ready, waiting or dead task. True when deleted; false for an active or
-   * unknown task. With `explain: true`, resolves to a {@link Change}.
+   * unknown task. With `running: true`, an active task is cancelled too (see CancelOptions): true
+   * once its holder is told. With `explain: true`, resolves to a {@link Cancellation}.
    */
-  cancel(hash: string, options: Explained): Promise<Change>;
-  cancel(hash: string, options?: ChangeOptions): Promise<boolean>;
+  cancel(hash: string, options: CancelOptions & Explained): Promise<Cancellation>;
+  cancel(hash: string, options?: CancelOptions): Promise<boolean>;
   get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null>;
   claim<T = Json>(options?: ClaimOptions): Promise<Task<T> | null>;
   claimMany<T = Json>(count: number, options?: ClaimOptions): Promise<Task<T>[]>;
@@ -140,6 +167,11 @@ export interface Scheduler {
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'>;
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
   /**
+   * Ends a claimed task's attempt without counting it, as `task.snooze(span)` does: the task waits
+   * `span` and its lease is released; false once the lease is lost (fenced like ack).
+   */
+  snooze(task: Task<unknown>, span: Span): Promise<boolean>;
+  /**
    * Runs a handler module (a path, relative to the working directory, or a file URL; its default
    * export or module.exports: a handler, or handlers by name) in worker threads; see sandbox.ts.
    */
@@ -147,13 +179,26 @@ export interface Scheduler {
   /** Runs each task by the handler of its name (`'*'` for any other); see Handlers. */
   work<T = Json>(handlers: Handlers<T>, options?: WorkOptions): Worker;
   work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
+  /**
+   * Runs the tasks of a queue in batches: `handler` gets up to `size` tasks at once (waiting at
+   * most `wait` for a batch to fill once it has one), all leased, their leases kept alive together,
+   * up to `concurrency` batches at once. It resolves to `undefined` or to one result per task (in
+   * order) to ack them all, throws to fail them all, or fails single tasks with `task.fail(error)`.
+   * Each task keeps the rules of a single one: fencing, run timeouts (the batch's is its tasks'
+   * shortest), keepResult, endings, snooze, cancel, and the queue's limits counted per task. It
+   * takes tasks of any name. Returns a worker to close(), as work() does.
+   */
+  workBatch<T = Json, R = Json>(handler: BatchHandler<T, R>, options?: BatchOptions): BatchWorker;
   stats(options?: QueueOption): Promise<QueueStats>;
-  /** Stops claims on a queue for every worker (puts are still accepted); false if it was paused. */
-  pause(options?: QueueOption): Promise<boolean>;
+  /**
+   * Stops claims on a queue for every worker (puts are still accepted); false if it was paused.
+   * With `group`, only that group's tasks stay put (keeping their place), the others run.
+   */
+  pause(options?: PauseOptions): Promise<boolean>;
   /** @deprecated The queue as a string: pass `{ queue }`, as every other method takes it. */
   pause(queue: string): Promise<boolean>;
-  /** Lets workers claim from a paused queue again; false if it was not paused. */
-  resume(options?: QueueOption): Promise<boolean>;
+  /** Lets workers claim from a paused queue (or `group`) again; false if it was not paused. */
+  resume(options?: PauseOptions): Promise<boolean>;
   /** @deprecated The queue as a string: pass `{ queue }`, as every other method takes it. */
   resume(queue: string): Promise<boolean>;
   /**
@@ -173,7 +218,11 @@ export interface Scheduler {
   events(options?: EventsOptions & QueueOption): AsyncIterableIterator<QueueEvent>;
   /** @deprecated The queue as a string: pass `{ queue, ...options }`, as every other method takes it. */
   events(queue: string | undefined, options?: EventsOptions): AsyncIterableIterator<QueueEvent>;
-  /** A queue's outcomes per time bucket over a recent window, counted from its events stream. */
+  /**
+   * A queue's outcomes per time bucket over a recent window (at most 24 hours): counted from its
+   * capped events stream, or, for a window over 10 minutes in whole-minute buckets (or
+   * `source: 'minutes'`), read from the per-minute counters the queue keeps for a day.
+   */
   throughput(options?: ThroughputOptions & QueueOption): Promise<Throughput>;
   /** @deprecated The queue as a string: pass `{ queue, ...options }`, as every other method takes it. */
   throughput(queue: string | undefined, options?: ThroughputOptions): Promise<Throughput>;
@@ -255,6 +304,15 @@ export interface Scheduler {
   limitGroups(limit: number | null, options?: GroupLimitOptions): Promise<void>;
   /** A queue's group limits, and each group's active tasks. */
   groupLimits(options?: QueueOption): Promise<GroupLimits>;
+  /**
+   * Makes a queue's fair groups ordered (`on` true) or not. In an ordered queue each group's tasks
+   * run one at a time, in their order (run-at, then put order); a failed task keeps its group's
+   * head while it waits for its retry (also snoozed, or back after its lease lapsed): nothing
+   * behind it in its group runs. A dead task lets the group go on, or, with `holdOnDead`, holds it
+   * until it is redriven, cancelled or purged. Other groups are never held up, and the fair turn
+   * between groups holds. Stored in Redis, so every worker applies it; false releases every hold.
+   */
+  orderGroups(on: boolean, options?: OrderGroupsOptions): Promise<void>;
   /**
    * At most `limit` tasks of a queue leased at once across every worker and process (the
    * database-writers case); null removes the limit. Combines with group limits.

@@ -20,9 +20,20 @@ import * as dead from '../life/dead';
 import type { DeadTask, ListDeadOptions } from '../life/dead';
 import * as history from '../life/history';
 import { ClosedError } from '../domain/errors';
-import { concurrencyLimit, groupLimits, limitConcurrency, limitGroups, type ConcurrencyLimit, type GroupLimitOptions, type GroupLimits } from '../features/groups';
+import {
+  concurrencyLimit,
+  groupLimits,
+  limitConcurrency,
+  limitGroups,
+  orderGroups,
+  pauseGroup,
+  type ConcurrencyLimit,
+  type GroupLimitOptions,
+  type GroupLimits,
+  type OrderGroupsOptions,
+} from '../features/groups';
 import { events, throughput, type EventsOptions, type QueueEvent, type Throughput, type ThroughputOptions } from '../features/events';
-import { extend, type ClaimOptions, type FailOptions } from '../life/lease';
+import { extend, snooze, type ClaimOptions, type FailOptions } from '../life/lease';
 import type { Dependency } from '../features/deps';
 import { backoffQueue, limitRate, rateLimits, type RateLimitInput, type RateLimitOptions, type RateLimits } from '../features/rates';
 import { registerMetrics, type MetricsOptions, type MetricsRegistry } from '../features/metrics';
@@ -35,20 +46,21 @@ import { flushPuts, putMany, putOne, type PutOptions } from '../life/put';
 import { typedQueue, type Queue, type QueueName } from './queue';
 import { listSchedules, type EveryOptions, type Schedule, type ScheduleInfo } from '../features/recurring';
 import * as schedules from '../features/schedules';
-import type { ScheduleOptions } from '../features/schedules';
+import { Runners, type ScheduleOptions } from '../features/schedules';
 import { sharded, type Sharded } from '../features/shards';
 import type { PutResult, Task, TaskInfo, TaskState } from '../domain/task';
 import type { Span } from '../domain/time';
 import type { Worker, WorkOptions } from '../life/worker';
+import { BatchWorker, type BatchHandler, type BatchOptions } from '../life/batch';
 import type { Handler, Handlers } from '../life/route';
 import * as claims from './claims';
 import { Deprecated } from './deprecated';
 import { Running } from './running';
-import type { ChangeOptions, DependenciesOptions, Explained, QueueOption, Scheduler } from './scheduler-api';
+import type { CancelOptions, Cancellation, ChangeOptions, DependenciesOptions, Explained, PauseOptions, QueueOption, Scheduler } from './scheduler-api';
 import { start, type SchedulerOptions } from './start';
 import * as tasks from './task-calls';
 
-export type { Change, ChangeOptions, DependenciesOptions, Explained, QueueOption, RedriveRefusal, Refusal, Scheduler } from './scheduler-api';
+export type { CancelOptions, Cancellation, Change, ChangeOptions, DependenciesOptions, Explained, PauseOptions, QueueOption, RedriveRefusal, Refusal, Scheduler } from './scheduler-api';
 export type { SchedulerOptions } from './start';
 
 /** Connects to Redis and readies the hash function; both start asynchronously. */
@@ -60,6 +72,10 @@ class DocketScheduler implements Scheduler {
   private closed = false;
   /** The workers and schedules this process keeps going until close(). */
   private readonly running: Running;
+  /** The batch workers (workBatch()) this process keeps going until close(). */
+  private readonly batches = new Set<BatchWorker>();
+  /** Stored schedules kept going by batch workers, as every work() loop keeps its queue's. */
+  private readonly batchSchedules: Runners;
   /** Names this process as a lease holder for direct claim() calls. */
   private readonly workerId = newWorkerId();
   /** Aborted by close(): ends every events() iterator. */
@@ -72,6 +88,7 @@ class DocketScheduler implements Scheduler {
   ) {
     bindContext(this, ctx);
     this.running = new Running(ctx);
+    this.batchSchedules = new Runners(ctx);
     this.deprecated = new Deprecated(ctx, warn);
   }
 
@@ -105,9 +122,9 @@ class DocketScheduler implements Scheduler {
     return this.open(() => tasks.changePriority(this.ctx, hash, priority, options));
   }
 
-  cancel(hash: string, options: Explained): Promise<Change>;
-  cancel(hash: string, options?: ChangeOptions): Promise<boolean>;
-  cancel(hash: string, options?: ChangeOptions): Promise<boolean | Change> {
+  cancel(hash: string, options: CancelOptions & Explained): Promise<Cancellation>;
+  cancel(hash: string, options?: CancelOptions): Promise<boolean>;
+  cancel(hash: string, options?: CancelOptions): Promise<boolean | Cancellation> {
     return this.open(() => tasks.cancel(this.ctx, hash, options));
   }
 
@@ -156,21 +173,44 @@ class DocketScheduler implements Scheduler {
     return this.open(() => extend(this.ctx, task, by));
   }
 
+  snooze(task: Task<unknown>, span: Span): Promise<boolean> {
+    return this.open(() => snooze(this.ctx, task, span));
+  }
+
   work<T = Json>(handler: Handler<T> | Handlers<T> | string | URL, options?: WorkOptions): Worker {
     if (this.closed) throw new ClosedError('scheduler');
     return this.running.work(handler, options);
+  }
+
+  workBatch<T = Json, R = Json>(handler: BatchHandler<T, R>, options?: BatchOptions): BatchWorker {
+    if (this.closed) throw new ClosedError('scheduler');
+    const worker = new BatchWorker(this.ctx, handler as BatchHandler<unknown, unknown>, options);
+    this.batches.add(worker);
+    const release = this.batchSchedules.acquire(worker.queue);
+    void worker.closed.then(() => {
+      this.batches.delete(worker);
+      release();
+    });
+    return worker;
   }
 
   stats(options?: QueueOption): Promise<QueueStats> {
     return this.open(() => admin.stats(this.ctx, this.ctx.queueOf(options)));
   }
 
-  pause(options?: QueueOption | string): Promise<boolean> {
-    return this.open(() => admin.setPaused(this.ctx, this.deprecated.queueIn('pause', options), true));
+  pause(options?: PauseOptions | string): Promise<boolean> {
+    return this.open(() => this.setPaused('pause', options, true));
   }
 
-  resume(options?: QueueOption | string): Promise<boolean> {
-    return this.open(() => admin.setPaused(this.ctx, this.deprecated.queueIn('resume', options), false));
+  resume(options?: PauseOptions | string): Promise<boolean> {
+    return this.open(() => this.setPaused('resume', options, false));
+  }
+
+  /** A group's pause (`group` given), else the queue's; `group: undefined` means the queue. */
+  private setPaused(method: string, options: PauseOptions | string | undefined, paused: boolean): Promise<boolean> {
+    if (typeof options !== 'object' || options === null || !('group' in options)) return admin.setPaused(this.ctx, this.deprecated.queueIn(method, options), paused);
+    const { group, ...rest } = options;
+    return group === undefined ? admin.setPaused(this.ctx, this.ctx.queueOf(rest), paused) : pauseGroup(this.ctx, options, paused);
   }
 
   list(state: TaskState, options: PreviewListOptions): Promise<PreviewPage>;
@@ -274,6 +314,10 @@ class DocketScheduler implements Scheduler {
     return this.open(() => groupLimits(this.ctx, options));
   }
 
+  orderGroups(on: boolean, options?: OrderGroupsOptions): Promise<void> {
+    return this.open(() => orderGroups(this.ctx, on, options));
+  }
+
   limitConcurrency(limit: number | null, options?: QueueOption): Promise<void> {
     return this.open(() => limitConcurrency(this.ctx, limit, options));
   }
@@ -309,7 +353,7 @@ class DocketScheduler implements Scheduler {
     if (this.closed) return;
     this.closed = true;
     this.closing.abort();
-    await this.running.stop();
+    await Promise.all([this.running.stop(), ...[...this.batches].map((w) => w.close())]);
     await flushPuts(this.ctx);
     await this.ctx.conn.close();
   }

@@ -76,6 +76,12 @@ export interface SchedulerOptions {
   encryption?: { keys: Array<{ id: string; key: Buffer | Uint8Array | string }> };
   /** Entries kept in each queue's events stream (trimmed approximately); 0 for none. Default 10,000. */
   eventsMaxLength?: number;
+  /**
+   * Which events each queue's stream gets: 'outcomes' (completed, failed, dead, ..., and paused /
+   * resumed), or 'all', which adds the lifecycle events (added, active, lapsed, retrying,
+   * drained) at the cost of an XADD per put and per claim. Default 'outcomes'.
+   */
+  events?: 'outcomes' | 'all';
   /** A logger with pino's call shape (`warn(obj, msg)`); pino itself fits. Default: log nothing. */
   logger?: Logger;
 }

@@ -7,7 +7,7 @@
  */
 import type { Context } from '../redis/context';
 import type { Change } from '../redis/reply';
-import { changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, taskHash } from '../domain/options';
+import { cancelOptions, changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, taskHash } from '../domain/options';
 import { errorFields } from '../domain/log';
 import type { Json } from '../domain/payload';
 import { toTaskInfo, type TaskInfo } from '../domain/task';
@@ -20,7 +20,7 @@ import { redriveOne } from '../life/dead';
 import { readLogs, type LogLine } from '../life/logs';
 import { result as readResult, type ResultOptions, type TaskOutcome } from '../life/outcome';
 import { carry, dependencies as readDependencies, type Dependency } from '../features/deps';
-import type { ChangeOptions, DependenciesOptions, QueueOption } from './scheduler-api';
+import type { CancelOptions, Cancellation, ChangeOptions, DependenciesOptions, QueueOption } from './scheduler-api';
 
 /** The task a call names: its queue (the options' or the default) and its id (the hash, checked). */
 function target(ctx: Context, hash: unknown, options: unknown): { queue: string; id: string } {
@@ -53,9 +53,12 @@ export async function changePriority(ctx: Context, hash: string, priority: boole
   return answer(await ctx.scripts.run(priorityOp, ctx.keys(queue), { id, level }), explain);
 }
 
-export async function cancel(ctx: Context, hash: string, options: ChangeOptions | undefined): Promise<boolean | Change> {
-  const { queue, id, explain } = change(ctx, hash, options);
-  const cancelled = await ctx.scripts.run(cancelOp, ctx.keys(queue), { id, events: ctx.options.eventsMaxLength });
+export async function cancel(ctx: Context, hash: string, options: CancelOptions | undefined): Promise<boolean | Cancellation> {
+  const { running, ...rest } = parse(cancelOptions, options ?? {}, 'options');
+  const { queue, id, explain } = change(ctx, hash, rest);
+  const cancelled = await ctx.scripts.run(cancelOp, ctx.keys(queue), { id, events: ctx.options.eventsMaxLength, running: running === true });
+  // A running task: its holder ends it at its next beat. The answer names the holder.
+  if ('stopping' in cancelled) return explain ? { done: true, worker: cancelled.worker } : true;
   // Tasks of other queues wait on it, or it waited on some: they learn now (else at a claim).
   if (cancelled.done && cancelled.outboxed) await carry(ctx, queue).catch((err: unknown) => ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet'));
   return answer(cancelled, explain);

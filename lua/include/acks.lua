@@ -6,6 +6,7 @@
 -- include: record
 -- include: groups
 -- include: history
+-- include: minutes
 
 -- Acks A.acks tasks (3 ARGV slots each after the named ones: id, lease token, result), appending 1
 -- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its
@@ -20,7 +21,7 @@ local function ackAll(out, now, cap)
   local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
   local remember = tonumber(A.remember)
   local keepCount, keepAge = doneCaps()
-  local kept = 0
+  local trims = {}
   redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
   for j = 1, acks do
     local ok = 0
@@ -38,7 +39,9 @@ local function ackAll(out, now, cap)
           emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
         end
         keepOutcome(ids[j], meta, now, 'done', result)
-        if keepCount > 0 then kept = kept + keepDone(ids[j], metas[j], now, result) end
+        -- Its own caps (put's `keep`) or the queue's (include: history).
+        local count, age, own = capsFor(meta, keepCount, keepAge)
+        if count > 0 and keepDone(ids[j], metas[j], now, result, meta) == 1 then noteKept(trims, count, age, own) end
         countNamed(K.counts, 'completed', meta)
         fire(ids[j], meta, 'done', now)
         forgetExtras(ids[j], meta)
@@ -57,9 +60,10 @@ local function ackAll(out, now, cap)
     many('HDEL', K.tasks, gone)
     many('ZADD', K.acked, remembered)
     redis.call('HINCRBY', K.counts, 'completed', #gone)
+    countMinute('c', #gone, now)
     -- The memory of acks goes too once a queue falls quiet.
     redis.call('PEXPIRE', K.acked, remember)
   end
-  if kept > 0 then trimDone(now, keepCount, keepAge, kept) end
+  trimAll(now, trims)
   return #gone, refilled
 end

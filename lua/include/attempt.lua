@@ -7,19 +7,29 @@
   `retryAt`. Needs the includes events, outcomes, identity, deps and records before it. ]]
 -- include: record
 -- include: ready
+-- include: minutes
+-- include: deadcaps
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
--- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap.
+-- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap,
+-- `ending` how the attempt ended (nil: 'failed'; else 'unrecoverable' or 'retry-later'): kept as
+-- meta.en, carried by the failed and dead events, and in a kept dead outcome's state ('dead:<ending>');
+-- `life` true to write the `retrying` lifecycle event of a retry (events: 'all').
 -- Returns the outcome ('merged', 'dead' or 'retry'), how many parked tasks of its group moved back,
 -- and whether an idle worker should look (the task is ready again, or is the new earliest run-at).
-local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap)
+local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending, life)
+  ending = ending or 'failed'
   redis.call('ZREM', K.active, id)
   if meta.w then redis.call('ZREM', K.held, meta.w .. '|' .. id) end
   meta.t, meta.l, meta.w, meta.err = nil, nil, nil, err
-  local refilled = finished(meta)
+  -- The usual ending is left out of the record, as the usual attempts are.
+  if ending == 'failed' then meta.en = nil else meta.en = ending end
   redis.call('HINCRBY', K.counts, 'failed', 1)
   countNamed(K.counts, 'failed', meta)
   local into = meta.n < maxAttempts and waitingCopy(id, meta)
+  -- An ordered group's head that runs again keeps its group's place (include: controls).
+  if not into then holdHead(id, meta, meta.n >= maxAttempts) end
+  local refilled = finished(meta)
   if into then
     forget(id, meta)
     redis.call('HINCRBY', K.counts, 'merged', 1)
@@ -35,11 +45,19 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap)
     redis.call('ZADD', K.dead, now, id)
     redis.call('HINCRBY', K.counts, 'dead', 1)
     countNamed(K.counts, 'dead', meta)
-    emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(err))
-    keepOutcome(id, meta, now, 'dead', err)
+    countMinute('d', 1, now)
+    emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(err), 'ending', ending)
+    keepOutcome(id, meta, now, ending == 'failed' and 'dead' or 'dead:' .. ending, err)
     fire(id, meta, 'dead', now)
+    -- Its own dead caps (put's `keep`, include: deadcaps): not kept at all, or the dead set trimmed.
+    if meta.kp and keepDead(id, meta, now) then
+      -- Not kept: a group it held (ordered, holdOnDead: include: controls) goes on.
+      if unhead(id, meta.g) then refilled = refilled + refill(meta.g) end
+      return outcome, refilled, false
+    end
   else
-    emitFor(cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(err))
+    emitFor(cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(err), 'ending', ending)
+    countMinute('f', 1, now)
     repoint(id, meta)
     if retryAt then meta.r = retryAt end
     if not retryAt or retryAt <= now then
@@ -50,6 +68,8 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap)
       -- A new earliest run-at: an idle worker must re-arm its timer.
       wake = redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
     end
+    -- `life` (events: 'all'): the retry's run-at, which the failed event does not carry.
+    emitLife(life, cap, meta, 'type', 'retrying', 'id', id, 'attempt', meta.n, 'runAt', meta.r, 'ending', ending)
   end
   redis.call('HSET', K.tasks, id, encode(meta))
   return outcome, refilled, wake

@@ -2,9 +2,16 @@
   itself). Each such outcome is appended to the queue's `events` STREAM, which the including script
   passes as K.events, capped at about `cap` entries (MAXLEN ~, so trimming is cheap); cap 0
   turns events off. The entry id is the server's clock, so consumers order and time events by it.
-  Fields: type (completed | failed | dead | expired | deduplicated | cancelled | progress), id (the
-  task), and where they apply attempt (the delivery it was), error (the last failure) and progress
-  (the value reported, as JSON). ]]
+  Fields: type (completed | failed | dead | expired | deduplicated | cancelled | progress |
+  snoozed, and the lifecycle types below), id (the task; none for drained, paused, resumed), and
+  where they apply attempt (the delivery it was), error (the last failure), ending (failed, dead and
+  retrying: failed, unrecoverable or retry-later), progress (the value reported, as JSON), worker
+  (active, lapsed: the lease's holder), runAt (added, retrying: when it runs, epoch ms) and group
+  (paused, resumed of one group).
+  Lifecycle types (BullMQ's QueueEvents): added, active, lapsed, retrying and drained, written only
+  when the scheduler asks for them (option events: 'all', passed to the script as `life`), so a
+  put or claim of a queue that does not pays nothing for them; paused and resumed (rare admin
+  calls) are always written. ]]
 local function emit(cap, ...)
   if cap > 0 then redis.call('XADD', K.events, 'MAXLEN', '~', cap, '*', ...) end
 end
@@ -39,3 +46,9 @@ end
 -- An error as an event carries it: its first lines are enough to tell what happened, and a full
 -- stack in each of thousands of entries would make the stream large. get() has the whole text.
 local function brief(err) return string.sub(err or '', 1, 500) end
+
+-- A lifecycle event (added, active, lapsed, retrying, drained): written only when `life` is set
+-- (the scheduler's option events: 'all'); else nothing, not even an XADD.
+local function emitLife(life, cap, meta, ...)
+  if life then emitFor(cap, meta, ...) end
+end

@@ -78,6 +78,8 @@ local function metaOf(o, runAt, old)
   meta.tp = o.trace ~= '' and o.trace or (old and old.tp)
   meta.kr = o.keep or (old and old.kr)
   meta.to = o.timeout or (old and old.to)
+  -- What the queue keeps once it finishes (put's `keep`), and the schedule that put it: only when given.
+  meta.kp, meta.sc = o.caps or (old and old.kp), o.schedule or (old and old.sc)
   -- A replaced task keeps its progress and logs (from earlier attempts): the flags say they exist.
   meta.pg, meta.lg = old and old.pg, old and old.lg
   if o.expire then meta.x = o.expire; meta.e = runAt + o.expire end

@@ -1,21 +1,21 @@
 --[[ groups: included by the scripts that queue, dequeue or remove ready tasks of fair groups
   (through include: ready), or change a group's limit (not a script itself). Tasks put with a
-  `group` (fair scheduling across tenants) wait in the `grouped` ZSET, K.grouped, by start-time
-  fair queueing: a task of group g is tagged max(V, last[g]) + 1,
-  where V (`gtags` field '') is the tag of the last grouped task claimed and last[g] (`gtags`
-  field g, K.gtags) the group's latest tag; claims take the lowest tag. So every group
-  with tasks waiting gets one task per round whatever its backlog, a group that was idle joins the
-  current round, and within a group tasks keep their order. A group's priority tasks (any level
-  above 0) keep a lane of their own (field g|p), so they go ahead of the group's backlog. While
-  `grouped` may hold tasks, `levels` holds the member 'g' with score 0.5, so a claim finds out
-  from the same read, and one that finds `grouped` empty removes it.
-  Per-group limits: `glimits` (K.glimits) holds the most active tasks a group may have
-  (field group, else field '' for every group); `gactive` (K.gactive) counts each group's
-  active tasks. A claim that takes a task of a group at its limit parks it in `parked`
-  (K.parked), a lex-ordered ZSET of '<group>|<order>|<id>' members, so a group's parked
-  tasks are one range read away and the claim never meets them again; each time a task of the group
-  leaves the active set (or a ready one leaves `grouped` unclaimed) its first parked task goes back
-  into `grouped` at the current round. ]]
+  `group` wait in the `grouped` ZSET, K.grouped, by start-time fair queueing: a task of group g is
+  tagged max(V, last[g]) + 1, where V (`gtags` field '') is the tag of the last grouped task
+  claimed and last[g] (`gtags` field g, K.gtags) the group's latest tag; claims take the lowest
+  tag. So every group with tasks waiting gets one task per round whatever its backlog, a group
+  that was idle joins the current round, and within a group tasks keep their order. A group's
+  priority tasks (any level above 0) keep a lane of their own (field g|p), ahead of its backlog.
+  While `grouped` may hold tasks, `levels` holds the member 'g' with score 0.5, so a claim finds
+  out from the same read, and one that finds `grouped` empty removes it.
+  Per-group limits (include: controls); `gactive` (K.gactive) counts each group's active tasks. A
+  claim that takes a task of a group at its limit parks it in `parked` (K.parked), a lex-ordered
+  ZSET of '<group>|<order>|<id>' members, one range read away, never met again by the claim; each
+  time a task of the group leaves the active set (or a ready one leaves `grouped` unclaimed) its
+  first parked task goes back into `grouped` at the current round. A paused group's tasks
+  (gpause.lua) park likewise, none going back while it is paused; an ordered group's held head
+  alone goes back while it waits. ]]
+-- include: controls
 
 -- The `gtags` field that holds a grouped task's lane's latest tag.
 local function laneOf(meta)
@@ -53,26 +53,17 @@ local function pushGroup(id, meta, head)
   redis.call('ZADD', K.levels, 0.5, 'g')
 end
 
--- The most active tasks group g may have, or nil for no limit. Read once per group a script call
--- (limits change only through limit.lua, which writes before it reads); a queue without limits
--- pays one EXISTS a call.
-local limited, limits = nil, {}
-local function limitOf(g)
-  if limited == nil then limited = redis.call('EXISTS', K.glimits) == 1 end
-  if not limited then return nil end
-  if limits[g] == nil then
-    local l = redis.call('HMGET', K.glimits, g, '')
-    limits[g] = tonumber(l[1] or l[2]) or false
-  end
-  return limits[g] or nil
-end
-
 -- Moves up to n of group g's parked tasks (all, when n is nil) back into `grouped` at the current
 -- round, first parked first. Returns how many moved.
 local function unpark(g, n)
   local range = { 'ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g .. '}' }
+  -- An ordered group runs one at a time: its first parked task alone goes back (all at one tag
+  -- would come out in id order); a group held by its head: only the head, which parks first ('!').
+  local head = headOf(g)
+  if orderedGroup(g) then n = 1 end
   if n then table.insert(range, 'LIMIT'); table.insert(range, 0); table.insert(range, n) end
   local members = redis.call(unpack(range))
+  if head and members[1] and members[1] ~= g .. '|!|' .. head then members = {} end
   for _, m in ipairs(members) do
     redis.call('ZREM', K.parked, m)
     redis.call('ZADD', K.grouped, tagOf(nil, true), string.match(m, '|([^|]*)$'))
@@ -85,6 +76,8 @@ end
 -- or left `grouped` unclaimed): when below its limit, its first parked task takes the place. A
 -- task too many only parks again, so erring towards moving one never loses a place.
 local function refill(g)
+  -- A paused group's tasks stay parked: resume (gpause.lua) brings them back.
+  if pausedGroup(g) then return 0 end
   local limit = limitOf(g)
   if limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit then return 0 end
   return unpark(g, 1)

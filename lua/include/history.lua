@@ -3,11 +3,47 @@
   no identity lookup sees it: its de-dup identity is free again, as without history. Its record
   gains `f` (finished at) and `rs` (the result as the worker sent it, held as a JSON string: it
   may be sealed, lib/domain/crypto.ts, so not JSON itself) at its end, so get and list answer it
-  as any record. Its id goes to the `done` ZSET (K.done) by
-  finish time. Bounded by the queue's caps (keep(): the `keep` HASH, K.keep; else the defaults the
+  as any record. Its id goes to the `done` ZSET (K.done) by finish time. Bounded by the queue's caps (keep(): the `keep` HASH, K.keep; else the defaults the
   caller passes, A.doneMaxCount and A.doneMaxAge), never by a sweep: each write removes at most two
   entries more than it adds, and both keys carry a TTL of the age, refreshed on write, so an idle
-  queue's history empties itself past the age. A count of 0 keeps none (history off). ]]
+  queue's history empties itself past the age. A count of 0 keeps none (history off). A task put
+  with `keep` (its record's `kp`: dc, da) has caps of its own: its finish is kept, or not, and
+  trimmed by them instead of the queue's (BullMQ's removeOnComplete), a cap it leaves out being the
+  queue's. A kept task that logged keeps the newest whole entries of its log, up to LOG_KEPT bytes,
+  in the history's field '<id>|log' (task ids hold no '|'), in a chunk's format (include: logs):
+  read by logs, removed with its entry, by the trim, a new run (include: rerun) or the TTL. ]]
+-- include: logs
+
+-- The most bytes of a done task's log the history keeps: its newest whole entries.
+local LOG_KEPT = 65536
+
+-- The newest whole entries of task id's log that fit LOG_KEPT, as one string ('' for none): its
+-- last chunks read back to front (a log 0.1 stored: its one field), at most LOG_KEPT bytes and one
+-- chunk more, so the read is bounded whatever the log's caps.
+local function newestLog(id)
+  local head = redis.call('HGET', K.logs, id)
+  if not head then return '' end
+  local first, offset, last = logHead(head)
+  local parts, size = { head }, #head
+  if first then
+    parts, size = {}, 0
+    for n = last, first, -1 do
+      local chunk = redis.call('HGET', K.logs, chunkField(id, n))
+      if chunk then
+        if n == first then chunk = string.sub(chunk, offset + 1) end
+        table.insert(parts, 1, chunk)
+        size = size + #chunk
+      end
+      if size >= LOG_KEPT then break end
+    end
+  end
+  local text = table.concat(parts)
+  if #text <= LOG_KEPT then return text end
+  -- Cut after the newline that ends the last entry too old to fit: whole entries only.
+  local nl = string.find(text, '\n', #text - LOG_KEPT, true)
+  if not nl or nl == #text then return '' end
+  return string.sub(text, nl + 1)
+end
 
 -- The queue's caps on its done history: its own (keep()), else the defaults. One HMGET per call.
 local function doneCaps()
@@ -16,20 +52,47 @@ local function doneCaps()
 end
 
 -- Keeps finished task id: `raw`, its `tasks` field (a record always holds `c`, so it ends in
--- '"<value>}' and the new fields go before the brace); `result`, its JSON or ''.
-local function keepDone(id, raw, now, result)
+-- '"<value>}' and the new fields go before the brace); `result`, its JSON or ''; `meta`, its record
+-- (meta.lg: it logged, and its newest entries are kept with it).
+local function keepDone(id, raw, now, result, meta)
   local cut = string.find(raw, '\n', 1, true)
   if not cut then return 0 end
   local fields = ',"f":' .. now
   if result ~= '' then fields = fields .. ',"rs":' .. cjson.encode(result) end
   redis.call('HSET', K.history, id, string.sub(raw, 1, cut - 2) .. fields .. '}' .. string.sub(raw, cut))
   redis.call('ZADD', K.done, now, id)
+  if meta.lg then
+    local log = newestLog(id)
+    if log ~= '' then redis.call('HSET', K.history, id .. '|log', log) end
+  end
   return 1
 end
 
+-- The caps a task's finish (`meta`, its record) is kept and trimmed by, and whether its own (put's
+-- `keep`), else the queue's. Own caps without a count, history off, take A.doneMaxCount's.
+local function capsFor(meta, count, age)
+  local own = meta.kp
+  if not own or (own.dc == nil and own.da == nil) then return count, age, false end
+  if count == 0 then count = tonumber(A.doneMaxCount) end
+  return tonumber(own.dc) or count, tonumber(own.da) or age, true
+end
+
+-- Notes in `trims` (one entry per distinct caps, in first-seen order) a task kept with these caps.
+local function noteKept(trims, count, age, own)
+  local key = count .. '|' .. age
+  local t = trims[key]
+  if not t then
+    t = { count = count, age = age, own = own, added = 0 }
+    trims[key] = t
+    table.insert(trims, t)
+  end
+  t.added = t.added + 1
+end
+
 -- After `added` keepDone calls: the oldest past the count, then those past the age, at most
--- added + 2 in all (an ack call adds at most its acks), and the TTLs.
-local function trimDone(now, count, age, added)
+-- added + 2 in all (an ack call adds at most its acks), and the TTLs. A task's own caps (`own`)
+-- never shorten the keys' TTL: the queue's age sets it, an own longer age extends it.
+local function trimDone(now, count, age, added, own)
   local most = added + 2
   local old = {}
   local excess = redis.call('ZCARD', K.done) - count
@@ -41,8 +104,17 @@ local function trimDone(now, count, age, added)
   end
   if #old > 0 then
     redis.call('ZREM', K.done, unpack(old))
-    redis.call('HDEL', K.history, unpack(old))
+    -- Each entry's kept log too (a field that is not there costs nothing).
+    local fields = {}
+    for _, id in ipairs(old) do table.insert(fields, id); table.insert(fields, id .. '|log') end
+    redis.call('HDEL', K.history, unpack(fields))
   end
+  if own and redis.call('PTTL', K.done) >= age then return end
   redis.call('PEXPIRE', K.done, age)
   redis.call('PEXPIRE', K.history, age)
+end
+
+-- The trims `trims` noted, each caps' once (the queue's and the tasks' own: a few per call at most).
+local function trimAll(now, trims)
+  for _, t in ipairs(trims) do trimDone(now, t.count, t.age, t.added, t.own) end
 end

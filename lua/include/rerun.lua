@@ -9,8 +9,9 @@
 local historyKnown = nil
 local function knowHistory(known) historyKnown = known end
 
--- Task id starts a new run: the done run kept of it is no longer what get and result answer.
+-- Task id starts a new run: the done run kept of it (and its kept log) is no longer what get,
+-- result and logs answer.
 local function dropDone(id)
   if historyKnown == nil then historyKnown = redis.call('EXISTS', K.history) == 1 end
-  if historyKnown and redis.call('HDEL', K.history, id) == 1 then redis.call('ZREM', K.done, id) end
+  if historyKnown and redis.call('HDEL', K.history, id, id .. '|log') > 0 then redis.call('ZREM', K.done, id) end
 end

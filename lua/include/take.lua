@@ -1,35 +1,35 @@
 --[[ take: claim's lease step. Takes up to `count` ready tasks, highest priority level first, then
   the fair groups (lowest tag first: include: groups), then ungrouped normal tasks (include:
   sources); leases each to the calling worker until now + A.lease with token A.token .. ':' .. i,
-  and appends its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include: levels) and
-  tasks whose expiry has passed, and parks tasks of a group at its concurrency or rate limit
-  (include: gate, limits). ]]
+  and appends its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include:
+  levels) and expired tasks, and parks tasks of a group at its concurrency or rate limit (include:
+  gate, limits), paused (include: groups) or held by its ordered head (include: controls). ]]
 -- include: record
 -- include: levels
 -- include: groups
 -- include: gate
+-- include: heads
 -- include: sources
 
+-- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
+local function parkIn(id, meta, tag)
+  if not meta.q and headOf(meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, encode(meta)) end
+  park(id, meta, tag)
+end
 -- Leases up to `count` tasks. `limited` when the queue has limits of its own (then rates are
 -- counted), `held` the earliest time a group held by its rate reopens (or nil). Returns how many
 -- were leased, whether ready tasks remain, `held` (updated), how many parked tasks moved back, the
 -- end of the leases given, and whether it stopped early: it passes over at most `batch` * 10
--- entries that lease nothing (ghosts, expired tasks, tasks it parks), so a call stays short
--- however many lie ahead; each one passed over is gone from the lists, so the caller's next call
--- goes on behind them (lib/life/lease.ts calls again at once).
-local function take(out, count, now, cap, batch, limited, held)
+-- entries that lease nothing (ghosts, expired or parked tasks), so a call stays short; each one
+-- passed over is gone from the lists, so the next call goes on behind them (lib/life/lease.ts).
+local function take(out, count, now, cap, batch, limited, held, life)
   local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
   local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0
   local leased, scored, holders, leasedGroups = {}, {}, {}, {}
   local sources, ghosts = sourcesOf()
-  -- Whether group g has no rate room now (groupRoom counts a lease when it has); then `reopens`
-  -- says when it will.
+  -- Whether group g has no rate room now (groupRoom counts a lease when it has); `reopens` says when.
   local reopens
-  local function rateHeld(g)
-    local ok, at = groupRoom(g, now)
-    reopens = at
-    return not ok
-  end
+  local function rateHeld(g) local ok, at = groupRoom(g, now); reopens = at; return not ok end
   local source, round, tags = 1, nil, {}
   while #taken < count and dropped + skipped + parked < batch * 10 and source <= #sources do
     local want = count - #taken
@@ -65,19 +65,21 @@ local function take(out, count, now, cap, batch, limited, held)
         if meta.n > 0 then emitFor(cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'expired', 'id', id) end
         keepOutcome(id, meta, now, 'expired')
         fire(id, meta, 'expired', now)
-        if tags[id] then refilled = refilled + refill(meta.g) end
-      elseif tags[id] and full(meta.g) then
-        park(id, meta, tags[id]); parked = parked + 1
+        if tags[id] then unhead(id, meta.g); refilled = refilled + refill(meta.g) end
+      elseif tags[id] and (pausedGroup(meta.g) or full(meta.g) or heldBack(id, meta.g)) then
+        -- Group paused, at its limit, or held by its ordered head: set aside, keeping its place.
+        parkIn(id, meta, tags[id]); parked = parked + 1
       elseif tags[id] and limited and rateHeld(meta.g) then
         -- Its group has used its rate: parked until the window reopens (include: limits).
-        park(id, meta, tags[id]); parked = parked + 1
+        parkIn(id, meta, tags[id]); parked = parked + 1
         redis.call('ZADD', K.gheld, reopens, meta.g)
         held = math.min(held or reopens, reopens)
       else
         local i = #taken + 1
         if tags[id] then
           redis.call('HINCRBY', K.gactive, meta.g, 1)
-          meta.q = nil
+          -- An ordered group's held head (include: controls) holds its place as an active task now.
+          meta.q = nil; unhead(id, meta.g)
         end
         meta.n, meta.t, meta.l, meta.w = meta.n + 1, token .. ':' .. i, until_, worker
         if not meta.s then meta.s = now end -- first started, for the history (include: history)
@@ -85,6 +87,7 @@ local function take(out, count, now, cap, batch, limited, held)
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
         if meta.b then unpoint(id, meta) end
         taken[i] = id
+        emitLife(life, cap, meta, 'type', 'active', 'id', id, 'attempt', meta.n, 'worker', worker) -- events: 'all'
         leasedGroups[i] = tags[id] and meta.g
         table.insert(leased, id); table.insert(leased, encode(meta))
         table.insert(scored, until_); table.insert(scored, id)

@@ -1,14 +1,17 @@
 --[[ upkeep: claim's housekeeping, on the server's clock, before it leases: due tasks become ready,
-  lapsed leases end their attempt (include: attempt), and the dead set is trimmed by age and count.
+  lapsed leases end their attempt (include: attempt), or end the task when it was cancelled while
+  it ran (include: cancels: its holder died before its beat could), and the dead set is trimmed.
   Each step looks at the earliest member first, so an idle queue pays one read per structure; each
   does at most `batch` tasks a call, so a backlog never stalls Redis (the rest waits a call). ]]
 -- include: ready
+-- include: cancels
+-- include: heads
 
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
 -- Runs the housekeeping. Returns the earliest run-at and lease deadline left (ms, or nil) and how
 -- many parked tasks moved back into `grouped`.
-local function upkeep(now, cap, batch)
+local function upkeep(now, cap, batch, life)
   local d, a, refilled = earliest(K.delayed), earliest(K.active), 0
   if d and d <= now then
     for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.delayed, '-inf', now, 'LIMIT', 0, batch)) do
@@ -22,9 +25,16 @@ local function upkeep(now, cap, batch)
   if a and a <= now then
     for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.active, '-inf', now, 'LIMIT', 0, batch)) do
       local meta = load(id)
-      redis.call('HINCRBY', K.counts, 'lease-lost', 1)
-      local _, moved = endAttempt(id, meta, 'lease expired', meta.m, nil, now, cap)
-      refilled = refilled + moved
+      if meta.cx then
+        -- Cancelled while it ran: it ends so, never runs again.
+        refilled = refilled + endCancel(id, meta, now, cap)
+      else
+        redis.call('HINCRBY', K.counts, 'lease-lost', 1)
+        -- Its lease ran out (a dead worker's, lapsed by a heartbeat, too): lapsed, then failed (events: 'all').
+        emitLife(life, cap, meta, 'type', 'lapsed', 'id', id, 'attempt', meta.n, 'worker', meta.w or '')
+        local _, moved = endAttempt(id, meta, 'lease expired', meta.m, nil, now, cap, nil, life)
+        refilled = refilled + moved
+      end
     end
     a = earliest(K.active)
   end
@@ -38,6 +48,8 @@ local function upkeep(now, cap, batch)
     if excess > 0 then old = redis.call('ZRANGE', K.dead, 0, excess - 1) end
     -- Their records say nothing of what else they have: all of it goes (meta nil).
     for _, id in ipairs(old) do redis.call('ZREM', K.dead, id); forget(id) end
+    -- A dead head that held its ordered group is gone: the group goes on (include: heads).
+    refilled = refilled + dropHeads(old)
   end
   return d, a, refilled
 end

@@ -223,6 +223,14 @@ const SUFFIXES = [
   'settle',
   'outbox',
   'logs',
+  // The done history (on by default) and the queue's own caps (keep()).
+  'done',
+  'history',
+  'keep',
+  // The day's throughput per minute; paused groups; running tasks cancelled (issue 30).
+  'minutes',
+  'gpaused',
+  'cancels',
 ] as const;
 
 export function layout(prefix: string, queue: string): Record<(typeof SUFFIXES)[number], string> {

@@ -7,7 +7,8 @@
  * the two shows up as a duplicate, never as a silent loss. It reports work()'s onError calls and
  * aborted handler signals to the oracle too. A handler whose lease was lost still finishes (and
  * so acks late), unless its payload says `onAbort: 'throw'` (then it fails late). A payload's
- * `workMs` sets its handler's duration.
+ * `workMs` sets its handler's duration; its `failP` the chance that an attempt throws once its
+ * work is done, before it records its execution (a failure, not a run).
  *
  * Over IPC it answers `put` (putMany on its scheduler), `now` (its Date.now), `heap` (heap used
  * after a GC) and `close`.
@@ -90,6 +91,8 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
     const steps = work.outcomes ? setInterval(() => void task.progress({ attempt: task.attempt, step: 1 }), 3) : null;
     await new Promise((resolve) => setTimeout(resolve, ms));
     if (steps) clearInterval(steps);
+    const failP = (task.data as { failP?: unknown } | null)?.failP;
+    if (typeof failP === 'number' && Math.random() < failP) throw new Error('random failure');
     if (clock) record.finishedAt = await redisTime(clock);
     await oracle.multi().rPush(keys.execs, JSON.stringify(record)).incr(keys.count).exec();
     // A payload may ask to fail once its lease is lost, so that the late call is a fail, not an ack.
@@ -101,6 +104,7 @@ async function startWork(lib: Lib, scheduler: Scheduler, oracle: RedisClientType
     concurrency: work.concurrency,
     lease: work.leaseMs,
     heartbeatDeadline: work.heartbeatDeadlineMs,
+    ...(work.backoffMs === undefined ? {} : { backoff: () => work.backoffMs! }),
     onError: (err) => event({ kind: 'error', hash: (err as { hash?: string }).hash, ...describe(lib, err) }),
   });
 }

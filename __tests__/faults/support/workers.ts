@@ -42,6 +42,8 @@ export interface WorkConfig {
   outcomes?: boolean;
   /** work()'s heartbeatDeadline, when not the default. */
   heartbeatDeadlineMs?: number;
+  /** Every retry this long after a failure (work()'s backoff), when not the default back-off. */
+  backoffMs?: number;
 }
 
 export type ChildRequest =

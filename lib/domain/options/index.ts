@@ -22,9 +22,10 @@ export {
   priorityArg,
   spanArg,
 } from './values';
-export { loggerOption, schedulerOptions, type ParsedSchedulerOptions } from './scheduler';
-export { changeOptions, dependenciesOptions, MAX_AFTER, MAX_WAIT_MS, putOptions, queueOptions, resultOptions } from './task';
+export { eventArgs, loggerOption, schedulerOptions, type ParsedSchedulerOptions } from './scheduler';
+export { cancelOptions, changeOptions, dependenciesOptions, MAX_AFTER, MAX_WAIT_MS, putOptions, queueOptions, resultOptions } from './task';
 export {
+  batchOptions,
   claimOptions,
   closeOptions,
   failOptions,
@@ -34,9 +35,10 @@ export {
   MAX_HEARTBEAT_INTERVAL_MS,
   MIN_HEARTBEAT_INTERVAL_MS,
   workOptions,
+  type ParsedBatchOptions,
   type ParsedWorkOptions,
 } from './work';
-export { concurrencyArg, groupLimitArg, groupLimitOptions, limitRateTail, MAX_GROUP_LIMIT, rateArg, rateScope } from './limits';
+export { concurrencyArg, groupLimitArg, groupLimitOptions, groupPauseOptions, limitRateTail, MAX_GROUP_LIMIT, orderGroupsArg, orderGroupsOptions, rateArg, rateScope } from './limits';
 export {
   CLEAN_STATES,
   cleanOptions,
@@ -50,7 +52,7 @@ export {
   type CleanOptionsInput,
   type ObliterateOptionsInput,
 } from './admin';
-export { keepOptions, type KeepOptionsInput } from './keep';
+export { keepOptions, taskKeep, type KeepOptionsInput, type TaskKeepInput } from './keep';
 export {
   everyOptions,
   MAX_OCCURRENCES,

@@ -9,11 +9,12 @@ import { positiveSpan } from './values';
 /** The most finished tasks of one kind a queue keeps: enough for any history, bounded all the same. */
 export const MAX_KEPT = 10_000_000;
 
+// Whole by a refinement, not .int(): zod reports .int() as a wrong type, which a union (put's
+// `keep: { done: false | caps }`) would answer for the union as a whole, not for `count`.
 const keptCount = z
   .number({ error: 'expected a number' })
-  .int({ error: 'expected a whole number' })
-  .min(0, { error: `must be from 0 to ${MAX_KEPT}` })
-  .max(MAX_KEPT, { error: `must be from 0 to ${MAX_KEPT}` });
+  .refine(Number.isInteger, { error: 'expected a whole number' })
+  .refine((n) => n >= 0 && n <= MAX_KEPT, { error: `must be from 0 to ${MAX_KEPT}` });
 
 /** One kind's caps; a cap left out stays as it was (the default until set). */
 const caps = z.strictObject({
@@ -30,3 +31,18 @@ export const keepOptions = z.strictObject({
 });
 
 export type KeepOptionsInput = z.input<typeof keepOptions>;
+
+/** One kind's caps for one task (put's `keep`): false keeps it not at all, else its own caps. */
+const taskCaps = z.union([z.literal(false), caps], { error: 'expected false or { count?, age? }' });
+
+/**
+ * put's `keep`: the caps the trim of THIS task's finish uses instead of the queue's (BullMQ's
+ * removeOnComplete and removeOnFail), per kind; a cap left out is the queue's. `false`: the task is
+ * not kept when it finishes that way.
+ */
+export const taskKeep = z.strictObject({
+  done: taskCaps.optional(),
+  dead: taskCaps.optional(),
+});
+
+export type TaskKeepInput = z.input<typeof taskKeep>;

@@ -37,6 +37,12 @@ export const concurrencyArg = z.union([z.null(), count(MAX_GROUP_LIMIT)], {
   error: `expected null or a whole number from 1 to ${MAX_GROUP_LIMIT}`,
 });
 export const groupLimitOptions = z.strictObject({ queue: queueName.optional(), group: groupName.optional() });
+/** orderGroups(on, options): whether a queue's groups run in order, one task at a time. */
+export const orderGroupsArg = z.boolean({ error: 'expected true or false' });
+/** orderGroups' options: `holdOnDead` holds a group behind its dead head until redriven, cancelled or purged. */
+export const orderGroupsOptions = z.strictObject({ queue: queueName.optional(), holdOnDead: z.boolean().optional() });
+/** pause() and resume() of one group: its name is required. */
+export const groupPauseOptions = z.strictObject({ queue: queueName.optional(), group: groupName });
 
 /** limitRate(limit) takes no second argument: the queue and group go inside the limit. */
 export const limitRateTail = z.undefined({ error: 'give the queue and group inside the limit: limitRate({ max, per, queue, group })' });

@@ -22,14 +22,21 @@ export const eventsOptions = z.strictObject({
   signal: abortSignal.optional(),
 });
 
-/** throughput(options): a window of at most 24 hours, cut into at most 1000 buckets. */
+/** throughput(options): a window of at most 24 hours, cut into at most 1000 buckets (1440 whole minutes from the counters). */
 export const throughputOptions = z
   .strictObject({
     window: z.number().int().min(1000, { error: 'must be from 1000 to 86400000' }).max(86_400_000, { error: 'must be from 1000 to 86400000' }).default(600_000),
     // Bounded like window (past it, the bucket times made no valid stream id: a RedisError).
     bucket: z.number().int().min(100, { error: 'must be 100 or more' }).max(86_400_000, { error: 'must be at most 86400000' }).default(10_000),
+    // Where the counts come from: the events stream, or the per-minute counters (lua/include/minutes.lua).
+    source: z.enum(['auto', 'events', 'minutes'], { error: "expected 'auto', 'events' or 'minutes'" }).default('auto'),
   })
-  .refine((o) => o.window / o.bucket <= 1000, { error: 'window / bucket must be at most 1000 buckets', path: ['bucket'] });
+  // The per-minute counters have a day of minutes: 24 h in 1-minute buckets is 1,440 of them.
+  .refine((o) => o.window / o.bucket <= (o.source !== 'events' && o.bucket % 60_000 === 0 ? 1440 : 1000), {
+    error: 'window / bucket must be at most 1000 buckets (1440 in whole minutes from the per-minute counters)',
+    path: ['bucket'],
+  })
+  .refine((o) => o.source !== 'minutes' || o.bucket % 60_000 === 0, { error: "must be a whole number of minutes (60000, 120000, ...) with source 'minutes'", path: ['bucket'] });
 
 /** registerMetrics(registry): what it needs of a prom-client Registry (any prom-client 14 or 15). */
 export const metricsRegistry = z.custom<{ registerMetric(metric: unknown): void }>((v) => typeof (v as { registerMetric?: unknown } | null | undefined)?.registerMetric === 'function', {

@@ -102,6 +102,12 @@ export const schedulerOptions = z
       .min(0, { error: 'must be from 0 to 10000000' })
       .max(10_000_000, { error: 'must be from 0 to 10000000' })
       .default(10_000),
+    /**
+     * Which events the scripts write: 'outcomes' (default), the outcome events only; 'all', the
+     * lifecycle events too (added, active, lapsed, retrying, drained): an XADD more per put and
+     * per claim, which is why they are asked for (docs/api.md#events).
+     */
+    events: z.enum(['outcomes', 'all'], { error: "expected 'outcomes' or 'all'" }).default('outcomes'),
     /** Largest result (or progress value) a handler may report, in bytes of JSON. */
     maxResultBytes: count(512 * 1024 * 1024).default(64 * 1024),
     /** Most log lines kept per task (task.log): the oldest go first. */
@@ -143,3 +149,11 @@ export const loggerOption = z.custom<{ info: LogMethod; warn: LogMethod; debug?:
 });
 
 export type ParsedSchedulerOptions = z.output<typeof schedulerOptions>;
+
+/**
+ * What a script that writes events is given: the stream's cap (eventsMaxLength) and whether to
+ * write the lifecycle events too (events: 'all'; lua/include/events.lua's `life`).
+ */
+export function eventArgs(o: Pick<ParsedSchedulerOptions, 'events' | 'eventsMaxLength'>): { events: number; lifecycle: boolean } {
+  return { events: o.eventsMaxLength, lifecycle: o.events === 'all' };
+}

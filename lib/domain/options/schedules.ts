@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain';
 import type { DocketError } from '../errors';
+import { taskKeep } from './keep';
 import { groupName, queueName, taskName } from './names';
 import { count, fn, instant, keepResult, positiveSpan, priority, runTimeout, span } from './values';
 
@@ -41,6 +42,8 @@ const template = {
   maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
   /** Keep each occurrence's outcome this long once it finishes (see put's keepResult). */
   keepResult: keepResult.optional(),
+  /** What the queue keeps once an occurrence is done (see put's keep). */
+  keep: taskKeep.optional(),
   unique: z.enum(['until-done', 'until-start'], { error: "expected 'until-done' or 'until-start'" }).default('until-done'),
   /** Occurrences missed while nothing put them: none, the latest, or the latest `catchUpLimit`. */
   missed: z.enum(['skip', 'once', 'catch-up'], { error: "expected 'skip', 'once' or 'catch-up'" }).default('skip'),
@@ -66,7 +69,7 @@ export const scheduleOptions = z
   .refine((o) => o.startAt === undefined || o.endAt === undefined || o.startAt <= o.endAt, { error: 'must not be before startAt', path: ['endAt'] });
 
 /** The task template of a schedule, as stored with its definition. */
-export type TaskTemplate = Pick<z.output<typeof everyOptions>, 'taskName' | 'group' | 'priority' | 'timeout' | 'expire' | 'maxAttempts' | 'keepResult' | 'unique'>;
+export type TaskTemplate = Pick<z.output<typeof everyOptions>, 'taskName' | 'group' | 'priority' | 'timeout' | 'expire' | 'maxAttempts' | 'keepResult' | 'keep' | 'unique'>;
 export type ParsedSchedule = z.output<typeof scheduleArg>;
 export type ParsedEveryOptions = z.output<typeof everyOptions>;
 export type ParsedScheduleOptions = z.output<typeof scheduleOptions>;

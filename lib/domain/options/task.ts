@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain';
+import { taskKeep } from './keep';
 import { groupName, isWellFormed, queueName, taskHash, taskName, wellFormed } from './names';
 import { count, instant, keepResult, MAX_DEDUP_WINDOW_MS, positiveSpan, priority, runTimeout, span } from './values';
 
@@ -30,6 +31,7 @@ export const putOptions = z
     name: taskName.optional(),
     maxAttempts: count(1000).default(DEFAULT_MAX_ATTEMPTS),
     keepResult: keepResult.optional(),
+    keep: taskKeep.optional(),
     unique: z.enum(['until-done', 'until-start'], { error: "expected 'until-done' or 'until-start'" }).default('until-done'),
     dedupWindow: positiveSpan.refine((ms) => ms <= MAX_DEDUP_WINDOW_MS, { error: `must be at most 30 days (${MAX_DEDUP_WINDOW_MS} ms)` }).optional(),
     onDuplicate: z.enum(['keep', 'replace', 'debounce'], { error: "expected 'keep', 'replace' or 'debounce'" }).default('keep'),
@@ -50,6 +52,8 @@ export const queueOptions = z.strictObject({ queue: queueName.optional() });
 
 /** reschedule, changePriority and cancel: `explain` answers why a refused change was refused. */
 export const changeOptions = z.strictObject({ queue: queueName.optional(), explain: z.boolean().optional() });
+/** cancel()'s: a change's, and `running` to cancel an active task too (its holder stops it). */
+export const cancelOptions = changeOptions.extend({ running: z.boolean().optional() });
 
 /** The longest result() waits: what one timer can count (setTimeout fires at once beyond it). */
 export const MAX_WAIT_MS = 2 ** 31 - 1;

@@ -34,7 +34,7 @@ export const workOptions = z
     concurrency: count(1000).default(1),
     lease: timerSpan(positiveSpan).default(30_000),
     maxAttempts: count(1000).optional(),
-    backoff: fn<(attempt: number) => number>().optional(),
+    backoff: fn<(attempt: number, error: unknown) => number>().optional(),
     signal: abortSignal.optional(),
     /** Called with errors the worker recovered from (Redis errors, lost leases). docket logs nothing itself. */
     onError: fn<(err: DocketError) => void>().optional(),
@@ -67,6 +67,21 @@ export const workOptions = z
     error: 'must be at least twice heartbeatInterval',
     path: ['heartbeatDeadline'],
   });
+
+/**
+ * workBatch()'s options (life/batch.ts): work()'s, less sandbox and prefetch (a batch worker runs
+ * its handler in-process and leases no task beyond its batches), plus `size`, the most tasks one
+ * batch holds, and `wait`, how long a batch that has one task waits to fill (default 0: it takes
+ * what is ready). The wait is at most half the lease: the tasks' leases run from their claim, and
+ * the first extension comes a third of a lease after the batch starts.
+ */
+const { sandbox: _sandbox, prefetch: _prefetch, ...batchShape } = workOptions.shape;
+export const batchOptions = z
+  .strictObject({ ...batchShape, size: count(1000).default(10), wait: timerSpan(span).default(0) })
+  .refine((o) => o.heartbeatDeadline >= 2 * o.heartbeatInterval, { error: 'must be at least twice heartbeatInterval', path: ['heartbeatDeadline'] })
+  .refine((o) => o.wait <= o.lease / 2, { error: 'must be at most half the lease', path: ['wait'] });
+
+export type ParsedBatchOptions = z.output<typeof batchOptions>;
 
 export const closeOptions = z.strictObject({ timeout: timerSpan(span).optional() });
 

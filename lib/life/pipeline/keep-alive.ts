@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { LeaseLostError } from '../../domain/errors';
-import { extend } from '../lease';
+import { extend, snoozing } from '../lease';
 import type { Host, Run, Stage } from './stage';
 
 /** How far past a run timeout the lease is kept: time for the attempt's fail to reach Redis. */
@@ -33,6 +33,8 @@ function keepLease(host: Host, { task, controller, leftMs, limit }: Run): () => 
   const lost = () => controller.abort(new LeaseLostError(task.hash));
   const timer = setInterval(
     async () => {
+      // Snoozed (or being snoozed) by its handler: the lease is given up, not lost.
+      if (snoozing(task)) return;
       const sent = performance.now();
       // A lease held up to the timeout's end is not lost: the attempt's own timer ends it there.
       if (sent >= deadline) return deadline >= ends ? undefined : lost();

@@ -37,6 +37,7 @@ const OPTIONS = {
   'older-than': { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   force: { type: 'boolean' },
+  running: { type: 'boolean' },
 } as const;
 
 /** The line help prints for each flag. */
@@ -68,11 +69,14 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
   rate: '--rate <max>/<span>   most claims of the queue in any window of <span>: 100/1m, 5/1s (span up to 30d); off removes it',
   'group-limit': "--group-limit <n|off> most active tasks per group, 1 to 100000 (with --group: that group's own); off removes it",
   'group-rate': "--group-rate <rate>   most claims per group in any window, as --rate takes it (with --group: that group's own); off removes it",
-  group: '--group <name>        the group whose own --group-limit or --group-rate is set (default: every group without its own)',
+  group:
+    '--group <name>        the group whose own --group-limit or --group-rate is set (default: every group without its own);\n' +
+    '                        pause, resume: only this group (its tasks stay put; the others run)',
   hold: '--hold <span>         no claim of the queue for this long, from the Redis clock: 30s, 5m, 1h (backoffQueue)',
   'older-than': '--older-than <span>   only tasks put (dead ones: died) at least this long ago: 30s, 5m, 1h, 7d',
   yes: '-y, --yes             do it without asking for confirmation',
   force: '--force               even while tasks of the queue are leased (their workers lose them)',
+  running: '--running             an active task too: its worker aborts its handler at its next heartbeat',
 };
 
 /** Flags every command takes. */

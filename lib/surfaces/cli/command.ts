@@ -91,6 +91,7 @@ export interface CommandFlags {
   'older-than'?: string;
   yes?: boolean;
   force?: boolean;
+  running?: boolean;
 }
 
 /** A command's arguments: the positionals after its name, its own flags, and the environment. */

@@ -38,7 +38,7 @@ export function outcomeText(o: TaskOutcome, now: number, note = ''): string {
   const rows: Array<[string, string]> = [...head, ['finished', instant(o.finishedAt, now)], ['attempts', String(o.attempts)]];
   // A done task's result is JSON: `null` when its handler returned nothing, or nothing was kept.
   if (o.state === 'done') rows.push(['result', o.encrypted ? ENCRYPTED : jsonValue(o.result, SHOWN_VALUE_CHARS)]);
-  if (o.state === 'dead') rows.push(['error', o.error === null ? NONE : cut(o.error, MAX_ERROR_CHARS)]);
+  if (o.state === 'dead') rows.push(['ending', o.ending], ['error', o.error === null ? NONE : cut(o.error, MAX_ERROR_CHARS)]);
   // An outcome that names another task (one merged into a waiting task of its identity).
   if ('into' in o && typeof o.into === 'string') rows.push(['into', o.into]);
   return fields(rows);

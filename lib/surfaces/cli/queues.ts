@@ -7,7 +7,8 @@ import { UnreadableRecordError } from '../../domain/errors';
 import { printable } from '../printable';
 import type { Scheduler } from '../scheduler';
 import { queueArg } from './args';
-import { positionals, TargetError, type Command } from './command';
+import { positionals, TargetError, UsageError, type Command } from './command';
+import { groupPauseOptions } from '../../domain/options';
 import { table, type Column } from './format';
 
 /** One queue's stats, with its name. */
@@ -39,7 +40,9 @@ export const STATS_COLUMNS: Column[] = [
 export function statsCells({ queue, stats: st }: QueueRow): string[] {
   const counts = [st.ready, st.delayed, st.waiting, st.active, st.dead];
   const totals = [st.totals.completed, st.totals.failed, st.totals.expired, st.totals.deduplicated];
-  return [queue, ...counts.map(String), st.paused ? 'yes' : 'no', ...totals.map(String)];
+  // A queue paused as a whole says yes; else the groups paused in it (pause --group), if any.
+  const paused = st.paused ? 'yes' : st.pausedGroups.length > 0 ? `groups: ${st.pausedGroups.map(printable).join(', ')}` : 'no';
+  return [queue, ...counts.map(String), paused, ...totals.map(String)];
 }
 
 /** Said instead of an empty table: most often the prefix is not the one the app uses. */
@@ -111,17 +114,21 @@ function pausing(paused: boolean): Command {
   const name = paused ? 'pause' : 'resume';
   return {
     name,
-    usage: '<queue>',
-    summary: paused ? "stop every worker leasing a queue's tasks (puts go on)" : "let workers lease a paused queue's tasks again",
-    flags: [],
+    usage: '<queue> [--group <name>]',
+    summary: paused ? "stop every worker leasing a queue's tasks, or one group's (puts go on)" : "let workers lease a paused queue's (or group's) tasks again",
+    flags: ['group'],
     prepare(input) {
       const queue = queueArg(positionals(name, input, ['queue'])[0]);
+      const group = input.flags.group;
+      const checked = group === undefined ? null : groupPauseOptions.shape.group.safeParse(group);
+      if (checked && !checked.success) throw new UsageError(`${name}: bad --group '${group}': ${checked.error.issues[0].message}`);
       return async ({ connect, out, prefix }) => {
         const s = await connect();
-        const changed = paused ? await s.pause({ queue }) : await s.resume({ queue });
+        const changed = paused ? await s.pause({ queue, group }) : await s.resume({ queue, group });
         const note = await unknownQueueNote(s, queue, prefix);
-        const said = changed ? `${paused ? 'paused' : 'resumed'} queue '${queue}'` : `queue '${queue}' was already ${paused ? 'paused' : 'running'}`;
-        out.emit({ queue, paused, changed }, () => `${said}\n${note}`);
+        const what = group === undefined ? `queue '${queue}'` : `group '${group}' of queue '${queue}'`;
+        const said = changed ? `${paused ? 'paused' : 'resumed'} ${what}` : `${what} was already ${paused ? 'paused' : 'running'}`;
+        out.emit(group === undefined ? { queue, paused, changed } : { queue, group, paused, changed }, () => `${said}\n${note}`);
         return 0;
       };
     },

@@ -123,7 +123,7 @@ export const list: Command = {
   },
 };
 
-function taskText(task: TaskInfo<Json>, now: number): string {
+export function taskText(task: TaskInfo<Json>, now: number): string {
   const active = task.state === 'active';
   return fields([
     ['hash', task.hash],
@@ -141,6 +141,8 @@ function taskText(task: TaskInfo<Json>, now: number): string {
     ['progress', valueText(task.progress)],
     ...keep(task.keepResult),
     ['last error', task.lastError ?? NONE],
+    // How its latest attempt that did not succeed ended: failed, unrecoverable, retry-later or snoozed.
+    ['ending', task.ending ?? NONE],
     // Encrypted with a key this CLI was not given (options.encryption): said so, not shown as null.
     ['data', task.encrypted && task.data === null ? ENCRYPTED : JSON.stringify(task.data, null, 2)],
   ]);
@@ -219,7 +221,10 @@ function missing(queue: string, hash: string): string {
  */
 function refusal(queue: string, hash: string, action: string, { reason, worker }: Refused): TargetError {
   if (reason === 'missing') return new TargetError(missing(queue, hash));
-  const why = reason === 'active' ? `it is active (leased by ${worker ?? 'a worker'}); its worker finishes or fails it` : `it is dead; use 'docket redrive ${queue} ${hash}'`;
+  const why =
+    reason === 'active'
+      ? `it is active (leased by ${worker ?? 'a worker'}); its worker finishes or fails it${action === 'cancel' ? ' (or cancel it with --running)' : ''}`
+      : `it is dead; use 'docket redrive ${queue} ${hash}'`;
   return new TargetError(`cannot ${action} task ${hash} in queue '${queue}': ${why}`);
 }
 
@@ -278,16 +283,26 @@ export const priority: Command = {
 
 export const cancel: Command = {
   name: 'cancel',
-  usage: '<queue> <hash>',
-  summary: 'delete a delayed, ready, waiting or dead task',
-  flags: [],
+  usage: '<queue> <hash> [--running]',
+  summary: 'delete a delayed, ready, waiting or dead task (with --running, an active one too)',
+  details: "With --running, an active task ends cancelled at its worker's next heartbeat, which aborts its handler; its late ack or fail is refused.",
+  flags: ['running'],
   prepare(input) {
     const { queue, hash } = target(positionals('cancel', input, ['queue', 'hash']));
+    const running = input.flags.running === true;
     return async ({ connect, out }) => {
       const s = await connect();
-      const change = await s.cancel(hash, { queue, explain: true });
+      const change = await s.cancel(hash, { queue, explain: true, running });
       if (!change.done) throw refusal(queue, hash, 'cancel', change);
-      out.emit({ queue, hash, cancelled: true }, () => `cancelled ${hash} in queue '${queue}'\n`);
+      if ('worker' in change) {
+        const by = change.worker === '' ? 'its worker' : change.worker;
+        out.emit(
+          { queue, hash, cancelled: true, running: true, worker: change.worker },
+          () => `cancelled ${hash} in queue '${queue}': it was running; ${by} stops it at its next heartbeat\n`,
+        );
+      } else {
+        out.emit({ queue, hash, cancelled: true }, () => `cancelled ${hash} in queue '${queue}'\n`);
+      }
       return 0;
     };
   },

@@ -15,8 +15,9 @@ import type { PutStatus, TaskState } from '../../domain/task';
 import { clip } from './html';
 import { HttpError } from './http';
 import { readLimits, setConcurrency, setRate, type LimitsView } from './limits';
-import { parseCleanBody, parseConcurrencyBody, parseQueueBody, parseRateBody, parseRescheduleBody, parseTaskBody } from './options';
+import { parseCancelBody, parseCleanBody, parseConcurrencyBody, parsePauseBody, parseQueueBody, parseRateBody, parseRescheduleBody, parseTaskBody } from './options';
 import { SCHEDULE_ACTIONS, scheduleAction } from './schedule-actions';
+import { TASK_ACTIONS, taskAction, type TaskActionResult } from './task-actions';
 
 /** A task as the dashboard shows it: the payload only as a short preview, errors clipped. */
 export interface TaskView {
@@ -28,6 +29,8 @@ export interface TaskView {
   bytes: number;
   /** The start of its progress's JSON, cut to 120 characters (ends in `…` when cut); null when it reported none. */
   progressPreview: string | null;
+  /** Its progress as a percentage, shown as a bar: a number from 0 to 100, or `{ percent }` of one; else null. */
+  percent: number | null;
   runAt: number;
   expireAt: number | null;
   attempts: number;
@@ -43,6 +46,8 @@ export interface TaskView {
   waitingOn: number | null;
   /** Its name (put's `name`), else null. */
   name: string | null;
+  /** The schedule that put it (TaskInfo's `schedule`), else null. */
+  schedule: string | null;
   /** A done task's (the history's): when it finished. Absent for the other states. */
   finishedAt?: number;
   /** A done task's result as JSON, cut to 120 characters; null when it gave none. */
@@ -67,12 +72,14 @@ export interface Overview {
   /** Every registered queue with its counts, by name. */
   queues: QueueView[];
   /** The chosen queue (`?queue=`, else the first by name) in detail, or null when there are none. */
-  selected: (QueueView & { limits: LimitsView; throughput: Throughput; ready: TaskList; delayed: TaskList; waiting: TaskList; active: TaskList; dead: TaskList }) | null;
+  selected: (QueueView & { limits: LimitsView; throughput: Throughput; span: ChartSpan; ready: TaskList; delayed: TaskList; waiting: TaskList; active: TaskList; dead: TaskList }) | null;
 }
 
-/** The throughput chart's span: the last 10 minutes in 10 s bars. */
+/** The throughput chart's spans: the last 10 minutes in 10 s bars (the events stream), or the last 24 hours in 1-minute bars (the per-minute counters). */
 export const CHART_WINDOW_MS = 600_000;
 export const CHART_BUCKET_MS = 10_000;
+export const CHART_SPANS = { '10m': { window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }, '24h': { window: 86_400_000, bucket: 60_000 } } as const;
+export type ChartSpan = keyof typeof CHART_SPANS;
 const MAX_PREVIEW_CHARS = 120;
 /**
  * Payload bytes read per task: 120 characters of JSON take at most 480 bytes of UTF-8. A refresh
@@ -89,6 +96,7 @@ export function toView(task: PreviewTask): TaskView {
     preview: clip(task.preview, MAX_PREVIEW_CHARS, !whole || task.preview.length > MAX_PREVIEW_CHARS),
     bytes: task.bytes,
     progressPreview: progressOf(task),
+    percent: percentOf(task.progress),
     runAt: task.runAt,
     expireAt: task.expireAt,
     attempts: task.attempts,
@@ -101,8 +109,21 @@ export function toView(task: PreviewTask): TaskView {
     diedAt: task.diedAt,
     waitingOn: task.waitingOn,
     name: task.name,
+    schedule: scheduleOf(task),
     ...(task.done === undefined ? {} : { finishedAt: task.done.finishedAt, resultPreview: task.done.result === null ? null : clip(JSON.stringify(task.done.result), MAX_PREVIEW_CHARS) }),
   };
+}
+
+/** A progress a bar can show: a number from 0 to 100, or an object whose `percent` is one. */
+export function percentOf(progress: unknown): number | null {
+  const value = typeof progress === 'object' && progress !== null && !Array.isArray(progress) ? (progress as { percent?: unknown }).percent : progress;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 100 ? value : null;
+}
+
+/** The schedule that put a task (`schedule` of TaskInfo and the listed tasks), null when none or not known. */
+export function scheduleOf(task: object): string | null {
+  const value = (task as { schedule?: unknown }).schedule;
+  return typeof value === 'string' ? value : null;
 }
 
 /**
@@ -124,7 +145,7 @@ async function page(scheduler: Scheduler, state: TaskState, queue: string, limit
 }
 
 /** Reads everything the page shows, in parallel (node-redis pipelines the calls). */
-export async function overview(scheduler: Scheduler, queue: string | undefined, limit: number): Promise<Overview> {
+export async function overview(scheduler: Scheduler, queue: string | undefined, limit: number, span: ChartSpan = '10m'): Promise<Overview> {
   const names = await scheduler.queues();
   const name = queue ?? names[0];
   // A queue asked for by name is shown even before its first put registers it.
@@ -134,7 +155,7 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
     name === undefined
       ? null
       : Promise.all([
-          scheduler.throughput({ queue: name, window: CHART_WINDOW_MS, bucket: CHART_BUCKET_MS }),
+          scheduler.throughput({ queue: name, ...CHART_SPANS[span] }),
           readLimits(scheduler, name),
           page(scheduler, 'ready', name, limit),
           page(scheduler, 'delayed', name, limit),
@@ -147,11 +168,11 @@ export async function overview(scheduler: Scheduler, queue: string | undefined, 
   const [throughput, limits, ready, { now, ...delayed }, waiting, active, dead] = detail;
   const stats = queues.find((q) => q.name === name)!.stats;
   const list = (l: TaskList & { now: number }): TaskList => ({ total: l.total, tasks: l.tasks });
-  return { now, queues, selected: { name, stats, limits, throughput, ready: list(ready), delayed, waiting: list(waiting), active: list(active), dead: list(dead) } };
+  return { now, queues, selected: { name, stats, limits, throughput, span, ready: list(ready), delayed, waiting: list(waiting), active: list(active), dead: list(dead) } };
 }
 
 /** What each write answers, beside `ok: true`. */
-export type ActionResult = { ok: true; queue: string } & (QueueResult | { hash: string; runAt?: number } | { hash: string; status: PutStatus });
+export type ActionResult = ({ ok: true; queue: string } & (QueueResult | { hash: string; runAt?: number } | { hash: string; status: PutStatus })) | TaskActionResult;
 
 /** What an action on a whole queue answers. */
 type QueueResult = { changed: boolean } | { purged: number } | { redriven: number } | { deleted: number } | { limit: number | null } | { rate: RateLimit | null };
@@ -169,6 +190,7 @@ export const ACTIONS = [
   'limit-rate',
   'run-again',
   ...SCHEDULE_ACTIONS,
+  ...TASK_ACTIONS,
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -177,7 +199,8 @@ export async function act(scheduler: Scheduler, action: Action, body: unknown): 
   switch (action) {
     case 'pause':
     case 'resume':
-      return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ changed: await scheduler[action]({ queue }) }));
+      // With a group (the Groups tab), only that group's tasks stop or go again.
+      return queueAction(scheduler, parsePauseBody(body), async ({ queue, group }) => ({ changed: await scheduler[action](group === undefined ? { queue } : { queue, group }) }));
     case 'purge-dead':
       return queueAction(scheduler, parseQueueBody(body), async ({ queue }) => ({ purged: await scheduler.purgeDead({ queue }) }));
     case 'redrive-all':
@@ -201,6 +224,10 @@ export async function act(scheduler: Scheduler, action: Action, body: unknown): 
     case 'pause-schedule':
     case 'resume-schedule':
       return scheduleAction(scheduler, action, body);
+    case 'priority':
+    case 'run-now':
+    case 'add':
+      return taskAction(scheduler, action, body);
   }
 }
 
@@ -243,8 +270,9 @@ function refused(queue: string, hash: string, { reason, worker }: Refused<Refusa
 }
 
 async function cancel(scheduler: Scheduler, body: unknown): Promise<ActionResult> {
-  const { queue, hash } = parseTaskBody(body);
-  const change = await scheduler.cancel(hash, { queue, explain: true });
+  // `running` (an active task's form): its worker aborts its handler at its next heartbeat.
+  const { queue, hash, running } = parseCancelBody(body);
+  const change = await scheduler.cancel(hash, { queue, explain: true, running: running !== undefined });
   if (!change.done) throw refused(queue, hash, change);
   return { ok: true, queue, hash };
 }

@@ -6,7 +6,7 @@
  */
 import { printable, printableLines } from '../printable';
 import type { View } from './forms';
-import { html, relative, size, span, timeTag, whenTag, type Html } from './html';
+import { html, progressBar, relative, size, span, timeTag, whenTag, type Html } from './html';
 import type { Lookup, OutcomeView, TaskDetail } from './lookup';
 import { taskLink } from './shell';
 
@@ -63,17 +63,18 @@ function logRow(view: View, t: TaskDetail): Html | string {
   if (t.logCount === 0) return '';
   const lines = t.logs.map((l) => html`<li>${timeTag(l.at, relative(l.at, view.now))} <code>${printable(l.line)}</code></li>`);
   const label = t.logCount > t.logs.length ? `log (last ${t.logs.length} of ${t.logCount} lines)` : `log (${t.logCount} line${t.logCount === 1 ? '' : 's'})`;
-  return row(label, html`<ol class="logs" data-logs="${t.logCount}">${lines}</ol>`);
+  // data-key: the page's script opens the box at its newest line, and keeps a box scrolled up where it was.
+  return row(label, html`<ol class="logs" data-logs="${t.logCount}" data-key="logs-${t.hash}">${lines}</ol>`);
 }
 
 function taskRows(view: View, queue: string, t: TaskDetail, withData: boolean): Html {
   const { now } = view;
   const cut = t.preview.endsWith('…');
-  return html`${row('state', html`<span class="state ${t.state}">${t.state}</span>`)}${t.name === null ? '' : row('name', printable(t.name))}${row('run at', when(t.runAt, now, '–'))}
+  return html`${row('state', html`<span class="state ${t.state}">${t.state}</span>`)}${t.name === null ? '' : row('name', printable(t.name))}${t.schedule === null ? '' : row('schedule', html`<span data-from-schedule="${t.schedule}">put by schedule <a href="${view.base}/schedules?queue=${encodeURIComponent(queue)}">${printable(t.schedule)}</a></span>`)}${row('run at', when(t.runAt, now, '–'))}
 ${row('expires', when(t.expireAt, now, 'never'))}${row('attempts', `${t.attempts} of ${t.maxAttempts}`)}
 ${t.level > 0 ? row('priority', String(t.level)) : ''}${t.group === null ? '' : row('group', printable(t.group))}${t.key === null ? '' : row('key', printable(t.key))}
 ${t.state === 'active' ? html`${row('held by', html`<code>${t.worker === null ? '–' : printable(t.worker)}</code>`)}${row('lease until', when(t.leaseUntil, now, '–'))}` : ''}
-${row('progress', block(t.progressPreview))}${logRow(view, t)}${t.keepResult === null ? '' : row('keep result', `${span(t.keepResult)} once finished`)}
+${row('progress', t.percent === null ? block(t.progressPreview) : html`${progressBar(t.percent)}${block(t.progressPreview)}`)}${logRow(view, t)}${t.keepResult === null ? '' : row('keep result', `${span(t.keepResult)} once finished`)}
 ${dependencyRow(view, queue, t)}
 ${row('last error', block(t.lastError, true))}${withData ? row(cut ? `data (${size(t.bytes)})` : 'data', block(t.preview)) : ''}`;
 }

@@ -27,14 +27,19 @@ export interface FormSpec {
   confirm?: string;
   /** Extra controls placed before the button (the reschedule choice). */
   controls?: Html;
+  /**
+   * The controls post on their own when changed (script on: one choice, one action) and the
+   * button is hidden; with script off, the button posts them.
+   */
+  auto?: boolean;
 }
 
 export function actionForm(view: View, spec: FormSpec): Html {
   return html`<form class="act" method="post" action="${view.base}/api/${spec.action}" data-action="${spec.action}"${
     spec.confirm ? html` data-confirm="${spec.confirm}"` : ''
-  }><input type="hidden" name="csrf" value="${view.csrf}"><input type="hidden" name="queue" value="${spec.queue}">${
+  }${spec.auto ? html` data-auto` : ''}><input type="hidden" name="csrf" value="${view.csrf}"><input type="hidden" name="queue" value="${spec.queue}">${
     spec.hash === undefined ? '' : html`<input type="hidden" name="hash" value="${spec.hash}">`
-  }${spec.controls ?? ''}<button type="submit" class="btn ${spec.kind}">${spec.label}</button></form>`;
+  }${spec.controls ?? ''}<button type="submit" class="btn ${spec.kind}${spec.auto ? ' auto' : ''}">${spec.label}</button></form>`;
 }
 
 /** The choices of when to run a rescheduled task, relative to the Redis clock. */
@@ -86,4 +91,46 @@ export function redriveAllForm(view: View, queue: string): Html {
 
 export function purgeForm(view: View, queue: string): Html {
   return actionForm(view, { action: 'purge-dead', queue, label: 'Purge all dead', kind: 'danger', confirm: 'Delete every dead task of this queue?' });
+}
+
+/** The priority levels a pending task can be moved to: 0 (normal) to 9 (claimed first). */
+const LEVELS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+/**
+ * A pending task's priority as one choice (scheduler.changePriority): picking a level posts it
+ * (script on); with script off, the Set button does. No `data-key`: a refresh shows the level in force.
+ */
+export function priorityForm(view: View, queue: string, hash: string, level: number): Html {
+  const options = LEVELS.map((n) => html`<option value="${n}"${n === level ? html` selected` : ''}>${n === 0 ? 'normal' : `priority ${n}`}</option>`);
+  const controls = html`<select name="priority" aria-label="priority" data-priority="${hash}">${options}</select>`;
+  return actionForm(view, { action: 'priority', queue, hash, label: 'Set', kind: 'plain', controls, auto: true });
+}
+
+/** Runs a delayed task now: its run-at becomes the Redis clock's now (scheduler.reschedule). */
+export function runNowForm(view: View, queue: string, hash: string): Html {
+  return actionForm(view, { action: 'run-now', queue, hash, label: 'Run now', kind: 'primary' });
+}
+
+/** Puts a done task's data and options again as a new task (scheduler.runAgain); de-dup rules apply. */
+export function runAgainForm(view: View, queue: string, hash: string): Html {
+  return actionForm(view, { action: 'run-again', queue, hash, label: 'Run again', kind: 'primary' });
+}
+
+/** The add page pre-filled with a task's data and options: a new task like it, once sent. */
+export function duplicateLink(view: View, queue: string, hash: string): Html {
+  const href = `${view.base}/add?queue=${encodeURIComponent(queue)}&from=${encodeURIComponent(hash)}`;
+  return html`<a class="btn plain" href="${href}" data-duplicate="${hash}">Duplicate</a>`;
+}
+
+/** The buttons of a task's row and page, by its state: what can be done to it now. */
+export function taskActions(view: View, queue: string, t: { hash: string; state: string; level: number }): Html {
+  const { hash } = t;
+  const dup = duplicateLink(view, queue, hash);
+  const running = html`<input type="hidden" name="running" value="1">`;
+  if (t.state === 'active')
+    return html`${dup}${actionForm(view, { action: 'cancel', queue, hash, label: 'Cancel', kind: 'danger', confirm: 'Abort its handler and cancel this running task?', controls: running })}`;
+  if (t.state === 'done') return html`${runAgainForm(view, queue, hash)}${dup}`;
+  if (t.state === 'dead') return html`${redriveForm(view, queue, hash)}${rescheduleForm(view, queue, hash)}${dup}${cancelForm(view, queue, hash)}`;
+  const now = t.state === 'delayed' ? runNowForm(view, queue, hash) : '';
+  return html`${now}${priorityForm(view, queue, hash, t.level)}${rescheduleForm(view, queue, hash)}${dup}${cancelForm(view, queue, hash)}`;
 }

@@ -7,7 +7,7 @@
 import { printable } from '../printable';
 import type { GroupLimits } from '../../features/groups';
 import type { Scheduler } from '../scheduler';
-import type { View } from './forms';
+import { actionForm, type FormSpec, type View } from './forms';
 import { html, relative, timeTag, type Html } from './html';
 import { contextFor, MAX_PARKED, readParked, type ParkedView } from './live';
 import { taskLink } from './shell';
@@ -32,7 +32,13 @@ export async function readGroupsPage(scheduler: Scheduler, queue: string): Promi
 }
 
 function names(p: GroupsPage): string[] {
-  const all = new Set([...Object.keys(p.limits.groups), ...Object.keys(p.limits.active), ...Object.keys(p.parked?.byGroup ?? {}), ...Object.keys(p.parked?.rateHeld ?? {})]);
+  const all = new Set([
+    ...p.limits.paused,
+    ...Object.keys(p.limits.groups),
+    ...Object.keys(p.limits.active),
+    ...Object.keys(p.parked?.byGroup ?? {}),
+    ...Object.keys(p.parked?.rateHeld ?? {}),
+  ]);
   return [...all].sort().slice(0, MAX_GROUPS);
 }
 
@@ -50,7 +56,15 @@ function row(view: View, p: GroupsPage, g: string): Html {
   const held = p.parked?.rateHeld[g];
   const rate = held === undefined ? '' : html`<div class="dim">rate holds it, ${timeTag(held, `reopens ${relative(held, view.now)}`)}</div>`;
   return html`<tr data-group="${g}"><th scope="row"><code>${printable(g)}</code></th><td class="num">${limit}</td><td class="num" data-active>${p.limits.active[g] ?? 0}</td>
-<td class="num" data-parked>${parked.length}</td><td>${parked.length === 0 ? '' : html`<ul class="deps">${links}${more}</ul>`}${rate}</td></tr>`;
+<td class="num" data-parked>${parked.length}</td><td>${parked.length === 0 ? '' : html`<ul class="deps">${links}${more}</ul>`}${rate}</td><td>${pauseGroupForm(view, p, g)}</td></tr>`;
+}
+
+/** Pauses or resumes one group (pause({ queue, group })): a paused group's tasks stay parked. */
+function pauseGroupForm(view: View, p: GroupsPage, g: string): Html {
+  const paused = p.limits.paused.includes(g);
+  const controls = html`<input type="hidden" name="group" value="${g}">`;
+  const spec = paused ? { action: 'resume', label: 'Resume', kind: 'primary' } : { action: 'pause', label: 'Pause', kind: 'plain' };
+  return html`${paused ? html`<span class="dim" data-paused>paused</span> ` : ''}${actionForm(view, { ...(spec as Pick<FormSpec, 'action' | 'label' | 'kind'>), queue: p.queue, controls })}`;
 }
 
 export function groupsBody(view: View, p: GroupsPage): Html {
@@ -61,6 +75,6 @@ export function groupsBody(view: View, p: GroupsPage): Html {
   if (all.length === 0) return html`<section class="card">${head}<p class="empty">No group has a limit, an active task or a parked one.</p></section>`;
   const unread = p.parked === null ? html`<p class="note">Parked tasks cannot be read for this scheduler.</p>` : '';
   const cut = (p.parked?.count ?? 0) > MAX_PARKED ? html`<p class="more">Parked tasks listed from the first ${MAX_PARKED} by group.</p>` : '';
-  return html`<section class="card">${head}<div class="scroll"><table class="groups"><thead><tr><th>group</th><th class="num">limit</th><th class="num">active</th><th class="num">parked</th><th>parked tasks, in the order they come back</th></tr></thead>
+  return html`<section class="card">${head}<div class="scroll"><table class="groups"><thead><tr><th>group</th><th class="num">limit</th><th class="num">active</th><th class="num">parked</th><th>parked tasks, in the order they come back</th><th>pause</th></tr></thead>
 <tbody>${all.map((g) => row(view, p, g))}</tbody></table></div>${unread}${cut}</section>`;
 }

@@ -5,7 +5,7 @@
  * writing the scheduler is api.ts's job, drawing the page page.ts's.
  *
  * Routes, under the mount path:
- *   GET  /                   the page (`?queue=` chooses the queue shown in detail; `?hash=` looks a task up in it)
+ *   GET  /                   the page (`?queue=` chooses the queue shown in detail; `?hash=` looks a task up in it; `?span=24h` the chart's day)
  *   GET  /api/overview       the same data as JSON (`?queue=`, `?hash=`; `?fragments=1` adds the sections as HTML)
  *   GET  /api/task           one task by `?queue=&hash=`, or its kept outcome once finished; 404 when neither
  *   GET  /tasks              one state's tasks a page at a time (`?queue=&state=&offset=&limit=`), searched with `?q=`
@@ -13,7 +13,8 @@
  *   GET  /schedules, /workers, /groups   the queue's recurring schedules, live workers, groups (`?queue=`)
  *   GET  /api/tasks, /api/task-page, /api/schedules, /api/workers, /api/groups   the same pages' data as JSON
  *   POST /api/<action>       pause, resume, purge-dead, redrive-all, clean, redrive, cancel, reschedule, limit-concurrency, limit-rate,
- *                            run-again, run-schedule, pause-schedule, resume-schedule
+ *                            run-again, run-schedule, pause-schedule, resume-schedule, priority, run-now, add
+ *   GET  /add                the add-a-task form (`?queue=`; `?from=<hash>` pre-fills it from that task: Duplicate)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError } from '../../domain/errors';
@@ -24,7 +25,7 @@ import type { Find } from './detail';
 import type { View } from './forms';
 import { errorBody, HttpError, readBody, redirect, sendHtml, sendJson, toHttpError, wantsJson } from './http';
 import { lookup } from './lookup';
-import { dashboardOptions, parseHashParam, parseQueueParam, parseTaskQuery, type DashboardOptions, type ParsedDashboardOptions } from './options';
+import { dashboardOptions, parseHashParam, parseQueueParam, parseSpanParam, parseTaskQuery, type DashboardOptions, type ParsedDashboardOptions } from './options';
 import { fragmentStrings, messagePage, renderPage, tokenForm } from './page';
 import { baseHeaders, credential, crossSite, csrfValid, hostAllowed, newNonce, newSecret, policy, tokenCookie } from './security';
 import { VIEW_PATHS, viewJson, viewPage, type ViewName } from './views';
@@ -91,7 +92,14 @@ function requestUrl(req: IncomingMessage): URL | null {
 type Target = 'page' | 'overview' | 'task' | Action | { view: ViewName; json: boolean };
 
 /** The JSON of each view by its path: `/api/task` is taken by the lookup, so the task page's is `/api/task-page`. */
-const VIEW_APIS: Record<string, ViewName> = { '/api/tasks': 'tasks', '/api/task-page': 'task', '/api/schedules': 'schedules', '/api/workers': 'workers', '/api/groups': 'groups' };
+const VIEW_APIS: Record<string, ViewName> = {
+  '/api/tasks': 'tasks',
+  '/api/task-page': 'task',
+  '/api/schedules': 'schedules',
+  '/api/workers': 'workers',
+  '/api/groups': 'groups',
+  '/api/add-page': 'add',
+};
 
 function targetOf(path: string): Target | null {
   if (path === '/') return 'page';
@@ -187,7 +195,8 @@ function allow(req: IncomingMessage, res: ServerResponse, methods: string[]): vo
 async function read(setup: Setup, url: URL): Promise<{ o: Overview; find?: Find }> {
   const queue = parseQueueParam(url.searchParams.get('queue'));
   const hash = parseHashParam(url.searchParams.get('hash'));
-  const o = await overview(setup.scheduler, queue, setup.options.limit);
+  const span = parseSpanParam(url.searchParams.get('span'));
+  const o = await overview(setup.scheduler, queue, setup.options.limit, span);
   if (hash === undefined || o.selected === null) return { o };
   return { o, find: { hash, found: await lookup(setup.scheduler, o.selected.name, hash) } };
 }

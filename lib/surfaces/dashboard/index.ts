@@ -3,7 +3,8 @@
  * timeline, tasks waiting on their dependencies, active tasks with their holders, dead tasks with
  * their errors and buttons to act on them, and a lookup of one task by hash (with what it was put
  * after, or its kept outcome); beside it, each state's tasks a page at a time with search, a page
- * per task, and the queue's schedules, live workers and groups. A plain `(req, res, next)`
+ * per task, and the queue's schedules, live workers and groups; the everyday actions (a priority,
+ * run now, add a task or duplicate one) one click each, and the chart's 24-hour span. A plain `(req, res, next)`
  * handler, or a server of its own.
  */
 export { createDashboard } from './handler';
@@ -18,4 +19,6 @@ export type { TaskPage } from './task-page';
 export type { ScheduleView, SchedulesView } from './schedules-page';
 export type { WorkersPage } from './workers-page';
 export type { GroupsPage } from './groups-page';
+export type { AddPage, AddPrefill } from './add-page';
+export type { TaskActionResult } from './task-actions';
 export type { ParkedView, TaskEvent, WorkerView, WorkersView } from './live';

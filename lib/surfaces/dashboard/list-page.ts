@@ -7,7 +7,7 @@
 import { printable, printableLines } from '../printable';
 import type { TaskState } from '../../domain/task';
 import type { TaskView } from './api';
-import { actionForm, cancelForm, cleanForm, purgeForm, redriveAllForm, redriveForm, rescheduleForm, type View } from './forms';
+import { cleanForm, purgeForm, redriveAllForm, taskActions, type View } from './forms';
 import { clip, html, relative, size, timeTag, type Html } from './html';
 import type { ListPage } from './lists';
 import { SEARCH_SCAN } from './lists';
@@ -42,20 +42,9 @@ function about(t: TaskView): Html {
   return html`<td class="error"><details data-key="${t.hash}"><summary><code>${clip(printable(first), 140)}</code></summary><pre>${printableLines(t.lastError)}</pre></details></td>`;
 }
 
-/** Puts a done task's data and options again as a new task (scheduler.runAgain); de-dup rules apply. */
-export function runAgainForm(view: View, queue: string, hash: string): Html {
-  return actionForm(view, { action: 'run-again', queue, hash, label: 'Run again', kind: 'primary' });
-}
-
-function actions(view: View, queue: string, t: TaskView): Html | string {
-  if (t.state === 'active') return '';
-  if (t.state === 'done') return runAgainForm(view, queue, t.hash);
-  return html`${t.state === 'dead' ? redriveForm(view, queue, t.hash) : ''}${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}`;
-}
-
 function row(view: View, queue: string, t: TaskView): Html {
   return html`<tr data-hash="${t.hash}">${taskCell(t, view, queue)}<td class="num">${when(view, t)}</td>${about(t)}<td class="num">${t.attempts} / ${t.maxAttempts}</td>
-<td class="end"><div class="actions">${actions(view, queue, t)}</div></td></tr>`;
+<td class="end"><div class="actions">${taskActions(view, queue, t)}</div></td></tr>`;
 }
 
 function searchForm(view: View, p: ListPage): Html {
@@ -97,7 +86,7 @@ export function listBody(view: View, p: ListPage): Html {
   const table =
     p.tasks.length === 0
       ? html`<p class="empty">${p.search === null ? `No ${p.state} tasks${p.offset > 0 ? ' on this page' : ''}.` : 'Nothing found.'}</p>`
-      : html`<div class="scroll"><table class="list" data-state="${p.state}" data-queue="${p.queue}"><thead><tr><th>task</th><th class="num">${time}</th><th>${third}</th><th class="num">attempts</th><th></th></tr></thead>
+      : html`<div class="scroll"><table class="list rows" data-state="${p.state}" data-queue="${p.queue}"><thead><tr><th>task</th><th class="num">${time}</th><th>${third}</th><th class="num">attempts</th><th></th></tr></thead>
 <tbody>${p.tasks.map((t) => row(view, p.queue, t))}</tbody></table></div>`;
   return html`<section class="card"><div class="title">${head}</div><h2><span class="sub">${order}</span>${headActions(view, p)}</h2>${searchForm(view, p)}${searchNote(p)}${pager(view, p)}${table}${pager(view, p)}</section>`;
 }

@@ -12,7 +12,7 @@ import type { LogLine } from '../../life/logs';
 import type { TaskOutcome } from '../../life/outcome';
 import type { Scheduler } from '../scheduler';
 import type { TaskInfo } from '../../domain/task';
-import type { TaskView } from './api';
+import { percentOf, scheduleOf, type TaskView } from './api';
 import { clip } from './html';
 
 /** How much of a payload, progress or result a looked-up task shows (its errors: MAX_ERROR_CHARS). */
@@ -111,6 +111,7 @@ function toDetail(task: TaskInfo, deps: Dependency[], logs: LogLine[]): TaskDeta
     preview: clip(data, SHOWN_VALUE_CHARS),
     bytes: Buffer.byteLength(data),
     progressPreview: task.progress === null ? null : jsonText(task.progress),
+    percent: percentOf(task.progress),
     runAt: task.runAt,
     expireAt: task.expireAt,
     attempts: task.attempts,
@@ -124,6 +125,7 @@ function toDetail(task: TaskInfo, deps: Dependency[], logs: LogLine[]): TaskDeta
     // The lists count what a waiting task still waits on; here each dependency says so itself.
     waitingOn: null,
     name: task.name,
+    schedule: scheduleOf(task),
     key: task.key,
     keepResult: task.keepResult,
     dependencies: deps.slice(0, MAX_DEPENDENCIES).map((d) => ({ queue: d.queue, hash: d.hash, state: d.outcome?.state ?? 'gone' })),

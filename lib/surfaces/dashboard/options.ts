@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors';
 import { STATES } from '../../features/admin';
-import { CLEAN_STATES, count, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName, taskHash } from '../../domain/options';
+import { CLEAN_STATES, count, groupPauseOptions, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName, taskHash } from '../../domain/options';
 import type { TaskState } from '../../domain/task';
 
 export interface DashboardOptions {
@@ -170,6 +170,16 @@ export function parseQueueBody(body: unknown): QueueBody {
   return parseBody(queueBody, body);
 }
 
+/** cancel: a task, and `running` ('1', as the active task's form posts it) to cancel it while it runs. */
+export function parseCancelBody(body: unknown): TaskBody & { running?: '1' | true } {
+  return parseBody(taskBody.extend({ running: z.union([z.literal('1'), z.literal(true)], { error: "expected '1' or true" }).optional() }), body);
+}
+
+/** pause and resume: a queue, and a group when only that group is meant (the Groups tab). */
+export function parsePauseBody(body: unknown): QueueBody & { group?: string } {
+  return parseBody(queueBody.extend({ group: groupPauseOptions.shape.group.optional() }), body);
+}
+
 export function parseTaskBody(body: unknown): TaskBody {
   return parseBody(taskBody, body);
 }
@@ -202,6 +212,12 @@ export function parseQueueParam(value: string | null): string | undefined {
 export function parseHashParam(value: string | null): string | undefined {
   const text = value?.trim() ?? '';
   return text === '' ? undefined : parse(hash, text, 'hash');
+}
+
+/** The chart's `?span=`: `10m` (the default) or `24h`. */
+export function parseSpanParam(value: string | null): '10m' | '24h' {
+  if (value === null || value === '' || value === '10m' || value === '24h') return value === '24h' ? '24h' : '10m';
+  throw new ValidationError('span', "expected '10m' or '24h'");
 }
 
 /** The `?queue=&hash=` of `GET /api/task`: both required. */

@@ -32,7 +32,7 @@ export function fragments(view: View, o: Overview, find?: Find): Partial<Record<
     queues,
     summary: summarySection(view, s),
     limits: limitsFragment(view, s.limits),
-    chart: chartSection(s.throughput),
+    chart: chartSection(s.throughput, view, s.name, s.span),
     ready: readySection(view, s.name, s.ready),
     timeline: timelineSection(view, s.name, s.delayed),
     waiting: waitingSection(view, s.name, s.waiting),
@@ -54,7 +54,7 @@ function section(name: FragmentName, part: Html | undefined, kind = 'card'): Htm
 /** The full page. `nonce` lets its one style and one script past the Content-Security-Policy. */
 export function renderPage(view: View, o: Overview, nonce: string, find?: Find): string {
   const f = fragments(view, o, find);
-  const config = { api: `${view.base}/api/overview`, csrf: view.csrf, queue: o.selected?.name ?? null, hash: find?.hash ?? null, interval: REFRESH_MS };
+  const config = { api: `${view.base}/api/overview`, csrf: view.csrf, queue: o.selected?.name ?? null, hash: find?.hash ?? null, span: o.selected?.span ?? '10m', interval: REFRESH_MS };
   // The lookup form is not a fragment: a refresh never swaps it while someone types in it.
   const lookup = o.selected === null ? html`` : html`<section class="card">${findSection(view, o.selected.name, find)}</section>`;
   // Nor are the limits forms: only what is in force (the `limits` fragment) is swapped.

@@ -11,8 +11,8 @@ import type { QueueStats } from '../../features/admin';
 import { printable, printableLines } from '../printable';
 import type { Overview, QueueView, TaskList, TaskView } from './api';
 import { lookupLink } from './detail';
-import { cleanForm, pauseForm, purgeForm, redriveAllForm, redriveForm, rescheduleForm, cancelForm, type View } from './forms';
-import { clip, html, relative, size, span, timeTag, type Html } from './html';
+import { cleanForm, pauseForm, purgeForm, redriveAllForm, taskActions, type View } from './forms';
+import { clip, html, progressBar, relative, size, span, timeTag, type Html } from './html';
 import { pageLink, taskLink } from './shell';
 
 const COUNTS = ['ready', 'delayed', 'waiting', 'active', 'dead', 'expired', 'deduplicated'] as const;
@@ -49,7 +49,7 @@ export function queuesSection(view: View, o: Overview): Html {
   }
   const heads = COUNTS.map((c) => html`<th scope="col" class="num ${c}">${c === 'deduplicated' ? 'dedup' : c}</th>`);
   const rows = o.queues.map((q) => queueRow(view, q, o.selected?.name));
-  return html`<h2>Queues</h2><div class="scroll"><table class="queues"><thead><tr><th scope="col">queue</th>${heads}<th scope="col">state</th><th></th></tr></thead>
+  return html`<h2>Queues</h2><div class="scroll"><table class="queues rows"><thead><tr><th scope="col">queue</th>${heads}<th scope="col">state</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
 }
 
@@ -81,6 +81,9 @@ export function taskCell(task: TaskView, view?: View, queue?: string): Html {
   const cut = preview.endsWith('…');
   const tags = [
     task.name === null ? '' : html`<span class="tag name">${printable(task.name)}</span>`,
+    task.schedule === null
+      ? ''
+      : html`<span class="tag schedule" data-from-schedule="${task.schedule}" title="put by schedule ${printable(task.schedule)}">schedule ${printable(task.schedule)}</span>`,
     task.level > 0 ? html`<span class="tag">priority ${task.level}</span>` : '',
     task.group === null ? '' : html`<span class="tag">group ${printable(task.group)}</span>`,
     cut ? html`<span class="tag">${size(task.bytes)}</span>` : '',
@@ -102,6 +105,7 @@ function leaseCell(task: TaskView, now: number): Html {
 function progressCell(task: TaskView): Html {
   if (task.progressPreview === null) return html`<td class="progress"><span class="dim">–</span></td>`;
   const text = printable(task.progressPreview);
+  if (task.percent !== null) return html`<td class="progress" title="${text}">${progressBar(task.percent)}</td>`;
   return html`<td class="progress"><code class="data" title="${text}">${text}</code></td>`;
 }
 
@@ -122,14 +126,14 @@ function waitingRow(view: View, queue: string, t: TaskView): Html {
   const runs = timeTag(t.runAt, t.runAt <= view.now ? 'at once' : relative(t.runAt, view.now));
   const on = t.waitingOn === null ? '–' : html`<a href="${lookupLink(view, queue, t.hash)}" title="look it up: the tasks it waits on">${t.waitingOn.toLocaleString('en')}</a>`;
   return html`<tr data-hash="${t.hash}">${taskCell(t, view, queue)}<td class="num" data-waiting-on="${t.waitingOn ?? ''}">${on}</td><td class="num">${runs}</td>
-<td class="end"><div class="actions">${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
+<td class="end"><div class="actions">${taskActions(view, queue, t)}</div></td></tr>`;
 }
 
 /** Tasks waiting on the tasks they were put after, longest waiting first, with how many are not done yet. */
 export function waitingSection(view: View, queue: string, list: TaskList): Html {
   const head = html`<h2><span class="dot waiting"></span>Waiting <span class="count">${list.total}</span> <span class="sub">on the tasks they were put after, longest waiting first</span></h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No task is waiting on another.</p>`;
-  return html`${head}<div class="scroll"><table class="waiting-tasks" data-queue="${queue}"><thead><tr><th>task</th><th class="num">waiting on</th><th class="num">then runs</th><th></th></tr></thead>
+  return html`${head}<div class="scroll"><table class="waiting-tasks rows" data-queue="${queue}"><thead><tr><th>task</th><th class="num">waiting on</th><th class="num">then runs</th><th></th></tr></thead>
 <tbody>${list.tasks.map((t) => waitingRow(view, queue, t))}</tbody></table></div>${shown(view, queue, 'waiting', list, 'waiting tasks')}`;
 }
 
@@ -143,14 +147,14 @@ function errorCell(task: TaskView): Html {
 function deadRow(view: View, queue: string, t: TaskView): Html {
   const died = t.diedAt === null ? '–' : timeTag(t.diedAt, relative(t.diedAt, view.now));
   return html`<tr data-hash="${t.hash}">${taskCell(t, view, queue)}${errorCell(t)}<td class="num">${died}</td><td class="num">${t.attempts} / ${t.maxAttempts}</td>
-<td class="end"><div class="actions">${redriveForm(view, queue, t.hash)}${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
+<td class="end"><div class="actions">${taskActions(view, queue, t)}</div></td></tr>`;
 }
 
 /** Tasks out of attempts, most recent death first, with their last error and what can be done. */
 export function deadSection(view: View, queue: string, list: TaskList): Html {
   const head = html`<h2><span class="dot dead"></span>Dead <span class="count">${list.total}</span>${list.total > 0 ? html`<span class="head-actions">${redriveAllForm(view, queue)}${cleanForm(view, queue, 'dead')}${purgeForm(view, queue)}</span>` : ''}</h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No dead tasks.</p>`;
-  return html`${head}<div class="scroll"><table class="dead-tasks" data-queue="${queue}"><thead><tr><th>task</th><th>last error</th><th class="num">died</th><th class="num">attempts</th><th></th></tr></thead>
+  return html`${head}<div class="scroll"><table class="dead-tasks rows" data-queue="${queue}"><thead><tr><th>task</th><th>last error</th><th class="num">died</th><th class="num">attempts</th><th></th></tr></thead>
 <tbody>${list.tasks.map((t) => deadRow(view, queue, t))}</tbody></table></div>${shown(view, queue, 'dead', list, 'dead tasks')}`;
 }
 
@@ -158,13 +162,13 @@ function readyRow(view: View, queue: string, t: TaskView): Html {
   // A ready task waits for a worker; its attempts say whether it ran before (a retry, a re-drive).
   const since = timeTag(t.runAt, relative(t.runAt, view.now));
   return html`<tr data-hash="${t.hash}">${taskCell(t, view, queue)}<td class="num">${since}</td><td class="num">${t.attempts} / ${t.maxAttempts}</td>
-<td class="end"><div class="actions">${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
+<td class="end"><div class="actions">${taskActions(view, queue, t)}</div></td></tr>`;
 }
 
 /** Tasks a worker may claim now, in claim order: priority levels first, then the fair groups, then the rest. */
 export function readySection(view: View, queue: string, list: TaskList): Html {
   const head = html`<h2><span class="dot ready"></span>Ready <span class="count">${list.total}</span> <span class="sub">next claimed first</span>${list.total > 0 ? cleanForm(view, queue, 'ready') : ''}</h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">No task is ready.</p>`;
-  return html`${head}<div class="scroll"><table class="ready-tasks" data-queue="${queue}"><thead><tr><th>task</th><th class="num">due since</th><th class="num">attempts</th><th></th></tr></thead>
+  return html`${head}<div class="scroll"><table class="ready-tasks rows" data-queue="${queue}"><thead><tr><th>task</th><th class="num">due since</th><th class="num">attempts</th><th></th></tr></thead>
 <tbody>${list.tasks.map((t) => readyRow(view, queue, t))}</tbody></table></div>${shown(view, queue, 'ready', list, 'ready tasks')}`;
 }

@@ -12,7 +12,7 @@ import { html, iso, scriptJson, trusted, utc, ZONE, type Html } from './html';
 import { CSS } from './style';
 
 /** The tabs: the overview, each state's list, and the queue's schedules, workers and groups. */
-export type Tab = 'overview' | (typeof STATES)[number] | 'schedules' | 'workers' | 'groups';
+export type Tab = 'overview' | (typeof STATES)[number] | 'schedules' | 'workers' | 'groups' | 'add';
 
 /** A page of the dashboard for `queue`: `path` is '/', '/tasks', '/task', '/schedules', ... */
 export function pageLink(view: View, path: string, params: Record<string, string | number | undefined>): string {
@@ -35,6 +35,7 @@ export function tabs(view: View, queue: string, tab: Tab): Html {
     ['schedules', 'Schedules', pageLink(view, '/schedules', { queue })],
     ['workers', 'Workers', pageLink(view, '/workers', { queue })],
     ['groups', 'Groups', pageLink(view, '/groups', { queue })],
+    ['add', '+ Add task', pageLink(view, '/add', { queue })],
   ];
   const links = items.map(([t, label, href]) => html`<a href="${href}" data-tab="${t}"${t === tab ? html` aria-current="page" class="on"` : ''}>${label}</a>`);
   return html`<nav class="tabs" aria-label="views of queue ${printable(queue)}">${links}</nav>`;

@@ -169,6 +169,45 @@ td.task .hash a { color: var(--ready); }
   .stat .value { font-size: 30px; }
 }
 
+/* The daily actions: a priority that posts when picked (its Set button only without script), the
+   chart's span switch, progress bars, the add form. */
+.js .btn.auto { display: none; }
+form.act select[name="priority"] { max-width: 11em; }
+h2 .spans { margin-left: auto; display: inline-flex; gap: 4px; }
+h2 .spans + .spans, h2 .spans ~ form { margin-left: 6px; }
+.btn.on { background: var(--ink); border-color: var(--ink); color: #fff; }
+a.btn { display: inline-block; }
+a.btn:hover { text-decoration: none; }
+.bar { display: inline-flex; align-items: center; gap: 8px; white-space: nowrap; }
+.bar progress { width: 120px; height: 10px; accent-color: var(--active); }
+.bar b { font-variant-numeric: tabular-nums; color: var(--active); font-size: 13px; }
+.tag.schedule { background: #ede9fe; color: var(--delayed); }
+form.act.add { display: block; margin: 12px 0 0; }
+.fields-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 10px 16px; }
+label.field { display: grid; gap: 4px; font-size: 13px; color: var(--dim); min-width: 0; }
+label.field.wide { margin-top: 12px; }
+label.field input, label.field textarea, label.field select { font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; padding: 6px 8px; border-radius: 7px; border: 1px solid var(--line); color: var(--ink); min-width: 0; width: 100%; }
+label.field textarea[aria-invalid="true"] { border-color: var(--dead); background: #fef2f2; }
+.field-error { color: var(--dead); font-size: 13px; min-height: 1.2em; margin: 6px 0; }
+.add-result { font-size: 14px; margin: 10px 0 0; word-break: break-all; }
+
+/* At a phone's width, a row with actions becomes a card: its cells stacked, its buttons wrapping
+   under them, so every button is on screen without scrolling sideways. */
+@media (max-width: 560px) {
+  table.rows thead { display: none; }
+  table.rows, table.rows tbody, table.rows tr { display: block; width: 100%; }
+  table.rows tr { border-bottom: 1px solid var(--line); padding: 8px 0; }
+  table.rows tbody tr:last-child { border-bottom: 0; }
+  table.rows td, table.rows th[scope="row"] { display: block; border: 0; padding: 2px 2px; text-align: left; max-width: none; min-width: 0; width: auto; white-space: normal; }
+  table.rows td.num { display: inline-block; margin-right: 12px; }
+  table.rows td.end { text-align: left; padding-top: 6px; }
+  table.rows .actions { justify-content: flex-start; }
+  table.rows td[data-count]::before { content: attr(data-count) " "; font-size: 11px; font-weight: 600; color: var(--dim); text-transform: uppercase; }
+  table.queues.rows td.num { font-size: 16px; }
+  h2 { flex-wrap: wrap; }
+  h2 .spans { margin-left: 0; }
+}
+
 #toast { position: fixed; right: 20px; bottom: 20px; max-width: 420px; background: #111827; color: #fff; padding: 10px 16px; border-radius: 10px; font-size: 14px; opacity: 0; transform: translateY(8px); transition: opacity .2s, transform .2s; pointer-events: none; }
 #toast.show { opacity: 1; transform: none; }
 #toast.error { background: #991b1b; }

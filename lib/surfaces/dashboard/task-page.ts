@@ -8,9 +8,8 @@
 import { printable, printableLines } from '../printable';
 import type { Scheduler } from '../scheduler';
 import { foundFragment } from './detail';
-import { cancelForm, redriveForm, rescheduleForm, type View } from './forms';
+import { taskActions, type View } from './forms';
 import { html, size, whenTag, type Html } from './html';
-import { runAgainForm } from './list-page';
 import { contextFor, EVENTS_SCANNED, readTaskEvents, type TaskEvent } from './live';
 import { lookup, type Lookup } from './lookup';
 import { pageLink } from './shell';
@@ -24,24 +23,31 @@ export interface TaskPage {
   bytes: number | null;
   /** Its events among the queue's newest EVENTS_SCANNED, newest first; null when they cannot be read. */
   events: TaskEvent[] | null;
+  /** How its latest attempt that did not succeed ended (TaskInfo.ending: unrecoverable, retry-later, snoozed ...), else null. */
+  ending?: string | null;
 }
 
 export async function readTaskPage(scheduler: Scheduler, queue: string, hash: string): Promise<TaskPage> {
   const ctx = contextFor(scheduler);
   const [found, task, events] = await Promise.all([lookup(scheduler, queue, hash), scheduler.get(hash, { queue }), ctx === null ? null : readTaskEvents(ctx, queue, hash)]);
   const json = task === null ? null : (JSON.stringify(task.data) ?? 'null');
-  return { lookup: found, payload: task === null ? null : (JSON.stringify(task.data, null, 2) ?? 'null'), bytes: json === null ? null : Buffer.byteLength(json), events };
+  return {
+    lookup: found,
+    payload: task === null ? null : (JSON.stringify(task.data, null, 2) ?? 'null'),
+    bytes: json === null ? null : Buffer.byteLength(json),
+    events,
+    ending: task?.ending ?? null,
+  };
 }
 
 function actions(view: View, p: TaskPage): Html {
   const t = p.lookup.task;
   if (t === null) return html``;
-  const { queue, hash } = p.lookup;
+  const { queue } = p.lookup;
   if (t.state === 'active')
-    return html`<p class="note">Leased by <code>${t.worker === null ? '–' : printable(t.worker)}</code>: its worker holds it, so nothing can change it until the lease ends.</p>`;
-  // A done task (the history) is over: it can only be put again, as a new task.
-  if (t.state === 'done') return html`<div class="actions start">${runAgainForm(view, queue, hash)}</div>`;
-  return html`<div class="actions start">${t.state === 'dead' ? redriveForm(view, queue, hash) : ''}${rescheduleForm(view, queue, hash)}${cancelForm(view, queue, hash)}</div>`;
+    return html`<p class="note">Leased by <code>${t.worker === null ? '–' : printable(t.worker)}</code>: its worker holds it, so nothing can change it until the lease ends.</p><div class="actions start">${taskActions(view, queue, t)}</div>`;
+  // A done task (the history) is over: it can only be put again, as a new task, or duplicated.
+  return html`<div class="actions start">${taskActions(view, queue, t)}</div>`;
 }
 
 function eventRow(view: View, e: TaskEvent): Html {
@@ -66,5 +72,6 @@ export function taskBody(view: View, p: TaskPage): Html {
     p.payload === null
       ? ''
       : html`<section class="card"><h2>Payload <span class="sub">${size(p.bytes ?? 0)}, whole</span></h2><pre class="value payload" data-payload>${printableLines(p.payload)}</pre></section>`;
-  return html`${fields}${payload}<section class="card">${history(view, p)}</section>`;
+  const ending = p.ending ? html`<p class="note" data-ending="${p.ending}">Its last attempt ended: <b>${p.ending}</b>.</p>` : '';
+  return html`${fields}${ending}${payload}<section class="card">${history(view, p)}</section>`;
 }

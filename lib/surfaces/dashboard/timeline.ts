@@ -5,7 +5,7 @@
  */
 import { printable, validTime } from '../printable';
 import type { TaskList, TaskView } from './api';
-import { cancelForm, cleanForm, rescheduleForm, type View } from './forms';
+import { cleanForm, taskActions, type View } from './forms';
 import { html, relative, span, timeTag, type Html } from './html';
 import { shown, taskCell } from './sections';
 
@@ -99,7 +99,7 @@ function drawing(view: View, tasks: TaskView[]): Html {
 function row(view: View, queue: string, t: TaskView, n: number): Html {
   const when = due(t.runAt, view.now);
   return html`<tr data-hash="${t.hash}"><td class="rank"><span class="pin">${n}</span></td><td class="num due">${timeTag(t.runAt, when)}</td>${taskCell(t, view, queue)}<td class="num">${t.attempts} / ${t.maxAttempts}</td>
-<td class="end"><div class="actions">${rescheduleForm(view, queue, t.hash)}${cancelForm(view, queue, t.hash)}</div></td></tr>`;
+<td class="end"><div class="actions">${taskActions(view, queue, t)}</div></td></tr>`;
 }
 
 /** The next due delayed tasks: the timeline, then the same tasks as a table. */
@@ -107,6 +107,6 @@ export function timelineSection(view: View, queue: string, list: TaskList): Html
   const head = html`<h2><span class="dot delayed"></span>Coming up <span class="count">${list.total}</span> <span class="sub">delayed tasks, next due first</span>${list.total > 0 ? cleanForm(view, queue, 'delayed') : ''}</h2>`;
   if (list.tasks.length === 0) return html`${head}<p class="empty">Nothing is delayed.</p>`;
   return html`${head}${drawing(view, list.tasks)}
-<div class="scroll"><table data-queue="${queue}"><thead><tr><th>#</th><th class="num">runs</th><th>task</th><th class="num">attempts</th><th></th></tr></thead>
+<div class="scroll"><table class="delayed-tasks rows" data-queue="${queue}"><thead><tr><th>#</th><th class="num">runs</th><th>task</th><th class="num">attempts</th><th></th></tr></thead>
 <tbody>${list.tasks.map((t, i) => row(view, queue, t, i + 1))}</tbody></table></div>${shown(view, queue, 'delayed', list, 'delayed tasks, next due first')}`;
 }

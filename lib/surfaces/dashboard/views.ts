@@ -8,6 +8,7 @@ import { parseListQuery, parseQueueParam, parseTaskQuery, type ParsedDashboardOp
 import type { Scheduler } from '../scheduler';
 import type { View } from './forms';
 import { html, type Html } from './html';
+import { addBody, readAddPage } from './add-page';
 import { groupsBody, readGroupsPage } from './groups-page';
 import { listPage } from './lists';
 import { listBody } from './list-page';
@@ -17,7 +18,7 @@ import { readTaskPage, taskBody } from './task-page';
 import { readWorkersPage, workersBody } from './workers-page';
 
 /** Each page by its path under the mount point (its JSON is the same path under `/api`, but `/task`'s, which is `/api/task-page`). */
-export const VIEW_PATHS = { '/tasks': 'tasks', '/task': 'task', '/schedules': 'schedules', '/workers': 'workers', '/groups': 'groups' } as const;
+export const VIEW_PATHS = { '/tasks': 'tasks', '/task': 'task', '/schedules': 'schedules', '/workers': 'workers', '/groups': 'groups', '/add': 'add' } as const;
 export type ViewName = (typeof VIEW_PATHS)[keyof typeof VIEW_PATHS];
 
 /** What one view read: its JSON, and how to draw it. */
@@ -49,6 +50,12 @@ async function read(name: ViewName, scheduler: Scheduler, url: URL, options: Par
     const { queue, hash } = parseTaskQuery(url.searchParams);
     const p = await readTaskPage(scheduler, queue, hash);
     return { json: p, now: p.lookup.now, queue, tab: p.lookup.task?.state ?? 'overview', title: `task ${hash.slice(0, 12)}`, body: (view) => taskBody(view, p) };
+  }
+  if (name === 'add') {
+    // A task can be added to a queue nobody has put on yet: the form says 'default' then.
+    const queue = parseQueueParam(url.searchParams.get('queue')) ?? (await scheduler.queues())[0] ?? 'default';
+    const p = await readAddPage(scheduler, queue, url);
+    return { json: p, now: await scheduler.time(), queue, tab: 'add', title: `add a task · ${queue}`, body: (view) => addBody(view, p) };
   }
   // Every parameter is checked before the first read.
   const query = name === 'tasks' ? parseListQuery(url.searchParams, options.limit) : null;

@@ -1,0 +1,34 @@
+--[[ heads: included by the scripts that delete tasks which may hold an ordered group's head
+  (cancel, purge, the claim's trim of the dead; not a script itself): the group goes on; and the
+  claim's test of a task held back by its group's head (take). See include: controls. ]]
+-- include: groups
+
+-- Whether task id of group g must wait behind its group's held head (take). A head whose task is
+-- gone (a path that missed dropping it) no longer holds anything.
+local function heldBack(id, g)
+  local head = headOf(g)
+  if not head or head == id then return false end
+  if redis.call('HEXISTS', K.tasks, head) == 1 then return true end
+  unhead(head, g)
+  return false
+end
+
+-- Task id (meta: its record) leaves for good: when it held its ordered group's head, the group
+-- goes on (its first parked task takes the place). Returns how many parked tasks moved back.
+local function dropHead(id, meta)
+  if not unhead(id, meta.g) then return 0 end
+  return refill(meta.g)
+end
+
+-- Dead tasks `ids` were deleted (purge, the claim's trim): in a queue whose groups a dead head
+-- holds, each group such a task held goes on. One HGET otherwise. Returns how many tasks moved back.
+local function dropHeads(ids)
+  if #ids == 0 or redis.call('HGET', K.glimits, '|ordered') ~= 'hold' then return 0 end
+  local gone, moved, fields = {}, 0, redis.call('HGETALL', K.glimits)
+  for _, id in ipairs(ids) do gone[id] = true end
+  for i = 1, #fields, 2 do
+    local g = string.match(fields[i], '^(.+)|head$')
+    if g and gone[fields[i + 1]] then moved = moved + dropHead(fields[i + 1], { g = g }) end
+  end
+  return moved
+end

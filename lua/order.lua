@@ -1,0 +1,23 @@
+#!lua flags=allow-oom
+--[[ order: make a queue's fair groups ordered, or not (orderGroups). In an ordered queue each group
+  runs one task at a time, in its order, and a task that will run again holds its group's head
+  meanwhile (include: controls). The setting is the `glimits` field '|ordered' ('1', or 'hold' to
+  hold a group behind a dead head too), which claims read with each group's limit. Turning it off
+  releases every hold; turning it on without 'hold' releases the holds of dead heads. The caller
+  then moves back the parked tasks the new setting has room for (limit.lua, from '-').
+  KEYS (as K.<name>; each described in docs/design.md#keys): glimits, dead
+  ARGV[1] mode  '1' (ordered), 'hold' (ordered, a dead head holds its group) or '' (not ordered)
+  Returns: how many holds were released ]]
+local released = 0
+if A.mode == '' then redis.call('HDEL', K.glimits, '|ordered') else redis.call('HSET', K.glimits, '|ordered', A.mode) end
+if A.mode ~= 'hold' then
+  -- The hash holds a field per limited group, paused group and held head: small.
+  local fields = redis.call('HGETALL', K.glimits)
+  for i = 1, #fields, 2 do
+    if string.match(fields[i], '.|head$') and (A.mode == '' or redis.call('ZSCORE', K.dead, fields[i + 1])) then
+      redis.call('HDEL', K.glimits, fields[i])
+      released = released + 1
+    end
+  end
+end
+return released

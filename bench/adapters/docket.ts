@@ -7,7 +7,11 @@ const KEEP_RESULT_MS = 60_000;
 
 export const open: OpenAdapter = async (url, queue) => {
   // The start-up check warns about appendonly no, which the benchmark's Redis uses on purpose.
-  const s = await createScheduler({ url, queue, onWarning: () => {} });
+  // DOCKET_BENCH_EVENTS=all turns the lifecycle events on, DOCKET_BENCH_HISTORY=off the done
+  // history off (keep({ done: { count: 0 } })), to measure what each costs (bench/README.md).
+  const events = process.env.DOCKET_BENCH_EVENTS === 'all' ? { events: 'all' as const } : {};
+  const s = await createScheduler({ url, queue, onWarning: () => {}, ...events });
+  if (process.env.DOCKET_BENCH_HISTORY === 'off') await s.keep({ queue, done: { count: 0 } });
   const adapter: Adapter = {
     put: async (data) => void (await s.put(data)),
     putBulk: async (items, delay = 0) => void (await s.putMany(items.map((data) => ({ data, options: delay ? { delay } : undefined })))),

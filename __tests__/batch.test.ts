@@ -241,6 +241,31 @@ describe('workBatch: the rules of a single task', () => {
   });
 });
 
+describe('workBatch: ordered groups', () => {
+  it('holds at most one task of an ordered group in flight, batches or not, and runs each group in put order', async () => {
+    const s = await redis.scheduler();
+    await s.orderGroups(true);
+    const puts: Record<string, string[]> = { a: [], b: [] };
+    for (let i = 0; i < 6; i++) for (const g of ['a', 'b']) puts[g].push((await s.put({ g, i }, { group: g })).hash);
+    const batches: Array<Array<string | null>> = [];
+    const ran: Record<string, string[]> = { a: [], b: [] };
+    const worker = s.workBatch(
+      async (tasks) => {
+        batches.push(tasks.map((t) => t.group));
+        for (const t of tasks) ran[t.group!].push(t.hash);
+        await sleep(20);
+      },
+      { size: 5, concurrency: 2 },
+    );
+    await eventually(async () => (await s.stats()).totals.completed === 12);
+    await worker.close();
+    // A group's next task is leased only once the one before it finished: never two of a group
+    // in one batch, whatever the batch size.
+    for (const batch of batches) expect(new Set(batch).size).toBe(batch.length);
+    expect(ran).toEqual(puts);
+  });
+});
+
 describe('workBatch: running batches', () => {
   it('runs up to `concurrency` batches at once', async () => {
     const s = await redis.scheduler();

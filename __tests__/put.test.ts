@@ -192,6 +192,21 @@ describe('putMany', () => {
     expect((await s.claimMany(10)).map((t) => t.data)).toEqual(['b', 'a']);
   });
 
+  it('stores a many-chunk putMany in put order on a Redis that lost its script cache (NOSCRIPT, then EVAL)', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    // Twice: the first call of a new scheduler, and one after SCRIPT FLUSH once the script was cached.
+    for (const round of [0, 1]) {
+      if (round === 1) await raw.scriptFlush();
+      const items = Array.from({ length: 1000 }, (_, i) => ({ data: { round, i } }));
+      await s.putMany(items);
+      const claimed = await s.claimMany(1000);
+      const got = claimed.map((t) => (t.data as { i: number }).i);
+      expect(got).toEqual(items.map((_, i) => i));
+      for (const t of claimed) await s.ack(t);
+    }
+  });
+
   it('makes one script call per chunk of 250', async () => {
     // A server of its own, so its command counters see no other test's calls.
     const server = await startRedis();

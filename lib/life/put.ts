@@ -164,19 +164,20 @@ function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; resul
       end++;
     }
     const chunk = prepared.slice(start, end);
+    const earlier = calls.slice();
     let go!: () => void;
-    const results = new Promise<void>((resolve) => (go = resolve)).then(() => send(ctx, queue, chunk));
+    const results = new Promise<void>((resolve) => (go = resolve)).then(async () => {
+      // While put's script is not known to be cached (never called, or a call answered NOSCRIPT),
+      // a chunk waits for those before it: one sent after a NOSCRIPT call's EVAL retry would run
+      // before it, out of put order (ordered groups rely on it). Checked with no await before the send.
+      if (earlier.length > 0 && !ctx.scripts.isCached(put)) await Promise.all(earlier.map((c) => c.results.catch(() => undefined)));
+      return send(ctx, queue, chunk);
+    });
     calls.push({ size: end - start, results, go });
     start = end;
   }
   void (async () => {
     for (let i = 0; i < calls.length; i++) {
-      // The rest wait for the first call's answer: on a Redis that lost its script cache (a new or
-      // restarted server, SCRIPT FLUSH) the first answers NOSCRIPT and is sent again with EVAL,
-      // and a second already sent behind it would be retried after a third that found the script
-      // loaded: the chunks, and so the tasks, would be stored out of put order (ordered groups
-      // rely on it). Once the first is answered the script is loaded.
-      if (i === 1) await calls[0].results.catch(() => undefined);
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       calls[i].go();
     }

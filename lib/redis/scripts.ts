@@ -38,6 +38,8 @@ const TRANSIENT_RETRY_MS = 50;
 export class Scripts {
   /** Each op's source as sent and its SHA-1, by op name, from its first call on. */
   private readonly loaded = new Map<string, Loaded>();
+  /** Ops the server answered a call of (EVALSHA or EVAL) since their last NOSCRIPT: their script is in its cache. */
+  private readonly cached = new Set<string>();
 
   constructor(
     private readonly conn: Connection,
@@ -53,6 +55,16 @@ export class Scripts {
    */
   async run<I, O>(op: Op<I, O>, keys: QueueKeys, input: NoInfer<I>, what: string = op.name, via?: Via): Promise<O> {
     return op.decode(await this.call(op, keys, op.encode(input), what, via), input);
+  }
+
+  /**
+   * Whether a call of `op` has been answered since its last NOSCRIPT, so the server most likely
+   * has its script (a restart or SCRIPT FLUSH since then is only seen at the next call). Calls
+   * that must run in the order sent wait for the first one's answer while this is false: a
+   * NOSCRIPT retry would run after the calls sent behind it (put.ts's chunks).
+   */
+  isCached(op: ScriptSpec): boolean {
+    return this.cached.has(op.name);
   }
 
   /** The op's compiled source and SHA-1: read and hashed once, on its first call. */
@@ -73,11 +85,16 @@ export class Scripts {
       const send = (command: string[]) => (via ? via(command) : this.conn.send(names[0], command, deadline));
       try {
         try {
-          return await send(['EVALSHA', script.sha, ...tail]);
+          const reply = await send(['EVALSHA', script.sha, ...tail]);
+          this.cached.add(op.name);
+          return reply;
         } catch (err) {
           // The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL loads it again.
           if (!hasReply(err, /^NOSCRIPT/)) throw err;
-          return await send(['EVAL', script.source, ...tail]);
+          this.cached.delete(op.name);
+          const reply = await send(['EVAL', script.source, ...tail]);
+          this.cached.add(op.name);
+          return reply;
         }
       } catch (err) {
         if (hasReply(err, /compiling script.*'#'/) && script.source.startsWith('#!')) {

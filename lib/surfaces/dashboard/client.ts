@@ -28,8 +28,12 @@ export const CLIENT = `
     duplicate: 'Duplicate: an equal task is already queued, nothing added' };
   document.documentElement.classList.add('js');
 
-  function done(action, body) {
+  function done(action, body, form) {
     if (action === 'priority') return 'Priority set to ' + body.level;
+    // The Groups tab's pause and resume act on one group, and an active task's cancel aborts its
+    // handler rather than deleting it: each says what it did, not what the queue-wide one does.
+    if (form.querySelector('input[name="group"]') && (action === 'pause' || action === 'resume')) return action === 'pause' ? 'Group paused' : 'Group resumed';
+    if (action === 'cancel' && form.querySelector('input[name="running"]')) return 'Running task cancelled: its handler stops at its next heartbeat';
     if (body && body.status && PUT[body.status]) return PUT[body.status];
     return DONE[action] || 'Done';
   }
@@ -189,7 +193,7 @@ export const CLIENT = `
     post(form)
       .then(function (body) {
         ok = true;
-        var text = done(form.getAttribute('data-action'), body);
+        var text = done(form.getAttribute('data-action'), body, form);
         say(text, false);
         result(form, text, body);
       })

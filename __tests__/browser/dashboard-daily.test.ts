@@ -6,59 +6,20 @@
  * throughput chart's 24-hour span from the per-minute counters, a scheduled task saying which
  * schedule put it, and at 390 px every row's buttons on screen without scrolling sideways.
  */
-import { execFileSync } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Scheduler } from '../../lib';
-import { serveDashboard } from '../../lib/surfaces/dashboard';
-import { sleep, useRedis } from '../support/harness';
+import type { Page } from 'playwright-core';
+import { sleep } from '../support/harness';
+import { TIMEOUT, useDashboardPages } from './support/pages';
 
-const TIMEOUT = 60_000;
 const TOKEN = 'browser-daily-token-0123456789';
-let browser: Browser;
+const lab = useDashboardPages(TOKEN);
+const { open } = lab;
 let base: string;
 let s: Scheduler & { prefix: string };
-const closers: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-  await browser?.close();
-}, TIMEOUT);
-const redis = useRedis();
-
-function chromiumPath(): string {
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error("chromium is not on PATH: install Debian's package (apt-get install -y chromium); the browser test never downloads one");
-  }
-}
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    headless: true,
-    args: ['--disable-gpu', '--disable-quic', '--disable-sync', '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-  });
-  s = await redis.scheduler();
-  const served = await serveDashboard(s, { token: TOKEN });
-  closers.push(served.close);
-  base = new URL(served.url).origin;
-}, TIMEOUT);
-
-/** A page carrying the token's cookie, recording script errors and CSP refusals, and the actions it posts. */
-async function open(path: string, width = 1280): Promise<{ page: Page; errors: string[]; posts: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  const posts: string[] = [];
-  page.on('console', (msg) => void (msg.type() === 'error' && errors.push(msg.text())));
-  page.on('pageerror', (err) => void errors.push(err.message));
-  page.on('request', (req) => void (req.method() === 'POST' && posts.push(new URL(req.url()).pathname)));
-  page.on('dialog', (dialog) => void dialog.accept());
-  page.on('close', () => void context.close().catch(() => {}));
-  await page.goto(`${base}${path}${path.includes('?') ? '&' : '?'}token=${TOKEN}`);
-  return { page, errors, posts };
-}
+beforeAll(() => {
+  s = lab.scheduler();
+  base = lab.base();
+});
 
 /** Polls `read` until it gives `expected` (compared as JSON), then checks it once more for a readable diff. */
 async function settle<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {

@@ -5,16 +5,15 @@
  * every view at 390 px wide with no table cut off (each scrolls sideways within its card) and no
  * script error or CSP refusal. Times show in UTC, with the zone named.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Scheduler, Worker } from '../../lib';
 import { serveDashboard } from '../../lib/surfaces/dashboard';
 import { eventually, useRedis } from '../support/harness';
+import { launchChromium, TIMEOUT } from './support/pages';
 
-const TIMEOUT = 60_000;
 const TOKEN = 'browser-views-token-0123456789';
 let browser: Browser;
 let base: string;
@@ -32,14 +31,6 @@ afterAll(async () => {
   await browser?.close();
 }, TIMEOUT);
 const redis = useRedis();
-
-function chromiumPath(): string {
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error("chromium is not on PATH: install Debian's package (apt-get install -y chromium); the browser test never downloads one");
-  }
-}
 
 /** A shop queue with 30 ready tasks (one says "needle"), 3 dead, a delayed one, a worker holding one, schedules and a group at its limit. */
 async function seed() {
@@ -70,11 +61,7 @@ async function seed() {
 }
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    headless: true,
-    args: ['--disable-gpu', '--disable-quic', '--disable-sync', '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
   s = await redis.scheduler();
   seeded = await seed();
   const served = await serveDashboard(s, { token: TOKEN });

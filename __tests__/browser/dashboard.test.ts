@@ -4,36 +4,22 @@
  * updates in place, and task data never runs as script, on the first paint or after a refresh.
  * Saves a full-page screenshot as a test artifact (and for the docs with DOCKET_DOCS_SCREENSHOT=1).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Scheduler } from '../../lib';
 import { serveDashboard } from '../../lib/surfaces/dashboard';
 import { queueKeys } from '../../lib/domain/keys';
 import { sleep, useRedis } from '../support/harness';
+import { launchChromium, TIMEOUT } from './support/pages';
 
-const TIMEOUT = 60_000;
 const redis = useRedis();
 let browser: Browser;
 const closers: Array<() => Promise<void>> = [];
 
-/** Debian's chromium from PATH; playwright-core never downloads a browser here. */
-function chromiumPath(): string {
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error("chromium is not on PATH: install Debian's package (apt-get install -y chromium); the browser test never downloads one");
-  }
-}
-
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    headless: true,
-    args: ['--disable-gpu', '--disable-quic', '--disable-sync', '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
 }, TIMEOUT);
 
 afterAll(async () => {

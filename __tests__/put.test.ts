@@ -195,15 +195,38 @@ describe('putMany', () => {
   it('stores a many-chunk putMany in put order on a Redis that lost its script cache (NOSCRIPT, then EVAL)', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
-    // Twice: the first call of a new scheduler, and one after SCRIPT FLUSH once the script was cached.
-    for (const round of [0, 1]) {
-      if (round === 1) await raw.scriptFlush();
-      const items = Array.from({ length: 1000 }, (_, i) => ({ data: { round, i } }));
+    // The first call of a new scheduler, then calls after SCRIPT FLUSH once the script was cached
+    // (a chunk's answer, then its registry write, must not let a later chunk overtake the one behind it).
+    for (const round of [0, 1, 2, 3]) {
+      if (round > 0) await raw.scriptFlush();
+      const items = Array.from({ length: 2500 }, (_, i) => ({ data: { round, i } }));
       await s.putMany(items);
-      const claimed = await s.claimMany(1000);
+      const claimed = [];
+      while (claimed.length < items.length) claimed.push(...(await s.claimMany(1000)));
       const got = claimed.map((t) => (t.data as { i: number }).i);
       expect(got).toEqual(items.map((_, i) => i));
       for (const t of claimed) await s.ack(t);
+    }
+  });
+
+  it('keeps put order when a busy process reads the first answer between its chunks', async () => {
+    // A new scheduler knows no script cached: its second chunk waits for the first's answer. With
+    // the event loop slowed (10 ms per turn), that answer (and the registry write after it) arrive
+    // between chunk turns; a later chunk must still not overtake those waiting before it.
+    for (const round of [0, 1]) {
+      const s = await redis.scheduler({ queue: `busy${round}` });
+      let busy = true;
+      const spin = () => {
+        const until = Date.now() + 10;
+        while (Date.now() < until);
+        if (busy) setImmediate(spin);
+      };
+      setImmediate(spin);
+      const items = Array.from({ length: 2000 }, (_, i) => ({ data: { round, i } }));
+      await s.putMany(items).finally(() => (busy = false));
+      const claimed = [];
+      while (claimed.length < items.length) claimed.push(...(await s.claimMany(1000)));
+      expect(claimed.map((t) => (t.data as { i: number }).i)).toEqual(items.map((_, i) => i));
     }
   });
 

@@ -23,13 +23,10 @@ import { eventArgs, parse, putOptions } from '../domain/options';
 import { canonicalJson, type Json } from '../domain/payload';
 import { put, type PutCode, type PutItem } from '../ops/put';
 import type { PutOptions } from './put-options';
+import { inChunks } from './put-chunks';
 
 export type { PutOptions } from './put-options';
 
-/** Tasks per script call: large enough to amortise the round trip, small enough not to stall Redis. */
-const CHUNK_ITEMS = 250;
-/** A chunk also closes once its payloads pass this many bytes. */
-const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Most puts take the default options: those are parsed once, not once per task. */
 const DEFAULTS = parse(putOptions, {}, 'options');
 interface Prepared {
@@ -146,45 +143,6 @@ async function flush(ctx: Context): Promise<void> {
   );
 }
 
-/**
- * Splits `prepared` into script calls; their results come back in order. Each call goes out on a
- * turn of the event loop of its own (node-redis writes a turn's commands at its end), so Redis
- * runs one chunk while this process encodes the next and reads the answer to the one before.
- */
-function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; results: Promise<PutResult[]> }> {
-  const calls: Array<{ size: number; results: Promise<PutResult[]>; go: () => void }> = [];
-  let start = 0;
-  while (start < prepared.length) {
-    let end = start;
-    let bytes = 0;
-    const queue = prepared[start].queue;
-    // A chunk holds one queue's tasks: a script call touches one queue's keys (one cluster slot).
-    while (end < prepared.length && end - start < CHUNK_ITEMS && prepared[end].queue === queue && (bytes === 0 || bytes + prepared[end].bytes <= CHUNK_BYTES)) {
-      bytes += prepared[end].bytes;
-      end++;
-    }
-    const chunk = prepared.slice(start, end);
-    const earlier = calls.slice();
-    let go!: () => void;
-    const results = new Promise<void>((resolve) => (go = resolve)).then(async () => {
-      // While put's script is not known to be cached (never called, or a call answered NOSCRIPT),
-      // a chunk waits for those before it: one sent after a NOSCRIPT call's EVAL retry would run
-      // before it, out of put order (ordered groups rely on it). Checked with no await before the send.
-      if (earlier.length > 0 && !ctx.scripts.isCached(put)) await Promise.all(earlier.map((c) => c.results.catch(() => undefined)));
-      return send(ctx, queue, chunk);
-    });
-    calls.push({ size: end - start, results, go });
-    start = end;
-  }
-  void (async () => {
-    for (let i = 0; i < calls.length; i++) {
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      calls[i].go();
-    }
-  })();
-  return calls;
-}
-
 function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string, schedule = ''): Prepared {
   if (at && (typeof item !== 'object' || item === null)) throw new ValidationError(at.slice(0, -1), 'expected { data, options }');
   const o = item.options == null ? DEFAULTS : parse(putOptions, item.options, `${at}options`);
@@ -276,17 +234,27 @@ export async function putOccurrences(ctx: Context, queue: string, schedule: stri
   return { gone: replies.some((r) => r.code === -1), results: replies.map((r) => r.result) };
 }
 
-async function send(ctx: Context, queue: string, chunk: Prepared[]): Promise<PutResult[]> {
-  return (await call(ctx, queue, chunk, '')).map((r) => r.result);
+/** Puts `prepared` in put order, in chunks (put-chunks.ts). */
+function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; results: Promise<PutResult[]> }> {
+  return inChunks(
+    prepared,
+    () => ctx.scripts.isCached(put),
+    async (queue, chunk, answered) => (await call(ctx, queue, chunk, '', answered)).map((r) => r.result),
+  );
 }
 
 /** What a put did, by its code; a skipped occurrence (-1, the schedule is gone) reads as a duplicate. */
 const STATUS: Record<PutCode, PutStatus> = { 1: 'added', 2: 'revived', 3: 'replaced', 0: 'duplicate', [-1]: 'duplicate' };
 
 /** One put.lua call; `code` is 1 (added), 2 (revived), 3 (replaced), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
-async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string): Promise<Array<{ code: PutCode; result: PutResult }>> {
+async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string, answered?: () => void): Promise<Array<{ code: PutCode; result: PutResult }>> {
   const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, ...eventArgs(ctx.options), items: chunk.map((p) => p.item) };
-  const answers = await ctx.scripts.run(put, ctx.keys(queue), input);
+  let answers;
+  try {
+    answers = await ctx.scripts.run(put, ctx.keys(queue), input);
+  } finally {
+    answered?.();
+  }
   // A task that waits on tasks of other queues registers with them through the outbox: carried
   // now, so that the put returns with it done (if this fails, the queue's next claim carries it).
   if (chunk.some((p) => p.others.length > 0)) {

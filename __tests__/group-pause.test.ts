@@ -34,6 +34,19 @@ describe('pause one group', () => {
     expect(order).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
   });
 
+  it('runs a task parked during the pause before a later one no claim reached, on resume', async () => {
+    // a0 is parked by a claim while a is paused; a1, put after it, still waits in the fair queue
+    // at its tag when the group resumes: a0 must come back ahead of it, not behind at a new tag.
+    const s = await redis.scheduler();
+    await s.pause({ group: 'a' });
+    await s.put('a0', { group: 'a' });
+    expect(await s.claim()).toBeNull();
+    await s.put('a1', { group: 'a' });
+    await s.resume({ group: 'a' });
+    expect((await s.claim())!.data).toBe('a0');
+    expect((await s.claim())!.data).toBe('a1');
+  });
+
   it('keeps a paused group paused while its limit changes, and shows it in groupLimits()', async () => {
     const s = await redis.scheduler();
     await s.limitGroups(1, { group: 'a' });

@@ -44,6 +44,35 @@ describe('orderGroups', () => {
     expect(started.b).toEqual([0, 1, 2, 3, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
+  it("runs a parked task before its group's later task that waits at the same fair round", async () => {
+    // The T21 case, made certain: a1 parks behind a0; a2 is put later, and another group's task
+    // b0 at the same fair tag as a2 moves the round onto that tag. Claims break a tie of tags by
+    // id, so the ids are chosen for a2 to win a tie against a1 and lose one against b0: a1 must
+    // still come back ahead of a2.
+    const s = await redis.scheduler();
+    await s.orderGroups(true);
+    const idOf = async (data: string) => (await s.put(data, { queue: 'ids' })).hash;
+    const pick = async (prefix: string, fits: (id: string) => boolean) => {
+      for (let i = 0; ; i++) if (fits(await idOf(`${prefix}${i}`))) return `${prefix}${i}`;
+    };
+    const a1 = await pick('a1-', () => true);
+    const a1Id = await idOf(a1);
+    const a2 = await pick('a2-', (id) => id < a1Id);
+    const a2Id = await idOf(a2);
+    const b0 = await pick('b0-', (id) => id < a2Id);
+    await s.put('a0', { group: 'a' });
+    await s.put(a1, { group: 'a' });
+    const a0 = (await s.claim())!;
+    expect(a0.data).toBe('a0');
+    // a1 is taken out of the fair queue and parked behind a0: nothing else is ready.
+    expect(await s.claim()).toBeNull();
+    await s.put(a2, { group: 'a' });
+    await s.put(b0, { group: 'b' });
+    expect((await s.claim())!.data).toBe(b0);
+    await s.ack(a0);
+    expect((await s.claim())!.data).toBe(a1);
+  });
+
   it('keeps a failed head at the front of its group during its retry back-off, while other groups run', async () => {
     const s = await redis.scheduler();
     await s.orderGroups(true);

@@ -4,9 +4,9 @@
   brings them back while it is paused; the other groups run. The flag is a field of `glimits`
   ('<group>|paused'), which claims read with the group's limit in the same HMGET, so a queue with no
   paused group pays nothing for it; `gpaused` lists the paused groups for stats and groupLimits.
-  Resume moves the group's parked tasks back into `grouped` in their order, each at a new tag of
-  its lane (include: groups), so the group joins the current round and the fair turn holds; as
-  many as its limit has room for (the rest come back as its tasks finish), a batch a call.
+  Resume moves the group's parked tasks back into `grouped` in their order, each at the tag it was
+  parked at (include: groups), so none falls behind a later task of its group; as many as its
+  limit has room for (the rest come back as its tasks finish), a batch a call.
   A change writes a `paused` or `resumed` event with the group (include: events), whatever the
   scheduler's events option: rare admin calls.
   KEYS (as K.<name>; each described in docs/design.md#keys): glimits, gpaused, wake, levels,
@@ -43,11 +43,13 @@ if n <= 0 then return { changed, 0 } end
 -- Parked members are '<group>|<order>|<id>', in the group's order; an order starting with '0' is
 -- the group's priority lane.
 local members = redis.call('ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g .. '}', 'LIMIT', 0, n)
-for _, m in ipairs(members) do
-  local order, id = string.match(m, '^[^|]*|([^|]*)|(.*)$')
-  local meta = { g = g, p = string.sub(order, 1, 1) == '0' and 1 or 0 }
-  redis.call('ZREM', K.parked, m)
-  pushGroup(id, meta, false)
+-- Each goes back at the tag it was parked at (include: groups, unparkMember), below every later
+-- task of its lane, some of which may wait in `grouped` still (no claim reached them) or be put
+-- between two calls of this resume: a new tag would put it behind those. The group so catches up
+-- on the turns it missed while paused, as far as its limit lets it.
+for _, m in ipairs(members) do unparkMember(m) end
+if #members > 0 then
+  redis.call('ZADD', K.levels, 0.5, 'g')
+  wakeIdle()
 end
-if #members > 0 then wakeIdle() end
 return { changed, #members }

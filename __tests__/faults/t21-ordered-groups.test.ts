@@ -44,16 +44,11 @@ it('runs every ordered group in put order through random failures and worker kil
   for (let i = 0; i < 3; i++) crew.push(await lab.pool.spawn({ work: WORK }));
   const items = [];
   for (let i = 0; i < PER_GROUP; i++) for (let g = 0; g < GROUPS; g++) items.push({ data: { label: `t21-g${g}-${i}`, failP: 0.15 }, options: { group: `g${g}`, maxAttempts: 100 } });
-  // Put order is the order the puts ran in Redis: one putMany call at a time, each within one
-  // script call (putMany's chunks of 250 go out pipelined, and a chunk retried after NOSCRIPT may
-  // land after the next one).
-  for (let at = 0; at < items.length; at += 200) {
-    const some = items.slice(at, at + 200);
-    await lab.history.track(
-      some.map((item) => item.data.label),
-      s.putMany(some),
-    );
-  }
+  // One putMany: its chunks go out pipelined, and Redis runs them in put order (put-chunks.ts).
+  await lab.history.track(
+    items.map((item) => item.data.label),
+    s.putMany(items),
+  );
 
   // Kills at random moments between 10% and 80% of the executions, each worker respawned at once.
   const marks = Array.from({ length: KILLS }, () => Math.floor(TASKS * (0.1 + Math.random() * 0.7))).sort((a, b) => a - b);

@@ -12,7 +12,7 @@
   claim that takes a task of a group at its limit parks it in `parked` (K.parked), a lex-ordered
   ZSET of '<group>|<order>|<id>' members, one range read away, never met again by the claim; each
   time a task of the group leaves the active set (or a ready one leaves `grouped` unclaimed) its
-  first parked task goes back into `grouped` at the current round. A paused group's tasks
+  first parked task goes back into `grouped` at the tag it was parked at. A paused group's tasks
   (gpause.lua) park likewise, none going back while it is paused; an ordered group's held head
   alone goes back while it waits. ]]
 -- include: controls
@@ -53,8 +53,19 @@ local function pushGroup(id, meta, head)
   redis.call('ZADD', K.levels, 0.5, 'g')
 end
 
--- Moves up to n of group g's parked tasks (all, when n is nil) back into `grouped` at the current
--- round, first parked first. Returns how many moved.
+-- Moves parked member m ('<group>|<order>|<id>') back into `grouped` at the tag it was parked at,
+-- not the current round: every later task of its lane that waits in `grouped` has a higher tag (a
+-- lane's tags rise in put order), while at the round it could tie with one, and claims break ties
+-- by id. (The round never goes below it: take keeps the highest.) A held head ('!') goes back at
+-- the round: nothing else of its group is leased meanwhile.
+local function unparkMember(m)
+  redis.call('ZREM', K.parked, m)
+  local q, id = string.match(m, '|([^|]*)|([^|]*)$')
+  redis.call('ZADD', K.grouped, q ~= '!' and tonumber(string.sub(q, 2)) or tagOf(nil, true), id)
+end
+
+-- Moves up to n of group g's parked tasks (all, when n is nil) back into `grouped`, each at the
+-- tag it was parked at, first parked first. Returns how many moved.
 local function unpark(g, n)
   local range = { 'ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g .. '}' }
   -- An ordered group runs one at a time: its first parked task alone goes back (all at one tag
@@ -64,10 +75,7 @@ local function unpark(g, n)
   if n then table.insert(range, 'LIMIT'); table.insert(range, 0); table.insert(range, n) end
   local members = redis.call(unpack(range))
   if head and members[1] and members[1] ~= g .. '|!|' .. head then members = {} end
-  for _, m in ipairs(members) do
-    redis.call('ZREM', K.parked, m)
-    redis.call('ZADD', K.grouped, tagOf(nil, true), string.match(m, '|([^|]*)$'))
-  end
+  for _, m in ipairs(members) do unparkMember(m) end
   if #members > 0 then redis.call('ZADD', K.levels, 0.5, 'g') end
   return #members
 end

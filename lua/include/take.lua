@@ -100,8 +100,8 @@ local function take(out, count, now, cap, batch, limited, held, life)
       end
     end
   end
-  -- The round grouped claims have reached: a group that was idle joins it, not an earlier one.
-  if round then redis.call('HSET', K.gtags, '', round) end
+  -- The round grouped claims reached (an idle group joins it); only onward: unparked tasks sit below.
+  if round and round > (tonumber(redis.call('HGET', K.gtags, '')) or 0) then redis.call('HSET', K.gtags, '', round) end
   if dropped > 0 then redis.call('HINCRBY', K.counts, 'expired', dropped) end
   if limited and #taken > 0 then
     local tokens, groups = {}, {}

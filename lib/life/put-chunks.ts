@@ -9,8 +9,15 @@
  * put's script is not known to be cached, only once that one was answered.
  */
 
-/** Tasks per script call: large enough to amortise the round trip, small enough not to stall Redis. */
+/** Tasks per script call of a putMany: large enough to amortise the round trip, small enough not to stall Redis. */
 export const CHUNK_ITEMS = 250;
+/**
+ * Tasks per script call of the single puts one turn gathered: fewer, so that Redis runs one call
+ * while this process encodes the next, and its callers' next puts are made while Redis runs the
+ * rest. One call for a turn's 100 puts made the two take turns, each idle while the other worked;
+ * calls of 25 put 1.3-1.5x as many a second (docs/performance.md, put).
+ */
+export const GATHERED_ITEMS = 25;
 /** A chunk also closes once its payloads pass this many bytes. */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
 
@@ -36,9 +43,10 @@ interface InFlight {
 /**
  * Splits `prepared` into calls whose results come back in order. Each call goes out on a turn of
  * the event loop of its own (node-redis writes a turn's commands at its end). `isCached` says
- * whether put's script is known to be in Redis's cache (Scripts.isCached).
+ * whether put's script is known to be in Redis's cache (Scripts.isCached); a chunk holds at most
+ * `most` tasks.
  */
-export function inChunks<P extends Sized, R>(prepared: P[], isCached: () => boolean, send: SendChunk<P, R>): Array<{ size: number; results: Promise<R[]> }> {
+export function inChunks<P extends Sized, R>(prepared: P[], most: number, isCached: () => boolean, send: SendChunk<P, R>): Array<{ size: number; results: Promise<R[]> }> {
   const calls: Array<{ size: number; results: Promise<R[]>; go: () => void }> = [];
   let before: InFlight | null = null;
   let start = 0;
@@ -47,7 +55,7 @@ export function inChunks<P extends Sized, R>(prepared: P[], isCached: () => bool
     let bytes = 0;
     const queue = prepared[start].queue;
     // A chunk holds one queue's tasks: a script call touches one queue's keys (one cluster slot).
-    while (end < prepared.length && end - start < CHUNK_ITEMS && prepared[end].queue === queue && (bytes === 0 || bytes + prepared[end].bytes <= CHUNK_BYTES)) {
+    while (end < prepared.length && end - start < most && prepared[end].queue === queue && (bytes === 0 || bytes + prepared[end].bytes <= CHUNK_BYTES)) {
       bytes += prepared[end].bytes;
       end++;
     }

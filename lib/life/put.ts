@@ -1,8 +1,8 @@
 /**
  * Putting tasks: every item is checked and serialised before anything is sent, then items go to
- * put.lua in chunks, one script call (one round trip, pipelined) per chunk. Single puts made in the
- * same turn of the event loop (many callers, each awaiting its own put) are gathered into one call
- * per queue too: a put costs its share of a script call, not a round trip of its own.
+ * put.lua in chunks, one script call (one round trip, pipelined) per chunk (put-chunks.ts). Single
+ * puts made in the same turn of the event loop (many callers, each awaiting its own put) are
+ * gathered into calls of 25 per queue: a put costs its share of a script call, not a round trip.
  *
  * A put, from the caller's items to the script's answer: each step (options, payload, identity,
  * chunking, gathering single puts) is a function here; put()'s options are in put-options.ts.
@@ -23,7 +23,7 @@ import { eventArgs, parse, putOptions } from '../domain/options';
 import { canonicalJson, type Json } from '../domain/payload';
 import { put, type PutCode, type PutItem } from '../ops/put';
 import type { PutOptions } from './put-options';
-import { inChunks } from './put-chunks';
+import { CHUNK_ITEMS, GATHERED_ITEMS, inChunks } from './put-chunks';
 
 export type { PutOptions } from './put-options';
 
@@ -46,7 +46,7 @@ export async function putMany(ctx: Context, items: Array<{ data: Json; options?:
   if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
   const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
   await checkQueues(ctx, prepared);
-  return withTrace(prepared, async () => (await Promise.all(chunks(ctx, prepared).map((c) => c.results))).flat());
+  return withTrace(prepared, async () => (await Promise.all(chunks(ctx, prepared, CHUNK_ITEMS).map((c) => c.results))).flat());
 }
 
 /**
@@ -127,9 +127,11 @@ async function flush(ctx: Context): Promise<void> {
   await Promise.all(
     [...byQueue.values()].map(async (indexes) => {
       let at = 0;
+      // Each chunk's callers are answered as its reply comes, while Redis runs the next chunk.
       for (const call of chunks(
         ctx,
         indexes.map((i) => g.items[i]),
+        GATHERED_ITEMS,
       )) {
         const part = indexes.slice(at, (at += call.size));
         try {
@@ -235,9 +237,10 @@ export async function putOccurrences(ctx: Context, queue: string, schedule: stri
 }
 
 /** Puts `prepared` in put order, in chunks (put-chunks.ts). */
-function chunks(ctx: Context, prepared: Prepared[]): Array<{ size: number; results: Promise<PutResult[]> }> {
+function chunks(ctx: Context, prepared: Prepared[], most: number): Array<{ size: number; results: Promise<PutResult[]> }> {
   return inChunks(
     prepared,
+    most,
     () => ctx.scripts.isCached(put),
     async (queue, chunk, answered) => (await call(ctx, queue, chunk, '', answered)).map((r) => r.result),
   );

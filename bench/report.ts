@@ -228,7 +228,7 @@ function header(info: RunInfo): string[] {
     `- Versions: docket ${version('docket')} (lib/ as in the working tree), BullMQ ${version('bullmq')} (ioredis ${version('ioredis')}), bee-queue ${version('bee-queue')}, node-redis ${version('redis')} (docket, minimal)`,
     `- Pinning: ${info.pinned ? 'yes: redis-server on core 0, each benchmark process on core 1 (`taskset`)' : 'no (no taskset or fewer than 2 cores): expect bimodal figures'}`,
     '- Concurrency: drains and scale at the concurrency named; pickup and delayed use one worker at concurrency 1 for every library (all four keep up with 500 tasks/s that way); request/response keeps 32 requests in flight against a worker at concurrency 32 in the same process.',
-    '- Each library and scenario runs in a process of its own, through `bench/adapters/`. BullMQ with `removeOnComplete`, bee-queue with `removeOnSuccess` (docket deletes finished tasks), bee-queue with events off and `activateDelayedJobs` on its worker.',
+    '- Each library and scenario runs in a process of its own, through `bench/adapters/`. BullMQ with `removeOnComplete`, bee-queue with `removeOnSuccess` (docket with its done history off, `keep({ done: { count: 0 } })`: it deletes finished tasks), bee-queue with events off and `activateDelayedJobs` on its worker.',
   ];
 }
 

@@ -7,11 +7,13 @@ const KEEP_RESULT_MS = 60_000;
 
 export const open: OpenAdapter = async (url, queue) => {
   // The start-up check warns about appendonly no, which the benchmark's Redis uses on purpose.
-  // DOCKET_BENCH_EVENTS=all turns the lifecycle events on, DOCKET_BENCH_HISTORY=off the done
-  // history off (keep({ done: { count: 0 } })), to measure what each costs (bench/README.md).
+  // Finished tasks are deleted, as the peers are set to do (BullMQ removeOnComplete, bee-queue
+  // removeOnSuccess): the done history (on by default) is off unless DOCKET_BENCH_HISTORY=on.
+  // DOCKET_BENCH_EVENTS=all turns the lifecycle events on. Each knob measures what its option
+  // costs (bench/README.md).
   const events = process.env.DOCKET_BENCH_EVENTS === 'all' ? { events: 'all' as const } : {};
   const s = await createScheduler({ url, queue, onWarning: () => {}, ...events });
-  if (process.env.DOCKET_BENCH_HISTORY === 'off') await s.keep({ queue, done: { count: 0 } });
+  if (process.env.DOCKET_BENCH_HISTORY !== 'on') await s.keep({ queue, done: { count: 0 } });
   const adapter: Adapter = {
     put: async (data) => void (await s.put(data)),
     putBulk: async (items, delay = 0) => void (await s.putMany(items.map((data) => ({ data, options: delay ? { delay } : undefined })))),

@@ -43,6 +43,9 @@ describe('the domain module', () => {
     expect(lua).toMatch(/if m == USUAL_ATTEMPTS then meta\.m = nil end/);
     // And the client reads a record without `m` as that many attempts.
     expect(parseMeta('{"c":1}', 'a record').m).toBe(DEFAULT_MAX_ATTEMPTS);
+    // A record with its creation time alone is stored as that number.
+    expect(parseMeta('1795000000000', 'a record')).toEqual({ c: 1795000000000, r: 1795000000000, n: 0, m: DEFAULT_MAX_ATTEMPTS });
+    expect(lua).toMatch(/string\.byte\(text, 1\) == 123 and cjson\.decode\(text\) or \{ c = tonumber\(text\) \}/);
   });
 
   it('cuts errors at one length everywhere', () => {

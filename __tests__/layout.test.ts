@@ -121,3 +121,28 @@ describe('a queue docket 0.1 kept its until-start pointers for in `waiting`', ()
     expect(await keysUnder(raw, s.prefix)).toEqual([]);
   });
 });
+
+describe("a task's field in `tasks`", () => {
+  it('holds a pending default task as its creation time alone, and an object once anything else is set', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const k = queueKeys(s.prefix, 'default');
+    const field = async (hash: string) => (await raw.hGet(k.tasks, hash))!;
+    const plain = await s.put({ plain: true });
+    const named = await s.put({ named: true }, { name: 'welcome', delay: 60_000 });
+    expect(await field(plain.hash)).toMatch(/^\d{13}\n\{"plain":true\}$/);
+    expect(JSON.parse((await field(named.hash)).split('\n')[0])).toEqual({ c: expect.any(Number), r: expect.any(Number), nm: 'welcome' });
+    const created = Number((await field(plain.hash)).split('\n')[0]);
+    expect(await s.get(plain.hash)).toMatchObject({ state: 'ready', data: { plain: true }, attempts: 0, maxAttempts: 5 });
+    expect(await s.get(plain.hash)).toMatchObject({ runAt: created });
+
+    // A lease and a failed attempt make it an object; the done history reads both forms.
+    const [task] = await s.claimMany(1);
+    expect(task.hash).toBe(plain.hash);
+    expect(await field(plain.hash)).toMatch(/^\{/);
+    await s.fail(task, { error: new Error('once'), retryIn: 0 });
+    const [again] = await s.claimMany(1);
+    await s.ack(again, 'ok');
+    expect(await s.get(plain.hash)).toMatchObject({ state: 'done', attempts: 2, data: { plain: true }, done: { result: 'ok', putAt: created } });
+  });
+});

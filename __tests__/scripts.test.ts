@@ -368,7 +368,7 @@ describe('a full Redis (maxmemory, noeviction)', () => {
       const stored = await raw.hVals('docket:{default}:tasks');
       expect(stored.length).toBeGreaterThan(0);
       expect(stored.length).toBe(n - 50);
-      expect(stored.filter((field) => !/^\{.*\}\n\{"n":\d+,"pad":"x+"\}$/.test(field))).toEqual([]);
+      expect(stored.filter((field) => !/^(\{.*\}|\d+)\n\{"n":\d+,"pad":"x+"\}$/.test(field))).toEqual([]);
       // claim and ack are allow-oom: draining works and frees memory, then puts work again.
       for (let i = 0; i < 100; i++) await s.ack((await s.claim())!);
       await expect(s.put('fits again')).resolves.toMatchObject({ added: true });

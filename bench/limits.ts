@@ -11,7 +11,7 @@
  * - no-op script: EVALSHA of `return 1`, 100 in flight, and in batches of 1,000: the most script
  *   calls per second node-redis and Redis manage here, whatever the script does;
  * - two writes: a script that does an HSET and an RPUSH (the least a put can store), the same ways;
- * - memory: 100,000 tasks stored as docket stores a pending one (a `tasks` field `{"c":<ms>}`, a
+ * - memory: 100,000 tasks stored as docket stores a pending one (a `tasks` field `<created ms>`, a
  *   newline and the payload, and the id in `ready`), with 32-character hex ids and with 16-byte
  *   binary ones, no events: the bytes per task of the layout itself, by `used_memory`;
  * - docket's scripts, cut short: Redis's time per call (INFO commandstats) of put.lua and claim.lua
@@ -113,8 +113,8 @@ async function layoutBytes(c: Client, id: (i: number) => Buffer): Promise<number
   for (let i = 0; i < N; i += 1000) {
     const pipeline: Array<Promise<unknown>> = [];
     for (let j = i; j < i + 1000; j++) {
-      // The bench's payload and a record as a pending task's: {"c":<ms>}, a newline, the payload.
-      const field = `{"c":${1795000000000 + j}}\n` + JSON.stringify({ to: `user-${j}@example.com`, template: 'welcome', n: j });
+      // The bench's payload and a record as a pending task's: its creation time alone, a newline, the payload.
+      const field = `${1795000000000 + j}\n` + JSON.stringify({ to: `user-${j}@example.com`, template: 'welcome', n: j });
       pipeline.push(c.sendCommand(['HSET', '{q}:tasks', id(j), field]), c.sendCommand(['RPUSH', '{q}:ready', id(j)]));
     }
     await Promise.all(pipeline);

@@ -49,7 +49,8 @@ describe('parseTask', () => {
     expect(parseTask('{"c":7,"w":"a\\nb"}\n{"x":"1\\n2"}\nmore')).toEqual({ record: { c: 7, w: 'a\nb', n: 0, r: 7, m: 5 }, payload: '{"x":"1\\n2"}\nmore' });
     expect(parseTask('{"c":7,"r":9,"m":1,"n":2}\n1')!.record).toMatchObject({ n: 2, r: 9, m: 1 });
     expect(parseTask('{"c":7}\n')).toMatchObject({ payload: '' });
-    for (const damaged of ['no-newline', '{"c":7}', 'nope\n1', '[1]\n1', 'null\n1', '"text"\n1', '\n{"c":7}']) expect(parseTask(damaged)).toBeNull();
+    expect(parseTask('7\n{"x":1}')).toEqual({ record: { c: 7, n: 0, r: 7, m: 5 }, payload: '{"x":1}' });
+    for (const damaged of ['no-newline', '{"c":7}', 'nope\n1', '7.5\n1', '[1]\n1', 'null\n1', '"text"\n1', '\n{"c":7}']) expect(parseTask(damaged)).toBeNull();
   });
 });
 

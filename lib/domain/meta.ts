@@ -39,11 +39,14 @@ export interface Meta {
 }
 
 /**
- * A record as the scripts answer it, with what they leave out put back: n 0, r = c, and m the fixed
- * DEFAULT_MAX_ATTEMPTS of lua/include/record.lua (not a scheduler's own default, which may differ per process).
+ * A record as the scripts answer it (an object, or a creation time alone), with what they leave out
+ * put back: n 0, r = c, and m the fixed DEFAULT_MAX_ATTEMPTS of lua/include/record.lua (not a
+ * scheduler's own default, which may differ per process).
  */
 export function parseMeta(text: string, what: string): Meta {
-  const meta = parseRecord<Partial<Meta> | null>(text, what);
+  const stored = parseRecord<Partial<Meta> | number | null>(text, what);
+  // A record left with its creation time alone is stored as that number (lua/include/record.lua).
+  const meta = typeof stored === 'number' ? { c: stored } : stored;
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw new UnreadableRecordError(what, new TypeError('not a JSON object'));
   return { ...meta, n: meta.n ?? 0, r: meta.r ?? (meta.c as number), m: meta.m ?? DEFAULT_MAX_ATTEMPTS } as Meta;
 }

@@ -51,15 +51,15 @@ local function doneCaps()
   return tonumber(own[1]) or tonumber(A.doneMaxCount), tonumber(own[2]) or tonumber(A.doneMaxAge)
 end
 
--- Keeps finished task id: `raw`, its `tasks` field (a record always holds `c`, so it ends in
--- '"<value>}' and the new fields go before the brace); `result`, its JSON or ''; `meta`, its record
--- (meta.lg: it logged, and its newest entries are kept with it).
+-- Keeps finished task id: `raw`, its `tasks` field (new fields go before the record's closing brace;
+-- a bare creation time, include record, is made an object first); `result`, its JSON or ''; `meta`,
+-- its record (meta.lg: it logged, and its newest entries are kept with it).
 local function keepDone(id, raw, now, result, meta)
   local cut = string.find(raw, '\n', 1, true)
   if not cut then return 0 end
-  local fields = ',"f":' .. now
-  if result ~= '' then fields = fields .. ',"rs":' .. cjson.encode(result) end
-  redis.call('HSET', K.history, id, string.sub(raw, 1, cut - 2) .. fields .. '}' .. string.sub(raw, cut))
+  local fields = ',"f":' .. now .. (result ~= '' and ',"rs":' .. cjson.encode(result) or '')
+  local head = string.byte(raw, 1) == 123 and string.sub(raw, 1, cut - 2) or '{"c":' .. string.sub(raw, 1, cut - 1)
+  redis.call('HSET', K.history, id, head .. fields .. '}' .. string.sub(raw, cut))
   redis.call('ZADD', K.done, now, id)
   if meta.lg then
     local log = newestLog(id)

@@ -272,7 +272,7 @@ export interface TaskRecord {
 /**
  * A `tasks` field read on its own terms, not with lib's reader: the first newline ends the record
  * (JSON escapes newlines inside strings), the payload follows. null when the field is damaged: no
- * newline, or a record part that is not a JSON object.
+ * newline, or a record part that is neither a JSON object nor a creation time alone.
  */
 export function parseTask(field: string): { record: TaskRecord; payload: string } | null {
   const cut = field.indexOf('\n');
@@ -283,6 +283,8 @@ export function parseTask(field: string): { record: TaskRecord; payload: string 
   } catch {
     return null;
   }
+  // A record with its creation time alone is that number (lua/include/record.lua).
+  if (typeof record === 'number' && Number.isInteger(record)) record = { c: record };
   if (record === null || typeof record !== 'object' || Array.isArray(record)) return null;
   const r = record as Partial<TaskRecord>;
   return { record: { ...r, n: r.n ?? 0, r: r.r ?? (r.c as number), m: r.m ?? 5 }, payload: field.slice(cut + 1) };

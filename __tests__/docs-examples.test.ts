@@ -20,12 +20,20 @@
  * - ```ts runnable: complete as pasted (no prelude names: checked) and run in a child process
  *   against the test Redis, under a prefix of its own (support/doc-run-child.ts). It must end by
  *   itself, after a SIGTERM if it listens for one, within RUN_LIMIT_MS.
+ * - ```ts bullmq: BullMQ's side of docs/guide/migrating-from-bullmq.md. Complete as pasted (no
+ *   prelude names, no docket import), type-checked in strict mode against the bullmq package the
+ *   benchmarks install, and never run.
+ *
+ * The guide (docs/guide/) teaches by these examples, so each of its pages has at least one that is
+ * checked, and every relative link of it, README.md and api.md (file and #anchor) resolves
+ * (support/doc-links.ts).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { childModule } from './support/children';
+import { brokenLinks } from './support/doc-links';
 import { PRELUDE } from './support/doc-prelude';
 import { checkSnippets, readSnippets, ROOT, snippetsOf, transpileRunnable, type Snippet } from './support/doc-snippets';
 import { testUrl, uniquePrefix } from './support/harness';
@@ -48,7 +56,20 @@ const CANARY = [
   '```ts',
   'putt(data: Json): Promise<PutResult>', // line 11: a signature of no method
   '```',
+  '```ts bullmq',
+  "import { Queue } from 'bullmq';",
+  "const queue = new Queue('email', { connection: { host: 'localhost' } });",
+  "await queue.add('welcome', {}, { delay: 'soon' });", // line 16: bullmq's own types catch it
+  'await sendMail(null);', // line 17: a bullmq example stands alone too
+  "import { createScheduler } from 'docket';", // line 18: and shows BullMQ only
+  '```',
 ].join('\n');
+
+/** The guide's pages, relative to the repository root. */
+const GUIDE = readdirSync(path.join(ROOT, 'docs', 'guide'))
+  .filter((name) => name.endsWith('.md'))
+  .sort()
+  .map((name) => `docs/guide/${name}`);
 
 describe('documentation examples', () => {
   it('finds the examples of every page, the runnable ones included', () => {
@@ -56,6 +77,35 @@ describe('documentation examples', () => {
     expect([...pages]).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/operations.md', 'docs/scaling.md']));
     expect(snippets.length).toBeGreaterThan(100);
     expect(runnable.map((s) => s.page)).toEqual(expect.arrayContaining(['README.md', 'docs/api.md']));
+  });
+
+  it('checks at least one example of every page of the guide', () => {
+    expect(GUIDE).toEqual(expect.arrayContaining(['docs/guide/README.md', 'docs/guide/getting-started.md', 'docs/guide/migrating-from-bullmq.md']));
+    const checked = new Set(snippets.filter((s) => !s.flags.has('skip-check')).map((s) => s.page));
+    expect(GUIDE.filter((page) => !checked.has(page))).toEqual([]);
+    // Both sides of the migration guide's service are compiled.
+    const migration = snippets.filter((s) => s.page === 'docs/guide/migrating-from-bullmq.md');
+    expect(migration.filter((s) => s.flags.has('bullmq')).length).toBeGreaterThan(0);
+  });
+
+  it('resolves every relative link of the guide, README.md and api.md, file and #anchor', () => {
+    const canary = [
+      '[api](../api.md#putoptions)',
+      '[gone](../nowhere.md)',
+      '[bad](../api.md#no-such-heading)',
+      '[here](#contents)',
+      '[not here](#elsewhere)',
+      '`[code](../nowhere.md)`',
+      '## Contents',
+    ].join('\n');
+    expect(brokenLinks(ROOT, 'docs/guide/canary.md', canary)).toEqual([
+      'docs/guide/canary.md:2: ../nowhere.md: no such file',
+      'docs/guide/canary.md:3: ../api.md#no-such-heading: no heading with the anchor #no-such-heading',
+      'docs/guide/canary.md:5: #elsewhere: no heading with the anchor #elsewhere',
+    ]);
+    // The guide sends its readers to README.md and api.md's sections; both send them back.
+    const pages = [...GUIDE, 'README.md', 'docs/api.md'];
+    expect(pages.flatMap((page) => brokenLinks(ROOT, page, readFileSync(path.join(ROOT, page), 'utf8')))).toEqual([]);
   });
 
   it('type-checks every TypeScript example against lib/', () => {
@@ -66,6 +116,9 @@ describe('documentation examples', () => {
       expect.stringMatching(/^canary\.md:2: TS2322 /),
       expect.stringMatching(/^canary\.md:8: runnable, but uses the prelude's stand-in "sendMail"/),
       expect.stringMatching(/^canary\.md:11: signature of "putt"/),
+      expect.stringMatching(/^canary\.md:16: TS2322 /),
+      expect.stringMatching(/^canary\.md:17: a bullmq example, but uses the prelude's stand-in "sendMail"/),
+      expect.stringMatching(/^canary\.md:18: a bullmq example imports docket/),
     ]);
     expect(findings.filter((f) => f.snippet.page !== 'canary.md').map((f) => f.message)).toEqual([]);
   }, 60_000);
@@ -91,7 +144,8 @@ async function run(snippet: Snippet, prefix: string): Promise<{ code: number | n
     // `docket` is the shim in doc-run-child; every other package comes from the project.
     mkdirSync(path.join(dir, 'node_modules', 'docket'), { recursive: true });
     writeFileSync(path.join(dir, 'node_modules', 'docket', 'index.js'), `module.exports = require(${JSON.stringify(child.module)}).docketForSnippets;\n`);
-    for (const s of snippets.filter((other) => other.page === snippet.page && (other === snippet || !path.basename(other.file).startsWith('line-')))) {
+    const siblings = snippets.filter((other) => other.page === snippet.page && !other.flags.has('bullmq') && (other === snippet || !path.basename(other.file).startsWith('line-')));
+    for (const s of siblings) {
       writeFileSync(path.join(dir, path.basename(s.file).replace(/\.ts$/, '.js')), transpileRunnable(s));
     }
     const main = path.join(dir, path.basename(snippet.file).replace(/\.ts$/, '.js'));

@@ -1,7 +1,8 @@
 /**
- * The TypeScript examples of README.md and docs/*.md, read out of their fences and type-checked
- * together in one TypeScript program (the convention they follow is in docs-examples.test.ts).
- * Each snippet is a virtual file of its own; `docket` resolves to lib/index.ts.
+ * The TypeScript examples of README.md, docs/*.md and docs/guide/*.md, read out of their fences
+ * and type-checked together in one TypeScript program (the convention they follow is in
+ * docs-examples.test.ts). Each snippet is a virtual file of its own; `docket` resolves to
+ * lib/index.ts, and `bullmq` to the devDependency the benchmarks use.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,9 @@ const LIB_INDEX = path.join(ROOT, 'lib', 'index.ts');
 /** Where the snippets live in the program: one folder per page, so `./jobs` finds that page's jobs.ts. */
 const VIRTUAL = path.join(ROOT, '.docs-snippets');
 const PRELUDE = path.join(VIRTUAL, 'prelude.d.ts');
-const FLAGS = new Set(['runnable', 'skip-check']);
+const FLAGS = new Set(['runnable', 'skip-check', 'bullmq']);
+/** The folders whose pages hold examples, besides README.md: not recursive, so a new folder is added here on purpose. */
+const DOC_DIRS = ['docs', 'docs/guide'];
 
 export interface Snippet {
   /** The page, relative to the repository root: `docs/api.md`. */
@@ -25,13 +28,19 @@ export interface Snippet {
   file: string;
 }
 
-/** Every ```ts / ```typescript block of README.md and docs/*.md, in page order. */
+/** The pages whose examples are checked, relative to the repository root: README.md, then each of DOC_DIRS' .md files. */
+export function docPages(): string[] {
+  const pagesOf = (dir: string) =>
+    readdirSync(path.join(ROOT, dir))
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => `${dir}/${name}`);
+  return ['README.md', ...DOC_DIRS.flatMap(pagesOf)];
+}
+
+/** Every ```ts / ```typescript block of docPages(), in page order. */
 export function readSnippets(): Snippet[] {
-  const docs = readdirSync(path.join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`);
-  return ['README.md', ...docs].flatMap((page) => snippetsOf(page, readFileSync(path.join(ROOT, page), 'utf8')));
+  return docPages().flatMap((page) => snippetsOf(page, readFileSync(path.join(ROOT, page), 'utf8')));
 }
 
 export function snippetsOf(page: string, text: string): Snippet[] {
@@ -71,6 +80,8 @@ interface Source {
 
 /** What the program sees of a snippet: its signatures declared, and docket's exports it lacks imported. */
 function sourceOf(snippet: Snippet, exportsOf: string[]): Source {
+  // BullMQ's side shows no docket signatures: its lines are BullMQ's.
+  if (snippet.flags.has('bullmq')) return { snippet, text: snippet.code, header: 0, signatures: [] };
   const signatures: Source['signatures'] = [];
   const body = snippet.code
     .split('\n')
@@ -81,7 +92,7 @@ function sourceOf(snippet: Snippet, exportsOf: string[]): Source {
       return `declare function ${line}`;
     })
     .join('\n');
-  if (snippet.flags.has('runnable')) return { snippet, text: body, header: 0, signatures };
+  if (standsAlone(snippet)) return { snippet, text: body, header: 0, signatures };
   const own = declaredNames(body);
   const missing = exportsOf.filter((name) => !own.has(name));
   return { snippet, text: `import { ${missing.join(', ')} } from 'docket';\n${body}`, header: 1, signatures };
@@ -188,7 +199,8 @@ export function checkSnippets(snippets: Snippet[], prelude: string): Finding[] {
       const at = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line - header;
       findings.push({ snippet, message: `${snippet.page}:${snippet.line + 1 + Math.max(at, 0)}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n  ')}` });
     }
-    if (snippet.flags.has('runnable')) findings.push(...preludeUses(program, source, snippet));
+    if (standsAlone(snippet)) findings.push(...preludeUses(program, source, snippet));
+    if (snippet.flags.has('bullmq')) findings.push(...docketImports(source, snippet));
     for (const { at, name } of signatures) {
       if (!known.has(name))
         findings.push({ snippet, message: `${snippet.page}:${snippet.line + 1 + at}: signature of "${name}", which is neither an export of docket nor a method of ${OWNERS.join(', ')}` });
@@ -215,6 +227,23 @@ function apiNames(program: ts.Program): Set<string> {
   return names;
 }
 
+/**
+ * A snippet complete as pasted: a runnable one (it runs), and a ```ts bullmq one, BullMQ's side of
+ * the migration guide, checked against bullmq's own types and never run (it would need BullMQ's
+ * Redis set-up; compiling it is what keeps it honest about BullMQ's API). Neither sees docket's
+ * exports or the prelude's stand-ins.
+ */
+function standsAlone(snippet: Snippet): boolean {
+  return snippet.flags.has('runnable') || snippet.flags.has('bullmq');
+}
+
+/** A BullMQ example shows BullMQ: an import of docket in it would make it half of each. */
+function docketImports(source: ts.SourceFile, snippet: Snippet): Finding[] {
+  return source.statements
+    .filter((s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && /^docket(\/|$)/.test(s.moduleSpecifier.text))
+    .map((s) => ({ snippet, message: `${snippet.page}:${snippet.line + 1 + source.getLineAndCharacterOfPosition(s.getStart()).line}: a bullmq example imports docket` }));
+}
+
 /** A runnable snippet runs as pasted, so it may not lean on the prelude's stand-ins. */
 function preludeUses(program: ts.Program, source: ts.SourceFile, snippet: Snippet): Finding[] {
   const checker = program.getTypeChecker();
@@ -224,7 +253,8 @@ function preludeUses(program: ts.Program, source: ts.SourceFile, snippet: Snippe
       const declarations = checker.getSymbolAtLocation(node)?.declarations ?? [];
       if (declarations.some((d) => d.getSourceFile().fileName === PRELUDE)) {
         const at = source.getLineAndCharacterOfPosition(node.getStart()).line;
-        found.push({ snippet, message: `${snippet.page}:${snippet.line + 1 + at}: runnable, but uses the prelude's stand-in "${node.text}": define or import it` });
+        const kind = snippet.flags.has('bullmq') ? 'a bullmq example' : 'runnable';
+        found.push({ snippet, message: `${snippet.page}:${snippet.line + 1 + at}: ${kind}, but uses the prelude's stand-in "${node.text}": define or import it` });
       }
     }
     ts.forEachChild(node, visit);

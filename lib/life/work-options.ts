@@ -7,7 +7,9 @@
 import type { DocketError } from '../domain/errors';
 import type { Span } from '../domain/time';
 
+/** Options of {@link Scheduler.work}. */
 export interface WorkOptions {
+  /** The queue to work. Default: the scheduler's `queue` option. */
   queue?: string;
   /** Handlers run at once. Default 1. */
   concurrency?: number;

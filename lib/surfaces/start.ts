@@ -18,6 +18,7 @@ import { parse, schedulerOptions } from '../domain/options';
 import { urlProblem } from '../domain/redis-url';
 import type { Span } from '../domain/time';
 
+/** Options of {@link createScheduler}: the connection, the defaults of puts, workers and queues, and the limits of input. */
 export interface SchedulerOptions {
   /** Redis URL. Default `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`. */
   url?: string;
@@ -73,7 +74,15 @@ export interface SchedulerOptions {
    * (unless `hash` is given).
    * A scheduler without the key reads such values as "encrypted" (docs/operations.md#encryption).
    */
-  encryption?: { keys: Array<{ id: string; key: Buffer | Uint8Array | string }> };
+  encryption?: {
+    /** The keys, the one to seal with first. */
+    keys: Array<{
+      /** The key's id, stored with each value it seals: unique, 1 to 64 of `A-Z a-z 0-9 _ . -`. */
+      id: string;
+      /** The key: 32 bytes, as a Buffer or a base64 string. */
+      key: Buffer | Uint8Array | string;
+    }>;
+  };
   /** Entries kept in each queue's events stream (trimmed approximately); 0 for none. Default 10,000. */
   eventsMaxLength?: number;
   /**

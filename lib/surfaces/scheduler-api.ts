@@ -67,7 +67,14 @@ export interface CancelOptions extends ChangeOptions {
  * cancel()'s answer with `explain: true`: a {@link Change}; for an active task cancelled with
  * `running`, also `worker`, the holder that stops it at its next heartbeat ('' if not recorded).
  */
-export type Cancellation = Change | { done: true; worker: string };
+export type Cancellation =
+  | Change
+  | {
+      /** The active task is cancelled: its holder stops it at its next heartbeat. */
+      done: true;
+      /** The lease holder that stops it (host:pid:random), or '' if not recorded. */
+      worker: string;
+    };
 
 /** Options of pause() and resume(): a queue, and `group` to pause or resume only that group's tasks. */
 export interface PauseOptions extends QueueOption {

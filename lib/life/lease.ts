@@ -50,11 +50,13 @@ export interface FailOptions {
   /**
    * The failure, recorded as the task's last error. An UnrecoverableError makes the task dead at
    * once; a RetryLaterError's `delay` or `at` wins over `retryIn` (as when a handler throws them).
+   * An Error is kept as its stack (or `name: message`), anything else via String(), cut to 2000
+   * characters. Default: none, recorded as `'failed'`.
    */
   error?: unknown;
-  /** When to retry, from the Redis server's now. Default: exponential back-off with jitter. */
+  /** When to retry, from the Redis server's now; 0 is allowed. Default: {@link defaultBackoff} of the task's attempt. */
   retryIn?: Span;
-  /** Overrides the task's own maxAttempts for this decision. */
+  /** Overrides the task's limit for this decision only: a whole number, 1-1000. Default: the task's own maxAttempts. */
   maxAttempts?: number;
 }
 

@@ -119,7 +119,7 @@ export class MetricsRegisteredError extends ValidationError {
 export class PayloadTooLargeError extends ValidationError {
   /** The value's size in bytes (with `atLeast`, what was written of it before it was refused). */
   readonly bytes: number;
-  /** The limit it went over, in bytes: `maxPayloadBytes` or `maxResultBytes`. */
+  /** The limit it went over, in bytes: `maxPayloadBytes`, `maxResultBytes`, or `logMaxBytes` for a log line. */
   readonly limit: number;
 
   /**

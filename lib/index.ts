@@ -1,6 +1,10 @@
 /**
  * docket: schedule jobs on Redis with de-duplication, delay, rescheduling, priority, expiry and
- * fenced leases. These are the public exports; everything else is internal.
+ * fenced leases. These are the public exports; everything else is internal. docs/api.md shows
+ * them at work; the reference in docs/reference/ is generated from their doc comments
+ * (`npm run docs:reference`).
+ *
+ * @packageDocumentation
  */
 export { createScheduler } from './surfaces/scheduler';
 export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, ChangeOptions, Explained, Change, Refusal, RedriveRefusal } from './surfaces/scheduler';

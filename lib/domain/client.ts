@@ -11,11 +11,17 @@ import type { RedisClientOptions, RedisClusterType, RedisFunctions, RedisModules
  * client on RESP3 (node-redis 6's default) is duplicated onto RESP2 (connect() in lib/redis/connection.ts).
  */
 export interface RedisClientLike {
+  /** Sends one command as its words (`['EVALSHA', sha, ...]`): every call docket makes goes through it. */
   sendCommand<T = unknown>(args: string[]): Promise<T>;
+  /** A new client with the same options: each worker's blocking connection, and a RESP2 copy of a RESP3 client. */
   duplicate(): RedisClientLike;
+  /** Opens the connection (of a client docket duplicated or made). */
   connect(): Promise<unknown>;
+  /** Closes the connection at once, without QUIT (of a client docket opened itself). */
   disconnect(): Promise<void>;
+  /** docket listens for `'error'` on the connections it opens, so an error event never goes unhandled. */
   on(event: 'error', listener: (err: Error) => void): unknown;
+  /** Whether the connection is open. */
   readonly isOpen: boolean;
 }
 /** A node-redis 4, 5 or 6 client, or a node-redis 4 cluster, with any modules, functions and scripts of its own. */

@@ -41,6 +41,7 @@ export type ErrorCode =
 
 /** Base class of every error docket throws. */
 export class DocketError extends Error {
+  /** The stable code of this error (`'ERR_VALIDATION'`...): branch on it, or on the class, never on the message. */
   readonly code: ErrorCode;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
@@ -56,6 +57,7 @@ export class DocketError extends Error {
  * work() hands onError a ValidationError for an `options.backoff` that threw.)
  */
 export class ValidationError extends DocketError {
+  /** The argument or option that was refused, as a path: `options.delay`, `data.user.id`, `items[3].options.queue`. */
   readonly field: string;
 
   constructor(field: string, message: string, code: ErrorCode = 'ERR_VALIDATION', options?: { cause?: unknown }) {
@@ -83,6 +85,7 @@ export function unreadable(field: string, cause: unknown): ValidationError {
  * @opentelemetry/api for tracing): install it next to docket. `module` names it.
  */
 export class MissingPeerError extends DocketError {
+  /** The package to install: `prom-client` or `@opentelemetry/api`. */
   readonly module: string;
 
   constructor(module: string, feature: string, cause?: unknown) {
@@ -97,6 +100,7 @@ export class MissingPeerError extends DocketError {
  * registered. `metric` names the first name that clashed.
  */
 export class MetricsRegisteredError extends ValidationError {
+  /** The first of docket's metric names found in the registry already. */
   readonly metric: string;
 
   constructor(metric: string, cause?: unknown) {
@@ -113,7 +117,9 @@ export class MetricsRegisteredError extends ValidationError {
 
 /** The canonical payload is larger than `maxPayloadBytes`, or a result or progress value larger than `maxResultBytes`. Thrown before any I/O. */
 export class PayloadTooLargeError extends ValidationError {
+  /** The value's size in bytes (with `atLeast`, what was written of it before it was refused). */
   readonly bytes: number;
+  /** The limit it went over, in bytes: `maxPayloadBytes`, `maxResultBytes`, or `logMaxBytes` for a log line. */
   readonly limit: number;
 
   /**
@@ -132,6 +138,7 @@ export class PayloadTooLargeError extends ValidationError {
  * Nothing was deleted. Stop the queue's workers (or let them finish), or pass `force: true`.
  */
 export class QueueActiveError extends DocketError {
+  /** The queue that was not obliterated. */
   readonly queue: string;
   /** Tasks of the queue leased when it was refused. */
   readonly active: number;
@@ -155,6 +162,7 @@ export class ClosedError extends DocketError {
  * work() aborts a handler's signal with this error as the reason.
  */
 export class LeaseLostError extends DocketError {
+  /** The task whose lease was lost. */
   readonly hash: string;
 
   constructor(hash: string) {
@@ -169,6 +177,7 @@ export class LeaseLostError extends DocketError {
  * The task has ended `cancelled` by then; what the handler returns or throws afterwards is ignored.
  */
 export class CancelledError extends DocketError {
+  /** The task that was cancelled. */
   readonly hash: string;
 
   constructor(hash: string) {
@@ -183,8 +192,11 @@ export class CancelledError extends DocketError {
  * deadline other workers take the worker for dead and run its tasks again.
  */
 export class EventLoopBlockedError extends DocketError {
+  /** The id of the worker whose loop was blocked (host:pid:random). */
   readonly worker: string;
+  /** How late its heartbeat fired, in ms. */
   readonly lagMs: number;
+  /** The heartbeat deadline in ms (work()'s heartbeatDeadline): past it, other workers take this one for dead. */
   readonly deadlineMs: number;
 
   constructor(worker: string, lagMs: number, deadlineMs: number) {
@@ -207,7 +219,9 @@ export class EventLoopBlockedError extends DocketError {
  * dead like any failure.
  */
 export class RunTimeoutError extends DocketError {
+  /** The task that ran too long. */
   readonly hash: string;
+  /** The attempt's timeout that ran out, in ms. */
   readonly timeoutMs: number;
 
   constructor(hash: string, timeoutMs: number) {
@@ -224,7 +238,9 @@ export class RunTimeoutError extends DocketError {
  * last error, rather than being acked unseen.
  */
 export class UnknownTaskNameError extends DocketError {
+  /** The task whose name has no handler. */
   readonly hash: string;
+  /** The task's name, or null for a task put without one. */
   readonly taskName: string | null;
 
   constructor(hash: string, taskName: string | null, known: string[]) {
@@ -248,7 +264,15 @@ export class UnrecoverableError extends DocketError {
 }
 
 /** When a RetryLaterError's next attempt runs: `delay` from the failure (ms or a Duration), or `at` (a Date or epoch ms). */
-export type RetryLaterOptions = { delay: number | Duration } | { at: Date | number };
+export type RetryLaterOptions =
+  | {
+      /** Wait this long from the failure: ms, or a Duration such as `{ minutes: 5 }` (at most 100 years). */
+      delay: number | Duration;
+    }
+  | {
+      /** Run the next attempt at this instant: a Date or epoch ms, no later than the year 4999. */
+      at: Date | number;
+    };
 
 /**
  * Thrown by a handler to have its next attempt run later: after `delay`, or at `at` (a
@@ -257,7 +281,9 @@ export type RetryLaterOptions = { delay: number | Duration } | { at: Date | numb
  * ValidationError here. `delay` and `at` are as given (a Date as epoch ms); the other is null.
  */
 export class RetryLaterError extends DocketError {
+  /** The wait before the next attempt, from the failure (ms or a Duration), as given; null when `at` was given. */
   readonly delay: number | Duration | null;
+  /** When the next attempt runs, epoch ms (a Date given is turned into ms); null when `delay` was given. */
   readonly at: number | null;
 
   constructor(message: string, options: RetryLaterOptions, errorOptions?: { cause?: unknown }) {
@@ -305,7 +331,9 @@ function retryLater(options: unknown): { delay: number | Duration | null; at: nu
  * replaced for the next task. `exitCode` is the thread's exit code.
  */
 export class SandboxExitError extends DocketError {
+  /** The task whose thread exited. */
   readonly hash: string;
+  /** The exit code of the thread that exited. */
   readonly exitCode: number;
 
   constructor(hash: string, exitCode: number) {
@@ -332,6 +360,7 @@ export class HashFunctionError extends DocketError {
  * the record; `cause` holds the JSON parser's error. Nothing was changed by the read.
  */
 export class UnreadableRecordError extends DocketError {
+  /** The record that could not be read (a task's payload, metadata, result or progress). */
   readonly what: string;
 
   constructor(what: string, cause: unknown) {
@@ -346,6 +375,7 @@ export class UnreadableRecordError extends DocketError {
  * the same id). `what` names the value. A handler's task fails with it; views show "encrypted".
  */
 export class DecryptionError extends DocketError {
+  /** The value that could not be decrypted (a payload, a result...). */
   readonly what: string;
 
   constructor(what: string, problem: string) {
@@ -381,6 +411,7 @@ export class IndeterminateError extends DocketError {
  * IndeterminateError; a read (get, stats, listDead) changed nothing.
  */
 export class TimeoutError extends IndeterminateError {
+  /** The `commandTimeout` that ran out, in ms. */
   readonly timeoutMs: number;
 
   constructor(what: string, timeoutMs: number) {
@@ -450,6 +481,7 @@ export class PermissionError extends DocketError {
  * scripts. `script` names it. The script ran: what it wrote stays.
  */
 export class ReplyError extends DocketError {
+  /** The script whose reply was not as documented (`claim`, `put`...). */
   readonly script: string;
 
   constructor(script: string, problem: string) {

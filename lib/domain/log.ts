@@ -9,6 +9,7 @@ import { canonicalJson } from './payload';
 /** Most bytes of JSON thrownText writes for a thrown array, or an object String() cannot show. */
 const MAX_JSON_CHARS = 16 * 1024;
 
+/** One level of a {@link Logger}, in pino's call shape: the record's fields, then its message. */
 export type LogFn = (obj: Record<string, unknown>, msg: string) => void;
 
 /**
@@ -16,7 +17,9 @@ export type LogFn = (obj: Record<string, unknown>, msg: string) => void;
  * task is dead, a recovered error). pino's logger has them (and more, which docket leaves alone).
  */
 export interface Logger {
+  /** A worker started or closed, a task will be retried. */
   info: LogFn;
+  /** A task is dead, an error docket recovered from. */
   warn: LogFn;
   /** Never called by docket: optional, so that a logger object written with every level still fits. */
   debug?: LogFn;

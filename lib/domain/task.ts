@@ -27,7 +27,9 @@ export type Carrier = Record<string, string>;
 export interface Task<T = Json> {
   /** The task's hash: the hash of its identity, as put() returned it (the Lua scripts call it the id). */
   readonly hash: string;
+  /** The queue it was claimed from. */
   readonly queue: string;
+  /** Its payload, as put. */
   readonly data: T;
   /** Which delivery this is: 1 on the first. */
   readonly attempt: number;
@@ -87,11 +89,17 @@ export type { TaskState };
 
 /** A task as get() reports it. */
 export interface TaskInfo<T = Json> {
+  /** The task's hash, as put() returned it. */
   readonly hash: string;
+  /** Its queue. */
   readonly queue: string;
+  /** Its payload; null when it is encrypted with a key this scheduler does not have (see `encrypted`). */
   readonly data: T;
+  /** Where it is in its life: a {@link TaskState}. */
   readonly state: TaskState;
+  /** Run-at, epoch ms on the Redis clock: for a retry, the retry's; after a redrive, the time of the redrive. */
   readonly runAt: number;
+  /** When it is dropped if still unclaimed, epoch ms; null for never. */
   readonly expireAt: number | null;
   /** Deliveries so far. */
   readonly attempts: number;
@@ -145,6 +153,7 @@ export interface DoneRun {
   readonly putAt: number;
   /** When its first attempt started, or null for a task leased before docket recorded it. */
   readonly startedAt: number | null;
+  /** When it was acked, epoch ms on the Redis clock. */
   readonly finishedAt: number;
 }
 
@@ -156,6 +165,7 @@ export interface DoneRun {
  */
 export type PutStatus = 'added' | 'duplicate' | 'replaced' | 'revived';
 
+/** What {@link Scheduler.put} resolves to, one per item for putMany(). */
 export interface PutResult {
   /** The task's hash, the same for every put of the same data (or key) while the task lives. */
   hash: string;
@@ -163,6 +173,7 @@ export interface PutResult {
   added: boolean;
   /** What this put did; `added` is true for `added` and `revived`. */
   status: PutStatus;
+  /** The queue the task is in. */
   queue: string;
   /** Run-at on the Redis clock (epoch ms); for a duplicate, the existing task's. */
   runAt: number;
@@ -233,19 +244,31 @@ export interface TaskRecord {
 }
 
 /** A task a put waits on: its hash in the same queue, or `{ queue, hash }` in another. */
-export type DependencyRef = string | { queue: string; hash: string };
+export type DependencyRef =
+  | string
+  | {
+      /** The queue of the task waited on. */
+      queue: string;
+      /** Its hash, as put() returned it. */
+      hash: string;
+    };
 /** What a task that failed does to the tasks waiting on it (see docs/api.md). */
 export type DependencyFailure = 'dead' | 'run' | 'cancel';
 
 /** One task that a task waited on, with its outcome (null once no outcome of it is kept). */
 export interface Dependency<R = Json> {
+  /** The queue of the task waited on. */
   queue: string;
+  /** Its hash. */
   hash: string;
+  /** Its outcome as {@link Scheduler.result} reads it (a finished one's result only when it kept one); null once nothing of it is kept. */
   outcome: TaskOutcome<R> | null;
 }
 
 interface OutcomeBase {
+  /** The task's hash. */
   readonly hash: string;
+  /** Its queue. */
   readonly queue: string;
   /** Deliveries so far (for a finished task: the deliveries it took). */
   readonly attempts: number;
@@ -258,7 +281,9 @@ interface OutcomeBase {
 
 /** A task that has not finished: waiting (delayed or ready) or leased. */
 export interface LiveOutcome extends OutcomeBase {
+  /** `pending` (delayed, ready or waiting) or `active` (leased). */
   readonly state: 'pending' | 'active';
+  /** Its run-at, epoch ms on the Redis clock. */
   readonly runAt: number;
   /** The latest progress its handler reported, else null. */
   readonly progress: Json | null;
@@ -266,6 +291,7 @@ export interface LiveOutcome extends OutcomeBase {
 
 /** A task whose handler succeeded. */
 export interface DoneOutcome<R = Json> extends OutcomeBase {
+  /** It finished: its handler succeeded. */
   readonly state: 'done';
   /** The handler's resolved value; null when it resolved with nothing, or the result was not kept. */
   readonly result: R | null;
@@ -275,17 +301,21 @@ export interface DoneOutcome<R = Json> extends OutcomeBase {
 
 /** A task that used up its attempts. */
 export interface DeadOutcome extends OutcomeBase {
+  /** It finished dead. */
   readonly state: 'dead';
   /** The last failure (a handler's error, or 'lease expired'). */
   readonly error: string | null;
   /** How its last attempt ended: `failed` (out of attempts), `unrecoverable` or `retry-later` (see Ending). */
   readonly ending: Exclude<Ending, 'snoozed'>;
+  /** When it went dead: epoch ms on the Redis clock. */
   readonly finishedAt: number;
 }
 
 /** A task dropped unclaimed once its expiry passed, or cancelled before it ran. */
 export interface EndedOutcome extends OutcomeBase {
+  /** `expired` (its expiry passed before a claim) or `cancelled`. */
   readonly state: 'expired' | 'cancelled';
+  /** When it expired or was cancelled: epoch ms on the Redis clock. */
   readonly finishedAt: number;
 }
 
@@ -294,10 +324,13 @@ export interface EndedOutcome extends OutcomeBase {
  * it was not retried, since that task does the same work.
  */
 export interface MergedOutcome extends OutcomeBase {
+  /** It finished merged into another task. */
   readonly state: 'merged';
   /** The hash of the waiting task it was merged into. */
   readonly into: string;
+  /** When it was merged: epoch ms on the Redis clock. */
   readonly finishedAt: number;
 }
 
+/** What {@link Scheduler.result} reports of a task, by `state`: live, or finished with its kept outcome. */
 export type TaskOutcome<R = Json> = LiveOutcome | DoneOutcome<R> | DeadOutcome | EndedOutcome | MergedOutcome;

@@ -36,12 +36,17 @@ export interface QueueTotals {
   cancelled: number;
 }
 
+/** A queue's counts by state and lifetime totals, as {@link Scheduler.stats} reads them in one consistent view. */
 export interface QueueStats {
+  /** Tasks in the ready lists (with expired ones no claim has reached yet, and tasks parked by their group's limit). */
   ready: number;
+  /** Tasks waiting for their run-at (with due ones no claim has promoted yet). */
   delayed: number;
   /** Tasks waiting on the tasks they were put after (put option `after`). */
   waiting: number;
+  /** Leased tasks (with lapsed leases no claim has re-queued yet). */
   active: number;
+  /** Dead tasks kept now. */
   dead: number;
   /** Tasks dropped because they expired unclaimed, since the queue began (= totals.expired). */
   expired: number;
@@ -53,6 +58,7 @@ export interface QueueStats {
   paused: boolean;
   /** The groups paused (pause({ queue, group })): their tasks stay put until resume(), by name. */
   pausedGroups: string[];
+  /** Lifetime counters since the queue began: {@link QueueTotals}. */
   totals: QueueTotals;
   /**
    * Lifetime outcomes of named tasks, by name (put's `name`): at most 300 name-and-outcome pairs
@@ -68,7 +74,9 @@ export interface NamedTotals {
   dead: number;
 }
 
+/** Options of {@link Scheduler.list}. */
 export interface ListOptions {
+  /** The queue to list. Default: the scheduler's `queue` option. */
   queue?: string;
   /** Most tasks to return. Default 100, at most 1000. */
   limit?: number;
@@ -98,7 +106,12 @@ interface Page<Item> {
  * A listed task: what get() reports, when it died (dead tasks only, else null), and how many of
  * the tasks it was put after it still waits on (waiting tasks only, else null).
  */
-export type ListedTask<T = Json> = TaskInfo<T> & { diedAt: number | null; waitingOn: number | null };
+export type ListedTask<T = Json> = TaskInfo<T> & {
+  /** When it died, epoch ms on the Redis clock: dead tasks only, else null. */
+  diedAt: number | null;
+  /** How many of the tasks it was put after it still waits on: waiting tasks only, else null. */
+  waitingOn: number | null;
+};
 
 /** A listed task read with `preview`: everything but `data`, and the start of the payload instead. */
 export type PreviewTask = Omit<ListedTask, 'data'> & {

@@ -30,10 +30,13 @@ export type EventType =
  */
 export type LifecycleEventType = 'added' | 'active' | 'lapsed' | 'retrying' | 'drained';
 
+/** One event of a queue's events stream, as {@link Scheduler.events} yields it. */
 export interface QueueEvent {
   /** The stream entry id: events are ordered by it, and `from` resumes after it. */
   readonly id: string;
+  /** The queue it happened in. */
   readonly queue: string;
+  /** What happened: an {@link EventType}. */
   readonly type: EventType;
   /** The task's hash, as put() returned it; '' for the queue's own events (drained, paused, resumed). */
   readonly hash: string;
@@ -66,6 +69,7 @@ export interface QueueEvent {
   readonly encrypted?: true;
 }
 
+/** Options of {@link Scheduler.events}. */
 export interface EventsOptions {
   /**
    * Where to start: 'now' (default: only events after this call), 'start' (the oldest the stream
@@ -175,6 +179,7 @@ function endingOf(type: EventType, field: string | undefined): Ending | null {
   return field === 'unrecoverable' || field === 'retry-later' ? field : 'failed';
 }
 
+/** Options of {@link Scheduler.throughput}. */
 export interface ThroughputOptions {
   /** How far back to look, in ms. Default 10 minutes, at most 24 hours. */
   window?: number;
@@ -190,9 +195,11 @@ export interface ThroughputOptions {
   source?: 'auto' | 'events' | 'minutes';
 }
 
+/** A queue's outcomes per time bucket, as {@link Scheduler.throughput} counts them. */
 export interface Throughput {
   /** The Redis server's clock when read (epoch ms); the last bucket ends here. */
   now: number;
+  /** Width of each bucket, in ms. */
   bucket: number;
   /**
    * The oldest time the counts cover: later than `now - window` when the capped stream no longer
@@ -200,7 +207,12 @@ export interface Throughput {
    */
   since: number;
   /** Oldest first; `at` is each bucket's start. */
-  buckets: Array<{ at: number } & Record<EventType, number>>;
+  buckets: Array<
+    {
+      /** The bucket's start, epoch ms on the Redis clock. */
+      at: number;
+    } & Record<EventType, number>
+  >;
   /** Where the counts came from (options.source): the events stream, or the per-minute counters. */
   source: 'events' | 'minutes';
 }

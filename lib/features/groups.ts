@@ -13,7 +13,9 @@ import { cap } from '../ops/cap';
 import { limit as limitOp } from '../ops/limit';
 import { order } from '../ops/order';
 
+/** Options of {@link Scheduler.limitGroups}. */
 export interface GroupLimitOptions {
+  /** The queue whose groups are limited. Default: the scheduler's `queue` option. */
   queue?: string;
   /** The group this limit is for; default every group of the queue that has no limit of its own. */
   group?: string;
@@ -77,7 +79,9 @@ export async function pauseGroup(ctx: Context, options: unknown, paused: boolean
   return first.changed;
 }
 
+/** Options of {@link Scheduler.orderGroups}. */
 export interface OrderGroupsOptions {
+  /** The queue whose groups are ordered. Default: the scheduler's `queue` option. */
   queue?: string;
   /** A task that died holds its group too, until it is redriven, cancelled or purged (default false). */
   holdOnDead?: boolean;

@@ -17,6 +17,7 @@ import { metricsOptions, metricsRegistry, parse } from '../domain/options';
 
 /** What registerMetrics needs of a prom-client Registry (any prom-client 14 or 15). */
 export interface MetricsRegistry {
+  /** Adds a metric to the registry, as prom-client's `Registry.registerMetric` does. */
   registerMetric(metric: unknown): void;
 }
 
@@ -26,6 +27,7 @@ interface Lookup {
   removeSingleMetric?: unknown;
 }
 
+/** Options of {@link Scheduler.registerMetrics}. */
 export interface MetricsOptions {
   /** Queues to report. Default: every queue in the registry of queue names, read at each scrape. */
   queues?: string[];

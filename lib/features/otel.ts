@@ -17,11 +17,16 @@ import { openTelemetryOptions, parse } from '../domain/options';
 import type { Carrier, Task } from '../domain/task';
 import { channels, subscribers, type AckMessage, type ClaimMessage, type FailMessage, type PutMessage } from './tracing';
 
+/** Options of {@link instrumentOpenTelemetry}. */
 export interface OpenTelemetryOptions {
   /** Where the tracer comes from. Default: the global tracer provider of @opentelemetry/api. */
-  tracerProvider?: { getTracer(name: string, version?: string): unknown };
+  tracerProvider?: {
+    /** Returns the tracer of that name and version, as an OpenTelemetry `TracerProvider` does. */
+    getTracer(name: string, version?: string): unknown;
+  };
 }
 
+/** What {@link instrumentOpenTelemetry} returns: the context of a task's span, and a way to stop. */
 export interface OpenTelemetryInstrumentation {
   /**
    * The context with a task's consumer span active: run handler code in it

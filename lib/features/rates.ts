@@ -12,6 +12,7 @@ import { limitRateTail, parse, queueOptions, rateArg, rateScope, spanArg } from 
 import type { Span } from '../domain/time';
 import { cap } from '../ops/cap';
 
+/** A rate limit as {@link Scheduler.rateLimits} reads it back. */
 export interface RateLimit {
   /** Most claims in any window of `per` ms. */
   max: number;
@@ -21,9 +22,11 @@ export interface RateLimit {
 
 /** limitRate's argument: the limit, and what it is for (default: the scheduler's queue as a whole). */
 export interface RateLimitInput {
+  /** Most claims in any window of `per`: a whole number, 1 to 1,000,000. */
   max: number;
   /** ms or a Duration, at most 30 days. */
   per: Span;
+  /** The queue limited. Default: the scheduler's `queue` option. */
   queue?: string;
   /** A limit for this one group of the queue (its own, over eachGroup's). */
   group?: string;
@@ -31,7 +34,9 @@ export interface RateLimitInput {
   eachGroup?: boolean;
 }
 
+/** Options of `limitRate(null, options)`: which limit to remove. */
 export interface RateLimitOptions {
+  /** The queue whose limit goes. Default: the scheduler's `queue` option. */
   queue?: string;
   /** limitRate(null): remove this group's own limit. */
   group?: string;

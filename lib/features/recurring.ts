@@ -24,10 +24,20 @@ import { Occurrences } from './schedules-times';
 export { Occurrences } from './schedules-times';
 
 /** A cron expression, the same with a time zone, or an interval (ms or Duration). */
-export type Schedule = string | { cron: string; tz?: string } | number | Duration;
+export type Schedule =
+  | string
+  | {
+      /** A cron expression (five fields, or six with seconds first). */
+      cron: string;
+      /** The IANA time zone it is read in (`'Europe/Paris'`). Default: UTC. */
+      tz?: string;
+    }
+  | number
+  | Duration;
 
 /** What each occurrence's task gets, for every() and schedule() alike: put's options, as put takes them. */
 export interface TaskTemplateOptions {
+  /** The queue each occurrence goes to. Default: the scheduler's `queue` option. */
   queue?: string;
   /** The task's name, which `work({ [name]: handler })` routes by. Default none (the '*' handler). */
   taskName?: string;
@@ -60,6 +70,7 @@ export interface TaskTemplateOptions {
   catchUpLimit?: number;
 }
 
+/** Options of {@link Scheduler.every}: the task template, and where the loop's errors go. */
 export interface EveryOptions extends TaskTemplateOptions {
   /** Errors of the loop that puts occurrences (it retries on its own). Default: none reported. */
   onError?: (err: DocketError) => void;
@@ -67,7 +78,9 @@ export interface EveryOptions extends TaskTemplateOptions {
 
 /** A schedule as listSchedules() reports it. */
 export interface ScheduleInfo<T = Json> {
+  /** The schedule's name, unique in its queue. */
   name: string;
+  /** The queue its occurrences go to. */
   queue: string;
   /** The cron expression, or null for an interval. */
   cron: string | null;
@@ -94,7 +107,9 @@ export interface ScheduleInfo<T = Json> {
   template: Partial<TaskTemplate>;
   /** schedule()'s bounds, or null: no occurrence before startAt, after endAt, or past `limit` of them. */
   startAt: number | null;
+  /** No occurrence after this instant (epoch ms), or null: see `startAt`. */
   endAt: number | null;
+  /** The most occurrences, or null for no limit: see `startAt`. */
   limit: number | null;
 }
 

@@ -22,6 +22,7 @@ import { cancelPending, templateOf, type TaskTemplateOptions } from './recurring
 import { dataOf, occurrenceKey, occurrencesOf, parseDefinition, plan, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
 
+/** Options of {@link Scheduler.schedule}: the task template, and the schedule's bounds. */
 export interface ScheduleOptions extends TaskTemplateOptions {
   /** No occurrence before this instant. Default: from now. */
   startAt?: Date | number;

@@ -20,6 +20,7 @@ import type { Worker, WorkOptions } from '../life/worker';
 
 export { MAX_SHARDS } from '../domain/options';
 
+/** A hot queue split into shard queues, as {@link Scheduler.sharded} returns it: puts spread over the shards, workers work them all. */
 export interface Sharded {
   /** The shard queues, `name:0` ... `name:<count-1>`. */
   readonly queues: readonly string[];
@@ -29,6 +30,7 @@ export interface Sharded {
   put<T>(data: T & JsonCompatible<T>, options?: Omit<PutOptions, 'queue'>): Promise<PutResult>;
   /** Puts many, one putMany per shard; results in the order of `items`. */
   putMany(items: Array<{ data: Json; options?: Omit<PutOptions, 'queue'> }>): Promise<PutResult[]>;
+  /** The same, for data typed by an `interface`, as put's second form. */
   putMany<T>(items: Array<{ data: T & JsonCompatible<T>; options?: Omit<PutOptions, 'queue'> }>): Promise<PutResult[]>;
   /** The queue a task with this data (and key) goes to. */
   shardOf(data: Json, key?: string): string;
@@ -52,7 +54,9 @@ export interface Sharded {
   groupLimits(): Promise<GroupLimits>;
 }
 
+/** The workers of {@link Sharded.work}: one per shard, closed together. */
 export interface ShardedWorker {
+  /** One worker per shard, in shard order. */
   readonly workers: readonly Worker[];
   /** Closes every shard's worker (see Worker.close). */
   close(options?: { timeout?: Span }): Promise<void>;

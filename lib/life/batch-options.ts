@@ -8,6 +8,7 @@ import type { Task } from '../domain/task';
 import type { Span } from '../domain/time';
 import type { WorkOptions } from './work-options';
 
+/** Options of {@link Scheduler.workBatch}: work()'s, less `concurrency`, `sandbox` and `prefetch`, plus the batch's own. */
 export interface BatchOptions extends Omit<WorkOptions, 'concurrency' | 'sandbox' | 'prefetch'> {
   /** The most tasks one batch holds: 1 to 1000. Default 10. */
   size?: number;

@@ -36,6 +36,7 @@ export type { BatchHandler, BatchOptions, BatchTask } from './batch-options';
 /** One claim's reply as the gathering reads it, or the error it failed with. */
 type Reply = { leased: Leased[]; now: number; nextDue: number | null; at: number } | { error: unknown };
 
+/** A worker started by {@link Scheduler.workBatch}: it claims its queue's tasks in batches and runs a batch handler on each, until close(). */
 export class BatchWorker {
   /** Names this worker as a lease holder: host:pid:random. */
   readonly id = newWorkerId();

@@ -13,9 +13,11 @@ import type { TaskInfo } from '../domain/task';
 
 /** A dead task, with when it died (epoch ms, Redis clock). */
 export interface DeadTask<T = Json> extends TaskInfo<T> {
+  /** When it died, epoch ms on the Redis clock. */
   readonly diedAt: number;
 }
 
+/** Options of {@link Scheduler.listDead}: a queue and a page, as {@link ListOptions}. */
 export type ListDeadOptions = ListOptions;
 
 /** Tasks per script call when re-driving or purging a whole dead set: keeps each call short. */

@@ -1,6 +1,7 @@
 /**
  * Leases: claim hands a task to one worker until a deadline on the Redis clock; ack, fail and
  * extend are accepted only from the holder of the current lease (fencing by a random token).
+ * One concept over 300 lines: the lease's calls, and the documented options callers pass them.
  */
 import { newToken, type Context } from '../redis/context';
 import { defaultBackoff } from '../domain/backoff';
@@ -36,21 +37,26 @@ export interface Ack {
   result: string;
 }
 
+/** Options of {@link Scheduler.claim} and {@link Scheduler.claimMany}. */
 export interface ClaimOptions {
+  /** The queue to claim from. Default: the scheduler's `queue` option. */
   queue?: string;
-  /** How long the lease lasts before the task is re-delivered. Default 30 s. */
+  /** How long the lease lasts before the task is delivered again unless acked, failed or extended: a {@link Span} over 0 ms. Default 30 s. */
   lease?: Span;
 }
 
+/** Options of {@link Scheduler.fail}. */
 export interface FailOptions {
   /**
    * The failure, recorded as the task's last error. An UnrecoverableError makes the task dead at
    * once; a RetryLaterError's `delay` or `at` wins over `retryIn` (as when a handler throws them).
+   * An Error is kept as its stack (or `name: message`), anything else via String(), cut to 2000
+   * characters. Default: none, recorded as `'failed'`.
    */
   error?: unknown;
-  /** When to retry, from the Redis server's now. Default: exponential back-off with jitter. */
+  /** When to retry, from the Redis server's now; 0 is allowed. Default: {@link defaultBackoff} of the task's attempt. */
   retryIn?: Span;
-  /** Overrides the task's own maxAttempts for this decision. */
+  /** Overrides the task's limit for this decision only: a whole number, 1-1000. Default: the task's own maxAttempts. */
   maxAttempts?: number;
 }
 

@@ -17,6 +17,7 @@ import { logs } from '../ops/logs';
 
 /** One stored log line: when it was written (epoch ms on the Redis clock) and its text. */
 export interface LogLine {
+  /** When it was written, epoch ms on the Redis clock. */
   at: number;
   /** The line; 'encrypted' when it is encrypted with a key this scheduler does not have. */
   line: string;

@@ -22,6 +22,7 @@ export type { DeadOutcome, DoneOutcome, EndedOutcome, LiveOutcome, MergedOutcome
 
 /** The options of Scheduler.result (and Sharded.result, without `queue`). */
 export interface ResultOptions {
+  /** The queue of the task. Default: the scheduler's `queue` option. */
   queue?: string;
   /** Wait this long for the task to finish (ms or a Duration; at most 24 days). Default 0: answer now. */
   wait?: Span;

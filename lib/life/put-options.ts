@@ -10,6 +10,7 @@ import type { Span } from '../domain/time';
 
 export type { TaskCaps, TaskKeep } from '../domain/kept';
 
+/** Options of {@link Scheduler.put}: where, when and how a task runs, and how it is de-duplicated. */
 export interface PutOptions {
   /** Queue to put into. Default: the scheduler's `queue`. */
   queue?: string;

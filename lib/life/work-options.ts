@@ -7,13 +7,19 @@
 import type { DocketError } from '../domain/errors';
 import type { Span } from '../domain/time';
 
+/** Options of {@link Scheduler.work}. */
 export interface WorkOptions {
+  /** The queue to work. Default: the scheduler's `queue` option. */
   queue?: string;
   /** Handlers run at once. Default 1. */
   concurrency?: number;
   /** Lease length; renewed automatically while a handler runs. Default 30 s. */
   lease?: Span;
-  /** Overrides each task's maxAttempts when this worker fails it. */
+  /**
+   * Overrides each task's maxAttempts when this worker fails it: a whole number, 1-1000. Default: each
+   * task's own. A lease that runs out is judged by the task's own limit (the claim that finds it does
+   * not know this option).
+   */
   maxAttempts?: number;
   /**
    * ms to wait before retry number `attempt`, given `error`, what the handler threw (or the

@@ -47,6 +47,7 @@ type LoopState = 'claiming' | 'full' | 'waiting';
  */
 const TWO_CALLS_FROM = 8;
 
+/** A worker started by {@link Scheduler.work}: it claims its queue's tasks and runs a handler on each, with heartbeats, until close(). */
 export class Worker {
   /** Names this worker as a lease holder: host:pid:random. */
   readonly id = newWorkerId();

@@ -74,7 +74,12 @@ export type Refusal = 'missing' | 'active' | 'dead';
 export type Refused<R extends string = Refusal> = { done: false; reason: R; worker?: string };
 
 /** What a change to a task did: done, or refused and why (`R`: the reasons that change can give). */
-export type Change<R extends string = Refusal> = { done: true } | Refused<R>;
+export type Change<R extends string = Refusal> =
+  | {
+      /** The change was made. */
+      done: true;
+    }
+  | Refused<R>;
 
 /** The reasons reschedule and priority give. */
 export const REFUSALS: readonly Refusal[] = ['missing', 'active', 'dead'];

@@ -28,8 +28,14 @@ import type { OrderGroupsOptions } from '../features/groups';
 export type QueueName<T, R = Json> = [T] extends [JsonCompatible<T>]
   ? [R] extends [JsonCompatible<R>]
     ? string
-    : { readonly 'docket: the result type is not JSON (see JsonCompatible)': R }
-  : { readonly 'docket: the payload type is not JSON (see JsonCompatible)': T };
+    : {
+        /** Not a real property: its name is the compile error a result type that is not JSON gets. */
+        readonly 'docket: the result type is not JSON (see JsonCompatible)': R;
+      }
+  : {
+      /** Not a real property: its name is the compile error a payload type that is not JSON gets. */
+      readonly 'docket: the payload type is not JSON (see JsonCompatible)': T;
+    };
 
 /**
  * One queue of a scheduler, with the type `T` of its payloads and `R` of its handlers' results;

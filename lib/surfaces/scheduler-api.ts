@@ -32,7 +32,9 @@ import type { RedriveRefusal } from '../ops/redrive';
 import type { Change } from '../redis/reply';
 import type { Queue, QueueName } from './queue';
 
+/** The `queue` option most methods take. */
 export interface QueueOption {
+  /** The queue to act on. Default: the scheduler's `queue` option (`'default'` unless set). */
   queue?: string;
 }
 
@@ -65,7 +67,14 @@ export interface CancelOptions extends ChangeOptions {
  * cancel()'s answer with `explain: true`: a {@link Change}; for an active task cancelled with
  * `running`, also `worker`, the holder that stops it at its next heartbeat ('' if not recorded).
  */
-export type Cancellation = Change | { done: true; worker: string };
+export type Cancellation =
+  | Change
+  | {
+      /** The active task is cancelled: its holder stops it at its next heartbeat. */
+      done: true;
+      /** The lease holder that stops it (host:pid:random), or '' if not recorded. */
+      worker: string;
+    };
 
 /** Options of pause() and resume(): a queue, and `group` to pause or resume only that group's tasks. */
 export interface PauseOptions extends QueueOption {
@@ -76,13 +85,17 @@ export interface PauseOptions extends QueueOption {
 export type { Change, Refusal } from '../redis/reply';
 export type { RedriveRefusal } from '../ops/redrive';
 
+/** Options of {@link Scheduler.dependencies}. */
 export interface DependenciesOptions {
+  /** The queue of the task. Default: the scheduler's `queue` option. */
   queue?: string;
   /** Read only the first this many (in put order), each one more outcome read. Default: all. */
   limit?: number;
 }
 
+/** A scheduler: what {@link createScheduler} resolves to. Every method rejects with a {@link ClosedError} after close(), and validates its arguments before any I/O (a {@link ValidationError} naming the field, nothing written). */
 export interface Scheduler {
+  /** Puts a task: `data` (any JSON, at most `maxPayloadBytes`) with its {@link PutOptions}. Resolves to a {@link PutResult} whose `added` is false when a live task of the same identity exists (a duplicate is a result, not an error). */
   put(data: Json, options?: PutOptions): Promise<PutResult>;
   /**
    * Puts data of any type that is JSON as far as TypeScript can tell (JsonCompatible), an
@@ -90,6 +103,7 @@ export interface Scheduler {
    * stays for code generic over `Json`, which the check cannot see into.
    */
   put<T>(data: T & JsonCompatible<T>, options?: PutOptions): Promise<PutResult>;
+  /** Puts many tasks in few calls (chunks of 250), each item as put() would; one {@link PutResult} per item, in order. The whole batch is validated before anything is written. */
   putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
   /**
    * As put's second form. TypeScript infers one `T` for all items, and cannot from items of
@@ -111,6 +125,7 @@ export interface Scheduler {
    * says why a refused change was refused (from the script's own answer, in the same step).
    */
   reschedule(hash: string, at: Date | number, options: Explained): Promise<Change>;
+  /** As above, resolving to true when moved, false when refused. */
   reschedule(hash: string, at: Date | number, options?: ChangeOptions): Promise<boolean>;
   /**
    * Moves a pending task to another priority level, given as put's `priority` (1-9, true = 9,
@@ -120,6 +135,7 @@ export interface Scheduler {
    * false for an active, dead or unknown task. With `explain: true`, resolves to a {@link Change}.
    */
   changePriority(hash: string, priority: boolean | number, options: Explained): Promise<Change>;
+  /** As above, resolving to true when changed (or already at that level), false when refused. */
   changePriority(hash: string, priority: boolean | number, options?: ChangeOptions): Promise<boolean>;
   /**
    * Deletes a delayed, ready, waiting or dead task. True when deleted; false for an active or
@@ -127,9 +143,13 @@ export interface Scheduler {
    * once its holder is told. With `explain: true`, resolves to a {@link Cancellation}.
    */
   cancel(hash: string, options: CancelOptions & Explained): Promise<Cancellation>;
+  /** As above, resolving to true when deleted (or, with `running`, once its holder is told), false when refused. */
   cancel(hash: string, options?: CancelOptions): Promise<boolean>;
+  /** Reads one task and its state in one consistent view; null when the queue has no task of that hash (never put, or finished and not kept, purged, or deleted by the dead-task limits). */
   get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null>;
+  /** Leases the next ready task for {@link ClaimOptions.lease} (default 30 s), or resolves to null when none is ready. A task claimed directly has no heartbeat: if this process dies, it comes back only when its lease runs out. Pass it to ack(), fail() or extend(). */
   claim<T = Json>(options?: ClaimOptions): Promise<Task<T> | null>;
+  /** Leases up to `count` ready tasks (a whole number, 1-1000) in one script call, as claim() does; it may return fewer, or none. */
   claimMany<T = Json>(count: number, options?: ClaimOptions): Promise<Task<T>[]>;
   /**
    * Acks a claimed task: done. `result` (any JSON) is kept as its outcome when the task keeps one
@@ -164,7 +184,9 @@ export interface Scheduler {
    * `after`, or once it is gone. A handler has the same as `task.dependencies()`.
    */
   dependencies(hash: string, options?: DependenciesOptions): Promise<Dependency[]>;
+  /** Records a failed attempt of a claimed task. `'retry'`: delivered again after `retryIn` (default {@link defaultBackoff}); `'dead'`: its attempts are used up (or the error is an {@link UnrecoverableError}), so it is kept as dead; `'merged'`: an `until-start` task deleted because a task of its identity waits already; `'lost'`: the lease was lost, nothing changed. Safe to repeat. */
   fail(task: Task<unknown>, options?: FailOptions): Promise<'retry' | 'dead' | 'merged' | 'lost'>;
+  /** Sets a claimed task's lease deadline to the server's now + `by` (a {@link Span} over 0 ms) and updates `task.leaseUntil`: it sets, it does not add. False, changing nothing, once the lease is lost. */
   extend(task: Task<unknown>, by: Span): Promise<boolean>;
   /**
    * Ends a claimed task's attempt without counting it, as `task.snooze(span)` does: the task waits
@@ -178,6 +200,7 @@ export interface Scheduler {
   work(module: string | URL, options: WorkOptions & { sandbox: true }): Worker;
   /** Runs each task by the handler of its name (`'*'` for any other); see Handlers. */
   work<T = Json>(handlers: Handlers<T>, options?: WorkOptions): Worker;
+  /** Starts a {@link Worker} that claims the queue's tasks and runs `handler` on each, up to `concurrency` at once, with heartbeats: it acks when the handler resolves and fails the attempt when it throws. Throws a ClosedError after close(). */
   work<T = Json>(handler: Handler<T>, options?: WorkOptions): Worker;
   /**
    * Runs the tasks of a queue in batches: `handler` gets up to `size` tasks at once (waiting at
@@ -189,6 +212,7 @@ export interface Scheduler {
    * takes tasks of any name. Returns a worker to close(), as work() does.
    */
   workBatch<T = Json, R = Json>(handler: BatchHandler<T, R>, options?: BatchOptions): BatchWorker;
+  /** Counts a queue's tasks by state, whether it is paused, and its lifetime totals, in one consistent view (the totals count the work of every process). */
   stats(options?: QueueOption): Promise<QueueStats>;
   /**
    * Stops claims on a queue for every worker (puts are still accepted); false if it was paused.
@@ -206,6 +230,7 @@ export interface Scheduler {
    * task carries the first `preview` bytes of its payload and its size instead of its data.
    */
   list(state: TaskState, options: PreviewListOptions): Promise<PreviewPage>;
+  /** As above, each task with its data. */
   list<T = Json>(state: TaskState, options?: ListOptions): Promise<TaskPage<T>>;
   /** The queues this prefix has seen a put on (a registry kept in Redis) that still have a key, by name. */
   queues(): Promise<string[]>;
@@ -242,6 +267,7 @@ export interface Scheduler {
    * `pending`: it waits to run), from the script's own answer.
    */
   redrive(hash: string, options: Explained): Promise<Change<RedriveRefusal>>;
+  /** As above, resolving to true when re-driven, false when refused. */
   redrive(hash: string, options?: ChangeOptions): Promise<boolean>;
   /** Sends every dead task of a queue back to ready; returns how many. */
   redriveAll(options?: QueueOption): Promise<number>;
@@ -326,6 +352,7 @@ export interface Scheduler {
    * claim is allowed instead of polling.
    */
   limitRate(limit: RateLimitInput): Promise<void>;
+  /** Removes the queue's rate limit. */
   limitRate(limit: null, options?: RateLimitOptions): Promise<void>;
   /** A queue's rate limit, and until when backoffQueue() holds its claims. */
   rateLimits(options?: QueueOption): Promise<RateLimits>;
@@ -339,5 +366,6 @@ export interface Scheduler {
    * a Redis Cluster: puts go to the shard the task's identity hashes to, workers work every shard.
    */
   sharded(name: string, count: number): Sharded;
+  /** Stops the schedule loops this process runs, closes every worker of work() (each within its `shutdownTimeout`), waits for the calls under way, and closes the connection docket opened (a `client` passed in stays open). Settles within the workers' bound plus one `commandTimeout`; calling it again does nothing. */
   close(): Promise<void>;
 }

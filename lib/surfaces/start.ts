@@ -18,6 +18,7 @@ import { parse, schedulerOptions } from '../domain/options';
 import { urlProblem } from '../domain/redis-url';
 import type { Span } from '../domain/time';
 
+/** Options of {@link createScheduler}: the connection, the defaults of puts, workers and queues, and the limits of input. */
 export interface SchedulerOptions {
   /** Redis URL. Default `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`. */
   url?: string;
@@ -63,7 +64,11 @@ export interface SchedulerOptions {
    * (maxmemory-policy other than noeviction, AOF off). Default: process.emitWarning.
    */
   onWarning?: (message: string) => void;
-  /** Replaces the 128-bit identity hash. For tests (a weak hash forces collisions). */
+  /**
+   * Replaces the identity hash (default: the built-in 128-bit xxhash). For tests only: a weak hash
+   * forces collisions. When it throws, or returns anything but a non-empty string, the call that
+   * hashed rejects with a {@link HashFunctionError} before any I/O.
+   */
   hash?: HashFunction;
   /**
    * Payloads, results, progress and log lines stored AES-256-GCM encrypted with the first key, and
@@ -72,8 +77,17 @@ export interface SchedulerOptions {
    * unique (1 to 64 of `A-Z a-z 0-9 _ . -`). The identity hash becomes an HMAC under the first key
    * (unless `hash` is given).
    * A scheduler without the key reads such values as "encrypted" (docs/operations.md#encryption).
+   * Default: none, values are stored plain.
    */
-  encryption?: { keys: Array<{ id: string; key: Buffer | Uint8Array | string }> };
+  encryption?: {
+    /** The keys, the one to seal with first. */
+    keys: Array<{
+      /** The key's id, stored with each value it seals: unique, 1 to 64 of `A-Z a-z 0-9 _ . -`. */
+      id: string;
+      /** The key: 32 bytes, as a Buffer (or Uint8Array) or a base64 string of 44 characters. */
+      key: Buffer | Uint8Array | string;
+    }>;
+  };
   /** Entries kept in each queue's events stream (trimmed approximately); 0 for none. Default 10,000. */
   eventsMaxLength?: number;
   /**

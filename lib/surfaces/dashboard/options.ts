@@ -10,6 +10,7 @@ import { STATES } from '../../features/admin';
 import { CLEAN_STATES, count, groupPauseOptions, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName, taskHash } from '../../domain/options';
 import type { TaskState } from '../../domain/task';
 
+/** Options of {@link createDashboard} (and {@link serveDashboard}). */
 export interface DashboardOptions {
   /**
    * When set, every request must carry it: `Authorization: Bearer <token>`, or `?token=<token>`
@@ -22,6 +23,7 @@ export interface DashboardOptions {
   limit?: number;
 }
 
+/** Options of {@link serveDashboard}: the dashboard's, and where to listen. */
 export interface ServeOptions extends DashboardOptions {
   /** Port to listen on; 0 (the default) takes a free one. */
   port?: number;

@@ -38,6 +38,7 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   force: { type: 'boolean' },
   running: { type: 'boolean' },
+  queue: { type: 'string' },
 } as const;
 
 /**
@@ -78,6 +79,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, readonly [string, string]> 
   yes: ['-y, --yes', 'do it without asking for confirmation'],
   force: ['--force', 'even while tasks of the queue are leased (their workers lose them)'],
   running: ['--running', 'an active task too: its worker aborts its handler at its next heartbeat'],
+  queue: ['--queue <queue>', 'only this queue (as the <queue> argument; default: every queue in the registry)'],
 };
 
 /** Flags every command takes. */

@@ -99,6 +99,7 @@ export interface CommandFlags {
   yes?: boolean;
   force?: boolean;
   running?: boolean;
+  queue?: string;
 }
 
 /** A command's arguments: the positionals after its name, its own flags, and the environment. */

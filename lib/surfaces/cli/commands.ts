@@ -11,6 +11,7 @@ import { dashboard } from './dashboard';
 import { limit, limits } from './limits';
 import { pauseSchedule, resumeSchedule, runSchedule, schedules, unschedule } from './schedules';
 import { watch } from './watch';
+import { workers } from './workers';
 import { clean, obliterate, purgeDead } from './clean';
 
 const help: Command = {
@@ -51,6 +52,7 @@ export const COMMANDS: readonly Command[] = [
   resumeSchedule,
   runSchedule,
   watch,
+  workers,
   dashboard,
   help,
 ];

@@ -65,8 +65,8 @@ export function contextFor(scheduler: Scheduler): Context | null {
   return contextOf(scheduler) ?? null;
 }
 
-/** The scheduler's connection to the node of `key`, within the command timeout; `what` names the page's read in errors. */
-function via(ctx: Context, key: string, what: string): Via {
+/** The scheduler's connection to the node of `key`, within the command timeout; `what` names the read in errors. */
+export function via(ctx: Context, key: string, what: string): Via {
   return routed(ctx.conn, key, { ms: ctx.options.commandTimeout, what });
 }
 

@@ -9,7 +9,7 @@
  * refusal names the flag or environment variable the operator gave instead.
  */
 import { redact } from '../../redis/connection';
-import { ConnectionError, DocketError, QueueActiveError, UnreadableRecordError, ValidationError } from '../../domain/errors';
+import { AmbiguousHashError, ConnectionError, DocketError, QueueActiveError, UnreadableRecordError, ValidationError } from '../../domain/errors';
 import { thrownText } from '../../domain/log';
 import { printable, printableJson, printableLines } from '../printable';
 import { RunError, UsageError } from './command';
@@ -66,7 +66,8 @@ function optionSource(option: string, from: Sources): string {
 
 function describe(err: unknown, url: string): string {
   const where = redact(url);
-  if (err instanceof RunError) return err.message;
+  // Refusals in the operator's own terms: no Redis error, so no 'Redis at <url>' before them.
+  if (err instanceof RunError || err instanceof AmbiguousHashError) return err.message;
   if (err instanceof ConnectionError) {
     // The innermost cause says why (ECONNREFUSED, ENOTFOUND); drop its repeat of the URL.
     return `cannot reach Redis at ${where}: ${rootCause(err).replace(`cannot connect to ${where}: `, '')}`;

@@ -85,6 +85,7 @@ export function helpText(commands: readonly Command[], command?: Command): strin
     `Global options (before or after the command):\n${flagLines(GLOBAL_FLAGS)}`,
     '',
     "Run 'docket help <command>' for a command's own options.",
+    'A <hash> may be cut to a prefix of 6 or more characters that no other task of the queue starts with.',
     'Exit codes: 0 success, 1 failure (Redis unreachable, task not found), 2 bad usage.',
     '',
   ].join('\n');

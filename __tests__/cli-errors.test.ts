@@ -4,7 +4,8 @@
  * same as without it, and a refusal the library words for API users names the CLI's flag instead.
  */
 import { cli } from './support/cli';
-import { keysUnder, uniquePrefix, useRedis } from './support/harness';
+import { Readable } from 'node:stream';
+import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 import { main } from '../lib/surfaces/cli/main';
 
 const redis = useRedis();
@@ -53,6 +54,20 @@ describe('errors under --json', () => {
     const result = await cli(uniquePrefix(), ['stats', '--json'], 'redis://127.0.0.1:1');
     expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(jsonError(result.stderr)).toMatchObject({ code: 'ERR_CONNECTION', message: expect.stringMatching(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:1: /) });
+  });
+
+  it('stands on a line of its own after a confirmation answered no', async () => {
+    const s = await redis.scheduler();
+    await s.put('t', { queue: 'q' });
+    const result = { code: -1, stdout: '', stderr: '' };
+    const io = { stdout: { write: (t: string) => (result.stdout += t) }, stderr: { write: (t: string) => (result.stderr += t) }, env: {}, stdin: Readable.from(['n\n']) };
+    result.code = await main(['clean', 'q', '--state', 'ready', '--json', '--url', testUrl(), '--prefix', s.prefix], io);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    const [question, line, end] = result.stderr.split('\n');
+    expect(question).toBe("Delete the 1 ready task of queue 'q'? [y/N] ");
+    expect(end).toBe('');
+    expect(jsonError(`${line}\n`)).toEqual({ code: 'ERR_RUN', message: 'not confirmed: nothing was deleted' });
+    expect((await s.stats({ queue: 'q' })).ready).toBe(1);
   });
 
   it('stays plain text without --json', async () => {

@@ -24,7 +24,7 @@ export interface Io {
   env: Record<string, string | undefined>;
   /** Stops a long-running command (watch) as SIGINT does. */
   signal?: AbortSignal;
-  /** Where confirmations are read (clean, obliterate); without it they need --yes. */
+  /** Where confirmations are read (purge-dead, clean, obliterate); without it they need --yes. */
   stdin?: NodeJS.ReadableStream;
 }
 
@@ -63,7 +63,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     out: output(io, plan.json),
     prefix: plan.prefix,
     interrupted: interrupt.signal,
-    confirm: (question) => confirm(io, question),
+    confirm: (question) => confirm(io, question, plan.json),
   };
   try {
     return await plan.run(ctx);
@@ -161,8 +161,11 @@ function interruption(external: AbortSignal | undefined): { signal(): AbortSigna
   };
 }
 
-/** Asks on stderr (stdout may be JSON) and reads one line of stdin: y or yes confirms. */
-async function confirm(io: Io, question: string): Promise<boolean> {
+/**
+ * Asks on stderr (stdout may be JSON) and reads one line of stdin: y or yes confirms. Under
+ * --json the question's line is ended once answered, so an error after it is a JSON line of its own.
+ */
+async function confirm(io: Io, question: string, json: boolean): Promise<boolean> {
   if (!io.stdin) throw new UsageError('no terminal to confirm on: pass --yes');
   io.stderr.write(`${printable(question)} [y/N] `);
   const lines = createInterface({ input: io.stdin, terminal: false });
@@ -174,6 +177,7 @@ async function confirm(io: Io, question: string): Promise<boolean> {
     });
     return /^\s*y(es)?\s*$/i.test(answer);
   } finally {
+    if (json) io.stderr.write('\n');
     lines.close();
   }
 }

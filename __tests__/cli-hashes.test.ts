@@ -6,6 +6,8 @@
  * get hashes with a common head from a hash function of the test's own (SchedulerOptions.hash).
  */
 import { createHash } from 'node:crypto';
+import { AmbiguousHashError } from '../lib/domain/errors';
+import { resolveHash } from '../lib/surfaces/hash-prefix';
 import { cli } from './support/cli';
 import { useRedis } from './support/harness';
 
@@ -69,5 +71,17 @@ describe('short hashes', () => {
     expect(await cli(s.prefix, ['inspect', 'q', 'fedcba'])).toEqual({ code: 1, stdout: '', stderr: "docket: no task fedcba in queue 'q'\n" });
     expect(await cli(s.prefix, ['cancel', 'q', 'abcde'])).toEqual({ code: 1, stdout: '', stderr: "docket: no task abcde in queue 'q'\n" });
     expect((await s.stats({ queue: 'q' })).ready).toBe(2);
+  });
+
+  it('refuse a prefix in a queue too large to search within the bounds, rather than search without end', async () => {
+    const s = await redis.scheduler();
+    // Payloads long enough that Redis keeps the hash as a table (a small one is a listpack, scanned in one step).
+    const hashes = (await s.putMany(Array.from({ length: 300 }, (_, i) => ({ data: `${i}${'x'.repeat(2000)}`, options: { queue: 'q' } })))).map((r) => r.hash);
+    const prefix = hashes[0].slice(0, 10);
+    expect(await resolveHash(s, 'q', prefix)).toBe(hashes[0]);
+    // Two steps of 10 fields cannot cover 300 tasks: the one match may have a twin not yet seen.
+    const refused = await resolveHash(s, 'q', prefix, { steps: 2, fields: 10 }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(AmbiguousHashError);
+    expect(refused).toMatchObject({ code: 'ERR_AMBIGUOUS_HASH', searched: false, message: expect.stringContaining("queue 'q' has too many tasks to search them all") });
   });
 });

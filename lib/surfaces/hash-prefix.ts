@@ -30,11 +30,17 @@ const MAX_STEPS = 100;
 /** Candidates an ambiguous prefix lists; the search stops once it has one more than this. */
 const SHOWN_CANDIDATES = 5;
 
-/** The hashes in `key` that start with `prefix` (at most SHOWN_CANDIDATES + 1 of them), and whether `key` was searched whole. */
-async function search(ctx: Context, key: string, prefix: string, found: Set<string>): Promise<boolean> {
+/** How far a search goes: HSCAN steps per hash, and the fields each step examines. */
+export interface SearchBounds {
+  steps: number;
+  fields: number;
+}
+
+/** Adds the hashes in `key` that start with `prefix` to `found` (stopping past SHOWN_CANDIDATES); whether `key` was searched whole. */
+async function search(ctx: Context, key: string, prefix: string, found: Set<string>, bounds: SearchBounds): Promise<boolean> {
   let cursor = '0';
-  for (let step = 0; step < MAX_STEPS; step++) {
-    const page = await hscanFields(via(ctx, key, 'hash prefix search'), key, cursor, `${prefix}*`, STEP_FIELDS);
+  for (let step = 0; step < bounds.steps; step++) {
+    const page = await hscanFields(via(ctx, key, 'hash prefix search'), key, cursor, `${prefix}*`, bounds.fields);
     // A field with '|' is no task: the history's `<id>|log` entries.
     for (const field of page.fields) if (!field.includes('|')) found.add(field);
     cursor = page.cursor;
@@ -46,16 +52,16 @@ async function search(ctx: Context, key: string, prefix: string, found: Set<stri
 /**
  * The whole hash `given` stands for in `queue`, by the rule above: `given` itself unless it is a
  * prefix of exactly one task's hash. Throws AmbiguousHashError when it is a prefix of several, or
- * when the queue is too large to be sure.
+ * when the queue is too large to be sure. `bounds` are for tests, which cannot fill a queue of 100,000.
  */
-export async function resolveHash(scheduler: Scheduler, queue: string, given: string): Promise<string> {
+export async function resolveHash(scheduler: Scheduler, queue: string, given: string, bounds: SearchBounds = { steps: MAX_STEPS, fields: STEP_FIELDS }): Promise<string> {
   const ctx = contextFor(scheduler);
   if (!PREFIX.test(given) || ctx === null) return given;
   const k = ctx.keys(queue);
   const found = new Set<string>();
   let searched = true;
   for (const key of [k.tasks, k.history]) {
-    searched = (await search(ctx, key, given, found)) && searched;
+    searched = (await search(ctx, key, given, found, bounds)) && searched;
     // A task whose whole hash it is wins: a custom hash function may make short hashes.
     if (found.has(given)) return given;
     if (found.size > SHOWN_CANDIDATES) break;

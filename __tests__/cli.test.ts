@@ -125,7 +125,9 @@ describe('stats of one queue', () => {
       stderr: `docket: unknown queue 'emials' under prefix '${s.prefix}': no task was ever put on it and it has no keys (is --prefix right? 'docket stats' lists every queue)\n`,
     };
     expect(await on(s.prefix)('stats', 'emials')).toEqual(expected);
-    expect(await on(s.prefix)('stats', 'emials', '--json')).toEqual(expected);
+    const json = await on(s.prefix)('stats', 'emials', '--json');
+    expect(json).toMatchObject({ code: 1, stdout: '' });
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'ERR_TARGET', message: expected.stderr.slice('docket: '.length, -1) } });
     // The right queue under the wrong prefix is unknown too.
     expect((await on(uniquePrefix())('stats', 'emails')).code).toBe(1);
   });
@@ -165,7 +167,7 @@ describe('--version', () => {
     const help = await cli(['--help', '--version']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: docket <command>/);
-    expect(help.stdout).toMatch(/^ {2}--version {13}print the version of docket$/m);
+    expect(help.stdout).toMatch(/^ {2}--version {14}print the version of docket$/m);
   });
 });
 
@@ -570,7 +572,11 @@ describe('cancel', () => {
 
     expect(await docket('cancel', 'q', hash)).toEqual({ code: 0, stdout: `cancelled ${hash} in queue 'q'\n`, stderr: '' });
     expect(await s.get(hash, { queue: 'q' })).toBeNull();
-    expect(await docket('cancel', 'q', hash, '--json')).toMatchObject({ code: 1, stdout: '', stderr: `docket: no task ${hash} in queue 'q'\n` });
+    expect(await docket('cancel', 'q', hash, '--json')).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `${JSON.stringify({ error: { code: 'ERR_TARGET', message: `no task ${hash} in queue 'q'` } })}\n`,
+    });
 
     const worker = (await s.get(active, { queue: 'q' }))?.worker;
     expect(worker).toEqual(expect.any(String));
@@ -642,9 +648,20 @@ describe('purge-dead', () => {
     await deadTask(s, 'q', 'b', 'x');
     await s.put('alive', { queue: 'q' });
     const docket = on(s.prefix);
-    expect(await docket('purge-dead', 'q')).toEqual({ code: 0, stdout: "purged 2 dead tasks from queue 'q'\n", stderr: '' });
+    expect(await docket('purge-dead', 'q', '--yes')).toEqual({ code: 0, stdout: "purged 2 dead tasks from queue 'q'\n", stderr: '' });
     expect(await s.stats({ queue: 'q' })).toMatchObject({ dead: 0, ready: 1 });
-    expect(JSON.parse((await docket('purge-dead', 'q', '--json')).stdout)).toEqual({ queue: 'q', purged: 0 });
+    expect(JSON.parse((await docket('purge-dead', 'q', '-y', '--json')).stdout)).toEqual({ queue: 'q', purged: 0 });
+  });
+
+  it('asks first, as clean does: a no deletes nothing, and without a stdin it needs --yes', async () => {
+    const s = await redis.scheduler();
+    await deadTask(s, 'q', 'a', 'x');
+    const asked = (answer: string) => cli(['purge-dead', 'q', '--url', testUrl(), '--prefix', s.prefix], { stdin: Readable.from([answer]) });
+    expect(await asked('n\n')).toEqual({ code: 1, stdout: '', stderr: "Delete the 1 dead task of queue 'q'? [y/N] docket: not confirmed: nothing was deleted\n" });
+    expect(await on(s.prefix)('purge-dead', 'q')).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('pass --yes') });
+    expect((await s.stats({ queue: 'q' })).dead).toBe(1);
+    expect(await asked('yes\n')).toMatchObject({ code: 0, stdout: "purged 1 dead task from queue 'q'\n" });
+    expect((await s.stats({ queue: 'q' })).dead).toBe(0);
   });
 });
 
@@ -911,15 +928,15 @@ describe('a bad record', () => {
     const { hash } = await s.put('t', { queue: 'q' });
     await s.put('fine', { queue: 'q' });
     await writeRecord(raw, s.prefix, 'q', hash, '{"r":\u202e');
-    for (const args of [
-      ['inspect', 'q', hash],
-      ['list', 'q', '--state', 'ready', '--json'],
-    ]) {
-      const result = await on(s.prefix)(...args);
-      expect(result).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(ONE_LINE) });
-      expect(result.stderr).toMatch(/^docket: a record in Redis is unreadable: /);
-      expect(result.stderr).not.toContain('\u202e');
-    }
+    const result = await on(s.prefix)('inspect', 'q', hash);
+    expect(result).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(ONE_LINE) });
+    expect(result.stderr).toMatch(/^docket: a record in Redis is unreadable: /);
+    expect(result.stderr).not.toContain('\u202e');
+    // Under --json, the same line as JSON, its code the error's.
+    const json = await on(s.prefix)('list', 'q', '--state', 'ready', '--json');
+    expect(json).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^[^\n]+\n$/) });
+    expect(json.stderr).not.toContain('\u202e');
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'ERR_UNREADABLE_RECORD', message: expect.stringMatching(/^a record in Redis is unreadable: /) } });
     const table = await on(s.prefix)('list', 'q', '--state', 'ready');
     expect(table.code).toBe(0);
     expect(table.stdout).toContain('"fine"');
@@ -1011,7 +1028,7 @@ describe('usage', () => {
     ['a --limit over 1000', ['list', 'q', '--state', 'ready', '--limit', '1001'], /bad --limit '1001'/],
     ['a --limit that is no number', ['list', 'q', '--state', 'ready', '--limit', '5x'], /bad --limit '5x'/],
     ['a negative --offset', ['list', 'q', '--state', 'ready', '--offset=-1'], /bad --offset '-1'/],
-    ['a flag without its value', ['list', 'q', '--state', '--json'], /Option '--state' argument is ambiguous\. Did you forget to specify the option argument for '--state'\?\n/],
+    ['a flag without its value', ['list', 'q', '--state', '--limit'], /Option '--state' argument is ambiguous\. Did you forget to specify the option argument for '--state'\?\n/],
     ['a bad <when>', ['reschedule', 'q', 'abc', 'tomorrow'], /bad <when> 'tomorrow'/],
     ['an invalid queue name', ['pause', 'a b'], /invalid queue name 'a b'/],
     ['a queue name with braces', ['purge-dead', '{q}'], /invalid queue name '\{q\}'/],
@@ -1072,6 +1089,21 @@ describe('connection', () => {
     expect(JSON.parse(fromEnv.stdout).queues[0]).toMatchObject({ queue: 'q', ready: 1 });
     const flagWins = await cli(['--url', testUrl(), 'stats', '--prefix', s.prefix], { env: { REDIS_URL: 'redis://127.0.0.1:1' } });
     expect(flagWins).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('takes the prefix from DOCKET_PREFIX, lets --prefix win, and counts an empty one as unset', async () => {
+    const s = await redis.scheduler();
+    await s.put('t', { queue: 'q' });
+    const queuesOf = async (env: Record<string, string>, ...args: string[]) =>
+      (JSON.parse((await cli(['stats', '--json', '--url', testUrl(), ...args], { env })).stdout) as { queues: Array<{ queue: string }> }).queues.map((q) => q.queue);
+    expect(await queuesOf({ DOCKET_PREFIX: s.prefix })).toEqual(['q']);
+    const other = uniquePrefix();
+    expect(await queuesOf({ DOCKET_PREFIX: s.prefix }, '--prefix', other)).toEqual([]);
+    // An unknown queue's refusal names the prefix in use.
+    const unset = await cli(['stats', 'no-such-queue', '--url', testUrl()], { env: { DOCKET_PREFIX: '' } });
+    expect(unset).toMatchObject({ code: 1, stderr: expect.stringContaining("unknown queue 'no-such-queue' under prefix 'docket'") });
+    const named = await cli(['stats', '--url', testUrl()], { env: { DOCKET_PREFIX: 'a b' } });
+    expect(named).toMatchObject({ code: 2, stderr: expect.stringMatching(/^docket: invalid DOCKET_PREFIX: must have no braces/) });
   });
 
   it('exits 1 with one clear line when Redis is unreachable', async () => {

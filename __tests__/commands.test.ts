@@ -5,7 +5,7 @@
  * for a reply of another shape: a real reply of another command, or a made-up one.
  */
 import { ReplyError, TimeoutError } from '../lib/domain/errors';
-import { hget, hgetall, hset } from '../lib/ops/commands/hashes';
+import { hget, hgetall, hscanFields, hset } from '../lib/ops/commands/hashes';
 import { exists } from '../lib/ops/commands/keyspace';
 import { blpop, clientId, clientUnblock, configGet, time } from '../lib/ops/commands/server';
 import { sadd, smembers, smismember, srem } from '../lib/ops/commands/sets';
@@ -57,6 +57,24 @@ describe('hash commands', () => {
     );
     expect(all.get('constructor')).toBeUndefined();
     expect(await hgetall(via(key), `${key}:none`)).toEqual(new Map());
+  });
+
+  it('scan a hash step by step for the fields a pattern matches, to the cursor 0', async () => {
+    const key = `${uniquePrefix()}:h`;
+    await Promise.all(Array.from({ length: 3000 }, (_, i) => hset(via(key), key, `${i % 3 === 0 ? 'ab' : 'cd'}${i}`, 'v')));
+    const found: string[] = [];
+    let cursor = '0';
+    let steps = 0;
+    do {
+      const page = await hscanFields(via(key), key, cursor, 'ab*', 50);
+      found.push(...page.fields);
+      cursor = page.cursor;
+      steps++;
+    } while (cursor !== '0');
+    expect(steps).toBeGreaterThan(1);
+    expect(new Set(found)).toEqual(new Set(Array.from({ length: 1000 }, (_, i) => `ab${i * 3}`)));
+    expect(hscanFields.encode(key, '0', 'ab*', 50)).toEqual(['HSCAN', key, '0', 'MATCH', 'ab*', 'COUNT', '50']);
+    expect(await failure(() => hscanFields.decode(['0']))).toBeInstanceOf(ReplyError);
   });
 });
 

@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'ERR_MISSING_PEER'
   | 'ERR_METRICS_REGISTERED'
   | 'ERR_QUEUE_ACTIVE'
+  | 'ERR_AMBIGUOUS_HASH'
   | 'ERR_SANDBOX_EXIT'
   | 'ERR_HASH_FUNCTION'
   | 'ERR_UNREADABLE_RECORD'
@@ -147,6 +148,33 @@ export class QueueActiveError extends DocketError {
     super('ERR_QUEUE_ACTIVE', `queue ${queue} has ${active} active task${active === 1 ? '' : 's'}: stop its workers first, or pass force: true`);
     this.queue = queue;
     this.active = active;
+  }
+}
+
+/**
+ * A short hash (a prefix of a task's hash, as the CLI takes one) that names no one task for sure:
+ * several tasks of the queue start with it (`candidates` lists a few), or the queue was too large
+ * to search all of it (`searched` false). Nothing was changed. Give more of the hash.
+ */
+export class AmbiguousHashError extends DocketError {
+  readonly prefix: string;
+  readonly queue: string;
+  /** Some of the hashes that start with `prefix`, sorted (at most a handful). */
+  readonly candidates: readonly string[];
+  /** Whether the search covered every task of the queue; false when it stopped at its bound. */
+  readonly searched: boolean;
+
+  /** `more`: more tasks start with `prefix` than `candidates` lists. */
+  constructor(prefix: string, queue: string, candidates: readonly string[], options: { more: boolean; searched: boolean }) {
+    const list = candidates.length === 0 ? '' : ` (${candidates.join(', ')}${options.more || !options.searched ? ', ...' : ''})`;
+    const why = !options.searched
+      ? `queue '${queue}' has too many tasks to search them all${list}`
+      : `${options.more ? `more than ${candidates.length}` : candidates.length} tasks of queue '${queue}' start with it${list}`;
+    super('ERR_AMBIGUOUS_HASH', `hash prefix ${prefix} is ambiguous: ${why}; give more of the hash`);
+    this.prefix = prefix;
+    this.queue = queue;
+    this.candidates = candidates;
+    this.searched = options.searched;
   }
 }
 

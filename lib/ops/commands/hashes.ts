@@ -1,5 +1,8 @@
-/** The hash commands docket sends outside its scripts: a limits hash, a schedule, a dependency list. */
-import { textOrNull, count } from '../../redis/reply';
+/**
+ * The hash commands docket sends outside its scripts: a limits hash, a schedule, a dependency list,
+ * and the CLI's search for a short hash.
+ */
+import { array, count, text, textOrNull } from '../../redis/reply';
 import { fieldMap } from './replies';
 import { command } from './via';
 
@@ -19,4 +22,18 @@ export const hgetall = command(
 export const hset = command(
   (key: string, field: string, value: string) => ['HSET', key, field, value],
   (reply) => count('HSET', reply, 'the fields added'),
+);
+
+/**
+ * HSCAN, one step from `cursor`: the fields among the next about `count` of the hash whose names
+ * match `pattern`, and the cursor to go on from ('0' once the whole hash was scanned). The values
+ * are dropped (Redis 7.0 has no NOVALUES): a caller matches narrowly, so few come back. Each step
+ * costs Redis about `count` fields, never the whole hash.
+ */
+export const hscanFields = command(
+  (key: string, cursor: string, pattern: string, count: number) => ['HSCAN', key, cursor, 'MATCH', pattern, 'COUNT', String(count)],
+  (reply) => {
+    const [cursor, found] = array('HSCAN', reply, 2);
+    return { cursor: text('HSCAN', cursor, 'the cursor'), fields: [...fieldMap('HSCAN', found).keys()] };
+  },
 );

@@ -38,45 +38,48 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   force: { type: 'boolean' },
   running: { type: 'boolean' },
+  queue: { type: 'string' },
 } as const;
 
-/** The line help prints for each flag. */
-export const FLAG_HELP: Record<keyof typeof OPTIONS, string> = {
-  url:
-    '--url <redis-url>     Redis to use (default $REDIS_URL, else redis://127.0.0.1:6379); every user of the\n' +
-    '                        machine sees it in the process list: give a password in $REDIS_URL instead',
-  prefix: "--prefix <prefix>     key prefix of the scheduler (default 'docket')",
-  timeout: '--timeout <ms>        deadline of connecting and of each Redis call (default 3000)',
-  json: '--json                print JSON instead of a table',
-  help: '-h, --help            show help',
-  version: '--version             print the version of docket',
-  state: '--state <state>       ready, delayed, waiting, active, dead or done (required)',
-  limit: '--limit <n>           most tasks to list, 1 to 1000 (default 100); clean: most to delete (default all)',
-  offset: '--offset <n>          tasks to skip first (default 0)',
-  all: '--all                 every dead task of the queue',
-  interval: '--interval <seconds>  time between frames, 0.1 to 3600 (default 1)',
-  port: '--port <n>            port to listen on, 0 for a free one (default 8650)',
-  host: '--host <address>      address to bind (default 127.0.0.1: this machine only); any other asks for a token',
-  token:
-    '--token <token>       require this token (16+ characters) from every request; every user of the machine\n' +
-    '                        sees it in the process list: prefer --token-file or $DOCKET_DASHBOARD_TOKEN',
-  'token-file': '--token-file <path>   read the token from this file (surrounding white space trimmed)',
-  'insecure-no-token':
-    '--insecure-no-token   serve without a token on any --host: anyone who can reach the port can change tasks;\n' +
-    '                        only behind a proxy of your own that authenticates every request',
-  wait: '--wait <span>         wait up to this long for the task to finish: 500ms, 30s, 5m, 2h or 1d (default: answer at once)',
-  concurrency: '--concurrency <n|off> most tasks of the queue leased at once, 1 to 100000, across every worker; off removes it',
-  rate: '--rate <max>/<span>   most claims of the queue in any window of <span>: 100/1m, 5/1s (span up to 30d); off removes it',
-  'group-limit': "--group-limit <n|off> most active tasks per group, 1 to 100000 (with --group: that group's own); off removes it",
-  'group-rate': "--group-rate <rate>   most claims per group in any window, as --rate takes it (with --group: that group's own); off removes it",
-  group:
-    '--group <name>        the group whose own --group-limit or --group-rate is set (default: every group without its own);\n' +
-    '                        pause, resume: only this group (its tasks stay put; the others run)',
-  hold: '--hold <span>         no claim of the queue for this long, from the Redis clock: 30s, 5m, 1h (backoffQueue)',
-  'older-than': '--older-than <span>   only tasks put (dead ones: died) at least this long ago: 30s, 5m, 1h, 7d',
-  yes: '-y, --yes             do it without asking for confirmation',
-  force: '--force               even while tasks of the queue are leased (their workers lose them)',
-  running: '--running             an active task too: its worker aborts its handler at its next heartbeat',
+/**
+ * What help prints for each flag: how it is written, and what it does. help.ts lays them out and
+ * wraps the words to fit 100 columns.
+ */
+export const FLAG_HELP: Record<keyof typeof OPTIONS, readonly [string, string]> = {
+  url: ['--url <redis-url>', 'Redis to use (default $REDIS_URL, else redis://127.0.0.1:6379); every user of the machine sees it in the process list: give a password in $REDIS_URL instead'],
+  prefix: ['--prefix <prefix>', "key prefix of the scheduler (default $DOCKET_PREFIX, else 'docket')"],
+  timeout: ['--timeout <ms>', 'deadline of connecting and of each Redis call (default 3000)'],
+  json: ['--json', 'print JSON instead of a table; an error is then one JSON line on stderr: {"error":{"code","message"}}'],
+  help: ['-h, --help', 'show help'],
+  version: ['--version', 'print the version of docket'],
+  state: ['--state <state>', 'ready, delayed, waiting, active, dead or done (required)'],
+  limit: ['--limit <n>', 'most tasks to list, 1 to 1000 (default 100); clean: most to delete (default all)'],
+  offset: ['--offset <n>', 'tasks to skip first (default 0)'],
+  all: ['--all', 'every dead task of the queue'],
+  interval: ['--interval <seconds>', 'time between frames, 0.1 to 3600 (default 1)'],
+  port: ['--port <n>', 'port to listen on, 0 for a free one (default 8650)'],
+  host: ['--host <address>', 'address to bind (default 127.0.0.1: this machine only); any other asks for a token'],
+  token: ['--token <token>', 'require this token (16+ characters) from every request; every user of the machine sees it in the process list: prefer --token-file or $DOCKET_DASHBOARD_TOKEN'],
+  'token-file': ['--token-file <path>', 'read the token from this file (surrounding white space trimmed)'],
+  'insecure-no-token': [
+    '--insecure-no-token',
+    'serve without a token on any --host: anyone who can reach the port can change tasks; only behind a proxy of your own that authenticates every request',
+  ],
+  wait: ['--wait <span>', 'wait up to this long for the task to finish: 500ms, 30s, 5m, 2h or 1d (default: answer at once)'],
+  concurrency: ['--concurrency <n|off>', 'most tasks of the queue leased at once, 1 to 100000, across every worker; off removes it'],
+  rate: ['--rate <max>/<span>', 'most claims of the queue in any window of <span>: 100/1m, 5/1s (span up to 30d); off removes it'],
+  'group-limit': ['--group-limit <n|off>', "most active tasks per group, 1 to 100000 (with --group: that group's own); off removes it"],
+  'group-rate': ['--group-rate <rate>', "most claims per group in any window, as --rate takes it (with --group: that group's own); off removes it"],
+  group: [
+    '--group <name>',
+    'the group whose own --group-limit or --group-rate is set (default: every group without its own); pause, resume: only this group (its tasks stay put; the others run)',
+  ],
+  hold: ['--hold <span>', 'no claim of the queue for this long, from the Redis clock: 30s, 5m, 1h (backoffQueue)'],
+  'older-than': ['--older-than <span>', 'only tasks put (dead ones: died) at least this long ago: 30s, 5m, 1h, 7d'],
+  yes: ['-y, --yes', 'do it without asking for confirmation'],
+  force: ['--force', 'even while tasks of the queue are leased (their workers lose them)'],
+  running: ['--running', 'an active task too: its worker aborts its handler at its next heartbeat'],
+  queue: ['--queue <queue>', 'only this queue (as the <queue> argument; default: every queue in the registry)'],
 };
 
 /** Flags every command takes. */

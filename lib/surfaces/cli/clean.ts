@@ -1,6 +1,7 @@
 /**
- * The commands that delete in bulk: clean (a queue's ready, delayed or dead tasks, optionally only
- * the old ones) and obliterate (a whole queue). Both ask for confirmation unless --yes.
+ * The commands that delete in bulk: purge-dead (every dead task of a queue), clean (a queue's
+ * ready, delayed or dead tasks, optionally only the old ones) and obliterate (a whole queue). Each
+ * asks for confirmation unless --yes: what they delete cannot be brought back.
  */
 import { CLEAN_STATES } from '../../domain/options';
 import { intArg, queueArg, spanMs } from './args';
@@ -27,6 +28,29 @@ async function confirmed(ctx: RunContext, yes: boolean, question: string): Promi
   if (!(await ctx.confirm(question))) throw new RunError('not confirmed: nothing was deleted');
 }
 
+/** `3 dead tasks`, `1 ready task`: a count with its state, as questions and answers say it. */
+function counted(count: number, state: string): string {
+  return `${count} ${state} task${count === 1 ? '' : 's'}`;
+}
+
+export const purgeDead: Command = {
+  name: 'purge-dead',
+  usage: '<queue>',
+  summary: 'delete every dead task of a queue',
+  flags: ['yes'],
+  prepare(input) {
+    const queue = queueArg(positionals('purge-dead', input, ['queue'])[0]);
+    return async (ctx) => {
+      const s = await ctx.connect();
+      const count = (await s.stats({ queue })).dead;
+      await confirmed(ctx, input.flags.yes === true, `Delete the ${counted(count, 'dead')} of queue '${queue}'?`);
+      const purged = await s.purgeDead({ queue });
+      ctx.out.emit({ queue, purged }, () => `purged ${counted(purged, 'dead')} from queue '${queue}'\n`);
+      return 0;
+    };
+  },
+};
+
 export const clean: Command = {
   name: 'clean',
   usage: '<queue>',
@@ -42,10 +66,10 @@ export const clean: Command = {
     return async (ctx) => {
       const s = await ctx.connect();
       const count = (await s.stats({ queue }))[state];
-      const which = `${limit === undefined ? 'the' : `up to ${limit} of the`} ${count} ${state} task${count === 1 ? '' : 's'}`;
+      const which = `${limit === undefined ? 'the' : `up to ${limit} of the`} ${counted(count, state)}`;
       await confirmed(ctx, input.flags.yes === true, `Delete ${which} of queue '${queue}'${input.flags['older-than'] ? ` older than ${input.flags['older-than']}` : ''}?`);
       const deleted = await s.clean({ queue, state, olderThan, limit });
-      ctx.out.emit({ queue, state, deleted }, () => `deleted ${deleted} ${state} task${deleted === 1 ? '' : 's'} from queue '${queue}'\n`);
+      ctx.out.emit({ queue, state, deleted }, () => `deleted ${counted(deleted, state)} from queue '${queue}'\n`);
       return 0;
     };
   },

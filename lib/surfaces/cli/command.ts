@@ -7,6 +7,9 @@ import type { Scheduler } from '../scheduler';
 
 /** Bad usage (unknown command or flag, missing or extra argument, bad value): exit code 2. */
 export class UsageError extends Error {
+  /** What `--json` prints as the error's code. */
+  readonly code = 'ERR_USAGE';
+
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
@@ -18,9 +21,13 @@ export class UsageError extends Error {
  * is taken): exit code 1, and its message is the whole line printed.
  */
 export class RunError extends Error {
-  constructor(message: string) {
+  /** What `--json` prints as the error's code: `ERR_RUN`, or `ERR_TARGET` for a TargetError. */
+  readonly code: 'ERR_RUN' | 'ERR_TARGET';
+
+  constructor(message: string, code: 'ERR_RUN' | 'ERR_TARGET' = 'ERR_RUN') {
     super(message);
     this.name = 'RunError';
+    this.code = code;
   }
 }
 
@@ -30,7 +37,7 @@ export class RunError extends Error {
  */
 export class TargetError extends RunError {
   constructor(message: string) {
-    super(message);
+    super(message, 'ERR_TARGET');
     this.name = 'TargetError';
   }
 }
@@ -92,6 +99,7 @@ export interface CommandFlags {
   yes?: boolean;
   force?: boolean;
   running?: boolean;
+  queue?: string;
 }
 
 /** A command's arguments: the positionals after its name, its own flags, and the environment. */

@@ -2,16 +2,17 @@
  * The command table, and the help generated from it. A new command is a Command object added to COMMANDS: main dispatches on the table, refuses flags a command does
  * not list, and help picks it up. A long-running command stops on `ctx.interrupted()`.
  */
-import { FLAG_HELP, GLOBAL_FLAGS } from './args';
+import { helpText as layOut } from './help';
 import { positionals, UsageError, type Command } from './command';
-import { pause, purgeDead, resume, stats } from './queues';
+import { pause, resume, stats } from './queues';
 import { result } from './outcome';
 import { cancel, inspect, list, priority, redrive, reschedule } from './tasks';
 import { dashboard } from './dashboard';
 import { limit, limits } from './limits';
 import { pauseSchedule, resumeSchedule, runSchedule, schedules, unschedule } from './schedules';
 import { watch } from './watch';
-import { clean, obliterate } from './clean';
+import { workers } from './workers';
+import { clean, obliterate, purgeDead } from './clean';
 
 const help: Command = {
   name: 'help',
@@ -51,6 +52,7 @@ export const COMMANDS: readonly Command[] = [
   resumeSchedule,
   runSchedule,
   watch,
+  workers,
   dashboard,
   help,
 ];
@@ -62,28 +64,7 @@ export function findCommand(name: string): Command {
   return command;
 }
 
-/** The help of one command, or the overview of all of them. */
+/** The help of one command, or the overview of all of them (help.ts lays them out). */
 export function helpText(command?: Command): string {
-  const global = GLOBAL_FLAGS.map((f) => `  ${FLAG_HELP[f]}`).join('\n');
-  if (command) {
-    const own = command.flags.map((f) => `  ${FLAG_HELP[f]}`).join('\n');
-    const summary = `${command.summary[0].toUpperCase()}${command.summary.slice(1)}.`;
-    const about = command.details ? `${summary}\n${command.details}` : summary;
-    return `Usage: docket ${command.name} ${command.usage}\n\n${about}\n\n${own ? `Options:\n${own}\n\n` : ''}Global options:\n${global}\n`;
-  }
-  const width = Math.max(...COMMANDS.map((c) => `${c.name} ${c.usage}`.length));
-  const lines = COMMANDS.map((c) => `  ${`${c.name} ${c.usage}`.padEnd(width)}  ${c.summary}`).join('\n');
-  return [
-    'Usage: docket <command> [arguments] [options]',
-    '',
-    'Inspect and operate docket queues on Redis.',
-    '',
-    `Commands:\n${lines}`,
-    '',
-    `Global options (before or after the command):\n${global}`,
-    '',
-    "Run 'docket help <command>' for a command's own options.",
-    'Exit codes: 0 success, 1 failure (Redis unreachable, task not found), 2 bad usage.',
-    '',
-  ].join('\n');
+  return layOut(COMMANDS, command);
 }

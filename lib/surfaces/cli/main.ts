@@ -6,17 +6,15 @@
  * lib/surfaces/printable.ts: names from Redis cannot hide or reorder what the operator reads.
  */
 import { createInterface } from 'node:readline';
-import { redact } from '../../redis/connection';
 import { withDeadline } from '../../redis/deadline';
-import { ConnectionError, DocketError, TimeoutError, UnreadableRecordError, ValidationError } from '../../domain/errors';
-import { thrownText } from '../../domain/log';
+import { ConnectionError, TimeoutError } from '../../domain/errors';
 import { printable, printableJson, printableLines } from '../printable';
 import { hasPassword, urlProblem } from '../../domain/redis-url';
 import { createScheduler, type Scheduler } from '../scheduler';
 import { intArg, readArgs } from './args';
-import { RunError, UsageError, type Output, type Run, type RunContext } from './command';
+import { UsageError, type Output, type Run, type RunContext } from './command';
 import { findCommand } from './commands';
-import { firstLine } from './format';
+import { fail, type Sources } from './failure';
 import { printVersion } from './version';
 
 /** The CLI's view of the process, so tests can hand it their own. */
@@ -26,17 +24,13 @@ export interface Io {
   env: Record<string, string | undefined>;
   /** Stops a long-running command (watch) as SIGINT does. */
   signal?: AbortSignal;
-  /** Where confirmations are read (clean, obliterate); without it they need --yes. */
+  /** Where confirmations are read (purge-dead, clean, obliterate); without it they need --yes. */
   stdin?: NodeJS.ReadableStream;
 }
 
 /** What the command line asks for, fully checked. */
-interface Plan {
+interface Plan extends Sources {
   run: Run;
-  json: boolean;
-  url: string;
-  /** Where the URL came from, as errors about it name it. */
-  urlFrom: '--url' | 'REDIS_URL' | 'the default';
   prefix: string;
   timeout: number;
 }
@@ -54,7 +48,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     plan = planOf(argv, io.env);
   } catch (err) {
-    return fail(io, err, DEFAULT_URL, 'the default');
+    // A line parseArgs refused still said whether it wants JSON: its error is then JSON too.
+    return fail(io, err, { json: wantsJson(argv), url: DEFAULT_URL, urlFrom: 'the default', prefixFrom: 'the default' });
   }
   // A flag's value is in the process list (ps, /proc/<pid>/cmdline) for every user of the machine.
   // A URL that does not parse gets its error line alone: the user must retype it anyway.
@@ -68,12 +63,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     out: output(io, plan.json),
     prefix: plan.prefix,
     interrupted: interrupt.signal,
-    confirm: (question) => confirm(io, question),
+    confirm: (question) => confirm(io, question, plan.json),
   };
   try {
     return await plan.run(ctx);
   } catch (err) {
-    return fail(io, err, plan.url, plan.urlFrom);
+    return fail(io, err, plan);
   } finally {
     interrupt.dispose();
     await opening?.then((s) => s.close()).catch(() => {});
@@ -83,7 +78,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 function planOf(argv: string[], env: Io['env']): Plan {
   const a = readArgs(argv);
   const timeout = intArg('timeout', a.timeout, 1, 600_000, DEFAULT_TIMEOUT_MS);
-  const base = { json: a.json, ...urlOf(a.url, env), prefix: a.prefix ?? 'docket', timeout };
+  const base = { json: a.json, ...urlOf(a.url, env), ...prefixOf(a.prefix, env), timeout };
   // --version anywhere prints the version, whatever command the line names (--help wins).
   if (a.version && !a.help) return { ...base, run: printVersion };
   if (a.command === undefined && !a.help) throw new UsageError('missing command');
@@ -95,11 +90,24 @@ function planOf(argv: string[], env: Io['env']): Plan {
   return { ...base, run: command.prepare({ ...a.input, env }) };
 }
 
+/** Whether `--json` stands among the flags (before a `--` that ends them). */
+function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
 /** The URL to use, and where it came from: --url, else $REDIS_URL (empty counts as unset, as the library reads it). */
 function urlOf(flag: string | undefined, env: Io['env']): Pick<Plan, 'url' | 'urlFrom'> {
   if (flag !== undefined) return { url: flag, urlFrom: '--url' };
   const fromEnv = env.REDIS_URL;
   return fromEnv === undefined || fromEnv === '' ? { url: DEFAULT_URL, urlFrom: 'the default' } : { url: fromEnv, urlFrom: 'REDIS_URL' };
+}
+
+/** The key prefix to use, and where it came from: --prefix, else $DOCKET_PREFIX (empty counts as unset, as REDIS_URL does). */
+function prefixOf(flag: string | undefined, env: Io['env']): Pick<Plan, 'prefix' | 'prefixFrom'> {
+  if (flag !== undefined) return { prefix: flag, prefixFrom: '--prefix' };
+  const fromEnv = env.DOCKET_PREFIX;
+  return fromEnv === undefined || fromEnv === '' ? { prefix: 'docket', prefixFrom: 'the default' } : { prefix: fromEnv, prefixFrom: 'DOCKET_PREFIX' };
 }
 
 /**
@@ -153,8 +161,11 @@ function interruption(external: AbortSignal | undefined): { signal(): AbortSigna
   };
 }
 
-/** Asks on stderr (stdout may be JSON) and reads one line of stdin: y or yes confirms. */
-async function confirm(io: Io, question: string): Promise<boolean> {
+/**
+ * Asks on stderr (stdout may be JSON) and reads one line of stdin: y or yes confirms. Under
+ * --json the question's line is ended once answered, so an error after it is a JSON line of its own.
+ */
+async function confirm(io: Io, question: string, json: boolean): Promise<boolean> {
   if (!io.stdin) throw new UsageError('no terminal to confirm on: pass --yes');
   io.stderr.write(`${printable(question)} [y/N] `);
   const lines = createInterface({ input: io.stdin, terminal: false });
@@ -166,58 +177,7 @@ async function confirm(io: Io, question: string): Promise<boolean> {
     });
     return /^\s*y(es)?\s*$/i.test(answer);
   } finally {
+    if (json) io.stderr.write('\n');
     lines.close();
   }
-}
-
-/** Writes what went wrong to stderr and returns the exit code for it. */
-function fail(io: Io, err: unknown, url: string, urlFrom: Plan['urlFrom']): number {
-  if (err instanceof UsageError || err instanceof ValidationError) {
-    io.stderr.write(`docket: ${printable(usageMessage(err, urlFrom))}\nRun 'docket help' for usage.\n`);
-    return 2;
-  }
-  io.stderr.write(`docket: ${printable(describe(err, url))}\n`);
-  if (io.env.DOCKET_DEBUG === '1' && isError(err) && err.stack) io.stderr.write(`${printableLines(err.stack)}\n`);
-  return 1;
-}
-
-/**
- * A ValidationError is an option the scheduler refused before any I/O (`options.prefix`): named
- * as the flag the operator typed, or for the URL, where it came from (--url or REDIS_URL). Its
- * message is `<field>: <why>`.
- */
-function usageMessage(err: UsageError | ValidationError, urlFrom: Plan['urlFrom']): string {
-  if (!(err instanceof ValidationError) || !err.field.startsWith('options.')) return err.message;
-  const option = err.field.slice('options.'.length);
-  return `invalid ${option === 'url' ? urlFrom : `--${option}`}: ${err.message.slice(err.field.length + 2)}`;
-}
-
-function describe(err: unknown, url: string): string {
-  const where = redact(url);
-  if (err instanceof RunError) return err.message;
-  if (err instanceof ConnectionError) {
-    // The innermost cause says why (ECONNREFUSED, ENOTFOUND); drop its repeat of the URL.
-    return `cannot reach Redis at ${where}: ${rootCause(err).replace(`cannot connect to ${where}: `, '')}`;
-  }
-  // A record that is not JSON (written by hand, or by another program): the operator should know it is data.
-  if (err instanceof UnreadableRecordError) return `a record in Redis is unreadable: ${firstLine(`${err.what}: ${thrownText(err.cause)}`, 200)}`;
-  if (err instanceof DocketError) return `Redis at ${where}: ${err.message}`;
-  // thrownText, not String(): a thrown Object.create(null) has no toString.
-  if (!isError(err)) return `unexpected error: ${thrownText(err)}`;
-  // A Node system error (EPIPE, EMFILE) says what happened in its message.
-  if (typeof (err as { syscall?: unknown }).syscall === 'string') return err.message;
-  // Not a docket error: a bug in the CLI. DOCKET_DEBUG=1 prints the stack that will find it.
-  return `unexpected error: ${err.name}: ${err.message.split('\n', 1)[0]} (DOCKET_DEBUG=1 prints its stack)`;
-}
-
-/** By shape, not instanceof: an error from another realm (node internals under jest) is no `Error` here. */
-function isError(err: unknown): err is Error {
-  const e = err as { name?: unknown; message?: unknown } | null;
-  return typeof e === 'object' && e !== null && typeof e.name === 'string' && typeof e.message === 'string';
-}
-
-function rootCause(err: Error): string {
-  let e: Error = err;
-  while (e.cause instanceof Error) e = e.cause;
-  return e.message;
 }

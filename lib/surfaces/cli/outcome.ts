@@ -7,6 +7,7 @@
 import { ENCRYPTED } from '../../domain/crypto';
 import { MAX_ERROR_CHARS } from '../../domain/domain';
 import type { LiveOutcome, TaskOutcome } from '../../life/outcome';
+import { resolveHash } from '../hash-prefix';
 import type { Scheduler } from '../scheduler';
 import { hashArg, queueArg, waitArg } from './args';
 import { positionals, TargetError, type Command, type Output } from './command';
@@ -68,10 +69,11 @@ export const result: Command = {
   prepare(input) {
     const [name, given] = positionals('result', input, ['queue', 'hash']);
     const queue = queueArg(name);
-    const hash = hashArg(given);
+    const short = hashArg(given);
     const wait = waitArg(input.flags.wait);
     return async ({ connect, out }) => {
       const s = await connect();
+      const hash = await resolveHash(s, queue, short);
       const outcome = await s.result(hash, { queue, wait });
       if (outcome === null) {
         throw new TargetError(`nothing known of task ${hash} in queue '${queue}' (never put, or finished without keepResult, or past its span)`);

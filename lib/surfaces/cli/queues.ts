@@ -1,6 +1,5 @@
 /**
- * The commands that act on a whole queue: its counts (stats), pausing and resuming its claims,
- * and purging its dead tasks.
+ * The commands that act on a whole queue: its counts (stats), and pausing and resuming its claims.
  */
 import type { QueueStats } from '../../features/admin';
 import { UnreadableRecordError } from '../../domain/errors';
@@ -137,18 +136,3 @@ function pausing(paused: boolean): Command {
 
 export const pause = pausing(true);
 export const resume = pausing(false);
-
-export const purgeDead: Command = {
-  name: 'purge-dead',
-  usage: '<queue>',
-  summary: 'delete every dead task of a queue',
-  flags: [],
-  prepare(input) {
-    const queue = queueArg(positionals('purge-dead', input, ['queue'])[0]);
-    return async ({ connect, out }) => {
-      const purged = await (await connect()).purgeDead({ queue });
-      out.emit({ queue, purged }, () => `purged ${purged} dead task${purged === 1 ? '' : 's'} from queue '${queue}'\n`);
-      return 0;
-    };
-  },
-};

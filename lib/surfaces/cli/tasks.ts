@@ -9,6 +9,7 @@
 import type { PreviewPage, PreviewTask } from '../../features/admin';
 import type { Dependency } from '../../features/deps';
 import type { LogLine } from '../../life/logs';
+import { resolveHash } from '../hash-prefix';
 import { isoTime, printable } from '../printable';
 import { ENCRYPTED } from '../../domain/crypto';
 import type { Json } from '../../domain/payload';
@@ -154,9 +155,12 @@ function keep(ms: number | null): Array<[string, string]> {
   return [['keep result', `${ms < 1000 ? `${ms}ms` : duration(ms)} once finished`]];
 }
 
-/** The `<queue> <hash>` pair most task commands take, checked. */
-function target(args: Array<string | undefined>): { queue: string; hash: string } {
-  return { queue: queueArg(args[0]), hash: hashArg(args[1]) };
+/**
+ * The `<queue> <hash>` pair most task commands take, checked; `given` may be a short hash, which
+ * the command resolves once connected (resolveHash, lib/surfaces/hash-prefix.ts).
+ */
+function target(args: Array<string | undefined>): { queue: string; given: string } {
+  return { queue: queueArg(args[0]), given: hashArg(args[1]) };
 }
 
 export const inspect: Command = {
@@ -165,9 +169,10 @@ export const inspect: Command = {
   summary: 'everything known about one task, or its kept outcome once finished',
   flags: [],
   prepare(input) {
-    const { queue, hash } = target(positionals('inspect', input, ['queue', 'hash']));
+    const { queue, given } = target(positionals('inspect', input, ['queue', 'hash']));
     return async ({ connect, out }) => {
       const s = await connect();
+      const hash = await resolveHash(s, queue, given);
       const task = await s.get(hash, { queue });
       // Gone from the queue: it may have finished with its outcome kept (keepResult).
       if (!task && (await showKept(s, queue, hash, out))) return 0;
@@ -244,10 +249,11 @@ export const reschedule: Command = {
   flags: [],
   prepare(input) {
     const args = positionals('reschedule', input, ['queue', 'hash', 'when']);
-    const { queue, hash } = target(args);
+    const { queue, given } = target(args);
     const when = parseWhen(args[2] ?? '');
     return async ({ connect, out }) => {
       const s = await connect();
+      const hash = await resolveHash(s, queue, given);
       const now = await s.time();
       const runAt = resolveWhen(when, now);
       const change = await s.reschedule(hash, runAt, { queue, explain: true });
@@ -268,11 +274,12 @@ export const priority: Command = {
   flags: [],
   prepare(input) {
     const args = positionals('priority', input, ['queue', 'hash', 'level']);
-    const { queue, hash } = target(args);
+    const { queue, given } = target(args);
     if (!/^[0-9]$/.test(args[2] ?? '')) throw new UsageError(`priority: bad <level> '${args[2]}': expected 0 to 9`);
     const level = Number(args[2]);
     return async ({ connect, out }) => {
       const s = await connect();
+      const hash = await resolveHash(s, queue, given);
       const change = await s.changePriority(hash, level, { queue, explain: true });
       if (!change.done) throw refusal(queue, hash, 'change the priority of', change);
       out.emit({ queue, hash, level }, () => `moved ${hash} in queue '${queue}' to ${level === 0 ? 'normal priority' : `priority level ${level}`}\n`);
@@ -288,10 +295,11 @@ export const cancel: Command = {
   details: "With --running, an active task ends cancelled at its worker's next heartbeat, which aborts its handler; its late ack or fail is refused.",
   flags: ['running'],
   prepare(input) {
-    const { queue, hash } = target(positionals('cancel', input, ['queue', 'hash']));
+    const { queue, given } = target(positionals('cancel', input, ['queue', 'hash']));
     const running = input.flags.running === true;
     return async ({ connect, out }) => {
       const s = await connect();
+      const hash = await resolveHash(s, queue, given);
       const change = await s.cancel(hash, { queue, explain: true, running });
       if (!change.done) throw refusal(queue, hash, 'cancel', change);
       if ('worker' in change) {
@@ -322,9 +330,11 @@ export const redrive: Command = {
     if (given !== undefined && input.flags.all) throw new UsageError('redrive: give a <hash> or --all, not both');
     if (given === undefined && !input.flags.all) throw new UsageError('redrive: missing <hash> (or --all for every dead task)');
     if (given === undefined) return redriveEveryDead(queue);
-    const hash = hashArg(given);
+    const short = hashArg(given);
     return async ({ connect, out }) => {
-      const change = await (await connect()).redrive(hash, { queue, explain: true });
+      const s = await connect();
+      const hash = await resolveHash(s, queue, short);
+      const change = await s.redrive(hash, { queue, explain: true });
       if (!change.done) throw notDead(queue, hash, change);
       out.emit({ queue, hash, ...redriven(1) }, () => `redrove ${hash} in queue '${queue}': it is ready\n`);
       return 0;

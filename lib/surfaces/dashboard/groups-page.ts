@@ -9,7 +9,7 @@ import type { GroupLimits } from '../../features/groups';
 import type { Scheduler } from '../scheduler';
 import { actionForm, type FormSpec, type View } from './forms';
 import { html, relative, timeTag, type Html } from './html';
-import { contextFor, MAX_PARKED, readParked, type ParkedView } from './live';
+import { contextFor, MAX_PARKED, readParked, type ParkedView } from '../live';
 import { taskLink } from './shell';
 
 /** Most parked tasks listed per group; the rest are counted. */

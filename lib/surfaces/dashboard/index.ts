@@ -17,8 +17,8 @@ export type { DependencyView, Lookup, OutcomeView, TaskDetail } from './lookup';
 export type { ListPage, SearchInfo } from './lists';
 export type { TaskPage } from './task-page';
 export type { ScheduleView, SchedulesView } from './schedules-page';
-export type { WorkersPage } from './workers-page';
 export type { GroupsPage } from './groups-page';
 export type { AddPage, AddPrefill } from './add-page';
 export type { TaskActionResult } from './task-actions';
-export type { ParkedView, TaskEvent, WorkerView, WorkersView } from './live';
+/** The JSON of `GET <base>/api/workers` is a WorkersPage, as `docket workers --json` prints it per queue. */
+export type { ParkedView, TaskEvent, WorkerView, WorkersPage, WorkersView } from '../live';

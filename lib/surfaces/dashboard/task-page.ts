@@ -10,7 +10,7 @@ import type { Scheduler } from '../scheduler';
 import { foundFragment } from './detail';
 import { taskActions, type View } from './forms';
 import { html, size, whenTag, type Html } from './html';
-import { contextFor, EVENTS_SCANNED, readTaskEvents, type TaskEvent } from './live';
+import { contextFor, EVENTS_SCANNED, readTaskEvents, type TaskEvent } from '../live';
 import { lookup, type Lookup } from './lookup';
 import { pageLink } from './shell';
 

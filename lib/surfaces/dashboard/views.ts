@@ -15,7 +15,8 @@ import { listBody } from './list-page';
 import { readSchedules, schedulesBody } from './schedules-page';
 import { shellPage, type Tab } from './shell';
 import { readTaskPage, taskBody } from './task-page';
-import { readWorkersPage, workersBody } from './workers-page';
+import { readWorkersPage } from '../live';
+import { workersBody } from './workers-page';
 
 /** Each page by its path under the mount point (its JSON is the same path under `/api`, but `/task`'s, which is `/api/task-page`). */
 export const VIEW_PATHS = { '/tasks': 'tasks', '/task': 'task', '/schedules': 'schedules', '/workers': 'workers', '/groups': 'groups', '/add': 'add' } as const;

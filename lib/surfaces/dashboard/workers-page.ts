@@ -1,28 +1,17 @@
 /**
  * A queue's live workers (`GET /workers?queue=`): each work() worker with its heartbeat and the
  * tasks it holds, then any holder of leases without a heartbeat (a process calling claim()
- * itself). Read from the `workers` and `held` keys (live.ts); a worker whose heartbeat ran out is
+ * itself). Read from the `workers` and `held` keys (lib/surfaces/live.ts, readWorkersPage); a worker whose heartbeat ran out is
  * shown as gone until the next beat of another worker lapses its leases and drops it.
  */
 import { printable } from '../printable';
-import type { Scheduler } from '../scheduler';
 import type { View } from './forms';
 import { html, relative, timeTag, type Html } from './html';
-import { contextFor, MAX_HELD, MAX_WORKERS, readWorkers, type WorkerView, type WorkersView } from './live';
+import { MAX_HELD, MAX_WORKERS, type WorkerView, type WorkersPage } from '../live';
 import { taskLink } from './shell';
 
 /** Most held tasks listed per worker; the rest are counted. */
 const MAX_LISTED = 20;
-
-/** The JSON of `GET <base>/api/workers`: `available: false` when this scheduler's keys cannot be read here. */
-export type WorkersPage = { queue: string; now: number } & ({ available: true; view: WorkersView } | { available: false });
-
-export async function readWorkersPage(scheduler: Scheduler, queue: string): Promise<WorkersPage> {
-  const now = await scheduler.time();
-  const ctx = contextFor(scheduler);
-  if (ctx === null) return { queue, now, available: false };
-  return { queue, now, available: true, view: await readWorkers(ctx, queue, now) };
-}
 
 function beat(view: View, w: WorkerView): Html {
   if (w.beatUntil === null) return html`<span class="dim">no heartbeat: claim() called directly</span>`;

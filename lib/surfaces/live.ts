@@ -1,17 +1,18 @@
 /**
  * Reads the Scheduler interface has no method for, made with the scheduler's own Context (its
- * connection, key names and command timeout, as lib/features/admin.ts reads): the live workers of a queue
+ * connection, key names and command timeout, as lib/features/admin.ts reads), shared by the
+ * dashboard's pages and the CLI (`docket workers`): the live workers of a queue
  * with the leases each holds (`workers`, `held`), the tasks parked by their group's limit and the
  * groups held by their rate (`parked`, `gheld`), and one task's recent events (`events`). See
  * docs/design.md#keys for each key. Every read is bounded: a queue with a million leases costs
  * the page a few thousand entries at most. A reply of another shape is a ReplyError (the page
  * reports it), never an empty list that would pass for an idle queue.
  */
-import { xrevrange } from '../../ops/commands/streams';
-import { routed, type Via } from '../../ops/commands/via';
-import { zcard, zrange, zrangeWithScores } from '../../ops/commands/zsets';
-import { contextOf, type Context } from '../../redis/context';
-import type { Scheduler } from '../scheduler';
+import { xrevrange } from '../ops/commands/streams';
+import { routed, type Via } from '../ops/commands/via';
+import { zcard, zrange, zrangeWithScores } from '../ops/commands/zsets';
+import { contextOf, type Context } from '../redis/context';
+import type { Scheduler } from './scheduler';
 
 /** Most workers listed, soonest heartbeat deadline first. */
 export const MAX_WORKERS = 200;
@@ -64,8 +65,8 @@ export function contextFor(scheduler: Scheduler): Context | null {
   return contextOf(scheduler) ?? null;
 }
 
-/** The scheduler's connection to the node of `key`, within the command timeout; `what` names the page's read in errors. */
-function via(ctx: Context, key: string, what: string): Via {
+/** The scheduler's connection to the node of `key`, within the command timeout; `what` names the read in errors. */
+export function via(ctx: Context, key: string, what: string): Via {
   return routed(ctx.conn, key, { ms: ctx.options.commandTimeout, what });
 }
 
@@ -89,6 +90,17 @@ export async function readWorkers(ctx: Context, queue: string, now: number): Pro
   const beating = new Set(listed.map((w) => w.id));
   const others = [...holds].filter(([id]) => !beating.has(id)).map(([id, hashes]) => ({ id, beatUntil: null, holds: hashes }));
   return { now, workerCount, heldCount, workers: [...listed, ...others] };
+}
+
+/** A queue's live workers as of the Redis clock: `available: false` when this scheduler's keys cannot be read here. */
+export type WorkersPage = { queue: string; now: number } & ({ available: true; view: WorkersView } | { available: false });
+
+/** What the dashboard's workers page and `docket workers` show of `queue`: readWorkers at the Redis clock's now. */
+export async function readWorkersPage(scheduler: Scheduler, queue: string): Promise<WorkersPage> {
+  const now = await scheduler.time();
+  const ctx = contextFor(scheduler);
+  if (ctx === null) return { queue, now, available: false };
+  return { queue, now, available: true, view: await readWorkers(ctx, queue, now) };
 }
 
 /** The tasks parked by their group's limit, by group, and the groups their rate holds. */

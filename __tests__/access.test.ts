@@ -46,7 +46,7 @@ describe('access', () => {
   it('refuses to start a user who may not run XADD, naming it, and writes nothing', async () => {
     const prefix = uniquePrefix('acl');
     const url = await user(prefix, ['XADD']);
-    const err = await createScheduler({ url, prefix, onWarning: () => {} }).catch((e: unknown) => e);
+    const err = await createScheduler({ url, prefix, warnings: { aof: false } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PermissionError);
     expect((err as PermissionError).commands).toEqual(['XADD']);
     expect((err as PermissionError).message).toMatch(/XADD.*eventsMaxLength: 0/);
@@ -56,7 +56,7 @@ describe('access', () => {
   it('lets the same user start with events off, and a failed task is retried, not stranded', async () => {
     const prefix = uniquePrefix('acl');
     const url = await user(prefix, ['XADD']);
-    const s = await createScheduler({ url, prefix, eventsMaxLength: 0, onWarning: () => {} });
+    const s = await createScheduler({ url, prefix, eventsMaxLength: 0, warnings: { aof: false } });
     try {
       const { hash } = await s.put('fails once');
       const task = (await s.claim())!;
@@ -71,7 +71,7 @@ describe('access', () => {
   it('names every missing command at once', async () => {
     const prefix = uniquePrefix('acl');
     const url = await user(prefix, ['ZPOPMIN', 'HINCRBY', 'BLPOP']);
-    const err = await createScheduler({ url, prefix, onWarning: () => {} }).catch((e: unknown) => e);
+    const err = await createScheduler({ url, prefix, warnings: { aof: false } }).catch((e: unknown) => e);
     expect((err as PermissionError).commands).toEqual(['BLPOP', 'HINCRBY', 'ZPOPMIN']);
   });
 

@@ -43,7 +43,7 @@ describe('secrets', () => {
   it('createScheduler rejects every nasty URL with a DocketError that nowhere holds the password', async () => {
     for (const [name, url] of Object.entries(await nastyUrls())) {
       const lines: string[] = [];
-      const err = await createScheduler({ url, logger: logger(lines), onWarning: () => {} }).then(
+      const err = await createScheduler({ url, logger: logger(lines), warnings: { aof: false } }).then(
         (s) => s.close().then(() => new Error(`${name}: connected`)),
         (e: unknown) => e,
       );
@@ -111,7 +111,7 @@ describe('secrets', () => {
     const raw = await redis.raw();
     await raw.sendCommand(['ACL', 'SETUSER', 'inspected', 'on', `>${SECRET}`, '~*', '&*', '+@all']);
     const url = testUrl().replace('redis://', `redis://inspected:${SECRET}@`);
-    const s = await createScheduler({ url, prefix: 'inspected', onWarning: () => {} });
+    const s = await createScheduler({ url, prefix: 'inspected', warnings: { aof: false } });
     try {
       const worker = s.work(async () => {});
       await s.put('x');

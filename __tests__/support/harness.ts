@@ -7,21 +7,6 @@ import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type RedisLike, type Scheduler, type SchedulerOptions } from '../../lib';
 import { queueKeys } from '../../lib/domain/keys';
 
-/**
- * The test servers run without AOF on purpose, so each scheduler a test opens on one without an
- * `onWarning` of its own (one on a server the test started, or one given a client) would print
- * docket's start-up warning about it through process.emitWarning, once per scheduler. That one
- * warning is dropped here, for the test files that import this module: jest gives each test file
- * a process object of its own, so nothing outside it changes, and every other warning, docket's
- * included, still prints.
- */
-const AOF_OFF = 'Redis AOF is off';
-const emitWarning = process.emitWarning;
-process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
-  if (typeof warning === 'string' && warning.startsWith(AOF_OFF) && rest[0] === 'DocketWarning') return;
-  Reflect.apply(emitWarning, this, [warning, ...rest]);
-} as typeof process.emitWarning;
-
 export function testUrl(): string {
   const url = process.env.DOCKET_TEST_URL;
   if (!url) throw new Error('DOCKET_TEST_URL is unset: run the tests through jest (global setup starts Redis)');
@@ -62,7 +47,11 @@ export function useRedis() {
       const prefix = options.prefix ?? uniquePrefix();
       const chosen = ['url', 'client', 'cluster', 'clientOptions'].some((key) => key in options);
       const client = CALLER_CLIENT && !chosen ? await callerClient(CALLER_CLIENT) : undefined;
-      const opening = createScheduler({ ...(client ? { client } : { url: testUrl() }), onWarning: () => {}, ...options, prefix });
+      // The test server runs without AOF on purpose (persistence would cost the shared machine disk
+      // writes and prove nothing here): `warnings: { aof: false }` skips that check, so no warning
+      // and no day-long marker key (a leftover on a REDIS_URL server). onWarning drops the rest:
+      // tests provoke deprecation warnings on purpose (fuzz), and admin.test reads its own.
+      const opening = createScheduler({ ...(client ? { client } : { url: testUrl() }), warnings: { aof: false }, onWarning: () => {}, ...options, prefix });
       // A caller's client outlives the scheduler (close() leaves it open): it is ended after it,
       // and also when the scheduler never opened (a test that expects createScheduler to reject).
       if (client)
@@ -75,7 +64,6 @@ export function useRedis() {
               )
               .then(() => client.disconnect()),
         });
-      // The test server runs without AOF on purpose: onWarning keeps its start-up warning out of the output.
       const s = await opening;
       if (!client) opened.push(s);
       return Object.assign(s, { prefix });

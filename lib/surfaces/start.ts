@@ -12,6 +12,7 @@ import { migrateLayout } from '../redis/layout';
 import { Scripts } from '../redis/scripts';
 import { ValidationError } from '../domain/errors';
 import { Keyring } from '../domain/crypto';
+import { queueKeys } from '../domain/keys';
 import { createHash128, type HashFunction } from '../domain/hashing';
 import { checkLogger, type Logger } from '../domain/log';
 import { parse, schedulerOptions } from '../domain/options';
@@ -63,6 +64,12 @@ export interface SchedulerOptions {
    * (maxmemory-policy other than noeviction, AOF off). Default: process.emitWarning.
    */
   onWarning?: (message: string) => void;
+  /**
+   * Which start-up warnings to give. `aof: false` turns off the one about AOF being off, for this
+   * scheduler (a service that has chosen snapshots only, a test, a demo). Default `{ aof: true }`:
+   * the AOF warning is given once a day per Redis server and prefix, by the first process to start.
+   */
+  warnings?: { aof?: boolean };
   /** Replaces the 128-bit identity hash. For tests (a weak hash forces collisions). */
   hash?: HashFunction;
   /**
@@ -100,7 +107,8 @@ export async function start<S>(options: SchedulerOptions, make: (ctx: Context, w
   const conn = await connect({ url, cluster, client, clientOptions });
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   try {
-    await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
+    const keys = queueKeys(parsed.prefix, parsed.queue);
+    await checkServer(conn, { firstKey: keys.tasks, marker: keys.warned, aof: parsed.warnings.aof, timeoutMs: parsed.commandTimeout }, warn);
     const identity = hash ?? keyring?.hash() ?? (await createHash128());
     const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, identity, log, keyring);
     ctx.unblock = (await checkAccess(ctx, warn)).unblock;

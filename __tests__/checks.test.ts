@@ -14,6 +14,18 @@ async function warningsFrom(server: RedisServer, url = server.url, options: Sche
   return warnings;
 }
 
+/** The warnings docket prints itself (no onWarning: process.emitWarning, type DocketWarning) while a scheduler starts. */
+async function printedBy(url: string, options: SchedulerOptions = {}): Promise<string[]> {
+  const emit = jest.spyOn(process, 'emitWarning').mockImplementation(() => {});
+  try {
+    const s = await createScheduler({ url, ...options });
+    await s.close();
+    return emit.mock.calls.filter((call) => (call as unknown[])[1] === 'DocketWarning').map((call) => String(call[0]));
+  } finally {
+    emit.mockRestore();
+  }
+}
+
 async function withServer(args: string[], fn: (server: RedisServer) => Promise<void>): Promise<void> {
   const server = await startRedis(args);
   try {
@@ -52,11 +64,11 @@ describe('start-up checks', () => {
       expect(await warningsFrom(server, url)).toEqual([]);
     }));
 
-  it('warns about AOF once a day per server: only the process that sets the marker', () =>
+  it('prints the AOF warning once a day per server: only the process that sets the marker', () =>
     withServer([], async (server) => {
-      expect(await warningsFrom(server)).toEqual([expect.stringMatching(/appendonly yes/)]);
-      expect(await warningsFrom(server)).toEqual([]);
-      expect(await warningsFrom(server, server.url, { prefix: 'docket' })).toEqual([]);
+      expect(await printedBy(server.url)).toEqual([expect.stringMatching(/appendonly yes/)]);
+      expect(await printedBy(server.url)).toEqual([]);
+      expect(await printedBy(server.url, { prefix: 'docket' })).toEqual([]);
       const raw = createClient({ url: server.url });
       await raw.connect();
       try {
@@ -65,21 +77,37 @@ describe('start-up checks', () => {
         expect(ttl).toBeGreaterThan(AOF_WARNING_TTL_MS - 60_000);
         expect(ttl).toBeLessThanOrEqual(AOF_WARNING_TTL_MS);
         await raw.del('docket:{default}:warned'); // as the day's TTL running out would
-        expect(await warningsFrom(server)).toHaveLength(1);
+        expect(await printedBy(server.url)).toHaveLength(1);
       } finally {
         await raw.quit();
       }
     }));
 
-  it('leaves no marker once the queue is obliterated', () =>
+  it("hands every start's AOF warning to a caller's onWarning, and sets no marker (a CLI that drops it uses up no day)", () =>
     withServer([], async (server) => {
-      const s = await createScheduler({ url: server.url, prefix: 'gone', onWarning: () => {} });
-      await s.obliterate({ force: true });
-      await s.close();
+      expect(await warningsFrom(server)).toHaveLength(1);
+      expect(await warningsFrom(server)).toHaveLength(1);
       const raw = createClient({ url: server.url });
       await raw.connect();
-      expect(await raw.keys('gone:*')).toEqual([]);
+      expect(await raw.keys('*:warned')).toEqual([]);
       await raw.quit();
+      expect(await printedBy(server.url)).toHaveLength(1); // the day's warning is still there to print
+    }));
+
+  it('leaves no marker once the queue is obliterated', () =>
+    withServer([], async (server) => {
+      expect(await printedBy(server.url, { prefix: 'gone' })).toHaveLength(1);
+      const raw = createClient({ url: server.url });
+      await raw.connect();
+      try {
+        expect(await raw.exists('gone:{default}:warned')).toBe(1);
+        const s = await createScheduler({ url: server.url, prefix: 'gone', warnings: { aof: false } });
+        await s.obliterate({ force: true });
+        await s.close();
+        expect(await raw.keys('gone:*')).toEqual([]);
+      } finally {
+        await raw.quit();
+      }
     }));
 
   it('warns at every start when the user may not write the marker', () =>
@@ -91,13 +119,13 @@ describe('start-up checks', () => {
       await admin.sendCommand(['ACL', 'SETUSER', 'noset', 'on', '>pw', ...keys, '+@all']);
       await admin.quit();
       const url = server.url.replace('redis://', 'redis://noset:pw@');
-      expect(await warningsFrom(server, url)).toHaveLength(1);
-      expect(await warningsFrom(server, url)).toHaveLength(1);
+      expect(await printedBy(url)).toHaveLength(1);
+      expect(await printedBy(url)).toHaveLength(1);
     }));
 
   it('gives no AOF warning, and writes no marker, with warnings: { aof: false }', () =>
     withServer(['--maxmemory-policy', 'allkeys-lru'], async (server) => {
-      const warnings = await warningsFrom(server, server.url, { warnings: { aof: false } });
+      const warnings = await printedBy(server.url, { warnings: { aof: false } });
       expect(warnings).toEqual([expect.stringMatching(/'allkeys-lru'/)]);
       const raw = createClient({ url: server.url });
       await raw.connect();

@@ -17,20 +17,27 @@ export interface CheckPlan {
   /** The marker of the day's AOF warning (the queue's `warned` key), in the same slot. */
   marker: string;
   aof: boolean;
+  /**
+   * Whether the AOF warning is given once a day (the marker) or at every start. Once a day when
+   * docket prints it itself (no onWarning): a caller's onWarning gets every warning, as it always
+   * did, since docket cannot tell whether it showed one, and a tool that drops them (the CLI) must
+   * not use up the day's warning of the services on that server.
+   */
+  daily: boolean;
   timeoutMs: number;
 }
 
-/** What to warn about, with the setting that fixes it; `daily` warnings are given once a day per server. */
-const CHECKS: Array<{ parameter: string; daily: boolean; good: (value: string) => boolean; warning: (value: string) => string }> = [
+/** What to warn about, with the setting that fixes it; `aof` marks the AOF check (options.warnings.aof, once a day). */
+const CHECKS: Array<{ parameter: string; aof: boolean; good: (value: string) => boolean; warning: (value: string) => string }> = [
   {
     parameter: 'maxmemory-policy',
-    daily: false,
+    aof: false,
     good: (value) => value === 'noeviction',
     warning: (value) => `Redis maxmemory-policy is '${value}': under memory pressure Redis may evict docket's keys and the tasks in them. Set maxmemory-policy noeviction.`,
   },
   {
     parameter: 'appendonly',
-    daily: true,
+    aof: true,
     good: (value) => value === 'yes',
     warning: () => 'Redis AOF is off (appendonly no): a Redis crash loses every task written since the last snapshot. Set appendonly yes.',
   },
@@ -40,7 +47,7 @@ const CHECKS: Array<{ parameter: string; daily: boolean; good: (value: string) =
 export async function checkServer(conn: Connection, plan: CheckPlan, warn: (message: string) => void): Promise<void> {
   const via = routed(conn, plan.firstKey, { ms: plan.timeoutMs, what: 'CONFIG GET' });
   for (const check of CHECKS) {
-    if (check.daily && !plan.aof) continue;
+    if (check.aof && !plan.aof) continue;
     let value: string;
     try {
       value = (await configGet(via, check.parameter)).get(check.parameter) ?? '';
@@ -48,7 +55,7 @@ export async function checkServer(conn: Connection, plan: CheckPlan, warn: (mess
       continue; // no CONFIG rights (ACL), or a managed Redis that hides CONFIG (or answers it oddly)
     }
     if (!value || check.good(value)) continue;
-    if (check.daily && !(await firstToday(routed(conn, plan.marker, { ms: plan.timeoutMs, what: 'SET' }), plan.marker))) continue;
+    if (check.aof && plan.daily && !(await firstToday(routed(conn, plan.marker, { ms: plan.timeoutMs, what: 'SET' }), plan.marker))) continue;
     try {
       warn(check.warning(value));
     } catch {

@@ -67,7 +67,8 @@ export interface SchedulerOptions {
   /**
    * Which start-up warnings to give. `aof: false` turns off the one about AOF being off, for this
    * scheduler (a service that has chosen snapshots only, a test, a demo). Default `{ aof: true }`:
-   * the AOF warning is given once a day per Redis server and prefix, by the first process to start.
+   * printed by docket (no onWarning), the AOF warning comes once a day per Redis server and default
+   * queue, from the first process to start; an onWarning of yours gets it at every start.
    */
   warnings?: { aof?: boolean };
   /** Replaces the 128-bit identity hash. For tests (a weak hash forces collisions). */
@@ -108,7 +109,7 @@ export async function start<S>(options: SchedulerOptions, make: (ctx: Context, w
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   try {
     const keys = queueKeys(parsed.prefix, parsed.queue);
-    await checkServer(conn, { firstKey: keys.tasks, marker: keys.warned, aof: parsed.warnings.aof, timeoutMs: parsed.commandTimeout }, warn);
+    await checkServer(conn, { firstKey: keys.tasks, marker: keys.warned, aof: parsed.warnings.aof, daily: !onWarning, timeoutMs: parsed.commandTimeout }, warn);
     const identity = hash ?? keyring?.hash() ?? (await createHash128());
     const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, identity, log, keyring);
     ctx.unblock = (await checkAccess(ctx, warn)).unblock;

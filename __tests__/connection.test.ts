@@ -7,14 +7,14 @@ import { connect, slotOf } from '../lib/redis/connection';
 import { freePort, startRedis } from './support/redis-server';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createClient } from 'redis';
-import { testUrl, useRedis } from './support/harness';
+import { testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
 
 describe('connect', () => {
   it('uses a client you pass in, and close() leaves it open', async () => {
     const raw = await redis.raw();
-    const s = await createScheduler({ client: raw, prefix: 'client-opt', warnings: { aof: false } });
+    const s = await createScheduler({ client: raw, prefix: uniquePrefix('client-opt'), warnings: { aof: false } });
     const { hash } = await s.put('via my client');
     expect(await s.cancel(hash)).toBe(true);
     await s.close();
@@ -59,7 +59,7 @@ describe('connect', () => {
     const saved = process.env.REDIS_URL;
     process.env.REDIS_URL = testUrl();
     try {
-      const s = await createScheduler({ prefix: 'env-url', warnings: { aof: false } });
+      const s = await createScheduler({ prefix: uniquePrefix('env-url'), warnings: { aof: false } });
       expect(await s.stats()).toMatchObject({ ready: 0 });
       await s.close();
     } finally {

@@ -8,7 +8,7 @@ import { createScheduler, DocketError, ValidationError, type Logger } from '../l
 import { main } from '../lib/surfaces/cli/main';
 import { redact } from '../lib/redis/connection';
 import { freePort } from './support/redis-server';
-import { testUrl, useRedis } from './support/harness';
+import { testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
 const SECRET = 'S3cretPW';
@@ -111,7 +111,7 @@ describe('secrets', () => {
     const raw = await redis.raw();
     await raw.sendCommand(['ACL', 'SETUSER', 'inspected', 'on', `>${SECRET}`, '~*', '&*', '+@all']);
     const url = testUrl().replace('redis://', `redis://inspected:${SECRET}@`);
-    const s = await createScheduler({ url, prefix: 'inspected', warnings: { aof: false } });
+    const s = await createScheduler({ url, prefix: uniquePrefix('inspected'), warnings: { aof: false } });
     try {
       const worker = s.work(async () => {});
       await s.put('x');

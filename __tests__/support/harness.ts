@@ -15,7 +15,18 @@ export function testUrl(): string {
 
 /** A key prefix no other test uses, so tests never see each other's keys. */
 export function uniquePrefix(tag = 't'): string {
-  return `${tag}-${randomBytes(4).toString('hex')}`;
+  return ownPrefix(`${tag}-${randomBytes(4).toString('hex')}`);
+}
+
+/**
+ * Records a prefix as this test file's: under REDIS_URL (a Redis the tests did not start) its keys
+ * are deleted once the file has ended (support/environment.ts). uniquePrefix and useRedis record
+ * theirs; a test that picks a prefix itself, or writes under one a child process uses, calls it.
+ */
+export function ownPrefix(prefix: string): string {
+  const store = globalThis as { __docketPrefixes?: Set<string> };
+  (store.__docketPrefixes ??= new Set()).add(prefix);
+  return prefix;
 }
 
 /**
@@ -44,7 +55,7 @@ export function useRedis() {
   });
   return {
     async scheduler(options: SchedulerOptions = {}): Promise<Scheduler & { prefix: string }> {
-      const prefix = options.prefix ?? uniquePrefix();
+      const prefix = ownPrefix(options.prefix ?? uniquePrefix());
       const chosen = ['url', 'client', 'cluster', 'clientOptions'].some((key) => key in options);
       const client = CALLER_CLIENT && !chosen ? await callerClient(CALLER_CLIENT) : undefined;
       // The test server runs without AOF on purpose (persistence would cost the shared machine disk

@@ -6,12 +6,23 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createClient } from 'redis';
 import { createScheduler, PermissionError } from '../lib';
 import { MIGRATION_ONLY, REQUIRED, UNBLOCK_WARNING } from '../lib/redis/access';
 import { LUA_DIR } from '../lib/redis/scripts';
 import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
+
+// The users made here are deleted after the file: on a Redis the tests did not start (REDIS_URL)
+// they would outlive the run. A client of its own, as useRedis's close before this hook runs.
+const users: string[] = [];
+afterAll(async () => {
+  if (users.length === 0) return;
+  const admin = await createClient({ url: testUrl() }).connect();
+  await admin.sendCommand(['ACL', 'DELUSER', ...users]);
+  await admin.quit();
+});
 
 /** Every command docket sends, as ACL rules, less `without`. */
 function rules(without: string[]): string[] {
@@ -23,6 +34,7 @@ function rules(without: string[]): string[] {
 async function user(prefix: string, without: string[]): Promise<string> {
   const raw = await redis.raw();
   const name = `u-${randomBytes(4).toString('hex')}`;
+  users.push(name);
   await raw.sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', 'resetkeys', `~${prefix}:*`, '-@all', ...rules(without)]);
   return testUrl().replace('redis://', `redis://${name}:pw@`);
 }

@@ -65,7 +65,7 @@ export async function checkServer(conn: Connection, plan: CheckPlan, warn: (mess
 }
 
 /**
- * Whether this process is the first to start on this server (and prefix) in the last day: the one
+ * Whether this process is the first to start on this server (and default queue) in the last day: the one
  * whose SET NX makes the marker. When the marker cannot be written (a user whose ACL refuses SET
  * on it, a timeout), it warns as every process did before: a setting that can lose tasks is worth
  * a repeated line, and a service that has weighed it turns it off with `warnings: { aof: false }`.

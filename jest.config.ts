@@ -31,7 +31,8 @@ const CONTRACT = [
 ];
 
 const config: Config = {
-  testEnvironment: 'node',
+  // jest's node environment, which also deletes a file's keys after it under REDIS_URL.
+  testEnvironment: '<rootDir>/__tests__/support/environment.ts',
   roots: [slow ? `<rootDir>/__tests__/${suite}` : '<rootDir>/__tests__'],
   testMatch: suite === 'clients' ? CONTRACT.map((name) => `**/__tests__/${name}.test.ts`) : ['**/*.test.ts'],
   testPathIgnorePatterns: slow ? ['/node_modules/'] : ['/node_modules/', '/__tests__/faults/', '/__tests__/cluster/', '/__tests__/browser/'],

@@ -6,12 +6,23 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createClient } from 'redis';
 import { createScheduler, PermissionError } from '../lib';
 import { MIGRATION_ONLY, REQUIRED, UNBLOCK_WARNING } from '../lib/redis/access';
 import { LUA_DIR } from '../lib/redis/scripts';
 import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
+
+// The users made here are deleted after the file: on a Redis the tests did not start (REDIS_URL)
+// they would outlive the run. A client of its own, as useRedis's close before this hook runs.
+const users: string[] = [];
+afterAll(async () => {
+  if (users.length === 0) return;
+  const admin = await createClient({ url: testUrl() }).connect();
+  await admin.sendCommand(['ACL', 'DELUSER', ...users]);
+  await admin.quit();
+});
 
 /** Every command docket sends, as ACL rules, less `without`. */
 function rules(without: string[]): string[] {
@@ -23,6 +34,7 @@ function rules(without: string[]): string[] {
 async function user(prefix: string, without: string[]): Promise<string> {
   const raw = await redis.raw();
   const name = `u-${randomBytes(4).toString('hex')}`;
+  users.push(name);
   await raw.sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', 'resetkeys', `~${prefix}:*`, '-@all', ...rules(without)]);
   return testUrl().replace('redis://', `redis://${name}:pw@`);
 }
@@ -46,7 +58,7 @@ describe('access', () => {
   it('refuses to start a user who may not run XADD, naming it, and writes nothing', async () => {
     const prefix = uniquePrefix('acl');
     const url = await user(prefix, ['XADD']);
-    const err = await createScheduler({ url, prefix, onWarning: () => {} }).catch((e: unknown) => e);
+    const err = await createScheduler({ url, prefix, warnings: { aof: false } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PermissionError);
     expect((err as PermissionError).commands).toEqual(['XADD']);
     expect((err as PermissionError).message).toMatch(/XADD.*eventsMaxLength: 0/);
@@ -56,7 +68,7 @@ describe('access', () => {
   it('lets the same user start with events off, and a failed task is retried, not stranded', async () => {
     const prefix = uniquePrefix('acl');
     const url = await user(prefix, ['XADD']);
-    const s = await createScheduler({ url, prefix, eventsMaxLength: 0, onWarning: () => {} });
+    const s = await createScheduler({ url, prefix, eventsMaxLength: 0, warnings: { aof: false } });
     try {
       const { hash } = await s.put('fails once');
       const task = (await s.claim())!;
@@ -71,7 +83,7 @@ describe('access', () => {
   it('names every missing command at once', async () => {
     const prefix = uniquePrefix('acl');
     const url = await user(prefix, ['ZPOPMIN', 'HINCRBY', 'BLPOP']);
-    const err = await createScheduler({ url, prefix, onWarning: () => {} }).catch((e: unknown) => e);
+    const err = await createScheduler({ url, prefix, warnings: { aof: false } }).catch((e: unknown) => e);
     expect((err as PermissionError).commands).toEqual(['BLPOP', 'HINCRBY', 'ZPOPMIN']);
   });
 

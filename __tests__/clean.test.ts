@@ -256,7 +256,7 @@ describe('obliterate', () => {
     const raw = createClient({ url: server.url }) as RedisClientType;
     raw.on('error', () => {});
     const prefix = uniquePrefix();
-    const s = await createScheduler({ url: server.url, prefix, commandTimeout: 300, onWarning: () => {} });
+    const s = await createScheduler({ url: server.url, prefix, commandTimeout: 300, warnings: { aof: false } });
     try {
       await raw.connect();
       await s.putMany(Array.from({ length: 20 }, (_, i) => ({ data: { i }, options: { queue: 'doomed' } })));

@@ -51,7 +51,7 @@ describe("a caller's client", () => {
     client.on('error', () => {});
     await client.connect();
     try {
-      const s = await createScheduler({ client, prefix: uniquePrefix('clients'), onWarning: () => {} });
+      const s = await createScheduler({ client, prefix: uniquePrefix('clients'), warnings: { aof: false } });
       await roundTrip(s);
       await s.close();
       expect(client.isOpen).toBe(true);
@@ -67,7 +67,7 @@ describe("a caller's client", () => {
     client.on('error', () => {});
     await client.connect();
     try {
-      const s = await createScheduler({ client, prefix: uniquePrefix('clients'), onWarning: () => {} });
+      const s = await createScheduler({ client, prefix: uniquePrefix('clients'), warnings: { aof: false } });
       await roundTrip(s);
       // The caller's connection and docket's duplicate at least (a worker adds blocking ones).
       expect(await connectionsNamed(name)).toBeGreaterThanOrEqual(2);
@@ -84,7 +84,7 @@ describe("a caller's client", () => {
 
   it('of a node-redis 5 or 6 cluster is refused, naming the option, before any connection', async () => {
     const cluster = createCluster5({ rootNodes: [{ url: testUrl() }] });
-    const err = await createScheduler({ client: cluster as never, onWarning: () => {} }).catch((e: unknown) => e);
+    const err = await createScheduler({ client: cluster as never, warnings: { aof: false } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).field).toBe('options.client');
     expect((err as ValidationError).message).toMatch(/node-redis 5 or 6 cluster/);
@@ -95,7 +95,7 @@ describe("a caller's client", () => {
 describe('clientOptions', () => {
   it('reach the client docket opens: the database chosen holds the queue', async () => {
     const prefix = uniquePrefix('clients');
-    const s = await createScheduler({ url: testUrl(), clientOptions: { database: 3 }, prefix, onWarning: () => {} });
+    const s = await createScheduler({ url: testUrl(), clientOptions: { database: 3 }, prefix, warnings: { aof: false } });
     try {
       await roundTrip(s);
       const { hash } = await s.put('in database 3');
@@ -111,7 +111,7 @@ describe('clientOptions', () => {
   });
 
   it('may carry the URL instead of url', async () => {
-    const s = await createScheduler({ clientOptions: { url: testUrl(), socket: { connectTimeout: 2000 } }, prefix: uniquePrefix('clients'), onWarning: () => {} });
+    const s = await createScheduler({ clientOptions: { url: testUrl(), socket: { connectTimeout: 2000 } }, prefix: uniquePrefix('clients'), warnings: { aof: false } });
     try {
       await roundTrip(s);
     } finally {
@@ -127,7 +127,7 @@ describe('clientOptions', () => {
     ['in legacy mode', () => ({ clientOptions: { legacyMode: true } }), 'options.clientOptions.legacyMode', /promise API/],
     ['not an object', () => ({ clientOptions: 'redis://127.0.0.1' }), 'options.clientOptions', /expected an object/],
   ])('are refused %s, naming the field, before any connection', async (_case, options, field, message) => {
-    const err = await createScheduler({ ...(options() as object), onWarning: () => {} }).catch((e: unknown) => e);
+    const err = await createScheduler({ ...(options() as object), warnings: { aof: false } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).field).toBe(field);
     expect((err as ValidationError).message).toMatch(message);

@@ -7,14 +7,14 @@ import { connect, slotOf } from '../lib/redis/connection';
 import { freePort, startRedis } from './support/redis-server';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createClient } from 'redis';
-import { testUrl, useRedis } from './support/harness';
+import { testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
 
 describe('connect', () => {
   it('uses a client you pass in, and close() leaves it open', async () => {
     const raw = await redis.raw();
-    const s = await createScheduler({ client: raw, prefix: 'client-opt' });
+    const s = await createScheduler({ client: raw, prefix: uniquePrefix('client-opt'), warnings: { aof: false } });
     const { hash } = await s.put('via my client');
     expect(await s.cancel(hash)).toBe(true);
     await s.close();
@@ -59,7 +59,7 @@ describe('connect', () => {
     const saved = process.env.REDIS_URL;
     process.env.REDIS_URL = testUrl();
     try {
-      const s = await createScheduler({ prefix: 'env-url' });
+      const s = await createScheduler({ prefix: uniquePrefix('env-url'), warnings: { aof: false } });
       expect(await s.stats()).toMatchObject({ ready: 0 });
       await s.close();
     } finally {
@@ -72,7 +72,7 @@ describe('connect', () => {
 describe('deadlines', () => {
   it('settles every call within commandTimeout when Redis stops answering', async () => {
     const server = await startRedis();
-    const s = await createScheduler({ url: server.url, commandTimeout: 300 });
+    const s = await createScheduler({ url: server.url, commandTimeout: 300, warnings: { aof: false } });
     try {
       await s.put('warm-up');
       process.kill(server.pid, 'SIGSTOP');
@@ -102,7 +102,7 @@ describe('deadlines', () => {
    */
   async function duringBusyScript(spinMs: number, timeoutMs: number, check: (s: Scheduler) => Promise<void>) {
     const server = await startRedis(['--busy-reply-threshold', '50']);
-    const s = await createScheduler({ url: server.url, commandTimeout: timeoutMs, onWarning: () => {} });
+    const s = await createScheduler({ url: server.url, commandTimeout: timeoutMs, warnings: { aof: false } });
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {

@@ -57,7 +57,7 @@ describe('the idle wait', () => {
 
   it('does not poll while idle: no claim and no new wait, only its heartbeat', async () => {
     const server = await startRedis();
-    const s = await createScheduler({ url: server.url });
+    const s = await createScheduler({ url: server.url, warnings: { aof: false } });
     try {
       const worker = s.work(async () => {});
       await sleep(200);
@@ -77,8 +77,8 @@ describe('the idle wait', () => {
 
   it('picks up in one step: the claim that leases a put task runs on the blocked connection, right behind its BLPOP', async () => {
     const server = await startRedis();
-    const s = await createScheduler({ url: server.url });
-    const other = await createScheduler({ url: server.url });
+    const s = await createScheduler({ url: server.url, warnings: { aof: false } });
+    const other = await createScheduler({ url: server.url, warnings: { aof: false } });
     try {
       const started: string[] = [];
       const watching = monitor(server.port, 1200);

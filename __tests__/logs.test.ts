@@ -49,7 +49,7 @@ describe('task logs', () => {
   it('sends the lines of one turn in one script call, and stores the last before the ack', async () => {
     // A server of its own: EVALSHA is counted, and no other test file may add to the count.
     const server = await startRedis();
-    const s = await createScheduler({ url: server.url, onWarning: () => {} });
+    const s = await createScheduler({ url: server.url, warnings: { aof: false } });
     const raw = createClient({ url: server.url });
     await raw.connect();
     const evalshas = async () =>
@@ -405,7 +405,7 @@ describe('the cost of a log write', () => {
   it('does not grow with the log: one more line at 20 MB costs what it costs at one line', async () => {
     // A server of its own: its SLOWLOG times every command, and no other test file's calls land in it.
     const server = await startRedis(['--slowlog-log-slower-than', '0', '--slowlog-max-len', '1024']);
-    const s = await createScheduler({ url: server.url, onWarning: () => {}, logMaxLines: 2000, logMaxBytes: 64 * 1024 * 1024 });
+    const s = await createScheduler({ url: server.url, warnings: { aof: false }, logMaxLines: 2000, logMaxBytes: 64 * 1024 * 1024 });
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {

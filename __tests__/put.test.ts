@@ -234,7 +234,7 @@ describe('putMany', () => {
     // A server of its own, so its command counters see no other test's calls.
     const server = await startRedis();
     try {
-      const s = await createScheduler({ url: server.url });
+      const s = await createScheduler({ url: server.url, warnings: { aof: false } });
       const raw = createClient({ url: server.url });
       await raw.connect();
       await s.put('loads the script');

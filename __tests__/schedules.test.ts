@@ -241,8 +241,8 @@ describe('the look at a queue without schedules', () => {
   it('costs one EXISTS while the queue has none, and a new schedule is read within a look', async () => {
     // A server of its own: its command counts are this test's alone.
     const server = await startRedis();
-    const s = await createScheduler({ url: server.url, onWarning: () => {} });
-    const other = await createScheduler({ url: server.url, onWarning: () => {} });
+    const s = await createScheduler({ url: server.url, warnings: { aof: false } });
+    const other = await createScheduler({ url: server.url, warnings: { aof: false } });
     const raw = createClient({ url: server.url });
     await raw.connect();
     const calls = async (command: string) =>

@@ -349,7 +349,7 @@ describe('a new operation is one Lua file plus one TypeScript file', () => {
 describe('a full Redis (maxmemory, noeviction)', () => {
   it('refuses put up front with a typed error and writes nothing, while workers still drain', async () => {
     const server = await startRedis(['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction']);
-    const s = await createScheduler({ url: server.url, onWarning: () => {} }); // no AOF, on purpose
+    const s = await createScheduler({ url: server.url, warnings: { aof: false } }); // no AOF, on purpose
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {
@@ -390,7 +390,7 @@ describe('script cache loss', () => {
   });
 
   it('recovers from SCRIPT FLUSH without the caller seeing NOSCRIPT', async () => {
-    const s = await createScheduler({ url: server.url, onWarning: () => {} }); // no AOF, on purpose
+    const s = await createScheduler({ url: server.url, warnings: { aof: false } }); // no AOF, on purpose
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {

@@ -8,7 +8,7 @@ import { createScheduler, DocketError, ValidationError, type Logger } from '../l
 import { main } from '../lib/surfaces/cli/main';
 import { redact } from '../lib/redis/connection';
 import { freePort } from './support/redis-server';
-import { testUrl, useRedis } from './support/harness';
+import { testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();
 const SECRET = 'S3cretPW';
@@ -43,7 +43,7 @@ describe('secrets', () => {
   it('createScheduler rejects every nasty URL with a DocketError that nowhere holds the password', async () => {
     for (const [name, url] of Object.entries(await nastyUrls())) {
       const lines: string[] = [];
-      const err = await createScheduler({ url, logger: logger(lines), onWarning: () => {} }).then(
+      const err = await createScheduler({ url, logger: logger(lines), warnings: { aof: false } }).then(
         (s) => s.close().then(() => new Error(`${name}: connected`)),
         (e: unknown) => e,
       );
@@ -111,7 +111,7 @@ describe('secrets', () => {
     const raw = await redis.raw();
     await raw.sendCommand(['ACL', 'SETUSER', 'inspected', 'on', `>${SECRET}`, '~*', '&*', '+@all']);
     const url = testUrl().replace('redis://', `redis://inspected:${SECRET}@`);
-    const s = await createScheduler({ url, prefix: 'inspected', onWarning: () => {} });
+    const s = await createScheduler({ url, prefix: uniquePrefix('inspected'), warnings: { aof: false } });
     try {
       const worker = s.work(async () => {});
       await s.put('x');

@@ -221,7 +221,7 @@ describe('work', () => {
 describe('errors in the loop', () => {
   it('survives its connections being killed, reports, and goes on', async () => {
     const server = await startRedis();
-    const s = await createScheduler({ url: server.url });
+    const s = await createScheduler({ url: server.url, warnings: { aof: false } });
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {

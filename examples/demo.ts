@@ -126,9 +126,9 @@ async function consume(s: Scheduler, reminder: PutResult): Promise<string[]> {
 }
 
 async function demo(url: string, prefix: string): Promise<void> {
-  // docket warns at start-up about Redis settings that weaken its guarantees; the demo's
-  // throwaway server runs without AOF on purpose, so print the warning as a note.
-  const s = await createScheduler({ url, prefix, queue: 'demo', onWarning: (m) => console.log(`Note: ${m}`) });
+  // docket warns at start-up about Redis settings that weaken its guarantees. The demo's throwaway
+  // server runs without AOF on purpose (it holds nothing worth keeping), so that warning is off.
+  const s = await createScheduler({ url, prefix, queue: 'demo', warnings: { aof: false } });
   try {
     console.log(`Queue "demo", key prefix "${prefix}".\n\nProducer (no worker yet):`);
     const reminder = await produce(s);

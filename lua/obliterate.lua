@@ -16,7 +16,7 @@
     ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, paused,
     events, results, kept, progress, windows, redirects, limits, rates, gheld, blocked, after,
     dependents, deplist, settle, outbox, logs, moved, done, history, keep, minutes,
-    cancels, gpaused, data, meta, waiting
+    cancels, gpaused, warned, data, meta, waiting
   ARGV[1] force  1 to delete even while tasks are leased, else 0
   Returns: { 'ok', keys deleted }, { 'carry', keys deleted } (every key but the outbox, which
     holds steps for other queues), or { 'active', leased tasks } (then nothing was deleted) ]]

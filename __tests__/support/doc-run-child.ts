@@ -21,8 +21,8 @@ export const docketForSnippets = {
   async createScheduler(options: SchedulerOptions = {}) {
     const own = options.client !== undefined || options.cluster !== undefined;
     const scheduler = await docket.createScheduler({
-      // The test server runs without AOF on purpose: keep its start-up warning out of the output.
-      onWarning: () => {},
+      // The test server runs without AOF on purpose: no start-up warning about it, and no marker key.
+      warnings: { aof: false },
       ...options,
       ...(own ? {} : { url: process.env.DOCKET_TEST_URL }),
       prefix: process.env.DOCKET_DOCS_PREFIX,

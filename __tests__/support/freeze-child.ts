@@ -8,7 +8,7 @@ import { createScheduler } from '../../lib';
 
 async function main(): Promise<void> {
   const [url, prefix, commandTimeout, shutdownTimeout, mode = 'busy'] = process.argv.slice(2);
-  const scheduler = await createScheduler({ url, prefix, commandTimeout: Number(commandTimeout), onWarning: () => {} });
+  const scheduler = await createScheduler({ url, prefix, commandTimeout: Number(commandTimeout), warnings: { aof: false } });
   const errors: string[] = [];
   const worker = scheduler.work(() => new Promise<void>(() => {}), {
     shutdownTimeout: Number(shutdownTimeout),

@@ -7,21 +7,6 @@ import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type RedisLike, type Scheduler, type SchedulerOptions } from '../../lib';
 import { queueKeys } from '../../lib/domain/keys';
 
-/**
- * The test servers run without AOF on purpose, so each scheduler a test opens on one without an
- * `onWarning` of its own (one on a server the test started, or one given a client) would print
- * docket's start-up warning about it through process.emitWarning, once per scheduler. That one
- * warning is dropped here, for the test files that import this module: jest gives each test file
- * a process object of its own, so nothing outside it changes, and every other warning, docket's
- * included, still prints.
- */
-const AOF_OFF = 'Redis AOF is off';
-const emitWarning = process.emitWarning;
-process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
-  if (typeof warning === 'string' && warning.startsWith(AOF_OFF) && rest[0] === 'DocketWarning') return;
-  Reflect.apply(emitWarning, this, [warning, ...rest]);
-} as typeof process.emitWarning;
-
 export function testUrl(): string {
   const url = process.env.DOCKET_TEST_URL;
   if (!url) throw new Error('DOCKET_TEST_URL is unset: run the tests through jest (global setup starts Redis)');
@@ -30,7 +15,18 @@ export function testUrl(): string {
 
 /** A key prefix no other test uses, so tests never see each other's keys. */
 export function uniquePrefix(tag = 't'): string {
-  return `${tag}-${randomBytes(4).toString('hex')}`;
+  return ownPrefix(`${tag}-${randomBytes(4).toString('hex')}`);
+}
+
+/**
+ * Records a prefix as this test file's: under REDIS_URL (a Redis the tests did not start) its keys
+ * are deleted once the file has ended (support/environment.ts). uniquePrefix and useRedis record
+ * theirs; a test that picks a prefix itself, or writes under one a child process uses, calls it.
+ */
+export function ownPrefix(prefix: string): string {
+  const store = globalThis as { __docketPrefixes?: Set<string> };
+  (store.__docketPrefixes ??= new Set()).add(prefix);
+  return prefix;
 }
 
 /**
@@ -59,10 +55,14 @@ export function useRedis() {
   });
   return {
     async scheduler(options: SchedulerOptions = {}): Promise<Scheduler & { prefix: string }> {
-      const prefix = options.prefix ?? uniquePrefix();
+      const prefix = ownPrefix(options.prefix ?? uniquePrefix());
       const chosen = ['url', 'client', 'cluster', 'clientOptions'].some((key) => key in options);
       const client = CALLER_CLIENT && !chosen ? await callerClient(CALLER_CLIENT) : undefined;
-      const opening = createScheduler({ ...(client ? { client } : { url: testUrl() }), onWarning: () => {}, ...options, prefix });
+      // The test server runs without AOF on purpose (persistence would cost the shared machine disk
+      // writes and prove nothing here): `warnings: { aof: false }` skips that check, so no warning
+      // and no day-long marker key (a leftover on a REDIS_URL server). onWarning drops the rest:
+      // tests provoke deprecation warnings on purpose (fuzz), and admin.test reads its own.
+      const opening = createScheduler({ ...(client ? { client } : { url: testUrl() }), warnings: { aof: false }, onWarning: () => {}, ...options, prefix });
       // A caller's client outlives the scheduler (close() leaves it open): it is ended after it,
       // and also when the scheduler never opened (a test that expects createScheduler to reject).
       if (client)
@@ -75,7 +75,6 @@ export function useRedis() {
               )
               .then(() => client.disconnect()),
         });
-      // The test server runs without AOF on purpose: onWarning keeps its start-up warning out of the output.
       const s = await opening;
       if (!client) opened.push(s);
       return Object.assign(s, { prefix });

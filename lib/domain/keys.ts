@@ -52,6 +52,9 @@ export const SUFFIXES = [
   'minutes',
   'cancels',
   'gpaused',
+  // A marker, not data: set for 24 hours by the process that gave the start-up warning about
+  // AOF (lib/redis/checks.ts), so the other processes on that server stay quiet for the day.
+  'warned',
   // Legacy keys, listed so that obliterate deletes them too. The layout before one field per task
   // (record and payload apart): read only by migrate.lua, which moves such a queue's tasks into
   // `tasks`. And 0.1's name for `redirects`: read only by rekey.lua, which moves its pointers there.

@@ -12,6 +12,7 @@ import { migrateLayout } from '../redis/layout';
 import { Scripts } from '../redis/scripts';
 import { ValidationError } from '../domain/errors';
 import { Keyring } from '../domain/crypto';
+import { queueKeys } from '../domain/keys';
 import { createHash128, type HashFunction } from '../domain/hashing';
 import { checkLogger, type Logger } from '../domain/log';
 import { parse, schedulerOptions } from '../domain/options';
@@ -65,6 +66,16 @@ export interface SchedulerOptions {
    */
   onWarning?: (message: string) => void;
   /**
+   * Which start-up warnings to give. `aof: false` turns off the one about AOF being off, for this
+   * scheduler (a service that has chosen snapshots only, a test, a demo). Default `{ aof: true }`:
+   * printed by docket (no onWarning), the AOF warning comes once a day per Redis server and default
+   * queue, from the first process to start; an onWarning of yours gets it at every start.
+   */
+  warnings?: {
+    /** false: no warning about AOF being off, and no marker key written. Default true. */
+    aof?: boolean;
+  };
+  /**
    * Replaces the identity hash (default: the built-in 128-bit xxhash). For tests only: a weak hash
    * forces collisions. When it throws, or returns anything but a non-empty string, the call that
    * hashed rejects with a {@link HashFunctionError} before any I/O.
@@ -114,7 +125,8 @@ export async function start<S>(options: SchedulerOptions, make: (ctx: Context, w
   const conn = await connect({ url, cluster, client, clientOptions });
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   try {
-    await checkServer(conn, `${parsed.prefix}:{${parsed.queue}}`, warn, parsed.commandTimeout);
+    const keys = queueKeys(parsed.prefix, parsed.queue);
+    await checkServer(conn, { firstKey: keys.tasks, marker: keys.warned, aof: parsed.warnings.aof, daily: !onWarning, timeoutMs: parsed.commandTimeout }, warn);
     const identity = hash ?? keyring?.hash() ?? (await createHash128());
     const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, identity, log, keyring);
     ctx.unblock = (await checkAccess(ctx, warn)).unblock;

@@ -116,6 +116,8 @@ export const schedulerOptions = z
     logMaxBytes: count(512 * 1024 * 1024).default(64 * 1024),
     /** Receives start-up warnings about Redis settings. */
     onWarning: fn<(message: string) => void>().optional(),
+    /** Which start-up warnings to give: `aof: false` drops the one about AOF being off (checks.ts). */
+    warnings: z.strictObject({ aof: z.boolean({ error: 'expected true or false' }).default(true) }, { error: 'expected an object such as { aof: false }' }).default({ aof: true }),
     /**
      * Replaces the identity hash (tests). Wrapped (hashing.ts): what it throws, or a return that is
      * no hash, becomes a HashFunctionError, so a put still rejects with a DocketError.

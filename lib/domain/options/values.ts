@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { spanToMs, instantToMs } from '../time';
 
 const unit = z.number().finite({ error: 'must be a finite number >= 0' }).nonnegative({ error: 'must be a finite number >= 0' }).optional();
-/** date-fns' Duration, with every unit it knows. */
+/** A Duration (domain/time.ts, the shape of date-fns' own), with every unit it knows. */
 const durationObject = z.strictObject({
   years: unit,
   months: unit,
@@ -32,7 +32,7 @@ const SPAN_HINT = 'expected milliseconds (a finite number >= 0) or a Duration su
 export const MAX_INSTANT_MS = Date.UTC(4999, 11, 31, 23, 59, 59, 999);
 export const MAX_SPAN_MS = 100 * 365.25 * 24 * 3600 * 1000;
 
-/** A relative span: ms or a date-fns Duration, turned into whole milliseconds. */
+/** A relative span: ms or a Duration, turned into whole milliseconds. */
 export const span = z
   .union([z.number().finite({ error: SPAN_HINT }).nonnegative({ error: SPAN_HINT }), durationObject], { error: SPAN_HINT })
   .transform((value) => spanToMs(value))

@@ -7,12 +7,19 @@
 
 /** A length of time by units, as date-fns spells it: `{ minutes: 5 }`, `{ days: 1, hours: 2 }`. */
 export interface Duration {
+  /** Years of 365.2425 days (the mean Gregorian year). */
   years?: number;
+  /** Months of a twelfth of a year (30.436875 days). */
   months?: number;
+  /** Weeks of 7 days. */
   weeks?: number;
+  /** Days of 24 hours. */
   days?: number;
+  /** Hours. */
   hours?: number;
+  /** Minutes. */
   minutes?: number;
+  /** Seconds; fractions count, down to the millisecond. */
   seconds?: number;
 }
 

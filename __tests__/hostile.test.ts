@@ -93,12 +93,12 @@ describe('values that explode when written out', () => {
   it('refuses one child shared at every level as too large, at once, instead of writing 2^40 leaves', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();
-    const started = performance.now();
+    // "At once": writing 2^40 leaves out would never end, so this test's own timeout (not a timed
+    // assertion, which a busy shared machine would break) is what fails without the early stop.
     const err = await refusedUnchanged(s, raw, () => s.put(shared(40)), 'data', PayloadTooLargeError);
     expect(err.message).toMatch(/^data: payload is more than \d+ bytes, over the limit of 524288 bytes$/);
     await refusedUnchanged(s, raw, () => s.every('bomb', 60_000, shared(40)), 'data', PayloadTooLargeError);
-    expect(performance.now() - started).toBeLessThan(2000);
-  });
+  }, 20_000);
 
   it('refuses such a result as too large, and records such a failure as bounded text', async () => {
     const s = await redis.scheduler();

@@ -3,6 +3,7 @@
  * raw client to look at keys directly, and a way to wait for a condition.
  */
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type RedisLike, type Scheduler, type SchedulerOptions } from '../../lib';
 import { queueKeys } from '../../lib/domain/keys';
@@ -34,21 +35,35 @@ export function uniquePrefix(tag = 't'): string {
 }
 
 /**
- * `DOCKET_TEST_CLIENT=5` or `6` (npm run test:clients): each scheduler a test opens without a
- * connection of its own choosing is given a connected client of that node-redis major instead of
- * a URL, as a service that passes its own client does, so the contract suite runs through it.
+ * `DOCKET_TEST_CLIENT=5`, `6` or `ioredis` (npm run test:clients): each scheduler a test opens
+ * without a connection of its own choosing is given a connected client of that node-redis major,
+ * or an ioredis 5 client, instead of a URL, as a service that passes its own client does, so the
+ * contract suite runs through it.
  */
 const CALLER_CLIENT = process.env.DOCKET_TEST_CLIENT;
 
-/** A connected node-redis 5 or 6 client (the redis-v5 and redis-v6 aliases of the dev dependencies). */
-export async function callerClient(major: string): Promise<RedisLike & { disconnect(): Promise<void> }> {
-  if (major !== '5' && major !== '6') throw new Error(`DOCKET_TEST_CLIENT=${major}: expected 5 or 6`);
+/** A caller's client, and how the caller ends it (node-redis's disconnect(), ioredis's quit()). */
+export interface CallerClient {
+  client: RedisLike;
+  end(): Promise<unknown>;
+}
+
+/** A connected node-redis 5 or 6 client (the redis-v5 and redis-v6 aliases of the dev dependencies), or an ioredis 5 client. */
+export async function callerClient(kind: string): Promise<CallerClient> {
+  if (kind === 'ioredis') {
+    const client = new Redis(testUrl());
+    client.on('error', () => {});
+    // Typed as ioredis types its client: that it is a RedisLike is checked here too.
+    const like: RedisLike = client;
+    return { client: like, end: () => client.quit() };
+  }
+  if (kind !== '5' && kind !== '6') throw new Error(`DOCKET_TEST_CLIENT=${kind}: expected 5, 6 or ioredis`);
   // Typed as each package types its client: that both are a RedisLike is checked here too.
   const client: RedisLike & { disconnect(): Promise<void> } =
-    major === '5' ? (await import('redis-v5')).createClient({ url: testUrl() }) : (await import('redis-v6')).createClient({ url: testUrl() });
+    kind === '5' ? (await import('redis-v5')).createClient({ url: testUrl() }) : (await import('redis-v6')).createClient({ url: testUrl() });
   client.on('error', () => {});
   await client.connect();
-  return client;
+  return { client, end: () => client.disconnect() };
 }
 
 /** Opens schedulers and raw clients for one test file and closes them all after it. */
@@ -61,11 +76,12 @@ export function useRedis() {
     async scheduler(options: SchedulerOptions = {}): Promise<Scheduler & { prefix: string }> {
       const prefix = options.prefix ?? uniquePrefix();
       const chosen = ['url', 'client', 'cluster', 'clientOptions'].some((key) => key in options);
-      const client = CALLER_CLIENT && !chosen ? await callerClient(CALLER_CLIENT) : undefined;
+      const caller = CALLER_CLIENT && !chosen ? await callerClient(CALLER_CLIENT) : undefined;
+      const client = caller?.client;
       const opening = createScheduler({ ...(client ? { client } : { url: testUrl() }), onWarning: () => {}, ...options, prefix });
       // A caller's client outlives the scheduler (close() leaves it open): it is ended after it,
       // and also when the scheduler never opened (a test that expects createScheduler to reject).
-      if (client)
+      if (caller)
         opened.push({
           close: () =>
             opening
@@ -73,7 +89,7 @@ export function useRedis() {
                 (s) => s.close(),
                 () => {},
               )
-              .then(() => client.disconnect()),
+              .then(() => caller.end()),
         });
       // The test server runs without AOF on purpose: onWarning keeps its start-up warning out of the output.
       const s = await opening;

@@ -7,7 +7,8 @@
  * package without the module packages it bundles: docket uses none of them). It is required only
  * when docket opens a client, so a service that passes its own client never loads it. A caller's
  * client may be of node-redis 4, 5 or 6 (docs/api.md#redis-clients): docket needs only the few
- * methods of RedisClientLike, which those three share.
+ * methods of RedisClientLike, which those three share. An ioredis client or cluster is sent
+ * through by way of the adapter in ioredis.ts.
  */
 import type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../domain/client';
 import { ClusterLink, type Cluster } from './cluster';

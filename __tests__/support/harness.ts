@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { Redis as Redis6 } from 'ioredis6';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type RedisLike, type Scheduler, type SchedulerOptions } from '../../lib';
 import { queueKeys } from '../../lib/domain/keys';
@@ -35,10 +36,10 @@ export function uniquePrefix(tag = 't'): string {
 }
 
 /**
- * `DOCKET_TEST_CLIENT=5`, `6` or `ioredis` (npm run test:clients): each scheduler a test opens
- * without a connection of its own choosing is given a connected client of that node-redis major,
- * or an ioredis 5 client, instead of a URL, as a service that passes its own client does, so the
- * contract suite runs through it.
+ * `DOCKET_TEST_CLIENT=5`, `6` or `ioredis` (npm run test:clients; `ioredis6` by hand): each
+ * scheduler a test opens without a connection of its own choosing is given a connected client of
+ * that node-redis major, or an ioredis 5 (or 6) client, instead of a URL, as a service that
+ * passes its own client does, so the contract suite runs through it.
  */
 const CALLER_CLIENT = process.env.DOCKET_TEST_CLIENT;
 
@@ -48,16 +49,16 @@ export interface CallerClient {
   end(): Promise<unknown>;
 }
 
-/** A connected node-redis 5 or 6 client (the redis-v5 and redis-v6 aliases of the dev dependencies), or an ioredis 5 client. */
+/** A connected node-redis 5 or 6 client (the redis-v5 and redis-v6 aliases of the dev dependencies), or an ioredis 5 or 6 client (ioredis6 is an alias too). */
 export async function callerClient(kind: string): Promise<CallerClient> {
-  if (kind === 'ioredis') {
-    const client = new Redis(testUrl());
+  if (kind === 'ioredis' || kind === 'ioredis6') {
+    const client = kind === 'ioredis' ? new Redis(testUrl()) : new Redis6(testUrl());
     client.on('error', () => {});
     // Typed as ioredis types its client: that it is a RedisLike is checked here too.
     const like: RedisLike = client;
     return { client: like, end: () => client.quit() };
   }
-  if (kind !== '5' && kind !== '6') throw new Error(`DOCKET_TEST_CLIENT=${kind}: expected 5, 6 or ioredis`);
+  if (kind !== '5' && kind !== '6') throw new Error(`DOCKET_TEST_CLIENT=${kind}: expected 5, 6, ioredis or ioredis6`);
   // Typed as each package types its client: that both are a RedisLike is checked here too.
   const client: RedisLike & { disconnect(): Promise<void> } =
     kind === '5' ? (await import('redis-v5')).createClient({ url: testUrl() }) : (await import('redis-v6')).createClient({ url: testUrl() });

@@ -5,8 +5,8 @@ import type { Config } from 'jest';
 // their own scripts and budgets, and `npm test` runs none of them.
 const suite = process.env.DOCKET_SUITE;
 const slow = suite === 'faults' || suite === 'cluster' || suite === 'browser';
-// `npm run test:clients` runs the contract suite through a caller's node-redis 5 and 6 client
-// (DOCKET_TEST_CLIENT, see __tests__/support/harness.ts): these files, each run once per major.
+// `npm run test:clients` runs the contract suite through a caller's node-redis 5 and 6 client and an ioredis client
+// (DOCKET_TEST_CLIENT, see __tests__/support/harness.ts): these files, each run once per client.
 const CONTRACT = [
   'put',
   'lease',

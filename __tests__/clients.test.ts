@@ -10,35 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { createClient as createClient5, createCluster as createCluster5 } from 'redis-v5';
 import { createClient as createClient6, RESP_TYPES } from 'redis-v6';
-import { createScheduler, ValidationError, type Scheduler } from '../lib';
+import { createScheduler, ValidationError } from '../lib';
 import { queueKeys } from '../lib/domain/keys';
 import { testUrl, uniquePrefix, useRedis } from './support/harness';
+import { connectionsNamed, roundTrip } from './support/round-trip';
 
 const redis = useRedis();
-
-/** Puts a task, claims it with a worker of its own and acks it: the whole path through one scheduler. */
-async function roundTrip(s: Scheduler): Promise<void> {
-  const { hash } = await s.put({ n: randomBytes(4).toString('hex') }, { keepResult: { minutes: 1 } });
-  let seen: (hash: string) => void = () => {};
-  const claimed = new Promise<string>((resolve) => (seen = resolve));
-  const worker = s.work(async (task) => {
-    seen(task.hash);
-    return { ok: true };
-  });
-  try {
-    expect(await claimed).toBe(hash);
-    expect(await s.result(hash, { wait: 5000 })).toMatchObject({ state: 'done', result: { ok: true } });
-  } finally {
-    await worker.close();
-  }
-}
-
-/** How many connections the server has under `name` (CLIENT SETNAME, which a duplicate inherits). */
-async function connectionsNamed(name: string): Promise<number> {
-  const raw = await redis.raw();
-  const list = String(await raw.sendCommand(['CLIENT', 'LIST']));
-  return list.split('\n').filter((line) => line.includes(` name=${name} `)).length;
-}
 
 describe("a caller's client", () => {
   it.each([
@@ -70,9 +47,9 @@ describe("a caller's client", () => {
       const s = await createScheduler({ client, prefix: uniquePrefix('clients'), warnings: { aof: false } });
       await roundTrip(s);
       // The caller's connection and docket's duplicate at least (a worker adds blocking ones).
-      expect(await connectionsNamed(name)).toBeGreaterThanOrEqual(2);
+      expect(await connectionsNamed(await redis.raw(), name)).toBeGreaterThanOrEqual(2);
       await s.close();
-      expect(await connectionsNamed(name)).toBe(1);
+      expect(await connectionsNamed(await redis.raw(), name)).toBe(1);
       // Still RESP3: a hash comes back as an object, not a flat array.
       await client.sendCommand(['HSET', `${name}:h`, 'a', '1']);
       expect(await client.sendCommand(['HGETALL', `${name}:h`])).toEqual({ a: '1' });

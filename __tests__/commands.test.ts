@@ -112,7 +112,7 @@ describe('sorted set commands', () => {
     await client.sendCommand(['ZADD', key, '1.5', 'a', 'inf', 'b']);
     const resp3 = await callerClient('6');
     try {
-      const reply = await dedicated(resp3 as Standalone)(zrangeWithScores.encode(key, 0, -1));
+      const reply = await dedicated(resp3.client as Standalone)(zrangeWithScores.encode(key, 0, -1));
       expect(reply).toEqual([
         ['a', 1.5],
         ['b', Infinity],
@@ -122,7 +122,7 @@ describe('sorted set commands', () => {
         ['b', Infinity],
       ]);
     } finally {
-      await resp3.disconnect();
+      await resp3.end();
     }
   });
 });

@@ -3,6 +3,8 @@
  * raw client to look at keys directly, and a way to wait for a condition.
  */
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Redis as Redis6 } from 'ioredis6';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, type RedisLike, type Scheduler, type SchedulerOptions } from '../../lib';
 import { queueKeys } from '../../lib/domain/keys';
@@ -30,21 +32,35 @@ export function ownPrefix(prefix: string): string {
 }
 
 /**
- * `DOCKET_TEST_CLIENT=5` or `6` (npm run test:clients): each scheduler a test opens without a
- * connection of its own choosing is given a connected client of that node-redis major instead of
- * a URL, as a service that passes its own client does, so the contract suite runs through it.
+ * `DOCKET_TEST_CLIENT=5`, `6` or `ioredis` (npm run test:clients; `ioredis6` by hand): each
+ * scheduler a test opens without a connection of its own choosing is given a connected client of
+ * that node-redis major, or an ioredis 5 (or 6) client, instead of a URL, as a service that
+ * passes its own client does, so the contract suite runs through it.
  */
 const CALLER_CLIENT = process.env.DOCKET_TEST_CLIENT;
 
-/** A connected node-redis 5 or 6 client (the redis-v5 and redis-v6 aliases of the dev dependencies). */
-export async function callerClient(major: string): Promise<RedisLike & { disconnect(): Promise<void> }> {
-  if (major !== '5' && major !== '6') throw new Error(`DOCKET_TEST_CLIENT=${major}: expected 5 or 6`);
+/** A caller's client, and how the caller ends it (node-redis's disconnect(), ioredis's quit()). */
+export interface CallerClient {
+  client: RedisLike;
+  end(): Promise<unknown>;
+}
+
+/** A connected node-redis 5 or 6 client (the redis-v5 and redis-v6 aliases of the dev dependencies), or an ioredis 5 or 6 client (ioredis6 is an alias too). */
+export async function callerClient(kind: string): Promise<CallerClient> {
+  if (kind === 'ioredis' || kind === 'ioredis6') {
+    const client = kind === 'ioredis' ? new Redis(testUrl()) : new Redis6(testUrl());
+    client.on('error', () => {});
+    // Typed as ioredis types its client: that it is a RedisLike is checked here too.
+    const like: RedisLike = client;
+    return { client: like, end: () => client.quit() };
+  }
+  if (kind !== '5' && kind !== '6') throw new Error(`DOCKET_TEST_CLIENT=${kind}: expected 5, 6, ioredis or ioredis6`);
   // Typed as each package types its client: that both are a RedisLike is checked here too.
   const client: RedisLike & { disconnect(): Promise<void> } =
-    major === '5' ? (await import('redis-v5')).createClient({ url: testUrl() }) : (await import('redis-v6')).createClient({ url: testUrl() });
+    kind === '5' ? (await import('redis-v5')).createClient({ url: testUrl() }) : (await import('redis-v6')).createClient({ url: testUrl() });
   client.on('error', () => {});
   await client.connect();
-  return client;
+  return { client, end: () => client.disconnect() };
 }
 
 /** Opens schedulers and raw clients for one test file and closes them all after it. */
@@ -57,7 +73,8 @@ export function useRedis() {
     async scheduler(options: SchedulerOptions = {}): Promise<Scheduler & { prefix: string }> {
       const prefix = ownPrefix(options.prefix ?? uniquePrefix());
       const chosen = ['url', 'client', 'cluster', 'clientOptions'].some((key) => key in options);
-      const client = CALLER_CLIENT && !chosen ? await callerClient(CALLER_CLIENT) : undefined;
+      const caller = CALLER_CLIENT && !chosen ? await callerClient(CALLER_CLIENT) : undefined;
+      const client = caller?.client;
       // The test server runs without AOF on purpose (persistence would cost the shared machine disk
       // writes and prove nothing here): `warnings: { aof: false }` skips that check, so no warning
       // and no day-long marker key (a leftover on a REDIS_URL server). onWarning drops the rest:
@@ -65,7 +82,7 @@ export function useRedis() {
       const opening = createScheduler({ ...(client ? { client } : { url: testUrl() }), warnings: { aof: false }, onWarning: () => {}, ...options, prefix });
       // A caller's client outlives the scheduler (close() leaves it open): it is ended after it,
       // and also when the scheduler never opened (a test that expects createScheduler to reject).
-      if (client)
+      if (caller)
         opened.push({
           close: () =>
             opening
@@ -73,7 +90,7 @@ export function useRedis() {
                 (s) => s.close(),
                 () => {},
               )
-              .then(() => client.disconnect()),
+              .then(() => caller.end()),
         });
       const s = await opening;
       if (!client) opened.push(s);

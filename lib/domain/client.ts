@@ -24,8 +24,37 @@ export interface RedisClientLike {
   /** Whether the connection is open. */
   readonly isOpen: boolean;
 }
-/** A node-redis 4, 5 or 6 client, or a node-redis 4 cluster, with any modules, functions and scripts of its own. */
-export type RedisLike = RedisClientLike | Cluster;
+/**
+ * What docket needs of an ioredis 5 or 6 client, standalone `Redis` or `Cluster`, so that either
+ * type-checks as the `client` option without docket depending on ioredis. docket duplicates it
+ * and sends through the duplicate (lib/redis/ioredis.ts says why).
+ */
+export interface IoRedisLike {
+  readonly isCluster: boolean;
+  readonly status: string;
+  call(command: string, args: string[]): Promise<unknown>;
+  connect(): Promise<void>;
+  disconnect(): void;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  once(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+/** An ioredis `Redis` (isCluster false). */
+export interface IoRedisStandalone extends IoRedisLike {
+  readonly options: { host?: string; port?: number };
+  duplicate(override?: object): IoRedisStandalone;
+}
+/** An ioredis `Cluster` (isCluster true): its slot map (`host:port` of master and replicas per slot) and node connections. */
+export interface IoRedisCluster extends IoRedisLike {
+  readonly options: { redisOptions?: object };
+  readonly slots: string[][];
+  nodes(role?: 'master'): IoRedisStandalone[];
+  duplicate(startupNodes?: unknown[], override?: object): IoRedisCluster;
+}
+/**
+ * A node-redis 4, 5 or 6 client, a node-redis 4 cluster (with any modules, functions and scripts of
+ * its own), or an ioredis 5 or 6 client or cluster.
+ */
+export type RedisLike = RedisClientLike | Cluster | IoRedisLike;
 /** A standalone client docket sends through: its own, a caller's, or a duplicate of either. */
 export type Standalone = RedisClientLike;
 export type Cluster = RedisClusterType<RedisModules, RedisFunctions, RedisScripts>;

@@ -9,12 +9,26 @@
  * sends through it from then on. Until the cluster has promoted a replica, the fresh client still
  * sees the dead master, the next call times out again, and the next refresh tries again.
  */
-import type { RedisClientType, RedisClusterType, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';
+import type { Standalone } from '../domain/client';
 import { withDeadline } from './deadline';
 import { ConnectionError, IndeterminateError } from '../domain/errors';
 
-type Cluster = RedisClusterType<RedisModules, RedisFunctions, RedisScripts>;
-type Standalone = RedisClientType<RedisModules, RedisFunctions, RedisScripts>;
+/**
+ * What ClusterLink uses of a cluster client: a node-redis 4 cluster has it, and so has the
+ * adapter around an ioredis Cluster (ioredis.ts), whose own client follows slot moves and
+ * failovers itself; a refresh then merely opens a fresh one.
+ */
+export interface Cluster {
+  sendCommand(firstKey: string, isReadonly: boolean, args: string[]): Promise<unknown>;
+  /** The master that owns a slot, in the client's own terms: what nodeClient takes. */
+  getSlotMaster(slot: number): unknown;
+  nodeClient(master: unknown): Standalone | Promise<Standalone>;
+  duplicate(): Cluster;
+  connect(): Promise<unknown>;
+  disconnect(): Promise<void>;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  readonly isOpen: boolean;
+}
 
 /** A cluster client; `connected` is called once it has connected, `retire` once it is dropped. */
 export interface Opened {
@@ -53,7 +67,7 @@ export class ClusterLink {
   /** The client of the master that owns `key`'s slot, on the current map. */
   async nodeFor(key: string): Promise<Standalone> {
     const cluster = this.current.client;
-    return (await cluster.nodeClient(cluster.getSlotMaster(this.slotOf(key)))) as Standalone;
+    return await cluster.nodeClient(cluster.getSlotMaster(this.slotOf(key)));
   }
 
   /** Called with each failed call's error: a lost or silent node makes the slot map suspect. */

@@ -7,15 +7,18 @@
  * package without the module packages it bundles: docket uses none of them). It is required only
  * when docket opens a client, so a service that passes its own client never loads it. A caller's
  * client may be of node-redis 4, 5 or 6 (docs/api.md#redis-clients): docket needs only the few
- * methods of RedisClientLike, which those three share.
+ * methods of RedisClientLike, which those three share. An ioredis client or cluster is sent
+ * through by way of the adapter in ioredis.ts.
  */
-import type { ClientOptions, Cluster, RedisClientLike, RedisLike, Standalone } from '../domain/client';
-import { ClusterLink } from './cluster';
+import type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../domain/client';
+import { ClusterLink, type Cluster } from './cluster';
+import { duplicateIoRedis, isIoRedis } from './ioredis';
+import { slotOf } from './slots';
 import { withDeadline } from './deadline';
 import { ConnectionError, fromRedisError, ValidationError } from '../domain/errors';
 import { redact } from '../domain/redis-url';
 
-export { redact };
+export { redact, slotOf };
 
 const CONNECT_TIMEOUT_MS = 5000;
 const RECONNECT_MAX_MS = 2000;
@@ -49,7 +52,10 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-function isCluster(client: RedisLike): client is Cluster {
+/** A client docket sends through: node-redis's, or the adapter around a caller's ioredis client. */
+type Sendable = Standalone | Cluster;
+
+function isCluster(client: Sendable): client is Cluster {
   return typeof (client as Cluster).getSlotMaster === 'function';
 }
 
@@ -83,7 +89,7 @@ export async function connect(target: Target): Promise<Connection> {
   const openOwnCluster = (urls: string[], s: ReturnType<typeof socket>) => openCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { ...clientOptions, socket: s.options } });
   const adopted = target.client ? await adopt(target.client) : null;
   const own = adopted === null || adopted.own;
-  const c: RedisLike =
+  const c: Sendable =
     adopted?.client ?? (roots ? openOwnCluster(roots, first) : openClient({ ...clientOptions, url, socket: first.options }, clientOptions ? 'options.clientOptions' : 'options.url'));
   if (adopted === null) {
     // Without a listener an 'error' event would crash the process; the client reconnects itself.
@@ -102,7 +108,7 @@ export async function connect(target: Target): Promise<Connection> {
   const link = isCluster(c)
     ? new ClusterLink({ client: c, connected: () => {}, retire: first.retire }, own, connectMs, slotOf, () => {
         // A cluster docket opened is opened again from its root nodes; a caller's is duplicated.
-        if (!roots || !own) return { client: c.duplicate() as Cluster, connected: () => {}, retire: () => {} };
+        if (!roots || !own) return { client: c.duplicate(), connected: () => {}, retire: () => {} };
         const s = socket();
         return { client: openOwnCluster(roots, s), connected: s.connected, retire: s.retire };
       })
@@ -155,26 +161,36 @@ export async function connect(target: Target): Promise<Connection> {
  * HGETALL, XREAD and CONFIG GET with maps, and script replies with RESP3 types; one with a type
  * mapping answers with Buffers or Maps. Rather than read every form everywhere, docket then sends
  * through a duplicate of it on plain RESP2, a connection of its own that close() ends (the
- * caller's client is left as it is). A node-redis 5 or 6 cluster is
- * refused: its routing is not what ClusterLink was tested against.
+ * caller's client is left as it is). An ioredis client or cluster is always duplicated so
+ * (ioredis.ts says why). A node-redis 5 or 6 cluster is refused: its routing is not what
+ * ClusterLink was tested against.
  */
-async function adopt(client: RedisLike): Promise<{ client: RedisLike; own: boolean }> {
+async function adopt(client: RedisLike): Promise<{ client: Sendable; own: boolean }> {
+  if (isIoRedis(client)) return { client: await opened(duplicateIoRedis(client)), own: true };
+  const nodeRedisClient = client as RedisClientLike | Cluster;
   const modern = typeof (client as { destroy?: unknown }).destroy === 'function';
-  if (isCluster(client)) {
-    if (!modern) return { client, own: false };
+  if (isCluster(nodeRedisClient)) {
+    if (!modern) return { client: nodeRedisClient, own: false };
     throw new ValidationError('options.client', 'is a node-redis 5 or 6 cluster client: give cluster: [urls] (docket opens its own) or a node-redis 4 cluster client');
   }
-  if (!modern || (await answersPlainly(client))) return { client, own: false };
+  if (typeof nodeRedisClient.duplicate !== 'function' || typeof nodeRedisClient.on !== 'function') {
+    throw new ValidationError('options.client', 'is not a client docket can use: expected a node-redis 4, 5 or 6 client, a node-redis 4 cluster, or an ioredis 5 or 6 Redis or Cluster');
+  }
+  if (!modern || (await answersPlainly(nodeRedisClient))) return { client: nodeRedisClient, own: false };
   // What only RESP3 allows goes too: node-redis 6 refuses maintenance notices or a client-side cache on RESP2.
   // A mapping set with withTypeMapping() lives in the command options a duplicate inherits: they go.
   const plain = { RESP: 2, typeMapping: {}, commandOptions: undefined, maintNotifications: 'disabled', clientSideCache: undefined, emitInvalidate: false };
-  const dup = (client.duplicate as (overrides: typeof plain) => RedisClientLike).call(client, plain);
+  return { client: await opened((nodeRedisClient.duplicate as (overrides: typeof plain) => RedisClientLike).call(nodeRedisClient, plain)), own: true };
+}
+
+/** A connection docket opened from a caller's client, connected (or ended, and a ConnectionError thrown). */
+async function opened<C extends Sendable>(dup: C): Promise<C> {
   dup.on('error', () => {});
   await withDeadline<unknown>(dup.connect(), CONNECT_TIMEOUT_MS, 'connect').catch(async (err: unknown) => {
     await dup.disconnect().catch(() => {});
     throw new ConnectionError(err);
   });
-  return { client: dup, own: true };
+  return dup;
 }
 
 /**
@@ -207,7 +223,7 @@ function nodeRedis(): typeof import('@redis/client') {
  * and node-redis throws an uncaught TypeError that takes the process down. Nothing docket sends
  * needs QUIT: close() has already waited for the calls in flight.
  */
-async function shut(client: RedisLike): Promise<void> {
+async function shut(client: Sendable): Promise<void> {
   await client.disconnect().catch(() => {});
 }
 
@@ -231,19 +247,4 @@ function openClient(options: ClientOptions, field: string): Standalone {
   } catch {
     throw new ValidationError(field, field === 'options.url' ? 'node-redis cannot read this URL' : 'node-redis cannot read these client options');
   }
-}
-
-/** CRC16 (XMODEM) hash slot of a key, honouring a `{tag}`, as Redis Cluster computes it. */
-export function slotOf(key: string): number {
-  const open = key.indexOf('{');
-  if (open >= 0) {
-    const close = key.indexOf('}', open + 1);
-    if (close > open + 1) key = key.slice(open + 1, close);
-  }
-  let crc = 0;
-  for (const byte of Buffer.from(key)) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc % 16384;
 }

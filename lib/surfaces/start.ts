@@ -24,8 +24,9 @@ export interface SchedulerOptions {
   /** Redis URL. Default `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`. */
   url?: string;
   /**
-   * Your own client, already connected; close() leaves it open. A node-redis 4, 5 or 6 client, or
-   * a node-redis 4 cluster (docs/api.md#redis-clients). Not together with url, clientOptions or cluster.
+   * Your own client, already connected; close() leaves it open. A node-redis 4, 5 or 6 client, a
+   * node-redis 4 cluster, or an ioredis 5 or 6 Redis or Cluster, which docket sends through a
+   * duplicate of (docs/api.md#redis-clients). Not together with url, clientOptions or cluster.
    */
   client?: RedisLike;
   /**

@@ -13,7 +13,7 @@ import { prefixName, queueName } from './names';
 import { count, fn, positiveSpan, timerSpan } from './values';
 
 const clientLike = z.custom<RedisLike>((v) => typeof v === 'object' && v !== null && typeof (v as { sendCommand?: unknown }).sendCommand === 'function', {
-  error: 'expected a node-redis client (4, 5 or 6) or a node-redis 4 cluster',
+  error: 'expected a node-redis client (4, 5 or 6), a node-redis 4 cluster, or an ioredis 5 or 6 Redis or Cluster',
 });
 
 /** Checked here, not by node-redis, whose errors quote the URL with its password (redis-url.ts). */

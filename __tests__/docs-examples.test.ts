@@ -25,7 +25,7 @@
  *   benchmarks install, and never run.
  *
  * The guide (docs/guide/) teaches by these examples, so each of its pages has at least one that is
- * checked, and every relative link of it, README.md and api.md (file and #anchor) resolves
+ * checked, and every relative link of it, README.md and docs/*.md (file and #anchor) resolves
  * (support/doc-links.ts).
  */
 import { execFile } from 'node:child_process';
@@ -88,7 +88,7 @@ describe('documentation examples', () => {
     expect(migration.filter((s) => s.flags.has('bullmq')).length).toBeGreaterThan(0);
   });
 
-  it('resolves every relative link of the guide, README.md and api.md, file and #anchor', () => {
+  it('resolves every relative link of the guide, README.md and docs/*.md, file and #anchor', () => {
     const canary = [
       '[api](../api.md#putoptions)',
       '[gone](../nowhere.md)',
@@ -103,8 +103,13 @@ describe('documentation examples', () => {
       'docs/guide/canary.md:3: ../api.md#no-such-heading: no heading with the anchor #no-such-heading',
       'docs/guide/canary.md:5: #elsewhere: no heading with the anchor #elsewhere',
     ]);
-    // The guide sends its readers to README.md and api.md's sections; both send them back.
-    const pages = [...GUIDE, 'README.md', 'docs/api.md'];
+    // The guide sends its readers to README.md and api.md's sections; they and the other pages of
+    // docs/ send them back and to each other.
+    const docs = readdirSync(path.join(ROOT, 'docs'))
+      .filter((file) => file.endsWith('.md'))
+      .map((file) => `docs/${file}`);
+    const pages = [...GUIDE, 'README.md', ...docs];
+    expect(docs).toEqual(expect.arrayContaining(['docs/api.md', 'docs/operations.md', 'docs/design.md', 'docs/guarantees.md']));
     expect(pages.flatMap((page) => brokenLinks(ROOT, page, readFileSync(path.join(ROOT, page), 'utf8')))).toEqual([]);
   });
 

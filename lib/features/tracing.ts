@@ -63,7 +63,7 @@ export interface FailMessage {
   /** What the attempt failed with: the `error` given to fail. */
   failure: unknown;
   /** Set at `asyncEnd`: what {@link Scheduler.fail} resolved to. */
-  result?: 'retry' | 'dead' | 'lost';
+  result?: 'retry' | 'dead' | 'merged' | 'lost';
   /** Set at `asyncEnd` when the call rejected: what it rejected with. */
   error?: unknown;
 }

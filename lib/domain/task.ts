@@ -158,24 +158,37 @@ export interface DoneRun {
 }
 
 /**
- * What a put did: `added` a new task; `duplicate`, an identical live task was there (a result, not
- * an error); `revived`, an identical task was dead, and this put sent it back to be run, its
- * attempts reset; `replaced`, an identical task was still pending and this put replaced its
- * options (onDuplicate 'replace' or 'debounce').
+ * What a put did: `added`, a new task; `duplicate`, a live task with the same identity was there, or
+ * one was put within its `dedupWindow` (a result, not an error; nothing changed); `revived`, a dead
+ * task with the same identity was stored afresh with this put's options, its attempts reset and its
+ * last error cleared; `replaced`, a pending task with the same identity took this put's options
+ * (onDuplicate `'replace'` or `'debounce'`).
  */
 export type PutStatus = 'added' | 'duplicate' | 'replaced' | 'revived';
 
 /** What {@link Scheduler.put} resolves to, one per item for putMany(). */
 export interface PutResult {
-  /** The task's hash, the same for every put of the same data (or key) while the task lives. */
+  /**
+   * The task's id, the same for every put of the same data (or key) while the task lives: pass it to
+   * get(), cancel() and reschedule(). Treat it as an opaque string: normally 32 hex characters, with
+   * a `-1`, `-2`, ... suffix in the rare case of a hash collision.
+   */
   hash: string;
-  /** false when an identical task was already there: a duplicate is a result, not an error. */
+  /**
+   * true when this call stored the task (new, or a dead task revived); false when a live task with
+   * the same identity was already there (`duplicate` or `replaced`), or a `dedupWindow` held the
+   * identity: a duplicate is a result, not an error.
+   */
   added: boolean;
   /** What this put did; `added` is true for `added` and `revived`. */
   status: PutStatus;
   /** The queue the task is in. */
   queue: string;
-  /** Run-at on the Redis clock (epoch ms); for a duplicate, the existing task's. */
+  /**
+   * Run-at in epoch ms on the Redis clock. For a duplicate, the existing task's run-at (or, for a
+   * duplicate within a `dedupWindow` whose task is gone, when the window ends); for a replaced task,
+   * its new run-at.
+   */
   runAt: number;
 }
 

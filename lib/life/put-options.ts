@@ -12,81 +12,127 @@ export type { TaskCaps, TaskKeep } from '../domain/kept';
 
 /** Options of {@link Scheduler.put}: where, when and how a task runs, and how it is de-duplicated. */
 export interface PutOptions {
-  /** Queue to put into. Default: the scheduler's `queue`. */
+  /** Queue to put the task into. De-duplication is per queue. Default: the scheduler's `queue`. */
   queue?: string;
   /**
-   * Ahead of normal tasks: a level from 1 (lowest) to 9 (highest), FIFO within a level; `true` is
-   * level 9, `false` or 0 a normal task. Default normal.
+   * Ahead of normal tasks: a level from 1 (lowest) to 9 (highest). The task is claimed before every
+   * task of a lower level and every normal task, first in, first out within its level. `true` is
+   * level 9, `false` or 0 a normal task; anything else (10, 'high') is a {@link ValidationError}.
+   * See docs/api.md#priority-and-order. Default: false (a normal task).
    */
   priority?: boolean | number;
   /**
-   * A fair-scheduling group, such as a customer id: claims take from the groups of a queue in
-   * turn, so one group's backlog cannot hold up another's tasks. Default none.
+   * A fair-scheduling group, such as a customer id: 1 to 128 characters, no `|`, white space or
+   * control characters. Claims take from a queue's groups in turn, one task per group per round, so
+   * one group's backlog cannot hold up another's tasks. See docs/api.md#fair-groups. Default: none.
    */
   group?: string;
-  /** Run this long after the Redis server's now: ms or a Duration ({ minutes: 5 }). Default 0. */
+  /**
+   * Run this long after the Redis server's now, so the caller's clock does not matter: a
+   * {@link Span} (`5000`, `{ minutes: 5 }`). Not together with `at` (a {@link ValidationError} with
+   * `field: 'options.at'`). Default: 0, ready at once.
+   */
   delay?: Span;
-  /** Absolute run-at (a Date or epoch ms). Not together with `delay`. */
+  /**
+   * Absolute run-at: a Date or epoch milliseconds (>= 0, no later than the end of the year 4999: see
+   * docs/api.md#limits-of-input), on your clock. A time in the past makes the task ready at once,
+   * with that time as its run-at. Not together with `delay` (a {@link ValidationError} with
+   * `field: 'options.at'`). Default: none.
+   */
   at?: Date | number;
-  /** Drop the task if it is still unclaimed this long after it became due. Default: never. */
+  /**
+   * Drop the task if it is still unclaimed this long after its run-at: a {@link Span} longer than
+   * 0 ms. See docs/api.md#expiry. Default: none, never dropped.
+   */
   expire?: Span;
-  /** De-duplicate on this key instead of on the payload. */
+  /**
+   * De-duplicate on this string instead of on the data: 1 to 1024 characters, well-formed Unicode
+   * (no lone surrogate). Two puts with the same key are the same task even when their data differ.
+   * See docs/api.md#de-duplication. Default: none.
+   */
   key?: string;
-  /** Deliveries before the task goes dead. Default 5. */
+  /** Deliveries before the task goes dead: a whole number, 1 to 1000. Default: 5. */
   maxAttempts?: number;
   /**
-   * Keep the task's outcome this long once it finishes (done with its result, dead with its last
-   * error, expired or cancelled), for `result()` to read; at most 30 days. Default: the worker's
+   * Keep the task's outcome this long once it finishes (done with its handler's result, dead with
+   * its last error, expired or cancelled), for {@link Scheduler.result} to read: a {@link Span}
+   * longer than 0 ms, at most 30 days. Without it, a done task is still read from the queue's history
+   * (docs/api.md#history-keep-listdone-runagain) while that keeps it. Default: the worker's
    * `keepResult`, else nothing is kept.
    */
   keepResult?: Span;
   /**
-   * What the queue keeps once this task finishes, instead of the queue's caps (keep()): `{ done:
-   * false }` keeps it out of the done history, `{ done: { count: 100, age: { hours: 1 } } }` trims
-   * the history to those caps at its finish. Stored with the task only when given. Default: the
-   * queue's.
+   * What the queue keeps once THIS task finishes, instead of the queue's caps ({@link Scheduler.keep}),
+   * like BullMQ's `removeOnComplete` and `removeOnFail`: `{ done?, dead? }`, each `false` or
+   * `{ count?, age? }`.
+   *
+   * - `done: false` keeps it out of the history (docs/api.md#history-keep-listdone-runagain).
+   *   `done: { count?, age? }` keeps it, even when the queue's history is off, and the trim of its
+   *   finish uses these caps instead of the queue's (a cap left out is the queue's; a count left out
+   *   on a queue whose history is off is the default 1,000).
+   * - `dead: false` keeps it not at all once it goes dead (out of attempts, an unrecoverable error, a
+   *   lapsed last lease): its records go at once, its kept outcome (`keepResult`) and its dependents'
+   *   steps as for any death. `dead: { count?, age? }` trims the dead set by these caps when it dies
+   *   (at most 3 entries that call; claims trim the rest by the queue's caps).
+   *
+   * Stored with the task only when given (a put without it costs nothing more); `get()` shows it,
+   * `runAgain()` repeats it. A bad cap is a {@link ValidationError} naming it
+   * (`options.keep.done.count`). Default: the queue's caps.
    */
   keep?: TaskKeep;
   /**
-   * How long the identity is taken: 'until-done' (default) while the task lives; 'until-start'
-   * until a worker leases it, so a put of the same data while it runs adds a new task.
+   * How long the identity is taken: `'until-done'` while the task lives; `'until-start'` until a
+   * worker leases it, so a put of the same data while it runs adds a new task, and puts while that
+   * one waits are its duplicates: at most one waiting ("refresh this cache, at most once more"). See
+   * docs/api.md#de-dup-modes. Default: `'until-done'`.
    */
   unique?: 'until-done' | 'until-start';
   /**
-   * Keep the identity taken this long after this put, whatever becomes of the task (done,
-   * cancelled, expired, dead): a put within it is a duplicate. At most 30 days. Default none.
+   * Keep the identity taken this long after this put, even after the task is done, cancelled,
+   * expired or dead (SQS's de-dup window; BullMQ's throttle): a {@link Span} longer than 0 ms, at
+   * most 30 days. A put within the window is a duplicate of the original hash whatever became of it:
+   * it neither adds nor revives, and its `runAt` is when the window ends, when the same put adds
+   * again. Duplicate puts do not extend the window. See docs/api.md#de-dup-modes. Default: none.
    */
   dedupWindow?: Span;
   /**
-   * What a duplicate put of a still-pending task does: 'keep' (default) changes nothing;
-   * 'replace' gives it this put's options (and data, for a `key` identity), moving its run-at
-   * only when this put gives delay or at; 'debounce' as replace, and its run-at moves to this
-   * put's now + delay.
+   * What a duplicate put of a task that is still pending (delayed or ready) does: `'keep'` changes
+   * nothing. `'replace'`: the task takes this put's options (priority, group, expire, maxAttempts,
+   * unique; keepResult, timeout and keep when given) and, for a `key` identity, its data; its run-at
+   * moves only when this put gives `delay` or `at`. `'debounce'`: as replace, and its run-at always
+   * moves to this put's now + `delay` (or its `at`), so the task runs once puts have stopped for
+   * `delay` ("save after the user stops typing"). The put's status is then `'replaced'`. A duplicate
+   * of an active task is never replaced: it stays a duplicate (or, with `'until-start'`, adds the next
+   * task). See docs/api.md#de-dup-modes. Default: `'keep'`.
    */
   onDuplicate?: 'keep' | 'replace' | 'debounce';
   /**
-   * How long one attempt may run: then work() aborts the handler's signal with a RunTimeoutError
-   * and fails the attempt (retried, or dead, like any failure). Wins over work()'s `timeout`. At
-   * most about 24 days. Default: the worker's, else none.
+   * How long one attempt may run: then work() aborts the handler's signal with a
+   * {@link RunTimeoutError} and fails the attempt (retried, or dead, like any failure). A
+   * {@link Span} longer than 0 ms, at most about 24 days. Wins over work()'s `timeout`. See
+   * docs/api.md#run-timeouts. Default: the worker's `timeout`, else none.
    */
   timeout?: Span;
   /**
-   * What kind of task it is, for `work({ [name]: handler })` to route by, and for people reading
-   * lists, events and metrics: 1–128 characters, no `|` or control characters. Part of the task's
-   * identity: the same data under two names is two tasks. Default: none.
+   * What kind of task it is: 1 to 128 characters, no `|` or control characters.
+   * `work({ [name]: handler })` routes by it (docs/api.md#handlers-by-task-name); get(), list(), the
+   * task, events, metrics, the CLI and the dashboard show it. Part of the task's identity: the same
+   * data under two names is two tasks. Default: none.
    */
   name?: string;
   /**
-   * Tasks this one waits on: hashes of the same queue, or `{ queue, hash }` of another (at most
-   * 10,000). The task waits (state 'waiting') until each is done, then is queued as usual (ready,
-   * or delayed until its run-at). One no longer there counts as done, unless its kept outcome says
-   * it failed. Ignored by a put that is a duplicate.
+   * Tasks this one waits on: each a hash of the same queue, or `{ queue, hash }` of another queue
+   * that has had a task put (else a {@link ValidationError} naming `options.after[i].queue`: a typo
+   * would wait forever); at most 10,000, none of them itself. The task waits (state 'waiting')
+   * until each is done, then is queued as usual (ready, or delayed until its run-at). One no longer
+   * there counts as done, unless its kept outcome says it failed. Ignored by a put that is a
+   * duplicate. See docs/api.md#dependencies-after-dependencies. Default: none.
    */
   after?: DependencyRef[];
   /**
-   * When a task it waits on fails (goes dead, expires or is cancelled): 'dead' (the default) makes
-   * this task dead, its last error naming the failed one; 'cancel' cancels it; 'run' counts the
-   * failed one as settled, so the task runs once the others are done.
+   * What the task does when one it waits on fails (goes dead, expires or is cancelled): `'dead'`
+   * makes this task dead, its last error naming the failed one; `'cancel'` cancels it; `'run'`
+   * counts the failed one as settled, so the task runs once the others are done. Default: `'dead'`.
    */
   onDependencyFailure?: DependencyFailure;
 }

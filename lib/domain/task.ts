@@ -29,26 +29,38 @@ export interface Task<T = Json> {
   readonly hash: string;
   /** The queue it was claimed from. */
   readonly queue: string;
-  /** Its payload, as put. */
+  /** Its payload, as put: parsed from the stored canonical JSON (object keys in sorted order). */
   readonly data: T;
-  /** Which delivery this is: 1 on the first. */
+  /**
+   * Which delivery this is: 1 on the first. Every lease counts, including one that later ran out;
+   * only a lease handed back by a closing worker does not.
+   */
   readonly attempt: number;
-  /** When the task became (or was due to become) runnable, epoch ms on the Redis clock. */
+  /**
+   * When the task became (or was due to become) runnable, epoch ms on the Redis clock: for a retry,
+   * the retry's run-at.
+   */
   readonly runAt: number;
-  /** When an unclaimed task is dropped, or null for never. */
+  /** When an unclaimed task is dropped, epoch ms, or null for never. */
   readonly expireAt: number | null;
-  /** The lease deadline on the Redis clock; extend() moves it. */
+  /** The lease deadline on the Redis clock; extend() moves it, on this object too. */
   leaseUntil: number;
   /** The lease token: ack, fail and extend are refused once it no longer matches (fencing). */
   readonly token: string;
   /**
-   * The producer's trace context (W3C `traceparent`, `tracestate`), stored when put() was traced
-   * (see tracing.ts), else null.
+   * The producer's trace context (W3C `{ traceparent, tracestate? }`), stored when put() was traced
+   * (docs/api.md#tracing), else null.
    */
   readonly trace: Carrier | null;
-  /** How long (ms) the task's outcome is kept once it finishes, or null when it is not kept. */
+  /**
+   * How long (ms) the task's outcome is kept once it finishes (its put's `keepResult`, else that of
+   * the worker that leased it), or null when it is not kept.
+   */
   readonly keepResult: number | null;
-  /** How long (ms) one attempt may run (its put's `timeout`), or null for no limit of its own. */
+  /**
+   * How long (ms) one attempt may run (its put's `timeout`), or null for no limit of its own
+   * (docs/api.md#run-timeouts).
+   */
   readonly timeout: number | null;
   /** Its name (put's `name`), or null: what `work({ [name]: handler })` routes by. */
   readonly name: string | null;
@@ -58,7 +70,7 @@ export interface Task<T = Json> {
    * Stores the task's latest progress (any JSON), fenced like ack: resolves true once stored,
    * false when the lease is lost. Writes are throttled to one per task per 100 ms; the last value
    * is always written (before the task's ack). Throws a ValidationError at once for a value that
-   * is not JSON or is over `maxResultBytes`.
+   * is not JSON or is over `maxResultBytes`. See docs/api.md#progress.
    */
   progress(value: Json): Promise<boolean>;
   /**
@@ -67,12 +79,13 @@ export interface Task<T = Json> {
    * them before the task's ack. The log keeps the newest `logMaxLines` lines and `logMaxBytes`
    * bytes (the oldest go first) and goes with the task; `scheduler.logs()` reads it. Throws a
    * ValidationError at once for a line that is not a string (a PayloadTooLargeError for one
-   * alone over `logMaxBytes`).
+   * alone over `logMaxBytes`). See docs/api.md#task-logs.
    */
   log(line: string): Promise<boolean>;
   /**
    * The tasks this one was put after (`after`), in put order, each with its outcome: its result
    * when it kept one (keepResult), else null once it is gone. Empty for a task put without `after`.
+   * See docs/api.md#dependencies-after-dependencies.
    */
   dependencies(): Promise<Dependency[]>;
   /**
@@ -81,6 +94,7 @@ export interface Task<T = Json> {
    * like ack: resolves true once snoozed, false when the lease was lost (nothing changed). Once it
    * resolved true, the handler's return or throw is ignored (no ack, no fail). Its last progress and
    * log lines are stored first. Rejects with a ValidationError for a bad span, sending nothing.
+   * See docs/api.md#how-a-handler-ends-its-attempt.
    */
   snooze(span: Span): Promise<boolean>;
 }

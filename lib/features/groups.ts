@@ -25,11 +25,14 @@ export interface GroupLimitOptions {
 export interface GroupLimits {
   /** The limit of every group without its own, or null for none. */
   default: number | null;
-  /** Groups with a limit of their own. */
+  /** Groups with a limit of their own: group → limit. */
   groups: Record<string, number>;
-  /** Active tasks per group, for the groups that have any. */
+  /** Active tasks per group, for the groups that have any: group → count. */
   active: Record<string, number>;
-  /** The groups paused (pause({ queue, group })), by name. */
+  /**
+   * The groups paused, by name: `pause({ queue, group })`,
+   * docs/api.md#pausing-one-group-pause-queue-group-.
+   */
   paused: string[];
 }
 

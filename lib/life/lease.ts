@@ -41,22 +41,33 @@ export interface Ack {
 export interface ClaimOptions {
   /** The queue to claim from. Default: the scheduler's `queue` option. */
   queue?: string;
-  /** How long the lease lasts before the task is delivered again unless acked, failed or extended: a {@link Span} over 0 ms. Default 30 s. */
+  /**
+   * How long the lease lasts: the task is delivered again if it is not acked, failed or extended by
+   * then. A {@link Span} longer than 0 ms. Default: 30000 (30 s).
+   */
   lease?: Span;
 }
 
 /** Options of {@link Scheduler.fail}. */
 export interface FailOptions {
   /**
-   * The failure, recorded as the task's last error. An UnrecoverableError makes the task dead at
-   * once; a RetryLaterError's `delay` or `at` wins over `retryIn` (as when a handler throws them).
+   * The failure, recorded as the task's last error (`TaskInfo.lastError`). An
+   * {@link UnrecoverableError} makes the task dead at once (`'dead'`, whatever attempts are left); a
+   * {@link RetryLaterError}'s `delay` or `at` wins over `retryIn` (as when a handler throws them).
    * An Error is kept as its stack (or `name: message`), anything else via String(), cut to 2000
    * characters. Default: none, recorded as `'failed'`.
    */
   error?: unknown;
-  /** When to retry, from the Redis server's now; 0 is allowed. Default: {@link defaultBackoff} of the task's attempt. */
+  /**
+   * How long to wait before the retry, from the Redis server's now: a {@link Span}; 0 is allowed (the
+   * task goes straight back to the tail of its level's ready list). Default:
+   * {@link defaultBackoff}(task.attempt).
+   */
   retryIn?: Span;
-  /** Overrides the task's limit for this decision only: a whole number, 1-1000. Default: the task's own maxAttempts. */
+  /**
+   * Overrides the task's limit for this decision only: a whole number, 1 to 1000. Default: the task's
+   * own maxAttempts.
+   */
   maxAttempts?: number;
 }
 

@@ -149,9 +149,8 @@ export interface SchedulerOptions {
    * Payloads, results, progress and log lines stored AES-256-GCM encrypted with the first key, and
    * read with whichever listed key sealed them, so a new key listed first rotates without a stop
    * (keep the old ones while values sealed with them live; docs/operations.md#encryption-at-rest).
-   * Each key is 32 bytes; each id is unique in the list and is stored with every value it seals
-   * (never the key). A bad list is a {@link ValidationError} naming the field
-   * (`options.encryption.keys[0].key`).
+   * Each key's id is stored with every value it seals (never the key). A bad list is a
+   * {@link ValidationError} naming the field (`options.encryption.keys[0].key`).
    *
    * The identity hash becomes an HMAC-SHA256 under the first key (unless `hash` is given), so equal
    * payloads still de-duplicate while Redis holds no plain hash of them. A scheduler without the key
@@ -162,7 +161,11 @@ export interface SchedulerOptions {
    * Default: none, values are stored plain.
    */
   encryption?: {
-    /** The keys, the one to seal with first: 1 to 100 of them. */
+    /**
+     * The keys, the one to seal with first: 1 to 100 `{ id, key }`. Each `key` is 32 bytes, as a
+     * Buffer (or Uint8Array) or a base64 string of 44 characters (`openssl rand -base64 32`); each
+     * `id` is 1 to 64 of `A-Z a-z 0-9 _ . -`, unique in the list.
+     */
     keys: Array<{
       /** The key's id, stored with each value it seals: unique, 1 to 64 of `A-Z a-z 0-9 _ . -`. */
       id: string;

@@ -86,9 +86,12 @@ export interface NamedTotals {
 export interface ListOptions {
   /** The queue to list. Default: the scheduler's `queue` option. */
   queue?: string;
-  /** Most tasks to return. Default 100, at most 1000. */
+  /** Most tasks to return, a whole number from 1 to 1000. Default: 100. */
   limit?: number;
-  /** How many to skip, in the state's order. Default 0. */
+  /**
+   * How many to skip, in the state's order (listDead(): the most recent deaths), for paging: a
+   * whole number, 0 or more. Default: 0.
+   */
   offset?: number;
 }
 
@@ -96,7 +99,8 @@ export interface ListOptions {
 export interface PreviewListOptions extends ListOptions {
   /**
    * Most payload bytes to read per task, 1 to 65,536. The tasks then carry `preview` and `bytes`
-   * instead of `data`, so a page of large payloads stays small (what a dashboard shows).
+   * instead of `data`, so a page of large payloads stays small (what a dashboard shows). Without it
+   * (ListOptions), the tasks carry their whole payloads.
    */
   preview: number;
 }
@@ -123,7 +127,10 @@ export type ListedTask<T = Json> = TaskInfo<T> & {
 
 /** A listed task read with `preview`: everything but `data`, and the start of the payload instead. */
 export type PreviewTask = Omit<ListedTask, 'data'> & {
-  /** The first bytes of the payload's canonical JSON (cut between characters): not always valid JSON. */
+  /**
+   * The first bytes of the payload's canonical JSON, cut back to the last whole UTF-8 character.
+   * When cut, it is not valid JSON: show it, do not parse it.
+   */
   preview: string;
   /** The whole payload's size in bytes (UTF-8); more than `preview` holds when it was cut. */
   bytes: number;

@@ -115,7 +115,10 @@ export interface TaskInfo<T = Json> {
   readonly runAt: number;
   /** When it is dropped if still unclaimed, epoch ms; null for never. */
   readonly expireAt: number | null;
-  /** Deliveries so far. */
+  /**
+   * Deliveries so far: leases given out, less those a closing worker handed back. Back to 0 after a
+   * redrive.
+   */
   readonly attempts: number;
   /** Deliveries before the task goes dead (put's `maxAttempts`); `attempts` counts them. */
   readonly maxAttempts: number;
@@ -124,21 +127,36 @@ export interface TaskInfo<T = Json> {
    * @deprecated Read `level`, the one word for a task's priority (it tells 1 from 9); this stays until 1.0.
    */
   readonly priority: boolean;
-  /** The priority level: 0 for a normal task, 1 to 9 ahead of normal ones (9 first). */
+  /**
+   * The priority level: 0 for a normal task, 1 to 9 ahead of normal ones (9 first). A put with
+   * `priority: true` gave 9.
+   */
   readonly level: number;
-  /** The fair-scheduling group given to put, if any. */
+  /** The fair-scheduling group given to put, else null. */
   readonly group: string | null;
-  /** The de-dup key given to put, if any. */
+  /** The de-dup key given to put, else null. */
   readonly key: string | null;
-  /** The last failure recorded (a handler's error, or 'lease expired'), if any. */
+  /**
+   * The last failure recorded, else null: a handler's error (fail()'s `error`), `'failed'` for a
+   * failure that gave none, or `'lease expired'`. A hand-back and a redrive keep it.
+   */
   readonly lastError: string | null;
-  /** How its latest attempt that did not succeed ended (see Ending), else null (and for a done task). */
+  /**
+   * How its latest attempt that did not succeed ended, an {@link Ending}
+   * (docs/api.md#how-a-handler-ends-its-attempt); null while none has, and for a done task.
+   */
   readonly ending: Ending | null;
   /** The lease deadline while active, else null. */
   readonly leaseUntil: number | null;
-  /** Which worker holds the lease (host:pid:random) while active, else null. */
+  /**
+   * Which worker holds the lease (host:pid:random) while active, and for a done task the worker that
+   * ran it; else null. For direct claim() calls this is one id per scheduler.
+   */
   readonly worker: string | null;
-  /** The latest progress its handler reported (kept until the task finishes), else null. */
+  /**
+   * The latest progress its handler reported (docs/api.md#progress), kept across retries until the
+   * task finishes; else null.
+   */
   readonly progress: Json | null;
   /** How long its outcome is kept once it finishes (ms), else null. */
   readonly keepResult: number | null;
@@ -146,15 +164,25 @@ export interface TaskInfo<T = Json> {
   readonly timeout: number | null;
   /** Its name (put's `name`), else null. */
   readonly name: string | null;
-  /** The schedule (schedule() or every()) whose occurrence it is, else null (a plain put). */
+  /**
+   * The schedule (schedule() or every()) whose occurrence it is, else null (a plain put). A done
+   * task in the history says it too.
+   */
   readonly schedule: string | null;
-  /** What the queue keeps once it finishes, when its put gave `keep` (see PutOptions); absent otherwise. */
+  /**
+   * What the queue keeps once it finishes, present only when its put gave `keep`
+   * ({@link PutOptions.keep}): that option, spans in ms (a count of 0 reads as `false`).
+   */
   readonly keep?: TaskKeep;
-  /** Only for a done task (state 'done', kept in its queue's history): its run's result and times. */
+  /**
+   * Only for a done task (state 'done', kept in its queue's history:
+   * docs/api.md#history-keep-listdone-runagain): its run's result, put, first-started and finished times.
+   */
   readonly done?: DoneRun;
   /**
-   * Present (true) when its data or progress is encrypted with a key this scheduler does not have
-   * (options.encryption): those read as null. Absent otherwise.
+   * Present (true) only when its data or progress is encrypted with a key this scheduler does not
+   * have ({@link SchedulerOptions.encryption}): those read as null. Outcomes (result()), events and
+   * log lines carry the same mark.
    */
   readonly encrypted?: true;
 }

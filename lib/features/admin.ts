@@ -38,11 +38,14 @@ export interface QueueTotals {
 
 /** A queue's counts by state and lifetime totals, as {@link Scheduler.stats} reads them in one consistent view. */
 export interface QueueStats {
-  /** Tasks in the ready lists (with expired ones no claim has reached yet, and tasks parked by their group's limit). */
+  /**
+   * Tasks in the ready lists (with expired ones no claim has reached yet, and tasks parked by their
+   * group's limit: docs/api.md#group-limits-limitgroups-grouplimits).
+   */
   ready: number;
   /** Tasks waiting for their run-at (with due ones no claim has promoted yet). */
   delayed: number;
-  /** Tasks waiting on the tasks they were put after (put option `after`). */
+  /** Tasks put `after` others that are not all done yet (state 'waiting'). */
   waiting: number;
   /** Leased tasks (with lapsed leases no claim has re-queued yet). */
   active: number;
@@ -50,19 +53,24 @@ export interface QueueStats {
   dead: number;
   /** Tasks dropped because they expired unclaimed, since the queue began (= totals.expired). */
   expired: number;
-  /** Puts that found a live duplicate, since the queue began (= totals.deduplicated). */
+  /**
+   * Puts that found a live duplicate (or one within its dedupWindow), since the queue began
+   * (= totals.deduplicated).
+   */
   deduplicated: number;
   /** Puts that replaced a pending task (onDuplicate replace or debounce), since the queue began (= totals.replaced). */
   replaced: number;
   /** Whether claims are paused (pause()): workers lease nothing until resume(). */
   paused: boolean;
-  /** The groups paused (pause({ queue, group })): their tasks stay put until resume(), by name. */
+  /** The groups paused (pause({ queue, group })), by name (`[]` for none): their tasks wait until resume(). */
   pausedGroups: string[];
   /** Lifetime counters since the queue began: {@link QueueTotals}. */
   totals: QueueTotals;
   /**
-   * Lifetime outcomes of named tasks, by name (put's `name`): at most 300 name-and-outcome pairs
-   * per queue; a name first seen past that counts under the name '' (others).
+   * Lifetime outcomes of named tasks (docs/api.md#handlers-by-task-name), by name (put's `name`):
+   * `{ completed, failed, dead }`, where `failed` counts failed attempts. At most 300
+   * name-and-outcome pairs per queue; a name first seen past that counts under the name ''
+   * (others). Unnamed tasks are not in it.
    */
   byName: Record<string, NamedTotals>;
 }
@@ -78,9 +86,12 @@ export interface NamedTotals {
 export interface ListOptions {
   /** The queue to list. Default: the scheduler's `queue` option. */
   queue?: string;
-  /** Most tasks to return. Default 100, at most 1000. */
+  /** Most tasks to return, a whole number from 1 to 1000. Default: 100. */
   limit?: number;
-  /** How many to skip, in the state's order. Default 0. */
+  /**
+   * How many to skip, in the state's order (listDead(): the most recent deaths), for paging: a
+   * whole number, 0 or more. Default: 0.
+   */
   offset?: number;
 }
 
@@ -88,7 +99,8 @@ export interface ListOptions {
 export interface PreviewListOptions extends ListOptions {
   /**
    * Most payload bytes to read per task, 1 to 65,536. The tasks then carry `preview` and `bytes`
-   * instead of `data`, so a page of large payloads stays small (what a dashboard shows).
+   * instead of `data`, so a page of large payloads stays small (what a dashboard shows). Without it
+   * (ListOptions), the tasks carry their whole payloads.
    */
   preview: number;
 }
@@ -115,7 +127,10 @@ export type ListedTask<T = Json> = TaskInfo<T> & {
 
 /** A listed task read with `preview`: everything but `data`, and the start of the payload instead. */
 export type PreviewTask = Omit<ListedTask, 'data'> & {
-  /** The first bytes of the payload's canonical JSON (cut between characters): not always valid JSON. */
+  /**
+   * The first bytes of the payload's canonical JSON, cut back to the last whole UTF-8 character.
+   * When cut, it is not valid JSON: show it, do not parse it.
+   */
   preview: string;
   /** The whole payload's size in bytes (UTF-8); more than `preview` holds when it was cut. */
   bytes: number;

@@ -18,7 +18,19 @@ import type { Json } from '../domain/payload';
 import { viewOf, type Ending } from '../domain/task';
 import { minutesFor, readMinutes } from './minutes';
 
-/** The outcome events, always written (eventsMaxLength > 0), then the lifecycle ones (LifecycleEventType). */
+/**
+ * What an event reports. The outcome events, always written (eventsMaxLength > 0): `completed` (a
+ * task was acked), `failed` (an attempt failed, or its lease lapsed, and the task will be retried),
+ * `dead` (it ran out of attempts or threw an UnrecoverableError, or a task it was put after failed),
+ * `expired` (dropped unclaimed), `deduplicated` (a put found a live duplicate), `replaced` (a put
+ * replaced a pending task), `merged` (a failed until-start task was merged into a waiting one,
+ * which `into` names), `cancelled` (cancel() or clean() ended a pending task, a task cancelled with
+ * `running: true` ended, or a task it was put after failed under onDependencyFailure 'cancel'),
+ * `progress` (a handler reported progress), `snoozed` (a handler called task.snooze(): `attempt` is
+ * the attempt it ended, not counted), `paused` and `resumed` (the queue, or the one group `group`
+ * names, was paused or resumed; written only by a call that changed it). Then the lifecycle events
+ * ({@link LifecycleEventType}), written only with the scheduler's option `events: 'all'`.
+ */
 export type EventType =
   'completed' | 'failed' | 'dead' | 'expired' | 'deduplicated' | 'replaced' | 'merged' | 'cancelled' | 'progress' | 'snoozed' | LifecycleEventType | 'paused' | 'resumed';
 
@@ -32,7 +44,7 @@ export type LifecycleEventType = 'added' | 'active' | 'lapsed' | 'retrying' | 'd
 
 /** One event of a queue's events stream, as {@link Scheduler.events} yields it. */
 export interface QueueEvent {
-  /** The stream entry id: events are ordered by it, and `from` resumes after it. */
+  /** The stream entry id (`<ms>-<seq>`): events are ordered by it; pass it as `from` to resume after it. */
   readonly id: string;
   /** The queue it happened in. */
   readonly queue: string;
@@ -42,13 +54,20 @@ export interface QueueEvent {
   readonly hash: string;
   /** When it happened: epoch ms on the Redis clock. */
   readonly at: number;
-  /** Which delivery it was (completed, failed, dead, active, lapsed, retrying, ...), else null. */
+  /**
+   * Which delivery it was (completed, failed, dead, merged, progress, snoozed, active, lapsed,
+   * retrying; expired and cancelled when the task had deliveries), else null.
+   */
   readonly attempt: number | null;
-  /** The failure, cut to its first 500 characters (failed, dead), else null; get() has it whole. */
+  /**
+   * The failure, cut to its first 500 characters (failed, dead, merged; cancelled when a task it was
+   * put after failed), else null; get() and listDead() have it whole.
+   */
   readonly error: string | null;
   /**
-   * How the attempt ended (domain/task.ts, Ending): for `failed`, `dead` and `retrying`, 'failed',
-   * 'unrecoverable' or 'retry-later'; for `snoozed` (the handler called task.snooze()), 'snoozed'. Else null.
+   * How the attempt ended, an {@link Ending}: for `failed`, `dead` and `retrying`, 'failed',
+   * 'unrecoverable' or 'retry-later'; for `snoozed` (the handler called task.snooze()), 'snoozed'.
+   * Else null.
    */
   readonly ending: Ending | null;
   /** The progress reported (progress events of up to 1 KiB of JSON), else null; get() has a larger one. */
@@ -61,22 +80,29 @@ export interface QueueEvent {
   readonly result: Json | null;
   /** For `active` and `lapsed`: the worker that held the lease (its id, host:pid:random); else null. */
   readonly worker: string | null;
-  /** For `added` and `retrying`: when the task runs (its run-at), epoch ms on the Redis clock; else null. */
+  /**
+   * For `added` and `retrying`: when the task runs (its run-at, epoch ms on the Redis clock; for a
+   * retry, the back-off's time or the one a RetryLaterError gave); else null.
+   */
   readonly runAt: number | null;
   /** For `paused` and `resumed` of one fair group: the group; null for the whole queue's, and other events. */
   readonly group: string | null;
-  /** Present (true) when its result or progress is encrypted with a key this scheduler lacks (options.encryption). */
+  /**
+   * Present (true) when its result or progress is encrypted with a key this scheduler lacks
+   * ({@link SchedulerOptions.encryption}): those read as null.
+   */
   readonly encrypted?: true;
 }
 
 /** Options of {@link Scheduler.events}. */
 export interface EventsOptions {
   /**
-   * Where to start: 'now' (default: only events after this call), 'start' (the oldest the stream
-   * still holds), or an event id to resume after.
+   * Where to start: 'now', only events after this call (fixed when events() is called, so a put
+   * made after it is never missed); 'start', the oldest the stream still holds; or an event id, the
+   * events after it. Default: 'now'.
    */
   from?: 'now' | 'start' | string;
-  /** Aborting it ends the iteration; so does closing the scheduler. */
+  /** Aborting it ends the iteration, also while it waits; closing the scheduler ends every iterator too. */
   signal?: AbortSignal;
 }
 

@@ -26,9 +26,16 @@ import { Occurrences } from './schedules-times';
 export interface ScheduleOptions extends TaskTemplateOptions {
   /** No occurrence before this instant. Default: from now. */
   startAt?: Date | number;
-  /** No occurrence after this instant. Default: none. */
+  /**
+   * No occurrence after this instant. Not before `startAt`: a ValidationError naming `endAt`.
+   * Default: none.
+   */
   endAt?: Date | number;
-  /** The most occurrences, counted from the first at or after startAt (or the schedule() call). */
+  /**
+   * The most occurrences, 1 to 100,000, counted from the first at or after `startAt` (or the
+   * schedule() call): the schedule ends after the `limit`th. Occurrences skipped as missed count too.
+   * Default: none.
+   */
   limit?: number;
 }
 

@@ -18,7 +18,10 @@ export interface BatchOptions extends Omit<WorkOptions, 'concurrency' | 'sandbox
    * Default 0: a batch is what is ready at once.
    */
   wait?: Span;
-  /** Batches run at once (each up to `size` tasks, each task counted by the queue's limits). Default 1. */
+  /**
+   * Batches run at once, 1 to 1000 (each up to `size` tasks, each task counted by the queue's
+   * limits). Default 1.
+   */
   concurrency?: number;
 }
 

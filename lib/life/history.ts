@@ -6,19 +6,46 @@
  */
 import { DONE_HISTORY } from '../domain/domain';
 import { ValidationError } from '../domain/errors';
-import { keepOptions, parse, taskHash, type KeepOptionsInput } from '../domain/options';
+import { keepOptions, parse, taskHash } from '../domain/options';
 import type { Json } from '../domain/payload';
 import { toTaskInfo, type PutResult } from '../domain/task';
 import { get as getOp } from '../ops/get';
 import { keep as keepOp } from '../ops/keep';
+import type { Span } from '../domain/time';
 import type { Context } from '../redis/context';
 import type { PutOptions } from './put-options';
 import { putOne } from './put';
 
 export { DONE_HISTORY };
 
-/** keep(options): each kind's caps; one left out stays as it was. */
-export type KeepOptions = KeepOptionsInput;
+/**
+ * Options of {@link Scheduler.keep}: the caps of each kind of finished task a queue keeps. A kind
+ * left out stays as it was; a bad option is a ValidationError naming it.
+ */
+export interface KeepOptions {
+  /** The queue. Default: the scheduler's `queue`. */
+  queue?: string;
+  /**
+   * The caps of the done history. Given `done`, a cap left out is the default (1,000; 24 h), so
+   * `done: {}` turns the history back on with the defaults.
+   */
+  done?: {
+    /** How many done tasks are kept (the oldest beyond it go): 0 to 10,000,000; 0 turns the history off. */
+    count?: number;
+    /** How long each done task is kept: ms or a Duration, more than 0. */
+    age?: Span;
+  };
+  /**
+   * The caps of the dead set, over the scheduler's `deadMaxCount` and `deadMaxAge` (the caps until
+   * set). A cap left out stays as it was.
+   */
+  dead?: {
+    /** How many dead tasks are kept (the oldest deaths beyond it go): 0 to 10,000,000. */
+    count?: number;
+    /** How long each dead task is kept: ms or a Duration, more than 0. */
+    age?: Span;
+  };
+}
 
 /**
  * Sets how many finished tasks the queue keeps, and how long; stored in Redis for every worker.

@@ -20,11 +20,14 @@ import { FINISHES, type Finish } from './waiters';
 
 export type { DeadOutcome, DoneOutcome, EndedOutcome, LiveOutcome, MergedOutcome, TaskOutcome } from '../domain/task';
 
-/** The options of Scheduler.result (and Sharded.result, without `queue`). */
+/** The options of {@link Scheduler.result} (and {@link Sharded.result}, without `queue`). */
 export interface ResultOptions {
   /** The queue of the task. Default: the scheduler's `queue` option. */
   queue?: string;
-  /** Wait this long for the task to finish (ms or a Duration; at most 24 days). Default 0: answer now. */
+  /**
+   * Wait this long for the task to finish (ms or a Duration; at most 24 days, what one timer counts).
+   * Default: 0, answer at once.
+   */
   wait?: Span;
 }
 

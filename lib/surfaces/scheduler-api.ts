@@ -275,7 +275,7 @@ export interface Scheduler {
   purgeDead(options?: QueueOption): Promise<number>;
   /**
    * Sets how many finished tasks a queue keeps, and how long, separately for done tasks (its
-   * history: `list('done')`, `get`, `result`) and dead ones; a cap left out stays as it was.
+   * history: `list('done')`, `get`, `result`) and dead ones; a kind left out stays as it was.
    * Stored in Redis: every worker applies it from its next claim. `done: { count: 0 }` turns the
    * history off. Defaults: done 1,000 for 24 h; dead the scheduler's deadMaxCount and deadMaxAge.
    */

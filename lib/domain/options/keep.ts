@@ -16,7 +16,10 @@ const keptCount = z
   .refine(Number.isInteger, { error: 'expected a whole number' })
   .refine((n) => n >= 0 && n <= MAX_KEPT, { error: `must be from 0 to ${MAX_KEPT}` });
 
-/** One kind's caps; a cap left out stays as it was (the default until set). */
+/**
+ * One kind's caps. A cap left out is, for keep(), the default for done and as it was for dead
+ * (life/history.ts); for put's `keep`, the queue's.
+ */
 const caps = z.strictObject({
   /** How many are kept: the oldest beyond it go. 0 keeps none (for done: history off). */
   count: keptCount.optional(),

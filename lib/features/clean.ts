@@ -11,7 +11,7 @@ import { routed } from '../ops/commands/via';
 import { CARRY_LEASE_MS, carry } from './deps';
 import { QueueActiveError } from '../domain/errors';
 import { errorFields } from '../domain/log';
-import { cleanOptions, obliterateOptions, parse, type ObliterateOptionsInput } from '../domain/options';
+import { cleanOptions, obliterateOptions, parse } from '../domain/options';
 import type { Span } from '../domain/time';
 import { clean as cleanOp } from '../ops/clean';
 import { obliterate as obliterateOp } from '../ops/obliterate';
@@ -40,7 +40,16 @@ export interface CleanOptions {
   limit?: number;
 }
 /** Options of obliterate(). */
-export type ObliterateOptions = ObliterateOptionsInput;
+export interface ObliterateOptions {
+  /** The queue whose keys all go. Default: the scheduler's `queue`. */
+  queue?: string;
+  /**
+   * Delete the queue even while some of its tasks are leased. Without it, a queue with leased
+   * tasks is refused with a QueueActiveError (`code` 'ERR_QUEUE_ACTIVE', `active`: how many) and
+   * nothing is deleted. Stop the queue's workers first. Default: false.
+   */
+  force?: boolean;
+}
 
 /** Most tasks one clean call deletes, and most entries it examines (with olderThan, some stay). */
 const BATCH = 500;

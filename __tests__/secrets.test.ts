@@ -79,6 +79,21 @@ describe('secrets', () => {
     }
   });
 
+  it('leaves REDIS_URL, however bad, unread when a client of the caller is given', async () => {
+    const client = await redis.raw();
+    const saved = process.env.REDIS_URL;
+    process.env.REDIS_URL = (await nastyUrls())['unencoded /'];
+    try {
+      const docket = await createScheduler({ client, prefix: uniquePrefix(), warnings: { aof: false } });
+      expect((await docket.put({ moot: true })).added).toBe(true);
+      await docket.obliterate();
+      await docket.close();
+    } finally {
+      if (saved === undefined) delete process.env.REDIS_URL;
+      else process.env.REDIS_URL = saved;
+    }
+  });
+
   it('the CLI prints one line without the password for each of them', async () => {
     for (const [name, url] of Object.entries(await nastyUrls())) {
       let out = '';

@@ -25,9 +25,10 @@ export interface SchedulerOptions {
    * The Redis URL to connect to: `redis://` or `rediss://` with a host, an optional port (0 to 65535)
    * and an optional database number as its path (`/0`). A user name or password with `/ # ? @ :` or
    * `%` in it must be percent-encoded (`encodeURIComponent`). Anything else is a
-   * {@link ValidationError} naming `options.url` (or `REDIS_URL`, read when createScheduler runs),
-   * whose message never quotes the URL: docket checks it before node-redis, whose own "Invalid URL"
-   * error carries the whole URL, password included. Ignored when `client` is given. Not together with
+   * {@link ValidationError} naming `options.url` (or `REDIS_URL`, read when createScheduler runs
+   * and only when no `client`, `cluster` or `clientOptions.url` is given), whose message never quotes
+   * the URL: docket checks it before node-redis, whose own "Invalid URL" error carries the whole URL,
+   * password included. Ignored when `client` is given. Not together with
    * `cluster` (a ValidationError naming `options.cluster`) or `clientOptions.url` (naming
    * `options.clientOptions`). Default: `process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'`.
    */
@@ -217,7 +218,10 @@ export async function start<S>(options: SchedulerOptions, make: (ctx: Context, w
   const { hash, onWarning, encryption, ...parsed } = parse(schedulerOptions, rest, 'options');
   const keyring = encryption ? new Keyring(encryption) : null;
   const { client, clientOptions, cluster } = parsed;
-  const url = parsed.url ?? (clientOptions?.url === undefined ? envUrl() : undefined) ?? 'redis://127.0.0.1:6379';
+  // REDIS_URL is read only when it could be the URL used: a caller's client or cluster, or a URL
+  // given in clientOptions, makes it moot, and a stray bad one must not stop such a scheduler.
+  const fromEnv = client === undefined && cluster === undefined && clientOptions?.url === undefined ? envUrl() : undefined;
+  const url = parsed.url ?? fromEnv ?? 'redis://127.0.0.1:6379';
   const conn = await connect({ url, cluster, client, clientOptions });
   const warn = onWarning ?? ((message: string) => process.emitWarning(message, 'DocketWarning'));
   try {

@@ -9,129 +9,18 @@ import { hget, hset } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
 import { isSealed } from '../domain/crypto';
-import { fromRedisError, type DocketError } from '../domain/errors';
+import { fromRedisError } from '../domain/errors';
 import { everyOptions, parse, scheduleName, type ParsedEveryOptions, type TaskTemplate } from '../domain/options';
 import { canonicalJson, type Json } from '../domain/payload';
 import { putOccurrences } from '../life/put';
-import type { TaskKeep } from '../domain/kept';
-import type { Span } from '../domain/time';
-import type { Duration } from '../domain/time';
 import { cancel } from '../ops/cancel';
 import { unschedule as unscheduleOp } from '../ops/unschedule';
 import { AHEAD_MS, dataOf, nextRun, occurrenceHash, occurrenceKey, occurrencesOf, parseDefinition, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
+import type { ScheduleInfo } from './schedule-types';
 
 export { Occurrences } from './schedules-times';
-
-/** A cron expression, the same with a time zone, or an interval (ms or Duration). */
-export type Schedule =
-  | string
-  | {
-      /** A cron expression (five fields, or six with seconds first). */
-      cron: string;
-      /** The IANA time zone it is read in (`'Europe/Paris'`). Default: UTC. */
-      tz?: string;
-    }
-  | number
-  | Duration;
-
-/** What each occurrence's task gets, for every() and schedule() alike: put's options, as put takes them. */
-export interface TaskTemplateOptions {
-  /** The queue each occurrence goes to (a schedule's name is per queue). Default: the scheduler's `queue`. */
-  queue?: string;
-  /** The task's name, which `work({ [name]: handler })` routes by. Default none (the '*' handler). */
-  taskName?: string;
-  /** The fair-scheduling group of each occurrence (see put's group). Default none. */
-  group?: string;
-  /** Occurrences' priority, as put's: a level 0-9, or true for 9. Default normal. */
-  priority?: boolean | number;
-  /** How long one attempt of an occurrence may run (see put's timeout). Default: none. */
-  timeout?: Span;
-  /** An occurrence not claimed within this span after its time is dropped. Default: none. */
-  expire?: Span;
-  /** Deliveries of one occurrence before it goes dead. Default 5. */
-  maxAttempts?: number;
-  /**
-   * Keep each occurrence's outcome this long once it finishes, for result() (see put's keepResult;
-   * at most 30 days). The de-dup modes do not apply: each occurrence is an identity of its own, put
-   * once. Default: none.
-   */
-  keepResult?: Span;
-  /**
-   * What the queue keeps once an occurrence is done, instead of its caps (see put's keep):
-   * `{ done: false }` keeps occurrences out of the history. Default: the queue's caps.
-   */
-  keep?: TaskKeep;
-  /** Until when an occurrence's identity is held: `'until-done'` (default) or `'until-start'` (see put's unique). */
-  unique?: 'until-done' | 'until-start';
-  /**
-   * Occurrences that fell due while nothing put them (every(): no process declared the schedule;
-   * schedule(): no worker of the queue looked), or while the loop was more than one occurrence
-   * late: `'skip'` them (default), put the latest `'once'`, or `'catch-up'` on the latest
-   * `catchUpLimit` of them. Those put run at once.
-   */
-  missed?: 'skip' | 'once' | 'catch-up';
-  /** Most missed occurrences that `'catch-up'` puts, 1 to 100. Default 10. */
-  catchUpLimit?: number;
-}
-
-/** Options of {@link Scheduler.every}: the task template, and where the loop's errors go. */
-export interface EveryOptions extends TaskTemplateOptions {
-  /**
-   * Errors of the loop that puts occurrences (a Redis outage, say); it retries every second on its
-   * own. every() only: schedule()'s looks log theirs through the scheduler's logger. Default: none
-   * reported.
-   */
-  onError?: (err: DocketError) => void;
-}
-
-/** A schedule as listSchedules() reports it. */
-export interface ScheduleInfo<T = Json> {
-  /** The schedule's name, unique in its queue. */
-  name: string;
-  /** The queue its occurrences go to. */
-  queue: string;
-  /** The cron expression, or null for an interval. */
-  cron: string | null;
-  /** The cron expression's time zone, or null for an interval. */
-  tz: string | null;
-  /** The interval in ms, or null for a cron expression. */
-  every: number | null;
-  /**
-   * The data each occurrence carries, typed as listSchedules<T>() asks; null when it is encrypted
-   * with a key this scheduler does not have ({@link SchedulerOptions.encryption}), with `encrypted`
-   * then true: never a throw.
-   */
-  data: T | null;
-  /** Present (true) only when `data` is encrypted with a key this scheduler does not have: it reads as null. */
-  encrypted?: true;
-  /**
-   * The latest occurrence put (epoch ms, Redis clock), or null before the first: the pending one
-   * while the schedule runs (for a stored schedule, up to 3 s ahead).
-   */
-  latest: number | null;
-  /** Stored with schedule() (every work() loop of the queue keeps it going), or declared with every(). */
-  stored: boolean;
-  /** Paused with pauseSchedule(): none of its occurrences is put until resumeSchedule(). */
-  paused: boolean;
-  /** The next occurrence to run (epoch ms, Redis clock); null while paused, or past `endAt` or `limit`. */
-  next: number | null;
-  /**
-   * The task template: what each occurrence's task gets (taskName, group, priority, timeout, expire,
-   * maxAttempts, keepResult, keep, unique), as given or defaulted, spans in ms and priority as its
-   * level. Empty for a schedule written before 0.9.
-   */
-  template: Partial<TaskTemplate>;
-  /**
-   * schedule()'s bounds: no occurrence before `startAt`, after `endAt`, or past `limit` of them;
-   * each null when not given, and for every().
-   */
-  startAt: number | null;
-  /** No occurrence after this instant (epoch ms), or null: see `startAt`. */
-  endAt: number | null;
-  /** The most occurrences, or null for no limit: see `startAt`. */
-  limit: number | null;
-}
+export type { Schedule, TaskTemplateOptions, EveryOptions, ScheduleInfo } from './schedule-types';
 
 /** Longest sleep between two looks at a schedule, so a far occurrence is not missed by a long timer. */
 const MAX_SLEEP_MS = 60_000;

@@ -49,10 +49,7 @@ const TWO_CALLS_FROM = 8;
 
 /** A worker started by {@link Scheduler.work}: it claims its queue's tasks and runs a handler on each, with heartbeats, until close(). */
 export class Worker {
-  /**
-   * Names this worker as a lease holder and in the queue's heartbeat set: `host:pid:random`. Shown
-   * as `TaskInfo.worker`.
-   */
+  /** Names this worker as a lease holder and in the queue's heartbeat set (`host:pid:random`); shown as `TaskInfo.worker`. */
   readonly id = newWorkerId();
   /** A Promise that settles once the worker has closed (close() has finished). */
   readonly closed: Promise<void>;

@@ -138,13 +138,15 @@ describe('work', () => {
     const runs: number[] = [];
     const handler = async (task: Task) => {
       runs.push(task.attempt);
-      await sleep(600);
+      await sleep(2000);
     };
-    const a = s.work(handler, { lease: 150 });
+    // A handler that runs over three leases. A lease of 600 ms, not less: a loaded machine can
+    // hold the event loop past a shorter one between two extensions.
+    const a = s.work(handler, { lease: 600 });
     const { hash } = await s.put('long');
     await eventually(() => runs.length === 1);
-    const b = s.work(handler, { lease: 150 }); // would take the task if the lease lapsed
-    await eventually(async () => (await s.get(hash))?.state === 'done', 3000);
+    const b = s.work(handler, { lease: 600 }); // would take the task if the lease lapsed
+    await eventually(async () => (await s.get(hash))?.state === 'done', 10_000);
     await Promise.all([a.close(), b.close()]);
     expect(runs).toEqual([1]);
   });

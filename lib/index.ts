@@ -11,7 +11,7 @@ export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, Cha
 export type { CancelOptions, Cancellation, PauseOptions } from './surfaces/scheduler';
 export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome, ResultOptions } from './life/outcome';
 export type { Dependency, DependencyRef, DependencyFailure } from './features/deps';
-export type { QueueStats, QueueTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './features/admin';
+export type { QueueStats, QueueTotals, NamedTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './features/admin';
 export type { QueueEvent, EventType, LifecycleEventType, EventsOptions, Throughput, ThroughputOptions } from './features/events';
 export type { Logger, LogFn } from './domain/log';
 export type { MetricsRegistry, MetricsOptions } from './features/metrics';

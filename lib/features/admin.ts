@@ -75,10 +75,13 @@ export interface QueueStats {
   byName: Record<string, NamedTotals>;
 }
 
-/** The lifetime outcomes of the tasks of one name. */
+/** The lifetime outcomes of the tasks of one name ({@link QueueStats.byName}). */
 export interface NamedTotals {
+  /** Tasks of this name acked, since the queue began. */
   completed: number;
+  /** Failed attempts of tasks of this name (each retry counts), since the queue began. */
   failed: number;
+  /** Tasks of this name that went dead, since the queue began. */
   dead: number;
 }
 

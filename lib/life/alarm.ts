@@ -3,6 +3,7 @@
  * claim's reply comes, close()), whichever comes first. The loop decides to sleep in the same turn
  * as it reads its state, so a wake while nothing sleeps is dropped, not kept: there is nothing it
  * could have missed. Apart from the loop so that its many wake-ups read as one call each.
+ * notBefore(), the timer an idle wait arms for a due time, lives here too: a timer that is never early.
  */
 export class Alarm {
   private wakeUp: (() => void) | null = null;
@@ -22,4 +23,22 @@ export class Alarm {
   wake(): void {
     this.wakeUp?.();
   }
+}
+
+/**
+ * Calls `fire` once `ms` have passed by performance.now(), never sooner. A bare setTimeout may fire
+ * a millisecond or more early: Node counts from the event loop's cached time, which lags by what the
+ * current turn has run so far, and rounds to whole milliseconds. A claim sent that early finds the
+ * task not due, or the rate window not open, and costs one more round trip.
+ */
+export function notBefore(ms: number, fire: () => void): { clear: () => void } {
+  const end = performance.now() + ms;
+  let timer: NodeJS.Timeout;
+  const check = (): void => {
+    const left = end - performance.now();
+    if (left > 0) timer = setTimeout(check, Math.ceil(left));
+    else fire();
+  };
+  timer = setTimeout(check, Math.ceil(ms));
+  return { clear: () => clearTimeout(timer) };
 }

@@ -18,6 +18,7 @@ import type { QueueKeys } from '../domain/keys';
 import type { Via } from '../redis/scripts';
 import { blpop, clientId, clientUnblock } from '../ops/commands/server';
 import { dedicated, routed } from '../ops/commands/via';
+import { notBefore } from './alarm';
 
 /** The longest an idle worker waits before it looks again on its own (a safety net, not polling). */
 export const MAX_IDLE_MS = 5000;
@@ -69,7 +70,7 @@ export class IdleWait {
     const popped = blpop(dedicated(blocker), this.keys.wake, backstop);
     // Only with CLIENT UNBLOCK: close() must be able to end the BLPOP that the claim waits behind.
     const claimed = this.ctx.unblock && claim ? this.behind(blocker, backstop * 1000 + limit, claim) : null;
-    const timer = this.ctx.unblock ? setTimeout(() => this.unblock(), ms) : undefined;
+    const timer = this.ctx.unblock ? notBefore(ms, () => this.unblock()) : undefined;
     const cancelled = new Promise<void>((resolve) => (this.cancel = resolve));
     try {
       // A connection that hangs (a network black hole) would leave BLPOP pending for ever: the
@@ -80,7 +81,7 @@ export class IdleWait {
       if (!claimed) throw err;
       this.cut?.(fromRedisError(err, 'idle wait'));
     } finally {
-      clearTimeout(timer);
+      timer?.clear();
       this.blockedId = null;
       this.cancel = null;
     }

@@ -44,6 +44,19 @@ describe('the done history', () => {
     expect(await s.stats()).toMatchObject({ ready: 0, active: 0, totals: { completed: 1 } });
   });
 
+  it('records the first-started time only while the history is on, or for a task with its own keep', async () => {
+    const s = await redis.scheduler();
+    await s.keep({ done: { count: 0 } });
+    const off = await s.put('leased while off');
+    const own = await s.put('own keep', { keep: { done: { count: 5 } } });
+    const tasks = await s.claimMany(2);
+    await s.keep({ done: {} });
+    for (const task of tasks) expect(await s.ack(task)).toBe(true);
+    // Leased with the queue's history off: the lease wrote no first-started time (one number less a task).
+    expect((await s.get(off.hash))!.done).toMatchObject({ startedAt: null });
+    expect((await s.get(own.hash))!.done!.startedAt).toEqual(expect.any(Number));
+  });
+
   it('is no live duplicate: the same data put again is added, and its live run wins get()', async () => {
     const s = await withHistory();
     const first = await finish(s, 'same');

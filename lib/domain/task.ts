@@ -193,7 +193,11 @@ export interface DoneRun {
   readonly result: Json | null;
   /** When it was put (or last revived), epoch ms on the Redis clock. */
   readonly putAt: number;
-  /** When its first attempt started, or null for a task leased before docket recorded it. */
+  /**
+   * When its first attempt started; null when that attempt started while its queue kept no done
+   * history and it had no `keep` of its own (the time is recorded only for the history), or before
+   * docket recorded it.
+   */
   readonly startedAt: number | null;
   /** When it was acked, epoch ms on the Redis clock. */
   readonly finishedAt: number;

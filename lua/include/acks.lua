@@ -21,6 +21,8 @@ local function ackAll(out, now, cap)
   local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
   local remember = tonumber(A.remember)
   local keepCount, keepAge = doneCaps()
+  -- Numbers go to Redis as text made once (or per task with %d): a Lua number is printed with %.17g.
+  local nowText = string.format('%d', now)
   local trims = {}
   redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
   for j = 1, acks do
@@ -34,9 +36,9 @@ local function ackAll(out, now, cap)
         local result = select(3, item(j))
         -- A kept result of up to 1 KiB rides in the event: a caller waiting for it needs no read.
         if meta.kr and #result <= 1024 then
-          emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n, 'result', result)
+          emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', string.format('%d', meta.n), 'result', result)
         else
-          emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', meta.n)
+          emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', string.format('%d', meta.n))
         end
         keepOutcome(ids[j], meta, now, 'done', result)
         -- Its own caps (put's `keep`) or the queue's (include: history).
@@ -46,7 +48,7 @@ local function ackAll(out, now, cap)
         fire(ids[j], meta, 'done', now)
         forgetExtras(ids[j], meta)
         table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
-        table.insert(remembered, now); table.insert(remembered, tokens[j])
+        table.insert(remembered, nowText); table.insert(remembered, tokens[j])
       end
     end
     -- Tokens are random per lease, so a remembered one can only be this very lease's ack, retried

@@ -12,8 +12,16 @@
   when the scheduler asks for them (option events: 'all', passed to the script as `life`), so a
   put or claim of a queue that does not pays nothing for them; paused and resumed (rare admin
   calls) are always written. ]]
+-- The cap as text, made once per call and cap: a Lua number goes to Redis printed with %.17g,
+-- a few thousand instructions each time (docs/performance.md, issue 31).
+local capFor, capText = nil, nil
+local function capAsText(cap)
+  if cap ~= capFor then capFor, capText = cap, string.format('%d', cap) end
+  return capText
+end
+
 local function emit(cap, ...)
-  if cap > 0 then redis.call('XADD', K.events, 'MAXLEN', '~', cap, '*', ...) end
+  if cap > 0 then redis.call('XADD', K.events, 'MAXLEN', '~', capAsText(cap), '*', ...) end
 end
 
 -- Outcome counts per task name: `counts` fields '<counter>|<name>' (completed, failed, dead), for
@@ -37,9 +45,9 @@ end
 local function emitFor(cap, meta, ...)
   if cap <= 0 then return end
   if meta and meta.nm then
-    redis.call('XADD', K.events, 'MAXLEN', '~', cap, '*', 'name', meta.nm, ...)
+    redis.call('XADD', K.events, 'MAXLEN', '~', capAsText(cap), '*', 'name', meta.nm, ...)
   else
-    redis.call('XADD', K.events, 'MAXLEN', '~', cap, '*', ...)
+    redis.call('XADD', K.events, 'MAXLEN', '~', capAsText(cap), '*', ...)
   end
 end
 

@@ -1,34 +1,36 @@
 --[[ take: claim's lease step. Takes up to `count` ready tasks, highest priority level first, then
-  the fair groups (lowest tag first: include: groups), then ungrouped normal tasks (include:
-  sources); leases each to the calling worker until now + A.lease with token A.token .. ':' .. i,
-  and appends its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include:
-  levels) and expired tasks, and parks tasks of a group at its concurrency or rate limit (include:
-  gate, limits), paused (include: groups) or held by its ordered head (include: controls). ]]
+  the fair groups (lowest tag first: include: groups), then ungrouped normal tasks (include: sources);
+  leases each to the calling worker until now + A.lease with token A.token .. ':' .. i, and appends
+  its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include: levels) and
+  expired tasks, and parks tasks of a group at its concurrency or rate limit (include: gate, limits),
+  paused (include: groups) or held by its ordered head (include: controls). ]]
 -- include: record
 -- include: levels
 -- include: groups
 -- include: gate
 -- include: heads
 -- include: sources
+-- include: history
 
 -- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
 local function parkIn(id, meta, tag)
   if not meta.q and headOf(meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, encode(meta)) end
   park(id, meta, tag)
 end
--- Leases up to `count` tasks. `limited` when the queue has limits of its own (then rates are
--- counted), `held` the earliest time a group held by its rate reopens (or nil). Returns how many
--- were leased, whether ready tasks remain, `held` (updated), how many parked tasks moved back, the
--- end of the leases given, and whether it stopped early: it passes over at most `batch` * 10
--- entries that lease nothing (ghosts, expired or parked tasks), so a call stays short; each one
--- passed over is gone from the lists, so the next call goes on behind them (lib/life/lease.ts).
+-- Leases up to `count` tasks. `limited`: the queue has limits of its own (rates are counted); `held`:
+-- when the first group held by its rate reopens (or nil). Returns how many were leased, whether
+-- ready tasks remain, `held`, how many parked tasks moved back, the leases' end, and whether it
+-- stopped early: past `batch` * 10 entries that lease nothing (ghosts, expired or parked tasks),
+-- each gone from the lists, so the next call goes on behind them (lib/life/lease.ts).
 local function take(out, count, now, cap, batch, limited, held, life)
   local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
+  -- The score as text made once (a Lua number goes to Redis printed with %.17g, each time); the
+  -- first-started time only while the history is on, or for a task with caps of its own (put's keep).
+  local untilText, history = string.format('%d', until_), doneCaps() > 0
   local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0
-  local leased, scored, holders, leasedGroups = {}, {}, {}, {}
+  local leased, scored, holders, leasedGroups, reopens = {}, {}, {}, {}, nil
   local sources, ghosts = sourcesOf()
   -- Whether group g has no rate room now (groupRoom counts a lease when it has); `reopens` says when.
-  local reopens
   local function rateHeld(g) local ok, at = groupRoom(g, now); reopens = at; return not ok end
   local source, round, tags = 1, nil, {}
   while #taken < count and dropped + skipped + parked < batch * 10 and source <= #sources do
@@ -51,12 +53,10 @@ local function take(out, count, now, cap, batch, limited, held, life)
         if (tonumber(redis.call('HGET', K.gtags, lane)) or 0) <= tags[id] then redis.call('HDEL', K.gtags, lane) end
       end
       if ghosts and not from.grouped and unghost(K.moved, from.level or '0', id) then
-        -- An entry a cancel, reschedule, priority change or replacing put left behind (include:
-        -- levels): its task is gone, delayed, or waits (or ran) under its new level.
+        -- Left behind by a cancel, reschedule, priority change or replacing put (include: levels).
         skipped = skipped + 1
       elseif not meta then
-        -- No record: nothing to run (cannot happen while the invariants hold).
-        skipped = skipped + 1
+        skipped = skipped + 1 -- no record: nothing to run (cannot happen while the invariants hold)
       elseif meta.e and meta.e <= now then
         -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
         forget(id, meta); dropped = dropped + 1
@@ -82,7 +82,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
           meta.q = nil; unhead(id, meta.g)
         end
         meta.n, meta.t, meta.l, meta.w = meta.n + 1, token .. ':' .. i, until_, worker
-        if not meta.s then meta.s = now end -- first started, for the history (include: history)
+        if not meta.s and (history or meta.kp) then meta.s = now end -- first started (include: history)
         if keep > 0 and not meta.kr then meta.kr = keep end
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
         if meta.b then unpoint(id, meta) end
@@ -90,8 +90,8 @@ local function take(out, count, now, cap, batch, limited, held, life)
         emitLife(life, cap, meta, 'type', 'active', 'id', id, 'attempt', meta.n, 'worker', worker) -- events: 'all'
         leasedGroups[i] = tags[id] and meta.g
         table.insert(leased, id); table.insert(leased, encode(meta))
-        table.insert(scored, until_); table.insert(scored, id)
-        table.insert(holders, 0); table.insert(holders, worker .. '|' .. id)
+        table.insert(scored, untilText); table.insert(scored, id)
+        table.insert(holders, '0'); table.insert(holders, worker .. '|' .. id)
         -- The payload goes back as stored: the client parses it once.
         table.insert(out, id); table.insert(out, meta._); table.insert(out, meta.n)
         table.insert(out, meta.r); table.insert(out, meta.e or ''); table.insert(out, meta.tp or '')

@@ -1,17 +1,16 @@
---[[ history: the done tasks a queue keeps (included by claim's acks; not a script itself). A task
-  that finishes keeps its record and payload in the `history` HASH (K.history), not in `tasks`, so
-  no identity lookup sees it: its de-dup identity is free again, as without history. Its record
-  gains `f` (finished at) and `rs` (the result as the worker sent it, held as a JSON string: it
-  may be sealed, lib/domain/crypto.ts, so not JSON itself) at its end, so get and list answer it
-  as any record. Its id goes to the `done` ZSET (K.done) by finish time. Bounded by the queue's caps (keep(): the `keep` HASH, K.keep; else the defaults the
-  caller passes, A.doneMaxCount and A.doneMaxAge), never by a sweep: each write removes at most two
-  entries more than it adds, and both keys carry a TTL of the age, refreshed on write, so an idle
-  queue's history empties itself past the age. A count of 0 keeps none (history off). A task put
-  with `keep` (its record's `kp`: dc, da) has caps of its own: its finish is kept, or not, and
-  trimmed by them instead of the queue's (BullMQ's removeOnComplete), a cap it leaves out being the
-  queue's. A kept task that logged keeps the newest whole entries of its log, up to LOG_KEPT bytes,
-  in the history's field '<id>|log' (task ids hold no '|'), in a chunk's format (include: logs):
-  read by logs, removed with its entry, by the trim, a new run (include: rerun) or the TTL. ]]
+--[[ history: the done tasks a queue keeps (included by claim's acks and lease step; not a script
+  itself). A finished task keeps its record and payload in the `history` HASH (K.history), not in
+  `tasks`, so no identity lookup sees it: its de-dup identity is free again, as without history. Its
+  record gains `f` (finished at) and `rs` (the result as the worker sent it, held as a JSON string:
+  it may be sealed, lib/domain/crypto.ts) at its end, so get and list answer it as any record. Its
+  id goes to the `done` ZSET (K.done) by finish time. Bounded by the queue's caps (keep(): the `keep`
+  HASH, K.keep; else the caller's defaults, A.doneMaxCount and A.doneMaxAge), never by a sweep: each
+  write removes at most two entries more than it adds, and both keys carry a TTL of the age,
+  refreshed on write, so an idle queue's history empties itself. A count of 0 keeps none (history
+  off). A task put with `keep` (its record's `kp`: dc, da) has caps of its own (kept or not, trimmed
+  by them; a cap it leaves out is the queue's: BullMQ's removeOnComplete). A kept task that logged
+  keeps the newest whole entries of its log, up to LOG_KEPT bytes, in the field '<id>|log' (task
+  ids hold no '|'), in a chunk's format (include: logs), removed with its entry (trim, rerun, TTL). ]]
 -- include: logs
 
 -- The most bytes of a done task's log the history keeps: its newest whole entries.
@@ -45,10 +44,11 @@ local function newestLog(id)
   return string.sub(text, nl + 1)
 end
 
--- The queue's caps on its done history: its own (keep()), else the defaults. One HMGET per call.
+-- The queue's caps on its done history: its own (keep()), else the defaults; read once a call.
+local capsRead = nil
 local function doneCaps()
-  local own = redis.call('HMGET', K.keep, 'doneCount', 'doneAge')
-  return tonumber(own[1]) or tonumber(A.doneMaxCount), tonumber(own[2]) or tonumber(A.doneMaxAge)
+  capsRead = capsRead or redis.call('HMGET', K.keep, 'doneCount', 'doneAge')
+  return tonumber(capsRead[1]) or tonumber(A.doneMaxCount), tonumber(capsRead[2]) or tonumber(A.doneMaxAge)
 end
 
 -- Keeps finished task id: `raw`, its `tasks` field (new fields go before the record's closing brace;

@@ -81,7 +81,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
           -- An ordered group's held head (include: controls) holds its place as an active task now.
           meta.q = nil; unhead(id, meta.g)
         end
-        meta.n, meta.t, meta.l, meta.w = meta.n + 1, token .. ':' .. i, until_, worker
+        meta.n, meta.t, meta.l, meta.w = meta.n + 1, string.format('%s:%d', token, i), until_, worker
         if not meta.s and (history or meta.kp) then meta.s = now end -- first started (include: history)
         if keep > 0 and not meta.kr then meta.kr = keep end
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.

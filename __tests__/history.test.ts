@@ -146,6 +146,7 @@ describe('the done history', () => {
     for (const data of ['a', 'b']) {
       await s.put(data, { maxAttempts: 1 });
       await s.fail((await s.claim())!, { retryIn: 0 });
+      await sleep(2); // deaths in one millisecond tie in the dead set, ordered by hash then
     }
     await s.claim();
     expect((await s.list('dead')).tasks.map((t) => t.data)).toEqual(['b']);
@@ -221,7 +222,7 @@ describe("a task's own keep (put's keep)", () => {
     const aged = await finish(s, 'aged', undefined, { keep: { done: { age: 60_000 } } });
     expect((await s.get(aged))!.state).toBe('done');
     // Three more with a count of their own: each finish trims to 2, 'aged' included.
-    for (const data of ['a', 'b', 'c']) await finish(s, data, `ran ${data}`, { keep: { done: { count: 2, age: 60_000 } } });
+    for (const data of ['a', 'b', 'c']) await finish(s, data, `ran ${data}`, { keep: { done: { count: 2, age: 60_000 } } }).then(() => sleep(2));
     expect((await s.list('done')).tasks.map((t) => [t.data, t.done!.result])).toEqual([
       ['c', 'ran c'],
       ['b', 'ran b'],
@@ -233,7 +234,8 @@ describe("a task's own keep (put's keep)", () => {
   it("trims the queue's history by its own caps at its finish, instead of the queue's", async () => {
     const s = await redis.scheduler();
     await s.keep({ done: { count: 10 } });
-    for (let i = 0; i < 4; i++) await finish(s, i);
+    // 2 ms apart: two finishes in one millisecond tie in `done`, whose order then goes by hash.
+    for (let i = 0; i < 4; i++) await finish(s, i).then(() => sleep(2));
     await finish(s, 'last', undefined, { keep: { done: { count: 2 } } });
     expect((await s.list('done')).tasks.map((t) => t.data)).toEqual(['last', 3]);
     // Later finishes trim by the queue's caps again.
@@ -279,6 +281,7 @@ describe("a task's own keep (put's keep)", () => {
     for (const data of ['a', 'b', 'c']) {
       await s.put(data, { maxAttempts: 1 });
       await s.fail((await s.claim())!);
+      await sleep(2); // deaths in one millisecond tie in the dead set, ordered by hash then
     }
     await s.put('d', { maxAttempts: 1, keep: { dead: { count: 2 } } });
     // A lapsed lease ends its last attempt too (claim): the same rule.

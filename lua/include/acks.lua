@@ -42,7 +42,8 @@ local function ackAll(out, now, cap)
         end
         keepOutcome(ids[j], meta, now, 'done', result)
         -- Its own caps (put's `keep`) or the queue's (include: history).
-        local count, age, own = capsFor(meta, keepCount, keepAge)
+        local count, age, own = keepCount, keepAge, false
+        if meta.kp then count, age, own = capsFor(meta, keepCount, keepAge) end
         if count > 0 and keepDone(ids[j], metas[j], now, result, meta) == 1 then noteKept(trims, count, age, own) end
         countNamed(K.counts, 'completed', meta)
         fire(ids[j], meta, 'done', now)

@@ -45,7 +45,8 @@ local function encode(meta)
   if n == 0 then meta.n = nil end
   if r == meta.c then meta.r = nil end
   if m == USUAL_ATTEMPTS then meta.m = nil end
-  local alone = next(meta) == 'c' and next(meta, 'c') == nil
+  -- (A leased record has a token: no need to walk it.)
+  local alone = not meta.t and next(meta) == 'c' and next(meta, 'c') == nil
   local raw = (alone and string.format('%d', meta.c) or cjson.encode(meta)) .. '\n' .. payload
   meta._, meta.n, meta.r, meta.m = payload, n, r, m
   return raw

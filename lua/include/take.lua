@@ -87,7 +87,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
         if meta.b then unpoint(id, meta) end
         taken[i] = id
-        emitLife(life, cap, meta, 'type', 'active', 'id', id, 'attempt', meta.n, 'worker', worker) -- events: 'all'
+        if life then emitFor(cap, meta, 'type', 'active', 'id', id, 'attempt', meta.n, 'worker', worker) end -- events: 'all'
         leasedGroups[i] = tags[id] and meta.g
         table.insert(leased, id); table.insert(leased, encode(meta))
         table.insert(scored, untilText); table.insert(scored, id)

@@ -24,9 +24,8 @@ end
 -- each gone from the lists, so the next call goes on behind them (lib/life/lease.ts).
 local function take(out, count, now, cap, batch, limited, held, life)
   local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
-  -- The score as text made once (a Lua number goes to Redis printed with %.17g, each time); the
-  -- first-started time only while the history is on, or for a task with caps of its own (put's keep).
-  local untilText, history = string.format('%d', until_), doneCaps() > 0
+  -- The score as text made once: a Lua number goes to Redis printed with %.17g, each time.
+  local untilText = string.format('%d', until_)
   local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0
   local leased, scored, holders, leasedGroups, reopens = {}, {}, {}, {}, nil
   local sources, ghosts = sourcesOf()
@@ -82,7 +81,8 @@ local function take(out, count, now, cap, batch, limited, held, life)
           meta.q = nil; unhead(id, meta.g)
         end
         meta.n, meta.t, meta.l, meta.w = meta.n + 1, string.format('%s:%d', token, i), until_, worker
-        if not meta.s and (history or meta.kp) then meta.s = now end -- first started (include: history)
+        -- First started: only while the history is on, or for a task with caps of its own (put's keep).
+        if not meta.s and (meta.kp or doneCaps() > 0) then meta.s = now end
         if keep > 0 and not meta.kr then meta.kr = keep end
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
         if meta.b then unpoint(id, meta) end

@@ -25,7 +25,7 @@ end
 local function take(out, count, now, cap, batch, limited, held, life)
   local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
   -- The score as text made once: a Lua number goes to Redis printed with %.17g, each time.
-  local untilText = string.format('%d', until_)
+  local untilText, history = string.format('%d', until_), nil -- history: whether it is on, read at need
   local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0
   local leased, scored, holders, leasedGroups, reopens = {}, {}, {}, {}, nil
   local sources, ghosts = sourcesOf()
@@ -81,8 +81,8 @@ local function take(out, count, now, cap, batch, limited, held, life)
           meta.q = nil; unhead(id, meta.g)
         end
         meta.n, meta.t, meta.l, meta.w = meta.n + 1, string.format('%s:%d', token, i), until_, worker
-        -- First started: only while the history is on, or for a task with caps of its own (put's keep).
-        if not meta.s and (meta.kp or doneCaps() > 0) then meta.s = now end
+        if not meta.s and not meta.kp and history == nil then history = doneCaps() > 0 end
+        if not meta.s and (meta.kp or history) then meta.s = now end -- first started: history on, or own keep
         if keep > 0 and not meta.kr then meta.kr = keep end
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
         if meta.b then unpoint(id, meta) end

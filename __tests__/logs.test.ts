@@ -233,6 +233,7 @@ describe('task logs', () => {
       const t = (await s.claim())!;
       await t.log(`dying ${n}`);
       await s.fail(t, { error: 'x' });
+      await sleep(3); // distinct death times: deaths in one millisecond tie in the dead set, broken by hash
     }
     expect(await raw.hLen(`${s.prefix}:{default}:logs`)).toBe(4); // a head and a chunk each
     await s.claim(); // trims the dead set to one: the older task goes, its log with it

@@ -30,7 +30,7 @@ export interface KeepOptions {
    * `done: {}` turns the history back on with the defaults.
    */
   done?: {
-    /** How many done tasks are kept (the oldest beyond it go): 0 to 10,000,000; 0 turns the history off. */
+    /** How many done tasks are kept (the oldest beyond it go; tasks that finished in the same millisecond are ordered by hash): 0 to 10,000,000; 0 turns the history off. */
     count?: number;
     /** How long each done task is kept: ms or a Duration, more than 0. */
     age?: Span;
@@ -40,7 +40,7 @@ export interface KeepOptions {
    * set). A cap left out stays as it was.
    */
   dead?: {
-    /** How many dead tasks are kept (the oldest deaths beyond it go): 0 to 10,000,000. */
+    /** How many dead tasks are kept (the oldest deaths beyond it go; deaths in the same millisecond are ordered by hash): 0 to 10,000,000. */
     count?: number;
     /** How long each dead task is kept: ms or a Duration, more than 0. */
     age?: Span;

@@ -11,6 +11,7 @@ import { parse, workOptions } from '../lib/domain/options';
 import { pipeline, runOf, STAGES, type Host, type Outcome, type Run } from '../lib/life/pipeline';
 import { compose, type Stage } from '../lib/life/pipeline/stage';
 import { timeout } from '../lib/life/pipeline/timeout';
+import { handlerOf } from '../lib/life/route';
 import { contextOf } from '../lib/redis/context';
 import { eventually, sleep, useRedis } from './support/harness';
 
@@ -146,5 +147,45 @@ describe('the worker pipeline', () => {
     const section = design.slice(design.indexOf('## The worker pipeline'));
     const listed = [...section.slice(0, section.indexOf('\n## ', 1)).matchAll(/^\d+\. `([a-z-]+)`/gm)].map((m) => m[1]);
     expect(listed).toEqual([...STAGES]);
+  });
+
+  it("makes a run's signal only for a handler that can take it: one declaring only the task gets the task alone", async () => {
+    const s = await redis.scheduler();
+    await s.putMany(['one', 'routed', 'two', 'rest'].map((data) => ({ data })));
+    const argc: number[] = [];
+    const signals: unknown[] = [];
+    const runNext = async (handler: Parameters<typeof pipeline>[1]) => {
+      const run = runOf((await s.claim())!, 30_000, undefined);
+      expect(await pipeline(hostOf(s, []), handler)(run)).toEqual({ result: '' });
+    };
+    // One parameter, alone or behind handlers by task name: called with the task only.
+    await runNext(async function (_task) {
+      argc.push(arguments.length);
+    });
+    await runNext(
+      handlerOf({
+        '*': async function (_task) {
+          argc.push(arguments.length);
+        },
+      }),
+    );
+    // Two, or none declared (a rest parameter): given the signal.
+    await runNext(async (_task, signal) => void signals.push(signal));
+    await runNext(async (...args: unknown[]) => void signals.push(args[1]));
+    expect(argc).toEqual([1, 1]);
+    expect(signals.map((x) => x instanceof AbortSignal && !x.aborted)).toEqual([true, true]);
+
+    // Stopped before its signal is read: the signal made then is already aborted, with the first reason.
+    const run = runOf({ hash: 'h', timeout: null } as unknown as Task<unknown>, 1000, undefined);
+    const why = new RunTimeoutError('h', 10);
+    run.controller.abort(why);
+    run.controller.abort(new Error('later'));
+    expect(run.controller.reason).toBe(why);
+    expect([run.controller.signal.aborted, run.controller.signal.reason]).toEqual([true, why]);
+    // Read first, then stopped: the same signal aborts.
+    const read = runOf({ hash: 'h', timeout: null } as unknown as Task<unknown>, 1000, undefined);
+    const signal = read.controller.signal;
+    read.controller.abort(why);
+    expect([read.controller.signal, signal.aborted, signal.reason]).toEqual([signal, true, why]);
   });
 });

@@ -8,7 +8,12 @@ import { UnknownTaskNameError, ValidationError } from '../domain/errors';
 import type { Json } from '../domain/payload';
 import type { Task } from '../domain/task';
 
-/** A handler: its resolved value (any JSON, or nothing) is the task's result. */
+/**
+ * A handler: its resolved value (any JSON, or nothing) is the task's result. `signal` aborts when
+ * the attempt must stop (its timeout, a lost lease, a cancel, the worker closing). A handler that
+ * declares only the task (`async (task) => …`, one parameter) is called without it, so that none
+ * is made: read `signal` by declaring it.
+ */
 export type Handler<T = Json, R = Json> = (task: Task<T>, signal: AbortSignal) => Promise<R | void | undefined>;
 
 /** Handlers by task name; `'*'` takes every task whose name has none of its own. */
@@ -25,9 +30,21 @@ export function handlerOf<T>(handler: Handler<T> | Handlers<T>): Handler<T> {
   if (map.size === 0) throw new ValidationError('handler', 'expected at least one task name with its handler');
   for (const [name, h] of map) if (typeof h !== 'function') throw new ValidationError(`handler[${JSON.stringify(name)}]`, 'expected a function');
   const fallback = map.get('*');
-  return (task, signal) => {
-    const run = (task.name === null ? undefined : map.get(task.name)) ?? fallback;
-    if (!run) return Promise.reject(new UnknownTaskNameError(task.hash, task.name, [...map.keys()]));
-    return run(task, signal);
-  };
+  const unknown: Handler<T> = (task) => Promise.reject(new UnknownTaskNameError(task.hash, task.name, [...map.keys()]));
+  const pick = (task: Task<T>) => (task.name === null ? undefined : map.get(task.name)) ?? fallback ?? unknown;
+  const router: Handler<T> = (task, signal) => pick(task)(task, signal);
+  routers.set(router as Handler<unknown>, pick as (task: Task<unknown>) => Handler<unknown>);
+  return router;
+}
+
+/** What each router of handlerOf() runs a task by: the pipeline asks it, and calls that handler itself. */
+const routers = new WeakMap<Handler<unknown>, (task: Task<unknown>) => Handler<unknown>>();
+
+/**
+ * Which handler runs each task: a router's choice by task name, else `handler` itself. The
+ * worker pipeline calls the chosen handler directly, so that it knows how many parameters that
+ * handler declares (pipeline/index.ts: one that takes only the task is not given a signal).
+ */
+export function pickerOf(handler: Handler<unknown>): (task: Task<unknown>) => Handler<unknown> {
+  return routers.get(handler) ?? (() => handler);
 }

@@ -11,7 +11,8 @@
  * and in the middle the handler itself, whose value becomes the result ack sends. Each stage's
  * part before the handler runs in this order, its part after in the reverse one.
  */
-import type { Handler } from '../route';
+import { pickerOf, type Handler } from '../route';
+import type { Task } from '../../domain/task';
 import { resultJson } from '../lease';
 import { flush } from './flush';
 import { keepAlive } from './keep-alive';
@@ -29,16 +30,21 @@ export const STAGES = ['outcome', 'flush', 'metrics', 'keep-alive', 'timeout'] a
 /** A worker's pipeline: what runs each task it leases, from its handler to its ack or fail. */
 export function pipeline(host: Host, handler: Handler<unknown>): (run: Run) => Promise<Outcome> {
   const stages: Record<(typeof STAGES)[number], Stage> = { outcome: outcome(host), flush, metrics: metrics(host), 'keep-alive': keepAlive(host), timeout };
+  const pick = pickerOf(handler);
   return compose(
     STAGES.map((name) => stages[name]),
-    (run) => attempt(host, handler, run),
+    (run) => attempt(host, pick(run.task), run),
   );
 }
 
-/** The handler's run: its value as ack sends it, or what it threw. */
+/**
+ * The handler's run: its value as ack sends it, or what it threw. A handler that declares exactly
+ * one parameter (`async (task) => …`) is called with the task alone: its run's AbortSignal, which
+ * it could not read, is never made (LazyAbortController, stage.ts).
+ */
 async function attempt(host: Host, handler: Handler<unknown>, run: Run): Promise<Outcome> {
   try {
-    const value = await handler(run.task, run.controller.signal);
+    const value = await (handler.length === 1 ? (handler as (task: Task<unknown>) => ReturnType<Handler<unknown>>)(run.task) : handler(run.task, run.controller.signal));
     // A result that is not JSON, or too large, fails the attempt as a bad payload would. One that
     // comes after the timeout ended the attempt counts for nothing, so it is not looked at.
     return { result: run.overtime ? '' : resultJson(host.ctx, run.task, value) };

@@ -21,7 +21,7 @@ export function outcome(host: Host): Stage {
     const ended = await next();
     // Handed back by close(): the task belongs to the queue again.
     // Cancelled while it ran: its beat ended the task already; an ack or fail would be refused.
-    if (run.released || run.controller.signal.reason instanceof CancelledError) return ended;
+    if (run.released || run.controller.reason instanceof CancelledError) return ended;
     // Snoozed by its handler: that ended the attempt, and what the handler did after counts for
     // nothing. A snooze still under way is waited for, so its refusal (a lost lease) is known first.
     const snoozed = snoozing(run.task);

@@ -87,9 +87,8 @@ let tokenBytes = Buffer.alloc(0);
 let tokenAt = 0;
 
 /**
- * A fresh random lease-token prefix (16 hex digits); claim.lua appends the task's index. Taken
- * from a pool: a randomBytes call costs about a microsecond, once per claim call, which is most
- * of a concurrency-1 worker's tasks.
+ * A fresh random lease-token prefix (16 hex digits); claim.lua appends the task's index. Cut from
+ * a pool of random bytes, so that a claim call does not make a randomBytes call of its own.
  */
 export function newToken(): string {
   if (tokenAt + 8 > tokenBytes.length) {

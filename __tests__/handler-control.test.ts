@@ -158,6 +158,32 @@ describe('RetryLaterError', () => {
     expect(new RetryLaterError('ok', { delay: 5 })).toMatchObject({ name: 'RetryLaterError', code: 'ERR_RETRY_LATER', delay: 5, at: null });
     expect(new RetryLaterError('ok', { at: new Date(1000) })).toMatchObject({ delay: null, at: 1000 });
   });
+
+  it('refuses a Duration whose whole span passes 100 years, as task.snooze() refuses the same value', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('too far', { maxAttempts: 2 });
+    const refused: unknown[] = [];
+    const w = s.work(async (task) => {
+      // Each field alone is in bounds; the sum (200 years) is not.
+      for (const delay of [{ years: 200 }, { years: 60, months: 600 }]) {
+        await task.snooze(delay).catch((err: unknown) => refused.push(err));
+        try {
+          new RetryLaterError('x', { delay });
+        } catch (err) {
+          refused.push(err);
+        }
+      }
+      throw new RetryLaterError('in bounds', { delay: { years: 99, months: 11 } });
+    });
+    await eventually(async () => (await s.get(hash))?.ending === 'retry-later');
+    await w.close();
+    expect(refused).toHaveLength(4);
+    for (const err of refused) expect(err).toBeInstanceOf(ValidationError);
+    expect(refused[0]).toMatchObject({ field: 'span' });
+    expect(refused[1]).toMatchObject({ field: 'options.delay' });
+    // The same bound in the same words: only the field differs.
+    expect((refused[1] as ValidationError).message.replace('options.delay', 'span')).toBe((refused[0] as ValidationError).message);
+  });
 });
 
 describe('backoff(attempt, error)', () => {

@@ -6,7 +6,7 @@
  * One concept over 300 lines: the error hierarchy, one short class per code, and the one mapping
  * from Redis errors to it.
  */
-import type { Duration } from './time';
+import { spanToMs, type Duration } from './time';
 
 /** The stable codes of docket's errors. */
 export type ErrorCode =
@@ -330,8 +330,10 @@ const LONGEST_MS = 100 * 365.25 * 24 * 3600 * 1000;
 
 /**
  * RetryLaterError's options, checked here rather than by the zod schemas: this module is all of
- * docket's errors a sandbox thread loads (sandbox.ts), so it imports nothing. The bounds are those
- * of every other span and instant.
+ * docket's errors a sandbox thread loads (sandbox.ts), so it imports only time.ts (which imports
+ * nothing). The bounds are those of every other span and instant: a Duration's whole span, summed
+ * as snooze() and every span option sum it, is at most 100 years ({ years: 200 } was once taken
+ * because each field was checked alone).
  */
 function retryLater(options: unknown): { delay: number | Duration | null; at: number | null } {
   const o = options as Record<string, unknown> | null;
@@ -349,6 +351,7 @@ function retryLater(options: unknown): { delay: number | Duration | null; at: nu
   const isDuration =
     typeof delay === 'object' && delay !== null && !Array.isArray(delay) && Object.entries(delay).every(([k, v]) => DURATION_UNITS.includes(k) && (v === undefined || finite(v)));
   if (!isDuration) throw new ValidationError('options.delay', 'expected milliseconds (a finite number >= 0, at most 100 years) or a Duration such as { minutes: 5 }');
+  if (spanToMs(delay as Duration) > LONGEST_MS) throw new ValidationError('options.delay', `must be at most 100 years (${LONGEST_MS} ms)`);
   return { delay: { ...(delay as Duration) }, at: null };
 }
 

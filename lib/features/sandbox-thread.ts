@@ -1,6 +1,6 @@
 /**
  * The entry of a sandbox thread (see sandbox.ts): loads the handler module once, then runs one task
- * at a time as the main thread asks. Of docket it imports only payload.ts (and errors.ts), so a
+ * at a time as the main thread asks. Of docket it imports only payload.ts (and errors.ts, time.ts), so a
  * thread starts in about 20 ms, and it holds no connection: claims, leases, heartbeats and acks
  * stay on the main thread, which a handler blocking this thread's loop cannot hold up.
  *

@@ -35,7 +35,7 @@ const METHODS = ['progress', 'log', 'dependencies', 'snooze'];
 let compiled: string | undefined;
 
 /** The modules a thread loads, by path from lib/: its entry, and what the entry imports of docket (nothing else). */
-const THREAD_MODULES = ['features/sandbox-thread', 'domain/payload', 'domain/errors'];
+const THREAD_MODULES = ['features/sandbox-thread', 'domain/payload', 'domain/errors', 'domain/time'];
 
 /**
  * What a thread runs: the entry next to this module. Compiled (dist/) it is a .js file. Under

@@ -44,6 +44,35 @@ describe('help', () => {
     expect(summary.indexOf("set or remove a queue's limits")).toBe(column);
   });
 
+  it("offers for each command's --state and --limit only what that command takes (clean's are not list's)", async () => {
+    const prefix = uniquePrefix();
+    /** The words of `flag`'s help in `docket help <command>`, its wrapped lines joined. */
+    const flagText = async (command: string, flag: string): Promise<string> => {
+      const text = (await cli(prefix, ['help', command])).stdout.replace(/\n {25}/g, ' ');
+      return text
+        .split('\n')
+        .find((l) => l.startsWith(`  ${flag} `))!
+        .slice(25);
+    };
+    for (const command of ['list', 'clean']) {
+      const states = (await flagText(command, '--state'))
+        .replace(/\(.*\)/, '')
+        .split(/,\s*|\s+or\s+/)
+        .map((w) => w.trim());
+      expect(states.length).toBeGreaterThanOrEqual(3);
+      // Every state help names is taken: on a real Redis, each one runs (exit code 0).
+      for (const state of states) {
+        const args = command === 'list' ? ['list', 'q', '--state', state] : ['clean', 'q', '--state', state, '--yes'];
+        expect(await cli(prefix, args)).toMatchObject({ code: 0 });
+      }
+      if (command === 'clean') expect(states.sort()).toEqual(['dead', 'delayed', 'ready']);
+    }
+    // clean's --limit is not list's: no cap of 1000, and it deletes rather than lists.
+    const limit = await flagText('clean', '--limit');
+    expect(limit).not.toMatch(/1000|to list/);
+    expect(await cli(prefix, ['clean', 'q', '--state', 'ready', '--limit', '5000', '--yes'])).toMatchObject({ code: 0 });
+  });
+
   it('wraps words at spaces under a hanging indent, and never cuts a word', () => {
     expect(wrap('aa bb cc dd', 5, 2)).toEqual(['aa bb', '  cc', '  dd']);
     expect(wrap('a-very-long-word b', 5)).toEqual(['a-very-long-word', 'b']);

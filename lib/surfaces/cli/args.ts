@@ -53,7 +53,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, readonly [string, string]> 
   help: ['-h, --help', 'show help'],
   version: ['--version', 'print the version of docket'],
   state: ['--state <state>', 'ready, delayed, waiting, active, dead or done (required)'],
-  limit: ['--limit <n>', 'most tasks to list, 1 to 1000 (default 100); clean: most to delete (default all)'],
+  limit: ['--limit <n>', 'most tasks to list, 1 to 1000 (default 100)'],
   offset: ['--offset <n>', 'tasks to skip first (default 0)'],
   all: ['--all', 'every dead task of the queue'],
   interval: ['--interval <seconds>', 'time between frames, 0.1 to 3600 (default 1)'],

@@ -58,6 +58,10 @@ export const clean: Command = {
   details:
     'Ready and delayed tasks are aged by when they were put, dead ones by when they died. Tasks waiting on a deleted task learn it was cancelled. A task leased meanwhile is not deleted.',
   flags: ['state', 'older-than', 'limit', 'yes'],
+  flagHelp: {
+    state: `${CLEAN_STATES.slice(0, -1).join(', ')} or ${CLEAN_STATES[CLEAN_STATES.length - 1]} (required)`,
+    limit: 'most tasks to delete, 1 or more (default all)',
+  },
   prepare(input) {
     const queue = queueArg(positionals('clean', input, ['queue'])[0]);
     const state = cleanStateArg(input.flags.state);

@@ -122,6 +122,11 @@ export interface Command {
   /** The command-specific flags it accepts; the global ones are always accepted. */
   flags: ReadonlyArray<keyof CommandFlags>;
   /**
+   * What help says of a flag this command takes otherwise than FLAG_HELP (args.ts) says: clean's
+   * --state takes fewer states than list's, and its --limit has no cap of 1000.
+   */
+  flagHelp?: Partial<Record<keyof CommandFlags, string>>;
+  /**
    * Checks the arguments before anything connects and returns what to run; throws UsageError.
    * No I/O but one small local read: the dashboard's --token-file.
    */

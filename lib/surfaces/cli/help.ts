@@ -47,8 +47,9 @@ function hanging(head: string, column: number, text: string): string {
   return lines.join('\n');
 }
 
-function flagLines(flags: ReadonlyArray<keyof CommandFlags | (typeof GLOBAL_FLAGS)[number]>): string {
-  return flags.map((f) => hanging(`  ${FLAG_HELP[f][0]}`, FLAG_COLUMN, FLAG_HELP[f][1])).join('\n');
+/** The flags' help lines; `own` holds a command's own words for a flag (Command.flagHelp). */
+function flagLines(flags: ReadonlyArray<keyof CommandFlags | (typeof GLOBAL_FLAGS)[number]>, own: Command['flagHelp'] = {}): string {
+  return flags.map((f) => hanging(`  ${FLAG_HELP[f][0]}`, FLAG_COLUMN, (own as Record<string, string | undefined>)[f] ?? FLAG_HELP[f][1])).join('\n');
 }
 
 /** A paragraph wrapped to the help's width. */
@@ -61,7 +62,7 @@ function commandHelp(command: Command): string {
   const usage = wrap(`Usage: docket ${command.name} ${command.usage}`, HELP_WIDTH, `Usage: docket ${command.name} `.length).join('\n');
   const summary = paragraph(`${command.summary[0].toUpperCase()}${command.summary.slice(1)}.`);
   const about = command.details ? `${summary}\n${paragraph(command.details)}` : summary;
-  const own = command.flags.length > 0 ? `Options:\n${flagLines(command.flags)}\n\n` : '';
+  const own = command.flags.length > 0 ? `Options:\n${flagLines(command.flags, command.flagHelp)}\n\n` : '';
   return `${usage}\n\n${about}\n\n${own}Global options:\n${flagLines(GLOBAL_FLAGS)}\n`;
 }
 

@@ -94,6 +94,7 @@ describe('hostile values from sandboxed handlers', () => {
       ['proto', 'done {"__proto__":{"a":1},"b":2}'],
       ['progress-proto', 'done {"label":"progress-proto"}'],
       ['throw-deep', '[object Array]'],
+      ['throw-unreadable', '[a thrown value that cannot be shown]'],
     ]);
     expect(await outcomes(b, 'sandboxed')).toEqual(inOneThread);
     await Promise.all([local.close(), sandboxed.close()]);

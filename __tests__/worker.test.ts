@@ -254,6 +254,29 @@ describe('errors in the loop', () => {
   });
 });
 
+/** A value every read of which throws: a Proxy whose every trap throws (its type, its prototype, any property). */
+function hostileProxy(): object {
+  const refuse = (): never => {
+    throw new Error('no reading me');
+  };
+  const traps = [
+    'get',
+    'has',
+    'ownKeys',
+    'getPrototypeOf',
+    'getOwnPropertyDescriptor',
+    'defineProperty',
+    'set',
+    'deleteProperty',
+    'isExtensible',
+    'preventExtensions',
+    'apply',
+    'construct',
+    'setPrototypeOf',
+  ];
+  return new Proxy({}, Object.fromEntries(traps.map((t) => [t, refuse])));
+}
+
 describe('work, with handlers that throw odd values', () => {
   const unprintable = {
     'Object.create(null)': () => Object.create(null),
@@ -268,6 +291,7 @@ describe('work, with handlers that throw odd values', () => {
           throw new Error('no');
         },
       }),
+    'a Proxy whose every trap throws': () => hostileProxy(),
   };
 
   it.each(Object.entries(unprintable))('records %s as a failure and retries the task', async (_, make) => {
@@ -295,5 +319,24 @@ describe('work, with handlers that throw odd values', () => {
     const task = (await s.claim())!;
     expect(await s.fail(task, { error: Object.create(null), retryIn: 10_000 })).toBe('retry');
     expect((await s.get(hash))!.lastError).toEqual(expect.any(String));
+  });
+
+  it('records a value no property of which can be read, on the claim() path and through work(), as such', async () => {
+    const s = await redis.scheduler();
+    const { hash } = await s.put('unreadable by hand', { maxAttempts: 3 });
+    expect(await s.fail((await s.claim())!, { error: hostileProxy(), retryIn: 0 })).toBe('retry');
+    expect((await s.get(hash))!).toMatchObject({ attempts: 1, lastError: '[a thrown value that cannot be shown]' });
+    // Through work() too, within its lease: the failure is recorded at once, not left to lapse.
+    const errors: unknown[] = [];
+    const worker = s.work(
+      async () => {
+        throw hostileProxy();
+      },
+      { lease: 60_000, backoff: () => 0, onError: (e) => errors.push(e) },
+    );
+    await eventually(async () => (await s.get(hash))?.state === 'dead', 5000);
+    await worker.close();
+    expect(errors).toEqual([]);
+    expect((await s.get(hash))!).toMatchObject({ attempts: 3, lastError: '[a thrown value that cannot be shown]' });
   });
 });

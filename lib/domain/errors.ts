@@ -68,6 +68,12 @@ export class ValidationError extends DocketError {
 }
 
 /**
+ * What is recorded of a thrown value no part of which can be read (a Proxy whose every trap
+ * throws): not its type, not its text, not its JSON. Its attempt still fails with this as its error.
+ */
+export const UNSHOWABLE_THROWN = '[a thrown value that cannot be shown]';
+
+/**
  * An argument could not even be read: a getter or a proxy trap of it threw `cause` while docket
  * looked at it. Refused like any invalid argument, before any I/O, with what it threw as `cause`.
  */

@@ -3,6 +3,7 @@
  * or bunyan, or a small adapter of your own, plugs in as it is. With none given, docket logs
  * nothing: a library should not write to a service's output unasked.
  */
+import { UNSHOWABLE_THROWN } from './errors';
 import { loggerOption, parse } from './options';
 import { canonicalJson } from './payload';
 
@@ -71,6 +72,6 @@ export function thrownText(value: unknown): string {
   try {
     return Object.prototype.toString.call(value);
   } catch {
-    return '[a thrown value that cannot be shown]';
+    return UNSHOWABLE_THROWN;
   }
 }

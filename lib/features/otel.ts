@@ -55,8 +55,16 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
   });
   const fail = (span: Otel.Span | undefined, error: unknown) => {
     if (!span) return;
-    if (error instanceof Error) span.recordException(error);
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : thrownText(error) });
+    try {
+      if (error instanceof Error) {
+        span.recordException(error);
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: String(error.message) });
+        return;
+      }
+    } catch {
+      // Unreadable (a Proxy whose traps throw, a getter that throws): its text, which never throws.
+    }
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: thrownText(error) });
   };
 
   const put = subscribers<PutMessage>({

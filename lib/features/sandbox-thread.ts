@@ -17,7 +17,7 @@
  * JSON.parse makes an own "__proto__" key an own property again, as the value had it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PayloadTooLargeError, RetryLaterError, UnrecoverableError, ValidationError } from '../domain/errors';
+import { PayloadTooLargeError, RetryLaterError, UnrecoverableError, UNSHOWABLE_THROWN, ValidationError } from '../domain/errors';
 import { canonicalJson } from '../domain/payload';
 
 /**
@@ -126,7 +126,12 @@ export function thrownOf(value: unknown): Thrown {
   try {
     return { text: Array.isArray(value) ? Object.prototype.toString.call(value) : String(value) };
   } catch {
+    // Not even its type, for a Proxy whose every trap throws.
+  }
+  try {
     return { text: Object.prototype.toString.call(value) };
+  } catch {
+    return { text: UNSHOWABLE_THROWN };
   }
 }
 

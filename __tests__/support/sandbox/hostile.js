@@ -79,6 +79,15 @@ handlers['throw-deep'] = async (task) => {
   await sleep(task.data.workMs ?? 0);
   throw deep(4000);
 };
+// Throws a value none of which can be read: a Proxy whose every trap throws.
+handlers['throw-unreadable'] = async (task) => {
+  await sleep(task.data.workMs ?? 0);
+  const refuse = () => {
+    throw new Error('no reading me');
+  };
+  const traps = ['get', 'has', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor', 'defineProperty', 'set', 'deleteProperty', 'isExtensible', 'preventExtensions'];
+  throw new Proxy({}, Object.fromEntries(traps.map((t) => [t, refuse])));
+};
 handlers['log-deep'] = async (task) => {
   await sleep(task.data.workMs ?? 0);
   await task.log(deep(4000));

@@ -12,11 +12,19 @@ import { spanToMs } from '../../domain/time';
 
 export type FailEnding = { ending: 'failed' } | { ending: 'unrecoverable' } | { ending: 'retry-later'; delay: number; at: null } | { ending: 'retry-later'; delay: null; at: number };
 
-/** Whether `error` is docket's `Class` (of this copy or another), by class or by name and code. */
+/**
+ * Whether `error` is docket's `Class` (of this copy or another), by class or by name and code. A
+ * value that cannot be read (a Proxy whose traps throw, a getter that throws) is neither: it fails
+ * its attempt the usual way, and is recorded (thrownText) rather than thrown on.
+ */
 function isOf(error: unknown, Class: typeof UnrecoverableError | typeof RetryLaterError, code: string): boolean {
-  if (error instanceof Class) return true;
-  const e = error as { name?: unknown; code?: unknown } | null;
-  return typeof e === 'object' && e !== null && e.name === Class.name && e.code === code;
+  try {
+    if (error instanceof Class) return true;
+    const e = error as { name?: unknown; code?: unknown } | null;
+    return typeof e === 'object' && e !== null && e.name === Class.name && e.code === code;
+  } catch {
+    return false;
+  }
 }
 
 /** How `error`, thrown by a handler (or given to fail()), ends its attempt. */

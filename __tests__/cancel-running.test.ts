@@ -9,6 +9,7 @@ import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { CancelledError, DocketError, type Task } from '../lib';
 import { createDashboard } from '../lib/surfaces/dashboard';
 import { childModule } from './support/children';
@@ -63,6 +64,48 @@ describe('cancel a running task', () => {
     expect(await raw.exists(`${holder.prefix}:{default}:cancels`)).toBe(0);
     expect(await holder.claim()).toBeNull();
   });
+
+  it('never starts a task whose cancel a beat ended while it was prefetched (a 100 ms heartbeat)', async () => {
+    const s = await redis.scheduler();
+    const ROUNDS = 100;
+    // Each round: x, then y (prefetched behind it), then quick fillers that keep prefetch on (a
+    // handler's smoothed run time under 5 ms). x cancels y with `running` and waits up to 15 ms
+    // (under the 25 ms a prefetched task is held) for a beat to end y: then y is ended while
+    // prefetched, and must not start, or start aborted.
+    const put = await s.putMany(
+      Array.from({ length: ROUNDS }, (_, round) => [
+        { data: { round, role: 'x' } },
+        { data: { round, role: 'y' } },
+        ...Array.from({ length: 6 }, (_, i) => ({ data: { round, role: 'filler', i } })),
+      ]).flat(),
+    );
+    const y = new Map(put.filter((_, i) => i % 8 === 1).map((p, round) => [round, p.hash]));
+    let endedWhilePrefetched = 0;
+    const startedEnded: string[] = [];
+    const worker = s.work<{ round: number; role: string }>(
+      async (task, signal) => {
+        if (task.data.role === 'x') {
+          const target = y.get(task.data.round)!;
+          if ((await s.cancel(target, { running: true, explain: true })).done !== true) return;
+          const until = performance.now() + 15;
+          while (performance.now() < until) {
+            if ((await s.get(target))?.state !== 'active') return void endedWhilePrefetched++;
+            await sleep(1);
+          }
+        } else if (task.data.role === 'y') {
+          // On the worker's own connection, so a beat that ended it was read (and acted on) first.
+          const info = await s.get(task.hash);
+          if (info?.state !== 'active' && !signal.aborted) startedEnded.push(task.hash);
+        }
+      },
+      { concurrency: 1, heartbeatInterval: 100, heartbeatDeadline: 1000, lease: 10_000 },
+    );
+    await eventually(async () => (await s.stats()).ready === 0 && (await s.stats()).active === 0, 30_000);
+    await worker.close();
+    // The race was run: some y were ended by a beat while prefetched.
+    expect(endedWhilePrefetched).toBeGreaterThan(0);
+    expect(startedEnded).toEqual([]);
+  }, 40_000);
 
   it('reaches a holder in another process: its handler aborts with a CancelledError', async () => {
     const s = await redis.scheduler();

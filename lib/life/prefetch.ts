@@ -73,6 +73,18 @@ export class Prefetch {
     return this.buffered.splice(0, count);
   }
 
+  /**
+   * Forgets the prefetched tasks among `hashes`, which a beat ended (cancelled while leased): they
+   * are not to start, and there is nothing to hand back.
+   */
+  drop(hashes: readonly string[]): void {
+    for (let i = this.buffered.length - 1; i >= 0; i--) if (hashes.includes(this.buffered[i].task.hash)) this.buffered.splice(i, 1);
+    if (this.buffered.length === 0 && this.holdTimer) {
+      clearTimeout(this.holdTimer);
+      this.holdTimer = null;
+    }
+  }
+
   /** (Re-)arms the hold timer while tasks are prefetched: a slow handler turns prefetch off. */
   hold(): void {
     if (this.holdTimer) clearTimeout(this.holdTimer);

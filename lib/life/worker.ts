@@ -105,8 +105,13 @@ export class Worker {
     // Its keepResult goes to the tasks it leases; a refused progress write is reported as a refused ack is.
     this.worked = { keep: this.opts.keepResult ?? 0, onProblem: report };
     this.closed = new Promise((resolve) => (this.finish = resolve));
-    // Tasks cancelled while they ran (cancel with `running`): a beat ended them; their handlers stop.
-    const cancelled = (hashes: string[]) => this.running.forEach((run) => hashes.includes(run.task.hash) && run.controller.abort(new CancelledError(run.task.hash)));
+    // Tasks cancelled while they ran (cancel with `running`): a beat ended them; their handlers
+    // stop. One still prefetched (leased, its handler not started) never starts: its run's signal
+    // would be made after the beat that could abort it.
+    const cancelled = (hashes: string[]) => {
+      this.prefetch.drop(hashes);
+      this.running.forEach((run) => hashes.includes(run.task.hash) && run.controller.abort(new CancelledError(run.task.hash)));
+    };
     this.heartbeat = new Heartbeat(ctx, this.keys, this.id, report, { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline }, cancelled);
     this.idle = new IdleWait(ctx, this.keys, report);
     this.acks = new Acks(

@@ -5,9 +5,9 @@
  * serves several. An idle worker does not poll: it blocks on its own connection until a put wakes
  * it or its own timer, armed for the next run-at on the Redis clock, ends the wait.
  *
- * The loop is this module; what it holds apart has its own: the tasks leased ahead (prefetch.ts),
- * what closes a worker and what it does then with its tasks (shutdown.ts), how the loop sleeps
- * (alarm.ts), work()'s options (work-options.ts).
+ * One concept over 300 lines: the loop. What it holds apart has its own module: the tasks leased
+ * ahead (prefetch.ts), what closes a worker and what it does then with its tasks (shutdown.ts), how
+ * the loop sleeps (alarm.ts), work()'s options (work-options.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { newWorkerId, type Context } from '../redis/context';
@@ -105,9 +105,8 @@ export class Worker {
     // Its keepResult goes to the tasks it leases; a refused progress write is reported as a refused ack is.
     this.worked = { keep: this.opts.keepResult ?? 0, onProblem: report };
     this.closed = new Promise((resolve) => (this.finish = resolve));
-    // Tasks cancelled while they ran (cancel with `running`): a beat ended them; their handlers
-    // stop. One still prefetched (leased, its handler not started) never starts: its run's signal
-    // would be made after the beat that could abort it.
+    // Tasks a beat ended, cancelled while leased (cancel with `running`): their handlers stop, and
+    // one still prefetched never starts (its signal, made after that beat, would never abort).
     const cancelled = (hashes: string[]) => {
       this.prefetch.drop(hashes);
       this.running.forEach((run) => hashes.includes(run.task.hash) && run.controller.abort(new CancelledError(run.task.hash)));

@@ -88,6 +88,60 @@ describe('payloads encrypted at rest', () => {
     expect(await s.put('until start', { unique: 'until-start', queue: 'u' })).toMatchObject({ hash: again.hash, added: false });
   });
 
+  it('seals equal payloads to unrelated text, with unrelated ids, in every queue and prefix that share a key', async () => {
+    const raw = await redis.raw();
+    const s = await redis.scheduler({ encryption: { keys: [keyA] } });
+    const t = await redis.scheduler({ encryption: { keys: [keyA] } });
+    const data = { tenant: 'same payload everywhere' };
+    /** What Redis holds as task `hash`'s payload (its field in `tasks`, after the record's newline). */
+    const stored = async (prefix: string, queue: string, hash: string) => {
+      const field = (await raw.hGet(`${prefix}:{${queue}}:tasks`, hash))!;
+      return field.slice(field.indexOf('\n') + 1);
+    };
+    const puts = [
+      { prefix: s.prefix, queue: 'q1', put: await s.put(data, { queue: 'q1' }) },
+      { prefix: s.prefix, queue: 'q2', put: await s.put(data, { queue: 'q2' }) },
+      { prefix: t.prefix, queue: 'q1', put: await t.put(data, { queue: 'q1' }) },
+      // Two writes of the same data in one queue (two de-dup keys): each with a nonce of its own.
+      { prefix: s.prefix, queue: 'q3', put: await s.put(data, { queue: 'q3', key: 'k1' }) },
+      { prefix: s.prefix, queue: 'q3', put: await s.put(data, { queue: 'q3', key: 'k2' }) },
+    ];
+    const ids = puts.map((p) => p.put.hash);
+    expect(new Set(ids).size).toBe(ids.length);
+    const texts = await Promise.all(puts.map((p) => stored(p.prefix, p.queue, p.put.hash)));
+    for (const text of texts) expect(text).toMatch(/^enc:v2:a:[0-9a-f]{32}:/);
+    // No two share their sealed body (nonce, tag, ciphertext), nor, across queues and prefixes, their MAC.
+    const bodies = texts.map((text) => text.slice(text.lastIndexOf(':') + 1));
+    expect(new Set(bodies).size).toBe(bodies.length);
+    const macs = texts.slice(0, 3).map((text) => text.split(':')[3]);
+    expect(new Set(macs).size).toBe(3);
+    // Within one queue, the same data is still the same task, and each reads back.
+    expect(await s.put({ tenant: 'same payload everywhere' }, { queue: 'q1' })).toMatchObject({ hash: ids[0], added: false, status: 'duplicate' });
+    expect(await t.put(data, { queue: 'q1' })).toMatchObject({ hash: ids[2], added: false });
+    for (const p of puts) expect((await (p.prefix === s.prefix ? s : t).get(p.put.hash, { queue: p.queue }))?.data).toEqual(data);
+    // Ids that collide (a hash that gives one id to all) still tell the sealed payloads apart by their MAC.
+    const weak = await redis.scheduler({ encryption: { keys: [keyA] }, hash: () => 'same-id' });
+    const one = await weak.put({ n: 1 });
+    const two = await weak.put({ n: 2 });
+    expect([one.hash, two.hash]).toEqual(['same-id', 'same-id-1']);
+    expect(await weak.put({ n: 2 })).toMatchObject({ hash: 'same-id-1', added: false });
+    expect(await weak.put({ n: 1 })).toMatchObject({ hash: 'same-id', added: false });
+  });
+
+  it('still opens payloads sealed in the first format (enc:v1, before payloads took a fresh nonce)', async () => {
+    const raw = await redis.raw();
+    const s = await redis.scheduler({ encryption: { keys: [{ id: 'old', key: Buffer.alloc(32, 7) }] } });
+    // Sealed by docket at f9a28f0 with this key (Keyring.seal(text, true)): what Redis holds of a
+    // task put before the upgrade.
+    const v1 = 'enc:v1:old:PYYZQg1FbBGpoMeRwxw9cQ+xlAYdNN8G9XPE6cIxqjZ24Z64EQPmXgEA2M2l3r9Ofa45+A==';
+    const { hash } = await s.put({ v: 'sealed before v2' });
+    const key = `${s.prefix}:{default}:tasks`;
+    const field = (await raw.hGet(key, hash))!;
+    await raw.hSet(key, hash, `${field.slice(0, field.indexOf('\n') + 1)}${v1}`);
+    expect((await s.get(hash))?.data).toEqual({ v: 'sealed before v2' });
+    expect((await s.claim())?.data).toEqual({ v: 'sealed before v2' });
+  });
+
   it('reads values sealed with any listed key, and seals with the first (rotation)', async () => {
     const prefix = uniquePrefix();
     const old = await redis.scheduler({ prefix, encryption: { keys: [keyA] } });
@@ -97,7 +151,7 @@ describe('payloads encrypted at rest', () => {
     expect((await rotated.get(before.hash))?.data).toEqual({ v: 'before rotation' });
     expect((await rotated.get(after.hash))?.data).toEqual({ v: 'after rotation' });
     const raw = await redis.raw();
-    expect(await dump(raw, prefix)).toContain('enc:v1:b:');
+    expect(await dump(raw, prefix)).toContain('enc:v2:b:');
     // A handler of the rotated scheduler gets both.
     const batch = await rotated.claimMany(2);
     expect(batch.map((t) => t.data)).toEqual(expect.arrayContaining([{ v: 'before rotation' }, { v: 'after rotation' }]));
@@ -214,6 +268,10 @@ describe('payloads encrypted at rest', () => {
     expect(byName.get('sealed-every')).toEqual({ secret: 'every-plaintext-7302' });
     const now = await s.runScheduleNow('sealed-nightly');
     expect((await s.get(now!.hash))!.data).toEqual({ secret: 'schedule-plaintext-7301' });
+    // Pausing finds the occurrence put ahead by its id (bound to its queue, as put bound it) and cancels it.
+    expect((await s.stats()).delayed).toBe(2);
+    expect(await s.pauseSchedule('sealed-nightly')).toBe(true);
+    expect((await s.stats()).delayed).toBe(1);
     // Without the key: listed, data null, no throw.
     const blind = await redis.scheduler({ prefix: s.prefix });
     expect((await blind.listSchedules()).map((info) => info.data)).toEqual([null, null]);

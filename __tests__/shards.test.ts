@@ -2,6 +2,7 @@
  * A hot queue split into shards: puts land on the shard of their identity (so de-dup holds),
  * putMany keeps the caller's order, workers drain every shard, stats add up.
  */
+import { randomBytes } from 'node:crypto';
 import { ClosedError, ValidationError, type Task } from '../lib';
 import { eventually, keysUnder, useRedis } from './support/harness';
 
@@ -24,6 +25,17 @@ describe('sharded', () => {
     expect(keyed.queue).toBe(emails.shardOf({ other: 2 }, 'k-1'));
     expect((await emails.put({ other: 2 }, { key: 'k-1' })).added).toBe(false);
     expect(await emails.stats()).toMatchObject({ ready: 201, deduplicated: 2 });
+  });
+
+  it('finds a task by its hash under encryption too, whose ids are bound to their queue', async () => {
+    const s = await redis.scheduler({ encryption: { keys: [{ id: 'k', key: randomBytes(32) }] } });
+    const jobs = s.sharded('sealed', 8);
+    const puts = await Promise.all(Array.from({ length: 40 }, (_, i) => jobs.put({ i }, { keepResult: 60_000 })));
+    for (const [i, p] of puts.entries()) expect(p.queue).toBe(jobs.shardOf({ i }));
+    expect(new Set(puts.map((p) => p.queue)).size).toBeGreaterThan(1);
+    // result() picks the shard from the hash, as put placed it.
+    for (const p of puts) expect(await jobs.result(p.hash)).toMatchObject({ state: 'pending', hash: p.hash });
+    expect((await jobs.put({ i: 3 })).added).toBe(false);
   });
 
   it('puts many in the caller order, de-duplicating across the call', async () => {

@@ -9,16 +9,17 @@
  * shows "encrypted" instead of failing. Plain values (written before encryption was turned on)
  * read as they always did.
  *
- * Payloads are sealed deterministically (the IV is an HMAC of the plaintext: the synthetic-IV
- * construction of AES-SIV, RFC 5297), so equal payloads seal to equal text and put.lua's de-dup,
- * which compares the stored payload with the new one, works on sealed text unchanged. It shows
- * only that two payloads are equal, which their equal task ids (the keyed hash) show anyway; an
- * IV repeats only for the same plaintext under the same key, which GCM tolerates (it gives away
- * that equality, nothing more). Results, progress and log lines take a random IV.
+ * Every value takes a fresh random IV, payloads too: equal payloads seal to unrelated text, so a
+ * reader of Redis cannot link them across queues or prefixes that share a key. put.lua's de-dup
+ * still has to tell equal payloads apart from a collision of ids, so a payload is sealed as
+ * `enc:v2:<key id>:<mac>:<base64 as above>`, where `<mac>` is an HMAC of the payload bound to its
+ * prefix and queue (lua/include/identity.lua compares the text up to it). It shows only that two
+ * payloads of one queue are equal, which their equal task ids (the keyed hash, bound the same way)
+ * show anyway. Payloads sealed before (`enc:v1:`, with a synthetic IV: an HMAC of the plaintext)
+ * still open.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { DecryptionError } from './errors';
-import type { HashFunction } from './hashing';
 
 /** One key of options.encryption.keys, checked (options/scheduler.ts): 32 bytes, a unique id. */
 export interface EncryptionKey {
@@ -27,6 +28,8 @@ export interface EncryptionKey {
 }
 
 const PREFIX = 'enc:v1:';
+/** A payload's envelope: v1's with the payload's MAC after the key id (see the module comment). */
+const PAYLOAD_PREFIX = 'enc:v2:';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -37,46 +40,70 @@ function derive(key: Buffer, purpose: string): Buffer {
 
 /** Whether `text` is a sealed value (else it is plain JSON, written without encryption). */
 export function isSealed(text: string): boolean {
-  return text.startsWith(PREFIX);
+  return text.startsWith(PREFIX) || text.startsWith(PAYLOAD_PREFIX);
+}
+
+/**
+ * Where the identity of `queue` under `prefix` starts each keyed hash and payload MAC: JSON of the
+ * two names (which escapes every NUL), then a NUL, so no other pair of names gives the same text.
+ */
+function scope(prefix: string, queue: string): string {
+  return `${JSON.stringify([prefix, queue])}\u0000`;
 }
 
 /** A scheduler's keys: seals with the first, opens with whichever one a value names. */
 export class Keyring {
-  private readonly first: { id: string; key: Buffer; iv: Buffer };
+  private readonly first: { id: string; key: Buffer; identity: Buffer; mac: Buffer };
   private readonly byId = new Map<string, Buffer>();
 
   constructor(keys: readonly EncryptionKey[]) {
     for (const { id, key } of keys) this.byId.set(id, derive(key, 'encryption'));
     const { id, key } = keys[0];
-    this.first = { id, key: this.byId.get(id)!, iv: derive(key, 'synthetic iv') };
+    this.first = { id, key: this.byId.get(id)!, identity: derive(key, 'identity'), mac: derive(key, 'payload mac') };
   }
 
   /**
-   * The identity hash (hashing.ts's place): HMAC-SHA256 under the first key, 32 hex characters as
-   * the default hash is. Redis never holds a plain hash of a payload, which anyone could match
-   * against a guessed payload.
+   * A task's id (hashing.ts's place): HMAC-SHA256 under the first key of its identity bound to its
+   * prefix and queue, 32 hex characters as the default hash is. Redis never holds a plain hash of a
+   * payload, which anyone could match against a guessed payload, and equal payloads in two queues
+   * or prefixes get unrelated ids.
    */
-  hash(): HashFunction {
-    const key = derive(this.first.key, 'identity');
-    return (identity) => createHmac('sha256', key).update(identity).digest('hex').slice(0, 32);
+  taskId(prefix: string, queue: string, identity: string): string {
+    return createHmac('sha256', this.first.identity).update(scope(prefix, queue)).update(identity).digest('hex').slice(0, 32);
   }
 
-  /** `text` sealed with the first key; `deterministic` for payloads (see the module comment). */
-  seal(text: string, deterministic = false): string {
-    const plain = Buffer.from(text, 'utf8');
-    const iv = deterministic ? createHmac('sha256', this.first.iv).update(plain).digest().subarray(0, IV_BYTES) : randomBytes(IV_BYTES);
+  /** `text` sealed with the first key and a fresh random IV. */
+  seal(text: string): string {
+    return `${PREFIX}${this.first.id}:${this.body(text)}`;
+  }
+
+  /**
+   * A payload of `queue` under `prefix` sealed as seal() seals, with its MAC after the key id, so
+   * put.lua's de-dup can tell two seals of it from two payloads (see the module comment).
+   */
+  sealPayload(text: string, prefix: string, queue: string): string {
+    const mac = createHmac('sha256', this.first.mac).update(scope(prefix, queue)).update(text).digest('hex').slice(0, 32);
+    return `${PAYLOAD_PREFIX}${this.first.id}:${mac}:${this.body(text)}`;
+  }
+
+  /** base64 of a fresh IV, the GCM tag and `text` encrypted under the first key. */
+  private body(text: string): string {
+    const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.first.key, iv);
-    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-    return `${PREFIX}${this.first.id}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+    const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
   }
 
-  /** The text in sealed value `sealed`, or a DecryptionError naming `what`. */
+  /** The text in sealed value `sealed` (either envelope), or a DecryptionError naming `what`. */
   open(sealed: string, what: string): string {
+    // Both envelopes' heads are 7 characters long; a payload's MAC stands between its key id and its body.
+    const payload = sealed.startsWith(PAYLOAD_PREFIX);
     const cut = sealed.indexOf(':', PREFIX.length);
     const id = sealed.slice(PREFIX.length, cut);
     const key = cut < 0 ? undefined : this.byId.get(id);
     if (!key) throw new DecryptionError(what, `its key ${JSON.stringify(id)} is not among options.encryption.keys`);
-    const raw = Buffer.from(sealed.slice(cut + 1), 'base64');
+    const body = payload ? sealed.indexOf(':', cut + 1) + 1 : cut + 1;
+    const raw = Buffer.from(body === 0 ? '' : sealed.slice(body), 'base64');
     if (raw.length < IV_BYTES + TAG_BYTES) throw new DecryptionError(what, 'it is too short to be a sealed value');
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));

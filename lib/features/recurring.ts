@@ -178,7 +178,7 @@ export async function cancelPending(ctx: Context, queue: string, name: string, j
   const ats = occurrences === null ? [latest] : [...new Set([...occurrences.between(latest - 2 * AHEAD_MS, latest, 1000), latest])];
   const keys = ctx.keys(queue);
   const taskName = d.template?.taskName;
-  await Promise.all(ats.map((at) => ctx.scripts.run(cancel, keys, { id: occurrenceHash(ctx, name, at, taskName), events: ctx.options.eventsMaxLength })));
+  await Promise.all(ats.map((at) => ctx.scripts.run(cancel, keys, { id: occurrenceHash(ctx, queue, name, at, taskName), events: ctx.options.eventsMaxLength })));
 }
 
 /**

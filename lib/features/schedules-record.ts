@@ -45,9 +45,9 @@ export function occurrenceKey(name: string, at: number): string {
   return `every:${name}:${at}`;
 }
 
-/** The hash of the task of occurrence `at`, as put gave it. */
-export function occurrenceHash(ctx: Context, name: string, at: number, taskName: string | undefined): string {
-  return ctx.hash(identityOf('', occurrenceKey(name, at), taskName));
+/** The hash of the task of occurrence `at` in `queue`, as put gave it. */
+export function occurrenceHash(ctx: Context, queue: string, name: string, at: number, taskName: string | undefined): string {
+  return ctx.taskId(queue, identityOf('', occurrenceKey(name, at), taskName));
 }
 
 /** The put options of occurrence `at` (or of a run-now, with its own key and no `at`). */
@@ -127,7 +127,7 @@ export function nextRun(d: Definition, occurrences: Occurrences | null, now: num
  * so a schedule keeps no plaintext in Redis that its tasks would not.
  */
 export function storedData(ctx: Context, canonical: string): string {
-  return ctx.keyring ? ctx.keyring.seal(canonical, true) : canonical;
+  return ctx.keyring ? ctx.keyring.seal(canonical) : canonical;
 }
 
 /**

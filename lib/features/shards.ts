@@ -80,12 +80,14 @@ export function sharded(ctx: Context, scheduler: ShardTarget, name: unknown, cou
   const base = parse(queueName, name, 'name');
   const n = parse(shardCount, count, 'count');
   const queues = Array.from({ length: n }, (_, i) => parse(queueName, `${base}:${i}`, 'name'));
+  ctx.shards(base, queues);
   const rejectQueue = (options: unknown, field: string) => void parse(shardChosen, options, field);
   const shardOf = (data: Json, key: unknown, field = 'data', keyField = 'options.key') => {
     // Checked here, before the identity is built of it: put checks it again, with the rest.
     const given = parse(keyArg, key, keyField);
-    // The identity's id, as put.lua stores it: its first 8 hex digits pick the shard.
-    const id = ctx.hash(identityOf(canonicalJson(data, field, { bytes: ctx.options.maxPayloadBytes }), given));
+    // The identity's id, as put.lua stores it (under encryption bound to the sharded queue's name,
+    // not the shard's: Context.taskId): its first 8 hex digits pick the shard.
+    const id = ctx.taskId(base, identityOf(canonicalJson(data, field, { bytes: ctx.options.maxPayloadBytes }), given));
     return queues[parseInt(id.slice(0, 8), 16) % n];
   };
   return {

@@ -151,11 +151,11 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   const payload = canonicalJson(item.data, `${at}data`, { bytes: ctx.options.maxPayloadBytes });
   const bytes = Buffer.byteLength(payload);
   if (bytes > ctx.options.maxPayloadBytes) throw new PayloadTooLargeError(`${at}data`, bytes, ctx.options.maxPayloadBytes);
-  const id = ctx.hash(identityOf(payload, o.key, o.name));
   const queue = o.queue ?? ctx.options.queue;
+  const id = ctx.taskId(queue, identityOf(payload, o.key, o.name));
   const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
-  // Sealed deterministically, so that put.lua's de-dup compares equal payloads as equal (crypto.ts).
-  const stored = ctx.keyring ? ctx.keyring.seal(payload, true) : payload;
+  // Sealed with its MAC, so that put.lua's de-dup tells equal payloads of the queue (crypto.ts).
+  const stored = ctx.keyring ? ctx.keyring.sealPayload(payload, ctx.options.prefix, queue) : payload;
   return { queue, item: { id, payload: stored, options: optionsJson(o, '', schedule), after }, bytes, options: o, others: otherQueues(queue, after), schedule };
 }
 

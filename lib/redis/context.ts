@@ -18,6 +18,8 @@ export class Context {
   private readonly keyCache = new Map<string, QueueKeys>();
   /** Queues this process has added to the registry of queue names (admin.ts). */
   readonly registered = new Set<string>();
+  /** The shard queues of this scheduler's sharded() queues, each to the sharded queue's name (taskId). */
+  private readonly shardOf = new Map<string, string>();
   /** Whether the Redis user may run CLIENT UNBLOCK (access.ts); without it idle waits time out on their own. */
   unblock = true;
 
@@ -25,7 +27,8 @@ export class Context {
     readonly conn: Connection,
     readonly scripts: Scripts,
     readonly options: ParsedSchedulerOptions,
-    readonly hash: HashFunction,
+    /** The identity hash: the caller's (options.hash) or the default; null for the keyring's (Keyring.taskId). */
+    private readonly hash: HashFunction | null,
     readonly log: Logger = SILENT,
     /** The keys of options.encryption, or null: values are stored plain. */
     readonly keyring: Keyring | null = null,
@@ -37,6 +40,22 @@ export class Context {
    */
   [inspect.custom](): string {
     return `Context { prefix: ${JSON.stringify(this.options.prefix)}, queue: ${JSON.stringify(this.options.queue)} }`;
+  }
+
+  /**
+   * The id of a task of `queue` whose identity (hashing.ts, identityOf) is `identity`. Under
+   * encryption it is the keyring's keyed hash, bound to the prefix and the queue, so equal data in
+   * two queues or prefixes gets unrelated ids; otherwise the hash of the identity alone. A shard
+   * queue of sharded(name) is bound as `name`: the id picks the shard (shards.ts), so it cannot
+   * depend on the shard it picks.
+   */
+  taskId(queue: string, identity: string): string {
+    return this.hash ? this.hash(identity) : this.keyring!.taskId(this.options.prefix, this.shardOf.get(queue) ?? queue, identity);
+  }
+
+  /** Records `queues` as the shards of sharded queue `name`, for taskId. */
+  shards(name: string, queues: readonly string[]): void {
+    for (const queue of queues) this.shardOf.set(queue, name);
   }
 
   /** The keys of `queue` (named by the caller: queueOf() picks the default queue), built once per queue. */

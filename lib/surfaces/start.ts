@@ -153,8 +153,11 @@ export interface SchedulerOptions {
    * Each key's id is stored with every value it seals (never the key). A bad list is a
    * {@link ValidationError} naming the field (`options.encryption.keys[0].key`).
    *
-   * The identity hash becomes an HMAC-SHA256 under the first key (unless `hash` is given), so equal
-   * payloads still de-duplicate while Redis holds no plain hash of them. A scheduler without the key
+   * Every value takes a fresh random nonce, so equal payloads never share sealed text. The identity
+   * hash becomes an HMAC-SHA256 under the first key of the identity bound to its prefix and queue
+   * (unless `hash` is given): equal payloads still de-duplicate within a queue, while Redis holds no
+   * plain hash of them and equal payloads in two queues or prefixes get unrelated hashes (a change
+   * of hash for encrypted queues from 0.1: see docs/operations.md#encryption-at-rest). A scheduler without the key
    * (the CLI, a dashboard) reads such values as null with `encrypted: true` on the task or outcome,
    * and shows "encrypted"; a handler given a task whose payload it cannot decrypt fails that attempt
    * with a {@link DecryptionError}. Limits (`maxPayloadBytes`, `maxResultBytes`) count the value
@@ -227,7 +230,8 @@ export async function start<S>(options: SchedulerOptions, make: (ctx: Context, w
   try {
     const keys = queueKeys(parsed.prefix, parsed.queue);
     await checkServer(conn, { firstKey: keys.tasks, marker: keys.warned, aof: parsed.warnings.aof, daily: !onWarning, timeoutMs: parsed.commandTimeout }, warn);
-    const identity = hash ?? keyring?.hash() ?? (await createHash128());
+    // Under encryption (and no options.hash) the keyring hashes, bound to each task's queue.
+    const identity = hash ?? (keyring ? null : await createHash128());
     const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, identity, log, keyring);
     ctx.unblock = (await checkAccess(ctx, warn)).unblock;
     await migrateLayout(ctx);

@@ -23,13 +23,25 @@ local function released(id, meta)
   return meta.us ~= nil and (meta.t ~= nil or redis.call('ZSCORE', K.dead, id) ~= false)
 end
 
+-- Whether stored payloads a and b hold the same data. Under encryption each put seals its payload
+-- with a fresh nonce (lib/domain/crypto.ts), so two seals of the same data differ after the
+-- `enc:v2:<key id>:<mac>:` that heads them; that head (the MAC of the data in this queue, under the
+-- same key) is what is compared. Only reached on a record at the id: a new id costs nothing.
+local function sameData(a, b)
+  if a == b then return true end
+  if type(a) ~= 'string' or type(b) ~= 'string' or string.sub(a, 1, 7) ~= 'enc:v2:' or string.sub(b, 1, 7) ~= 'enc:v2:' then return false end
+  local id = string.find(a, ':', 8, true)
+  local mac = id and string.find(a, ':', id + 1, true)
+  return mac ~= nil and string.sub(a, 1, mac) == string.sub(b, 1, mac)
+end
+
 -- Whether the record at id (meta, its payload in meta._) is the identity name + payload/key.
 -- Same hash is not same task: the identity itself is compared, so a collision is stored apart.
 local function matches(meta, payload, key, name)
   if (meta.nm or '') ~= name then return false end
   if key ~= '' then return meta.k == key end
   if meta.k ~= nil then return false end
-  return meta._ == payload
+  return sameData(meta._, payload)
 end
 
 -- The live record of this identity (id, meta), skipping `self` and released ones; else a free id

@@ -13,19 +13,27 @@
 -- The task id a row's member (or field) `m` is of: what follows its run; a row from before runs is its id.
 local function rowId(m) return string.match(m, '^%x+|(.+)$') or m end
 
--- The history's row of task id's latest run: its field (record, newline, payload) and the field's
--- name; nil when none is kept. Task ids hold no '|': a name with one is no task.
-local function latestRun(id)
+-- The name of the field in the history that holds task id's latest run, or nil when none is kept;
+-- and the row itself when that is what the field '<id>' held (a row from before runs). Task ids
+-- hold no '|': a name with one is no task.
+local function latestField(id)
   if string.find(id, '|', 1, true) then return nil end
   local run = redis.call('HGET', K.history, id)
   if not run then return nil end
-  if string.find(run, '\n', 1, true) then return run, id end
-  local field = run .. '|' .. id
-  return redis.call('HGET', K.history, field) or nil, field
+  if string.find(run, '\n', 1, true) then return id, run end
+  return run .. '|' .. id
 end
 
--- Deletes the history's rows `rows` (their fields, as in the `done` ZSET), each with its kept log (a field
--- that is not there costs nothing), and the pointer of each id whose latest run is among them.
+-- The history's row of task id's latest run (record, newline, payload), or nil.
+local function latestRun(id)
+  local field, row = latestField(id)
+  if not field then return nil end
+  return row or redis.call('HGET', K.history, field) or nil
+end
+
+-- Deletes the history's rows `rows` (their fields, as in the `done` ZSET), each with its kept log
+-- (a field that is not there costs nothing), and the pointer of each id whose latest run is among
+-- them.
 local function dropRows(rows)
   local fields, ids = {}, {}
   for i, row in ipairs(rows) do

@@ -86,7 +86,15 @@ describe('clean', () => {
     // the per-minute counts of their outcomes.
     expect((await leftovers(s, 'r')).filter((k) => k !== 'glimits' && k !== 'acked')).toEqual(['done', 'history']);
     const raw = await redis.raw();
-    expect((await raw.hKeys(`${s.prefix}:{r}:history`)).sort()).toEqual(claimed.map((t) => t.hash).sort());
+    // Each a row ('<run>|<hash>') and its pointer ('<hash>': its latest run).
+    const fields = await raw.hKeys(`${s.prefix}:{r}:history`);
+    expect(fields.filter((f) => !f.includes('|')).sort()).toEqual(claimed.map((t) => t.hash).sort());
+    expect(
+      fields
+        .filter((f) => f.includes('|'))
+        .map((f) => f.split('|')[1])
+        .sort(),
+    ).toEqual(claimed.map((t) => t.hash).sort());
   });
 
   it('deletes only ready tasks put before the cut-off, in list order', async () => {

@@ -72,10 +72,83 @@ describe('the done history', () => {
     await s.fail((await s.claim())!, { error: new Error('second run') });
     expect((await s.get(hash))!.state).toBe('dead');
     expect(await s.purgeDead()).toBe(1);
-    // The put of the second run dropped the first run's entry: nothing claims the task is done.
+    // The put of the second run made the first run no longer its latest: nothing claims the task
+    // is done, while the list still shows the first run's row.
     expect(await s.get(hash)).toBeNull();
     expect(await s.result(hash)).toBeNull();
-    expect((await s.list('done')).tasks).toEqual([]);
+    expect((await s.list('done')).tasks.map((t) => [t.hash, t.done?.result])).toEqual([[hash, 'first run']]);
+  });
+
+  it('keeps each run of a task as its own row: the list shows them all, get() and result() the latest', async () => {
+    const s = await withHistory();
+    const hash = await finish(s, 'same', 'run 1');
+    expect(await finish(s, 'same', 'run 2')).toBe(hash);
+    expect(await finish(s, 'same', 'run 3')).toBe(hash);
+    const page = await s.list('done');
+    expect(page.total).toBe(3);
+    expect(page.tasks.map((t) => [t.hash, t.done?.result])).toEqual([
+      [hash, 'run 3'],
+      [hash, 'run 2'],
+      [hash, 'run 1'],
+    ]);
+    expect((await s.get(hash))!.done).toMatchObject({ result: 'run 3' });
+    expect(await s.result(hash)).toMatchObject({ state: 'done', result: 'run 3' });
+    expect(await s.stats()).toMatchObject({ totals: { completed: 3 } });
+  });
+
+  it('keeps the newest N by finish order, even among finishes in one millisecond', async () => {
+    const s = await redis.scheduler();
+    await s.keep({ done: { count: 3 } });
+    for (let i = 0; i < 6; i++) await s.put(i);
+    // Acked at once (one connection: Redis runs them in this order, most in one millisecond), in
+    // descending hash order, which a tie broken by hash would turn round.
+    const tasks = (await s.claimMany(6)).sort((a, b) => (a.hash < b.hash ? 1 : -1));
+    expect(await Promise.all(tasks.map((task) => s.ack(task)))).toEqual(tasks.map(() => true));
+    const page = await s.list('done');
+    expect(page.tasks.map((t) => t.data)).toEqual(
+      tasks
+        .slice(3)
+        .map((t) => t.data)
+        .reverse(),
+    );
+  });
+
+  it('reads rows written before runs (a record at the task id), drops one at its next run, and trims them', async () => {
+    const s = await withHistory();
+    const raw = await redis.raw();
+    const key = (k: string) => `${s.prefix}:{default}:${k}`;
+    // Rows as they were before each run had its own: field and member '<id>'.
+    const legacy = async (hash: string) => {
+      const fields = await raw.hGetAll(key('history'));
+      const row = Object.keys(fields).find((f) => f.endsWith(`|${hash}`))!;
+      const finished = Number(await raw.zScore(key('done'), row));
+      await raw.hDel(key('history'), [row, hash]);
+      await raw.zRem(key('done'), row);
+      await raw.hSet(key('history'), hash, fields[row]);
+      await raw.zAdd(key('done'), { score: finished, value: hash });
+    };
+    const a = await finish(s, 'a', 'old a');
+    await legacy(a);
+    const b = await finish(s, 'b', 'old b');
+    await legacy(b);
+    expect((await s.get(a))!.done).toMatchObject({ result: 'old a' });
+    expect(await s.result(b)).toMatchObject({ state: 'done', result: 'old b' });
+    expect((await s.list('done')).tasks.map((t) => [t.hash, t.done?.result])).toEqual([
+      [b, 'old b'],
+      [a, 'old a'],
+    ]);
+    // A new run of a drops its old row, as a new run always did; its own row is kept.
+    expect(await finish(s, 'a', 'new a')).toBe(a);
+    expect((await s.list('done')).tasks.map((t) => [t.hash, t.done?.result])).toEqual([
+      [a, 'new a'],
+      [b, 'old b'],
+    ]);
+    // Trimmed to one: the old row of b goes, field and member.
+    await s.keep({ done: { count: 1 } });
+    await finish(s, 'c');
+    expect((await s.list('done')).tasks.map((t) => t.data)).toEqual(['c']);
+    expect(await raw.hExists(key('history'), b)).toBe(false);
+    expect(await s.get(b)).toBeNull();
   });
 
   it('lists done tasks newest first, paged', async () => {
@@ -102,7 +175,8 @@ describe('the done history', () => {
     for (let i = 0; i < 5; i++) await finish(s, i);
     const page = await s.list('done');
     expect(page.tasks.map((t) => t.data)).toEqual([4, 3]);
-    expect(await raw.hLen(`${s.prefix}:{default}:history`)).toBe(2);
+    // Two rows, and each one's pointer from its task id (the latest run of each).
+    expect(await raw.hLen(`${s.prefix}:{default}:history`)).toBe(4);
     const ttl = await raw.pTTL(`${s.prefix}:{default}:done`);
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
@@ -326,7 +400,9 @@ describe("a done task's log", () => {
     await finish(s, 'next');
     expect(await s.get(hash)).toBeNull();
     expect(await s.logs(hash)).toEqual([]);
-    expect(await raw.hKeys(`${s.prefix}:{default}:history`)).toEqual([expect.not.stringContaining('|log')]);
+    const fields = await raw.hKeys(`${s.prefix}:{default}:history`);
+    expect(fields).toHaveLength(2); // the next task's row and its pointer
+    expect(fields.filter((f) => f.endsWith('|log'))).toEqual([]);
   });
 
   it('keeps only the newest whole lines, up to 64 KiB, of a longer log', async () => {
@@ -342,7 +418,8 @@ describe("a done task's log", () => {
     expect(kept.length).toBeGreaterThan(50);
     expect(kept.length).toBeLessThan(70);
     expect(kept).toEqual(lines.slice(-kept.length));
-    expect((await raw.hGet(`${s.prefix}:{default}:history`, `${hash}|log`))!.length).toBeLessThanOrEqual(65536);
+    const field = (await raw.hKeys(`${s.prefix}:{default}:history`)).find((f) => f.endsWith(`${hash}|log`))!;
+    expect((await raw.hGet(`${s.prefix}:{default}:history`, field))!.length).toBeLessThanOrEqual(65536);
   });
 
   it('goes when a new run of the task starts, and with the keys once idle past the age', async () => {

@@ -129,9 +129,10 @@ describe("a task's field in `tasks`", () => {
     const k = queueKeys(s.prefix, 'default');
     const field = async (hash: string) => (await raw.hGet(k.tasks, hash))!;
     const plain = await s.put({ plain: true });
+    // (Delayed: its put order for ties, `o`, too.)
     const named = await s.put({ named: true }, { name: 'welcome', delay: 60_000 });
     expect(await field(plain.hash)).toMatch(/^\d{13}\n\{"plain":true\}$/);
-    expect(JSON.parse((await field(named.hash)).split('\n')[0])).toEqual({ c: expect.any(Number), r: expect.any(Number), nm: 'welcome' });
+    expect(JSON.parse((await field(named.hash)).split('\n')[0])).toEqual({ c: expect.any(Number), r: expect.any(Number), nm: 'welcome', o: expect.any(Number) });
     const created = Number((await field(plain.hash)).split('\n')[0]);
     expect(await s.get(plain.hash)).toMatchObject({ state: 'ready', data: { plain: true }, attempts: 0, maxAttempts: 5 });
     expect(await s.get(plain.hash)).toMatchObject({ runAt: created });

@@ -2,8 +2,8 @@
  * put and putMany: de-duplication, the key option, collisions, priority and FIFO order.
  */
 import { createClient, type RedisClientType } from 'redis';
-import { createScheduler, type HashFunction } from '../lib';
-import { keysUnder, useRedis } from './support/harness';
+import { createScheduler, RetryLaterError, type HashFunction, type Scheduler } from '../lib';
+import { keysUnder, serverNow, sleep, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
 
 const redis = useRedis();
@@ -175,6 +175,61 @@ describe('priority and order', () => {
     await s.put('late-urgent', { priority: true, delay: 100 });
     await new Promise((r) => setTimeout(r, 150));
     expect((await s.claim())!.data).toBe('late-urgent');
+  });
+});
+
+describe('tasks due at the same instant', () => {
+  /** Claims every ready task, `count` a call: their data, in claim order. */
+  async function drainMany(s: Scheduler, count: number): Promise<unknown[]> {
+    const order = [];
+    for (let batch = await s.claimMany(count); batch.length > 0; batch = await s.claimMany(count)) order.push(...batch.map((t) => t.data));
+    return order;
+  }
+
+  it('run in put order: 43 puts with one `at`, and a putMany with one `delay`', async () => {
+    const s = await redis.scheduler();
+    const at = (await serverNow(await redis.raw())) + 300;
+    for (let i = 0; i < 43; i++) await s.put({ single: i }, { at });
+    await s.putMany(Array.from({ length: 10 }, (_, i) => ({ data: { many: i }, options: { at: at + 1 } })));
+    await s.putMany(Array.from({ length: 10 }, (_, i) => ({ data: { delayed: i }, options: { delay: 250 } })));
+    await sleep(400);
+    const order = await drainMany(s, 5);
+    const pick = (field: string) => order.flatMap((d) => (field in (d as object) ? [(d as Record<string, number>)[field]] : []));
+    expect(pick('single')).toEqual(Array.from({ length: 43 }, (_, i) => i));
+    expect(pick('many')).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(pick('delayed')).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    // And each run-at's tasks before the next run-at's.
+    const kinds = order.map((d) => Object.keys(d as object)[0]);
+    expect(kinds.indexOf('many')).toBeGreaterThan(kinds.lastIndexOf('single'));
+  });
+
+  it('run in put order when their run-at straddles a promotion batch (100), or alone passes it', async () => {
+    const s = await redis.scheduler();
+    const at = (await serverNow(await redis.raw())) + 400;
+    // 60 tasks at `at`, then 250 at `at + 1` (a tie bigger than a batch, cut after its first 40 by
+    // the first batch), put in chunks of 50 across calls.
+    const items = [
+      ...Array.from({ length: 60 }, (_, i) => ({ data: { first: i }, options: { at } })),
+      ...Array.from({ length: 250 }, (_, i) => ({ data: { second: i }, options: { at: at + 1 } })),
+    ];
+    for (let i = 0; i < items.length; i += 50) await s.putMany(items.slice(i, i + 50));
+    await sleep(500);
+    expect(await drainMany(s, 7)).toEqual(items.map((item) => item.data));
+  });
+
+  it('keep their level first, and put order within it; retried to one instant, put order again', async () => {
+    const s = await redis.scheduler();
+    const raw = await redis.raw();
+    const at = (await serverNow(raw)) + 300;
+    await s.putMany(Array.from({ length: 12 }, (_, i) => ({ data: i, options: { at, priority: i % 2 === 0 ? 4 : 0 } })));
+    await sleep(400);
+    const tasks = await s.claimMany(12);
+    expect(tasks.map((t) => t.data)).toEqual([0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11]);
+    // Failed in reverse, each retried at the same instant: they come back in put order.
+    const again = (await serverNow(raw)) + 300;
+    for (const task of tasks.reverse()) expect(await s.fail(task, { error: new RetryLaterError('later', { at: again }) })).toBe('retry');
+    await sleep(400);
+    expect(await drainMany(s, 3)).toEqual([0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11]);
   });
 });
 

@@ -7,12 +7,13 @@
   Returns: { payload, meta JSON, state, progress JSON or false } or false for an unknown task; a
     task kept in the history once done (include: history) is 'done', with no progress ]]
 -- include: record
+-- include: runs
 local id = A.id
 local raw = A.history ~= '1' and redis.call('HGET', K.tasks, id)
 if not raw then
-  -- The live record wins: a task put again after it finished is its new run.
-  -- Task ids hold no '|': a field with one is a kept log (include: history), no task.
-  local kept = not string.find(id, '|', 1, true) and redis.call('HGET', K.history, id)
+  -- The live record wins: a task put again after it finished is its new run. Else its latest
+  -- done run (include: runs).
+  local kept = latestRun(id)
   if not kept then return false end
   local meta, payload = split(kept)
   return { payload, meta, 'done', false }

@@ -4,7 +4,7 @@
   then the tasks parked by their group's limit. Delayed: earliest run-at first. Waiting (on their
   dependencies, which settle in no order known ahead): the longest waiting first. Active: the
   soonest lease end first. Dead: the most recent death first. Done (the history): the most recent
-  finish first.
+  finish first, each run of a task its own row.
   KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, active, dead, tasks,
     levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags,
     parked, gactive, glimits, progress, blocked, after, moved, done, history
@@ -18,6 +18,7 @@
     not yet settled (waiting). A task whose payload is missing (a damaged record) has false and 0. ]]
 -- include: clock
 -- include: record
+-- include: runs
 local now = nowMs()
 local state, skip, want = A.state, tonumber(A.offset), tonumber(A.count)
 local most = tonumber(A.preview)
@@ -75,7 +76,9 @@ local out = { now, total - ghosts }
 local seen = {}
 for i = 1, #picked, 2 do
   local id = picked[i]
-  local raw = redis.call('HGET', state == 'done' and K.history or K.tasks, id)
+  local raw = nil
+  -- A done row is a run (include: runs): its field is its member, its id what follows the run.
+  if state == 'done' then raw = redis.call('HGET', K.history, id); id = rowId(id) else raw = redis.call('HGET', K.tasks, id) end
   local meta, payload = nil, nil
   if raw then meta, payload = split(raw) end
   local level = state == 'ready' and picked[i + 1] or ''

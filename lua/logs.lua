@@ -6,11 +6,13 @@
   Returns: its entries as chunks, oldest first: each chunk one or more entries, '<at> <line as a
     JSON string>\n' each; {} for none. A log 0.1 stored comes back as one chunk. ]]
 -- include: logs
+-- include: runs
 local id = A.id
 local head = redis.call('HGET', K.logs, id)
 if not head then
-  -- Done, and kept with the newest entries of its log (one chunk), or no log at all.
-  local kept = redis.call('HGET', K.history, id .. '|log')
+  -- Done, and its latest run kept with the newest entries of its log (one chunk), or no log at all.
+  local row = latestField(id)
+  local kept = row and redis.call('HGET', K.history, row .. '|log')
   if kept then return { kept } end
   return {}
 end

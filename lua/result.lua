@@ -10,6 +10,7 @@
     history (include: history), keep-until '' ; 'none' ]]
 -- include: clock
 -- include: record
+-- include: runs
 local id = A.id
 local stream = ''
 if A.stream == '1' then
@@ -33,9 +34,9 @@ if outcome then
   local until_ = tonumber(string.match(outcome, '^[^|]*|[^|]*|[^|]*|([^|]*)|'))
   if until_ and until_ > now then return { 'kept', outcome, '', '', '', stream } end
 end
--- Kept by the history (its caps, not keepResult, bound it): an outcome string as outcomes keeps.
--- (Task ids hold no '|': a field with one is a kept log, no task.)
-local done = not string.find(id, '|', 1, true) and redis.call('HGET', K.history, id)
+-- Kept by the history (its caps, not keepResult, bound it): its latest run (include: runs), as an
+-- outcome string as outcomes keeps.
+local done = latestRun(id)
 if done then
   local meta = peek(done)
   return { 'kept', 'done|' .. meta.f .. '|' .. meta.n .. '||' .. (meta.rs or ''), '', '', '', stream }

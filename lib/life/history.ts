@@ -30,7 +30,7 @@ export interface KeepOptions {
    * `done: {}` turns the history back on with the defaults.
    */
   done?: {
-    /** How many done tasks are kept (the oldest beyond it go; tasks that finished in the same millisecond are ordered by hash): 0 to 10,000,000; 0 turns the history off. */
+    /** How many done runs are kept, each run of a task a row of its own (the oldest finishes beyond it go, in finish order even within one millisecond): 0 to 10,000,000; 0 turns the history off. */
     count?: number;
     /** How long each done task is kept: ms or a Duration, more than 0. */
     age?: Span;
@@ -71,9 +71,9 @@ export async function keep(ctx: Context, options: KeepOptions): Promise<void> {
 export async function runAgain(ctx: Context, hash: unknown, options: { queue?: string } | undefined): Promise<PutResult | null> {
   const queue = ctx.queueOf(options);
   const id = parse(taskHash, hash, 'hash');
-  // Its done run; or, once a put started a new run of it (which drops the done run: a later get or
-  // result must not answer an earlier run), that run's data and options: the put then says
-  // 'duplicate' while it is live.
+  // Its latest done run; or, once a put started a new run of it (the done run is then no longer its
+  // latest: a later get or result must not answer an earlier run), that run's data and options: the
+  // put then says 'duplicate' while it is live.
   const keys = ctx.keys(queue);
   const record = (await ctx.scripts.run(getOp, keys, { id, history: true })) ?? (await ctx.scripts.run(getOp, keys, { id, history: false }));
   if (record === null) return null;

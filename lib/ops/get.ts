@@ -10,8 +10,8 @@ import { array, oneOf, text, textOrNull } from '../redis/reply';
 export type { TaskRecord };
 
 /**
- * The task's record, or null for an unknown task. `history`: only its done run kept in the
- * queue's history (lua/include/history.lua), even while a new run of it is live.
+ * The task's record, or null for an unknown task. `history`: only its latest done run kept in the
+ * queue's history (lua/include/runs.lua); none once a put started a new run of it.
  */
 export const get = script<{ id: string; history?: boolean }, TaskRecord | null>({
   name: 'get',

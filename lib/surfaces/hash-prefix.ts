@@ -41,7 +41,8 @@ async function search(ctx: Context, key: string, prefix: string, found: Set<stri
   let cursor = '0';
   for (let step = 0; step < bounds.steps; step++) {
     const page = await hscanFields(via(ctx, key, 'hash prefix search'), key, cursor, `${prefix}*`, bounds.fields);
-    // A field with '|' is no task: the history's `<id>|log` entries.
+    // A field with '|' is no task: the history's rows (`<run>|<id>`) and kept logs; its `<id>` fields
+    // name the tasks whose latest run it keeps (lua/include/runs.lua).
     for (const field of page.fields) if (!field.includes('|')) found.add(field);
     cursor = page.cursor;
     if (cursor === '0' || found.size > SHOWN_CANDIDATES) return true;

@@ -8,6 +8,15 @@
 -- include: history
 -- include: minutes
 
+-- The run number of the next finish the history keeps (include: runs), as 12 hex digits: the
+-- queue's counter `order` is read once a call, at the first, taking one number per ack of the call.
+local runs = nil
+local function nextRun(acks)
+  if not runs then runs = redis.call('HINCRBY', K.counts, 'order', acks) - acks end
+  runs = runs + 1
+  return string.format('%012x', runs)
+end
+
 -- Acks A.acks tasks (3 ARGV slots each after the named ones: id, lease token, result), appending 1
 -- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its
 -- concurrency slot back) and how many parked tasks of their groups moved back.
@@ -44,7 +53,7 @@ local function ackAll(out, now, cap)
         -- Its own caps (put's `keep`) or the queue's (include: history).
         local count, age, own = keepCount, keepAge, false
         if meta.kp then count, age, own = capsFor(meta, keepCount, keepAge) end
-        if count > 0 and keepDone(ids[j], metas[j], now, result, meta) == 1 then noteKept(trims, count, age, own) end
+        if count > 0 and keepDone(ids[j], metas[j], now, result, meta, nextRun(acks)) == 1 then noteKept(trims, count, age, own) end
         countNamed(K.counts, 'completed', meta)
         fire(ids[j], meta, 'done', now)
         forgetExtras(ids[j], meta)

@@ -13,6 +13,8 @@ local function wait(id, meta, payload, after)
   flush()
   local policy, refs = string.sub(after, 1, 1), string.sub(after, 2)
   meta.a, meta.dl = 1, 1
+  -- Queued for a later run-at once its dependencies settle: it keeps its put order for ties.
+  if meta.r > now then order(meta) end
   if policy ~= 'd' then meta.df = policy end
   redis.call('HSET', K.tasks, id, encode(meta))
   redis.call('ZADD', K.blocked, now, id)

@@ -1,8 +1,8 @@
 --[[ gather: included by put (not a script itself). The records put writes and how it writes
   them: a task's record as its options make it (parse, metaOf), and the writes of records and of
   their places in the queue, gathered (store) and made a few variadic calls per chunk (flush),
-  and whether they call for an idle worker (woken). Uses put's `now` (declared before it); put
-  calls readEarliest before its first store. ]]
+  and whether they call for an idle worker (woken). Uses put's `now` and `count` (declared before
+  it); put calls readEarliest before its first store. ]]
 -- include: record
 -- include: options
 -- include: many
@@ -51,8 +51,21 @@ local earliest
 local woke = false
 local function woken() return woke end
 local function readEarliest() earliest = tonumber(redis.call('ZRANGE', K.delayed, 0, 0, 'WITHSCORES')[2]) end
+-- A delayed task's put order (`o`), for ties: tasks due at one run-at are promoted in put order
+-- (include: upkeep), where the `delayed` ZSET alone would order them by id (a hash). The queue's
+-- counter `order` in `counts` is read once a call, at the first task that needs it, taking one
+-- number per task of the call; a task that has an order (replaced, debounced) keeps it. A ready
+-- task needs none: its list is in put order already.
+local orders = nil
+local function order(meta)
+  if meta.o then return end
+  if not orders then orders = redis.call('HINCRBY', K.counts, 'order', count) - count end
+  orders = orders + 1
+  meta.o = orders
+end
 local function store(id, meta, payload)
   if payload then meta._ = payload end
+  if meta.r > now then order(meta) end
   table.insert(records, id); table.insert(records, encode(meta))
   if meta.r <= now then
     if meta.g then
@@ -70,7 +83,7 @@ end
 
 -- A task's metadata as these options make it; `old` (a replaced task) keeps its history.
 local function metaOf(o, runAt, old)
-  local meta = { r = runAt, m = o.attempts, n = old and old.n or 0, c = old and old.c or now, err = old and old.err }
+  local meta = { r = runAt, m = o.attempts, n = old and old.n or 0, c = old and old.c or now, err = old and old.err, o = old and old.o }
   if o.level > 0 then meta.p = o.level end
   if o.group ~= '' then meta.g = o.group end
   if o.key ~= '' then meta.k = o.key end

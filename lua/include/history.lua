@@ -1,17 +1,17 @@
 --[[ history: the done tasks a queue keeps (included by claim's acks and lease step; not a script
-  itself). A finished task keeps its record and payload in the `history` HASH (K.history), not in
-  `tasks`, so no identity lookup sees it: its de-dup identity is free again, as without history. Its
-  record gains `f` (finished at) and `rs` (the result as the worker sent it, held as a JSON string:
-  it may be sealed, lib/domain/crypto.ts) at its end, so get and list answer it as any record. Its
-  id goes to the `done` ZSET (K.done) by finish time. Bounded by the queue's caps (keep(): the `keep`
-  HASH, K.keep; else the caller's defaults, A.doneMaxCount and A.doneMaxAge), never by a sweep: each
-  write removes at most two entries more than it adds, and both keys carry a TTL of the age,
-  refreshed on write, so an idle queue's history empties itself. A count of 0 keeps none (history
-  off). A task put with `keep` (its record's `kp`: dc, da) has caps of its own (kept or not, trimmed
-  by them; a cap it leaves out is the queue's: BullMQ's removeOnComplete). A kept task that logged
-  keeps the newest whole entries of its log, up to LOG_KEPT bytes, in the field '<id>|log' (task
-  ids hold no '|'), in a chunk's format (include: logs), removed with its entry (trim, rerun, TTL). ]]
+  itself). A finished task's record and payload go to the `history` HASH (K.history), not `tasks`,
+  so no identity lookup sees it: its de-dup identity is free again. Its record gains `f` (finished
+  at) and `rs` (the result as the worker sent it, a JSON string: it may be sealed,
+  lib/domain/crypto.ts), so get and list answer it as any record. Each run is a row of its own, in
+  finish order (include: runs). Bounded by the queue's caps (keep(): K.keep; else A.doneMaxCount and
+  A.doneMaxAge), never by a sweep: each write removes at most two rows more than it adds, and both
+  keys carry a TTL of the age, refreshed on write, so an idle queue's history empties itself. A
+  count of 0 keeps none (history off). A task put with `keep` (its record's `kp`: dc, da) has caps
+  of its own (a cap it leaves out is the queue's: BullMQ's removeOnComplete). A kept run that logged
+  keeps its log's newest whole entries, up to LOG_KEPT bytes, in its row's field plus '|log', in a
+  chunk's format (include: logs), removed with its row (trim, TTL). ]]
 -- include: logs
+-- include: runs
 
 -- The most bytes of a done task's log the history keeps: its newest whole entries.
 local LOG_KEPT = 65536
@@ -51,19 +51,21 @@ local function doneCaps()
   return tonumber(capsRead[1]) or tonumber(A.doneMaxCount), tonumber(capsRead[2]) or tonumber(A.doneMaxAge)
 end
 
--- Keeps finished task id: `raw`, its `tasks` field (new fields go before the record's closing brace;
--- a bare creation time, include record, is made an object first); `result`, its JSON or ''; `meta`,
--- its record (meta.lg: it logged, and its newest entries are kept with it).
-local function keepDone(id, raw, now, result, meta)
+-- Keeps this run of finished task id as a row of its own (include: runs), its id's latest: `raw`,
+-- its `tasks` field (new fields go before the record's closing brace; a bare creation time, include
+-- record, is made an object first); `result`, its JSON or ''; `meta`, its record (meta.lg: it
+-- logged, and its newest entries are kept with it); `run`, its run number (include: runs).
+local function keepDone(id, raw, now, result, meta, run)
   local cut = string.find(raw, '\n', 1, true)
   if not cut then return 0 end
   local fields = ',"f":' .. now .. (result ~= '' and ',"rs":' .. cjson.encode(result) or '')
   local head = string.byte(raw, 1) == 123 and string.sub(raw, 1, cut - 2) or '{"c":' .. string.sub(raw, 1, cut - 1)
-  redis.call('HSET', K.history, id, head .. fields .. '}' .. string.sub(raw, cut))
-  redis.call('ZADD', K.done, now, id)
+  local row = run .. '|' .. id
+  redis.call('HSET', K.history, row, head .. fields .. '}' .. string.sub(raw, cut), id, run)
+  redis.call('ZADD', K.done, now, row)
   if meta.lg then
     local log = newestLog(id)
-    if log ~= '' then redis.call('HSET', K.history, id .. '|log', log) end
+    if log ~= '' then redis.call('HSET', K.history, row .. '|log', log) end
   end
   return 1
 end
@@ -104,10 +106,7 @@ local function trimDone(now, count, age, added, own)
   end
   if #old > 0 then
     redis.call('ZREM', K.done, unpack(old))
-    -- Each entry's kept log too (a field that is not there costs nothing).
-    local fields = {}
-    for _, id in ipairs(old) do table.insert(fields, id); table.insert(fields, id .. '|log') end
-    redis.call('HDEL', K.history, unpack(fields))
+    dropRows(old)
   end
   if own and redis.call('PTTL', K.done) >= age then return end
   redis.call('PEXPIRE', K.done, age)

@@ -3,21 +3,61 @@
   it ran (include: cancels: its holder died before its beat could), and the dead set is trimmed.
   Each step looks at the earliest member first, so an idle queue pays one read per structure; each
   does at most `batch` tasks a call, so a backlog never stalls Redis (the rest waits a call). ]]
+-- include: many
 -- include: ready
 -- include: cancels
 -- include: heads
 
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
+-- Whether due entry a (run-at, record, id) goes before b: run-at, then put order (creation time,
+-- then `o`, which put gives delayed tasks: include: gather), then id. The `delayed` ZSET breaks a
+-- tie by member, a hash, which is no order at all.
+local function before(a, b)
+  if a.at ~= b.at then return a.at < b.at end
+  if a.meta.c ~= b.meta.c then return a.meta.c < b.meta.c end
+  if (a.meta.o or 0) ~= (b.meta.o or 0) then return (a.meta.o or 0) < (b.meta.o or 0) end
+  return a.id < b.id
+end
+
+-- Moves up to `batch` due tasks to the ready lists, in run-at order and ties in put order. A run-at
+-- whose tasks the batch cuts in two waits for the next call, which starts with it; when it alone
+-- fills the batch, all its tasks go now (their put was as big), so none overtakes another.
+local function promote(now, batch)
+  local due = redis.call('ZRANGEBYSCORE', K.delayed, '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch)
+  if #due == batch * 2 then
+    -- A full batch: does its last run-at have tasks past it? (One ZCOUNT, under a backlog only.)
+    local last, cut = due[#due], #due
+    while cut > 0 and due[cut] == last do cut = cut - 2 end
+    if redis.call('ZCOUNT', K.delayed, last, last) > (#due - cut) / 2 then
+      if cut == 0 then due = redis.call('ZRANGEBYSCORE', K.delayed, last, last, 'WITHSCORES') else due = { unpack(due, 1, cut) } end
+    end
+  end
+  local ids, entries, tied = {}, {}, false
+  for i = 1, #due, 2 do
+    table.insert(ids, due[i])
+    tied = tied or due[i + 1] == due[i - 1]
+  end
+  local k = 0
+  for part in slices(ids) do
+    local raws = redis.call('HMGET', K.tasks, unpack(part))
+    for j, id in ipairs(part) do
+      k = k + 1
+      -- (No record: nothing to run; cannot happen while the invariants hold.)
+      if raws[j] then table.insert(entries, { id = id, at = tonumber(due[k * 2]), meta = peek(raws[j]) }) end
+    end
+  end
+  if tied then table.sort(entries, before) end
+  many('ZREM', K.delayed, ids)
+  for _, e in ipairs(entries) do push(e.id, e.meta) end
+end
+
 -- Runs the housekeeping. Returns the earliest run-at and lease deadline left (ms, or nil) and how
 -- many parked tasks moved back into `grouped`.
 local function upkeep(now, cap, batch, life)
   local d, a, refilled = earliest(K.delayed), earliest(K.active), 0
   if d and d <= now then
-    for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.delayed, '-inf', now, 'LIMIT', 0, batch)) do
-      redis.call('ZREM', K.delayed, id)
-      push(id, peek(redis.call('HGET', K.tasks, id)))
-    end
+    promote(now, batch)
     d = earliest(K.delayed)
   end
   -- A lapsed lease was a delivery (counted when leased): out of attempts means dead. Retried at

@@ -1,9 +1,10 @@
 /**
  * Ordered groups (orderGroups(true)) through the paths that delete a group's held head (issue 41):
- * a clean of it by each state it may wait in, and a trim of the dead set by another task's own
- * `keep: { dead }` caps. Each must let the group go on at once, in put order: the tasks it held
- * back run next, before a task of the group put afterwards. (Cancel, purge, the claims' trim and
- * expiry: ordered-groups.test.ts; random sequences of every path: ordered-groups-property.test.ts.)
+ * a clean of it by each state it may wait in, a trim of the dead set by another task's own
+ * `keep: { dead }` caps, and its expiry. Each must let the group go on at once, in put order: the
+ * tasks it held back run next, before a task of the group put afterwards. (Cancel, purge and the
+ * claims' trim: ordered-groups.test.ts; random sequences of every path:
+ * ordered-groups-property.test.ts.)
  */
 import type { Scheduler, Task } from '../lib';
 import { queueKeys } from '../lib/domain/keys';
@@ -24,7 +25,7 @@ async function drain(s: Scheduler): Promise<string[]> {
 }
 
 /** Puts a0 (held back by nothing yet), a1 and a2 in group a; leases a0, and parks a1 and a2 behind it. */
-async function groupWithLeasedHead(s: Scheduler, head: { maxAttempts?: number } = {}): Promise<Task<unknown>> {
+async function groupWithLeasedHead(s: Scheduler, head: { maxAttempts?: number; expire?: number } = {}): Promise<Task<unknown>> {
   await s.put('a0', { group: 'a', ...head });
   await s.put('a1', { group: 'a' });
   await s.put('a2', { group: 'a' });
@@ -84,6 +85,29 @@ describe('an ordered group whose held head is deleted', () => {
     expect(await drain(s)).toEqual(['a1', 'a2', 'a3']);
   });
 
+  it('goes on when its head, parked by its rate, is cleaned as ready, and leaves no entry of a task deleted', async () => {
+    // A group held by its rate parks its head first ('!'): the clean's walk of parked tasks drops it,
+    // which lets a1 back into the fair queue while a1's parked entry is still in the walk's slice;
+    // a1 must go from where it is now, not leave its id there with its record deleted.
+    const s = await redis.scheduler();
+    await s.orderGroups(true);
+    await s.limitRate({ max: 1, per: 300, group: 'a' });
+    await s.put('a0', { group: 'a' });
+    await s.put('a1', { group: 'a' });
+    await sleep(150);
+    await s.put('a2', { group: 'a' });
+    const a0 = (await s.claim())!;
+    expect(await s.claimMany(5)).toEqual([]);
+    expect(await s.fail(a0, { error: new Error('x'), retryIn: 0 })).toBe('retry');
+    // Due again, but its group has used its rate: parked.
+    expect(await s.claimMany(5)).toEqual([]);
+    // a0 and a1 are old enough, a2 is not.
+    expect(await s.clean({ state: 'ready', olderThan: 100 })).toBe(2);
+    expect((await s.stats()).ready).toBe(1);
+    await sleep(350);
+    expect(await drain(s)).toEqual(['a2']);
+  });
+
   it("goes on when its dead head (holdOnDead) is trimmed by another task's own keep: { dead } cap", async () => {
     const s = await redis.scheduler();
     const a0 = await groupWithDeadHead(s);
@@ -94,6 +118,17 @@ describe('an ordered group whose held head is deleted', () => {
     expect(await s.get(a0.hash)).toBeNull();
     await s.put('a3', { group: 'a' });
     expect(await drain(s)).toEqual(['a1', 'a2', 'a3']);
+  });
+
+  it('goes on in the same claim that drops its head, expired while waiting for its retry', async () => {
+    const s = await redis.scheduler();
+    await s.orderGroups(true);
+    const a0 = await groupWithLeasedHead(s, { expire: 3_600_000 });
+    expect(await s.fail(a0, { error: new Error('x'), retryIn: 60_000 })).toBe('retry');
+    // Due long ago, so past its expiry window (which counts from the run-at): ready, and expired.
+    expect(await s.reschedule(a0.hash, Date.now() - 7_200_000)).toBe(true);
+    // The claim drops a0 and lets a1 back into the fair queue, which it had already found empty.
+    expect((await s.claimMany(5)).map((t) => t.data)).toEqual(['a1']);
   });
 
   it('is released by orderGroups(true) when its head names a task that is gone', async () => {

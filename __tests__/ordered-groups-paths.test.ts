@@ -131,6 +131,28 @@ describe('an ordered group whose held head is deleted', () => {
     expect((await s.claimMany(5)).map((t) => t.data)).toEqual(['a1']);
   });
 
+  it('runs the parked task an expiry lets back before a later task the same claim popped', async () => {
+    const s = await redis.scheduler();
+    await s.orderGroups(true);
+    await s.put('c0', { group: 'c' });
+    const c1 = await s.put('c1', { group: 'c', expire: 3_600_000 });
+    await s.put('c2', { group: 'c' });
+    const c3 = await s.put('c3', { group: 'c' });
+    const c0 = (await s.claim())!;
+    expect(await s.claimMany(5)).toEqual([]);
+    // c0 done: c1, first parked, goes back into the fair queue; then it expires there.
+    await s.ack(c0);
+    expect(await s.reschedule(c1.hash, Date.now() - 7_200_000)).toBe(true);
+    // c3 leaves its parked place and comes back ready at a new tag, behind c1, while c2 stays parked.
+    expect(await s.reschedule(c3.hash, Date.now() + 3_600_000)).toBe(true);
+    expect(await s.reschedule(c3.hash, Date.now() - 1000)).toBe(true);
+    // One claim pops c1 and c3 together: c1's expiry lets c2 back, which must run before c3.
+    const [c2, ...rest] = await s.claimMany(5);
+    expect([c2?.data, rest]).toEqual(['c2', []]);
+    await s.ack(c2);
+    expect(await drain(s)).toEqual(['c3']);
+  });
+
   it('is released by orderGroups(true) when its head names a task that is gone', async () => {
     // As an earlier version's clean or trim left a group: the held head's task deleted, the field
     // still naming it, its group's tasks parked. Turning holdOnDead off frees it.

@@ -1,8 +1,9 @@
 --[[ heads: the one rule for a task that leaves for good while it may hold an ordered group's head:
   the group goes on (dropHead, dropHeads). Included by every path that deletes tasks (cancel,
   clean, purge, the claim's trim of the dead, a task's own dead caps: deadcaps; not a script
-  itself), and by the claim's test of a task held back by its group's head (take; its expiry
-  releases the head itself). See include: controls. ]]
+  itself), by the claim's drop of an expired task (include: expiry: it releases the head with the
+  refill any grouped task leaving unclaimed makes), and by the claim's test of a task held back by
+  its group's head (take). See include: controls. ]]
 -- include: groups
 
 -- Whether task id of group g must wait behind its group's held head (take). A head whose task is

@@ -98,7 +98,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
     -- This batch's expiries let parked tasks (`back`, of the groups `regrouped`) into `grouped`,
     -- ahead of the rest of their groups: `grouped` goes again, even if it ran short.
     if back > 0 and sources[source] ~= from and from.grouped then source = source - 1 end
-    refilled, back, regrouped = refilled + back, 0, {}
+    if back > 0 then refilled, back, regrouped = refilled + back, 0, {} end
   end
   -- The round grouped claims reached (an idle group joins it); only onward: unparked tasks sit below.
   if round and round > (tonumber(redis.call('HGET', K.gtags, '')) or 0) then redis.call('HSET', K.gtags, '', round) end

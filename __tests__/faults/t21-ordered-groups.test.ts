@@ -136,13 +136,15 @@ it('runs every ordered group in put order through random failures and worker kil
   const broken = outOfOrder(starts, removed);
   violations.push(...(await checkInvariants(lab.raw, lab.prefix, lab.queue)));
   const errors = actions.filter((a) => a.startsWith('error'));
-  console.log(summary('T21', f, { starts: starts.length, outOfOrder: broken.length, kills: KILLS, removed: removed.size, actions: actions.length, wallMs: Date.now() - started }));
+  // lost: neither ran nor was removed (the checker's own figure counts the removed ones too).
+  console.log(
+    summary('T21', f, { lost: left.length, removed: removed.size, starts: starts.length, outOfOrder: broken.length, kills: KILLS, actions: actions.length, wallMs: Date.now() - started }),
+  );
 
   expect(left).toEqual([]);
   expect(broken).toEqual([]);
   expect(violations).toEqual([]);
   expect(errors).toEqual([]);
-  // Lost: neither ran nor was removed (the checker's own count takes a removed task for lost).
   expect(f).toMatchObject({ ok: TASKS, unexpected: 0 });
   // A re-run only for a task a killed worker held at its kill (at most its concurrency each).
   expect(f.duplicated).toBeLessThanOrEqual(KILLS * CONCURRENCY);

@@ -5,7 +5,8 @@
   in `active`, in no source, so a clean never deletes it. A pending task goes as cancel deletes
   it: out of its list (a ready list, grouped, parked or delayed), its identity pointer, its
   record, progress and deplist, and the tasks waiting on it learn it was 'cancelled' (event and
-  kept outcome as cancel's). A dead task goes as purge deletes it.
+  kept outcome as cancel's). A dead task goes as purge deletes it. Either way, an ordered group
+  whose held head it was goes on (include: heads).
   KEYS (as K.<name>; each described in docs/design.md#keys): delayed, ready, tasks, dead, levels,
     ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked,
     gactive, glimits, events, results, kept, progress, redirects, counts, wake, blocked, after,
@@ -42,6 +43,8 @@ if source == 'dead' then
   many('ZREM', K.dead, ids)
   for _, key in ipairs({ K.tasks, K.progress, K.deplist }) do many('HDEL', key, ids) end
   forgetLogs(ids)
+  -- A dead head that held its ordered group (holdOnDead) is gone: the group goes on (include: heads).
+  if dropHeads(ids) > 0 then wakeIdle() end
   return { #ids, #ids < most and 1 or 0, '', 0 }
 end
 
@@ -72,7 +75,9 @@ elseif source == 'parked' then
     last = members[i]
     local id = string.match(last, '|([^|]*)$')
     local meta = doomed(id)
-    if meta then redis.call('ZREM', K.parked, last); drop(id, meta) end
+    -- Gone from `parked` since the read: a held head dropped just before let it back into
+    -- `grouped`, whose walk comes next.
+    if meta and redis.call('ZREM', K.parked, last) == 1 then drop(id, meta) end
   end)
   done, nextCursor = n == #members and n < scan, last
 else
@@ -105,6 +110,6 @@ end
 if stepped then
   -- The tasks that waited on them learn now (a batch; the client carries on with the rest).
   drain(100, now, cap)
-  wakeIdle()
 end
+if stepped or refilledCount() > 0 then wakeIdle() end
 return { deletedCount(), done and 1 or 0, nextCursor, toCarry() and 1 or 0 }

@@ -1,7 +1,8 @@
 /**
  * order: make a queue's fair groups ordered, or not (orderGroups). The setting is a field of
  * `glimits` ('|ordered'), read by claims with each group's limit; turning it off releases every
- * held head, turning it on without holdOnDead releases the holds of dead heads.
+ * held head, turning it on without holdOnDead releases the holds of dead heads (and of heads whose
+ * task is gone).
  */
 import { script } from '../redis/op';
 import { count } from '../redis/reply';
@@ -15,7 +16,7 @@ export interface OrderInput {
 export const order = script<OrderInput, number>({
   name: 'order',
   flags: 'allow-oom',
-  keys: ['glimits', 'dead'],
+  keys: ['glimits', 'dead', 'tasks'],
   args: ['mode'],
   encode: (i) => [i.mode === 'on' ? '1' : i.mode === 'hold' ? 'hold' : ''],
   decode: (reply) => count('order', reply),

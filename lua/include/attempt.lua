@@ -50,10 +50,11 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
     keepOutcome(id, meta, now, ending == 'failed' and 'dead' or 'dead:' .. ending, err)
     fire(id, meta, 'dead', now)
     -- Its own dead caps (put's `keep`, include: deadcaps): not kept at all, or the dead set trimmed.
-    if meta.kp and keepDead(id, meta, now) then
-      -- Not kept: a group it held (ordered, holdOnDead: include: controls) goes on.
-      if unhead(id, meta.g) then refilled = refilled + refill(meta.g) end
-      return outcome, refilled, false
+    -- A group held by it (not kept) or by a dead task the trim took goes on (include: heads).
+    if meta.kp then
+      local gone, moved = keepDead(id, meta, now)
+      refilled = refilled + moved
+      if gone then return outcome, refilled, false end
     end
   else
     emitFor(cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(err), 'ending', ending)

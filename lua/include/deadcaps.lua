@@ -3,22 +3,25 @@
   removeOnFail: a count of 0 keeps it not at all (its records go, as a purge's would, once its
   outcome and its dependents are seen to); else the dead set is trimmed by its caps, the oldest
   past its count and those past its age, at most DEAD_TRIM entries, so the call stays bounded (the
-  claims' trim by the queue's caps does the rest). Needs the include records before it (forget). ]]
+  claims' trim by the queue's caps does the rest). A dead head of an ordered group (holdOnDead)
+  that goes either way lets its group go on (include: heads), as every deletion does. Needs the
+  include records before it (forget). ]]
+-- include: heads
 
 -- The most dead tasks one death's own caps remove.
 local DEAD_TRIM = 3
 
--- Task id (meta: its record) has just gone dead. Returns true when it is not kept: its records
--- are gone, and the caller must not write them back.
+-- Task id (meta: its record) has just gone dead. Returns true when it is not kept (its records
+-- are gone, and the caller must not write them back), and how many parked tasks moved back.
 local function keepDead(id, meta, now)
   local own = meta.kp
   local count, age = own and tonumber(own.xc), own and tonumber(own.xa)
   if count == 0 then
     redis.call('ZREM', K.dead, id)
     forget(id, meta)
-    return true
+    return true, dropHead(id, meta)
   end
-  if not count and not age then return false end
+  if not count and not age then return false, 0 end
   local old = {}
   if count then
     local excess = redis.call('ZCARD', K.dead) - count
@@ -31,8 +34,9 @@ local function keepDead(id, meta, now)
     end
   end
   -- Their records say nothing of what else they have: all of it goes (meta nil), as claim's trim.
+  local trimmed = {}
   for _, gone in ipairs(old) do
-    if gone ~= id then redis.call('ZREM', K.dead, gone); forget(gone) end
+    if gone ~= id then redis.call('ZREM', K.dead, gone); forget(gone); table.insert(trimmed, gone) end
   end
-  return false
+  return false, dropHeads(trimmed)
 end

@@ -1,6 +1,9 @@
---[[ heads: included by the scripts that delete tasks which may hold an ordered group's head
-  (cancel, purge, the claim's trim of the dead; not a script itself): the group goes on; and the
-  claim's test of a task held back by its group's head (take). See include: controls. ]]
+--[[ heads: the one rule for a task that leaves for good while it may hold an ordered group's head:
+  the group goes on (dropHead, dropHeads). Included by every path that deletes tasks (cancel,
+  clean, purge, the claim's trim of the dead, a task's own dead caps: deadcaps; not a script
+  itself), by the claim's drop of an expired task (include: expiry: it releases the head with the
+  refill any grouped task leaving unclaimed makes), and by the claim's test of a task held back by
+  its group's head (take). See include: controls. ]]
 -- include: groups
 
 -- Whether task id of group g must wait behind its group's held head (take). A head whose task is
@@ -20,7 +23,7 @@ local function dropHead(id, meta)
   return refill(meta.g)
 end
 
--- Dead tasks `ids` were deleted (purge, the claim's trim): in a queue whose groups a dead head
+-- Dead tasks `ids` were deleted (purge, clean, the trims by queue and task caps): in a queue whose groups a dead head
 -- holds, each group such a task held goes on. One HGET otherwise. Returns how many tasks moved back.
 local function dropHeads(ids)
   if #ids == 0 or redis.call('HGET', K.glimits, '|ordered') ~= 'hold' then return 0 end

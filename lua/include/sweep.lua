@@ -1,12 +1,15 @@
 --[[ sweep: included by clean (not a script itself): what becomes of one pending task it reads.
-  Whether it is to go (doomed: put at or before `before`), its going as cancel's (drop), and the
-  walk over a slice of entries that stops once `most` are deleted (walk), counting what it deleted
-  (deletedCount). Uses clean's `before`, `most`, `now` and `cap` (declared before it). ]]
+  Whether it is to go (doomed: put at or before `before`), its going as cancel's (drop: a group
+  whose head it held goes on, include: heads), and the walk over a slice of entries that stops
+  once `most` are deleted (walk), counting what it deleted (deletedCount) and the parked tasks
+  that moved back (refilled). Uses clean's `before`, `most`, `now` and `cap` (declared before it). ]]
 -- include: record
+-- include: heads
 
--- How many tasks this call deleted.
-local deleted = 0
+-- How many tasks this call deleted; how many parked tasks the groups it let go on moved back.
+local deleted, refilled = 0, 0
 local function deletedCount() return deleted end
+local function refilledCount() return refilled end
 
 -- The task's meta when it is to go: it has a record, put at or before `before`.
 local function doomed(id)
@@ -23,6 +26,8 @@ local function drop(id, meta)
   fire(id, meta, 'cancelled', now)
   if meta.n > 0 then emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'cancelled', 'id', id) end
   keepOutcome(id, meta, now, 'cancelled')
+  -- It held its ordered group's head (waiting for a retry, snoozed, or back ready): the group goes on.
+  refilled = refilled + dropHead(id, meta)
   forget(id, meta)
   deleted = deleted + 1
 end

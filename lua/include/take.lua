@@ -9,6 +9,7 @@
 -- include: groups
 -- include: gate
 -- include: heads
+-- include: expiry
 -- include: sources
 -- include: history
 
@@ -26,7 +27,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
   local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
   -- The score as text made once: a Lua number goes to Redis printed with %.17g, each time.
   local untilText, history = string.format('%d', until_), nil -- history: whether it is on, read at need
-  local taken, dropped, skipped, parked, refilled = {}, 0, 0, 0, 0
+  local taken, dropped, skipped, parked, refilled, back, regrouped = {}, 0, 0, 0, 0, 0, {}
   local leased, scored, holders, leasedGroups, reopens = {}, {}, {}, {}, nil
   local sources, ghosts = sourcesOf()
   -- Whether group g has no rate room now (groupRoom counts a lease when it has); `reopens` says when.
@@ -57,16 +58,11 @@ local function take(out, count, now, cap, batch, limited, held, life)
       elseif not meta then
         skipped = skipped + 1 -- no record: nothing to run (cannot happen while the invariants hold)
       elseif meta.e and meta.e <= now then
-        -- Expired while unclaimed: dropped, and counted so it never vanishes silently.
-        forget(id, meta); dropped = dropped + 1
-        unpoint(id, meta)
-        -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
-        if meta.n > 0 then emitFor(cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'expired', 'id', id) end
-        keepOutcome(id, meta, now, 'expired')
-        fire(id, meta, 'expired', now)
-        if tags[id] then unhead(id, meta.g); refilled = refilled + refill(meta.g) end
-      elseif tags[id] and (pausedGroup(meta.g) or full(meta.g) or heldBack(id, meta.g)) then
-        -- Group paused, at its limit, or held by its ordered head: set aside, keeping its place.
+        -- Expired while unclaimed: dropped (include: expiry), and counted.
+        local moved = expire(id, meta, tags[id] ~= nil, now, cap)
+        dropped, back = dropped + 1, back + moved; if moved > 0 then regrouped[meta.g] = true end
+      elseif tags[id] and (pausedGroup(meta.g) or full(meta.g) or heldBack(id, meta.g) or regrouped[meta.g]) then
+        -- Paused, full, held by its ordered head, or behind a parked task an expiry let back: set aside.
         parkIn(id, meta, tags[id]); parked = parked + 1
       elseif tags[id] and limited and rateHeld(meta.g) then
         -- Its group has used its rate: parked until the window reopens (include: limits).
@@ -99,6 +95,10 @@ local function take(out, count, now, cap, batch, limited, held, life)
         table.insert(out, meta.g or '')
       end
     end
+    -- This batch's expiries let parked tasks (`back`, of the groups `regrouped`) into `grouped`,
+    -- ahead of the rest of their groups: `grouped` goes again, even if it ran short.
+    if back > 0 and sources[source] ~= from and from.grouped then source = source - 1 end
+    if back > 0 then refilled, back, regrouped = refilled + back, 0, {} end
   end
   -- The round grouped claims reached (an idle group joins it); only onward: unparked tasks sit below.
   if round and round > (tonumber(redis.call('HGET', K.gtags, '')) or 0) then redis.call('HSET', K.gtags, '', round) end

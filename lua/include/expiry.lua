@@ -1,0 +1,21 @@
+--[[ expiry: the end of a task that a claim pops past its expiry (meta.e), unclaimed (included by
+  take, not a script itself). Needs the includes records, identity, events, outcomes and deps
+  before it. ]]
+-- include: heads
+
+-- Drops task id (meta: its record), expired while unclaimed: deleted, with its event, kept outcome
+-- and dependents told, so it never vanishes silently (the caller counts it). `grouped`: it was
+-- popped from `grouped`, so its group's first parked task takes the place it leaves; it may have
+-- held its ordered group's head (a retry that expired), which goes too. Returns how many parked
+-- tasks moved back.
+local function expire(id, meta, grouped, now, cap)
+  forget(id, meta)
+  unpoint(id, meta)
+  -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
+  if meta.n > 0 then emitFor(cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'expired', 'id', id) end
+  keepOutcome(id, meta, now, 'expired')
+  fire(id, meta, 'expired', now)
+  if not grouped then return 0 end
+  unhead(id, meta.g)
+  return refill(meta.g)
+end

@@ -8,7 +8,7 @@
  * least one worker looks. every() keeps its own process-local loop (recurring.ts); both share the
  * hash, the `occurred` record, pause and resume, run-now and unschedule.
  */
-import { hget, hset } from '../ops/commands/hashes';
+import { hget } from '../ops/commands/hashes';
 import { exists } from '../ops/commands/keyspace';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
@@ -18,7 +18,8 @@ import { canonicalJson, type Json } from '../domain/payload';
 import type { PutResult } from '../domain/task';
 import { putOccurrences, putOne } from '../life/put';
 import { hold } from '../ops/hold';
-import { cancelPending, templateOf, type TaskTemplateOptions } from './recurring';
+import { templateOf, type TaskTemplateOptions } from './recurring';
+import { cancelPending, define } from './schedules-define';
 import { dataOf, occurrenceKey, occurrencesOf, parseDefinition, plan, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
 
@@ -65,7 +66,7 @@ export async function storeSchedule(ctx: Context, name: unknown, spec: unknown, 
     const from = startAt === undefined ? await serverTime(ctx, keys.schedules, 'schedule') : startAt - 1;
     definition.last = occurrences.nth(from, limit);
   }
-  await hset(routed(ctx.conn, keys.schedules, { ms: ctx.options.commandTimeout, what: 'schedule' }), keys.schedules, checked, JSON.stringify(definition));
+  await define(ctx, queue, checked, definition, canonical, 'schedule');
   await new ScheduleRunner(ctx, queue).look(checked);
 }
 

@@ -36,6 +36,9 @@ async function withBadRecords(queue: string) {
   for (const [name, record] of Object.entries(BAD)) await raw.hSet(keys.schedules, name, record);
   // The latest put at the epoch: a catch-up limit of 1e8 would have walked every second since.
   await raw.hSet(keys.occurred, 'huge-catch-up', '0');
+  // A good definition whose latest occurrence put is no time.
+  await raw.hSet(keys.schedules, 'bad-latest', '{"every":60000,"data":"1","stored":true}');
+  await raw.hSet(keys.occurred, 'bad-latest', 'soon');
   return { s, warnings };
 }
 
@@ -44,12 +47,13 @@ describe('a schedule record no schedule() would write', () => {
     const { s, warnings } = await withBadRecords('reports');
     const list = await s.listSchedules({ queue: 'reports' });
     expect(list.map((info) => info.name)).toEqual(['good']);
-    expect(warnings.map((w) => w.fields.schedule).sort()).toEqual(Object.keys(BAD).sort());
+    expect(warnings.map((w) => w.fields.schedule).sort()).toEqual([...Object.keys(BAD), 'bad-latest'].sort());
     for (const { fields } of warnings)
       expect(fields).toMatchObject({
         queue: 'reports',
         err: { name: 'UnreadableRecordError', code: 'ERR_UNREADABLE_RECORD', message: expect.stringContaining(`schedule ${String(fields.schedule)} in Redis is unreadable`) },
       });
+    expect(warnings.find((w) => w.fields.schedule === 'bad-latest')?.fields.err).toMatchObject({ message: expect.stringContaining('the latest occurrence of schedule bad-latest') });
     expect(warnings.find((w) => w.fields.schedule === 'huge-catch-up')?.fields.err).toMatchObject({ message: expect.stringContaining('definition.catchUpLimit') });
   });
 

@@ -17,7 +17,7 @@ import { unschedule as unscheduleOp } from '../ops/unschedule';
 import { get, type TaskRecord } from '../ops/get';
 import { parseMeta } from '../domain/meta';
 import { errorFields } from '../domain/log';
-import { dataOf, nextRun, occurrenceHash, occurrenceKey, occurrencesOf, parseDefinition, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
+import { dataOf, latestOf, nextRun, occurrenceHash, occurrenceKey, occurrencesOf, parseDefinition, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
 import { cancelPending, define, mayBePending } from './schedules-define';
 import type { ScheduleInfo } from './schedule-types';
@@ -90,7 +90,7 @@ export class Recurring {
       serverTime(this.ctx, this.keys.occurred, 'every'),
       hget(routed(this.ctx.conn, this.keys.occurred, { ms: this.ctx.options.commandTimeout, what: 'every' }), this.keys.occurred, this.name),
     ]);
-    const latest = latestReply === null ? null : Number(latestReply);
+    const latest = latestOf(this.name, latestReply);
     const due: number[] = [];
     // Occurrences that passed without being put: after downtime, or a look that came late.
     if (latest !== null && latest < now && this.opts.missed !== 'skip') {
@@ -156,14 +156,15 @@ export async function listSchedules<T = Json>(ctx: Context, queue: string): Prom
 async function infoOf<T>(ctx: Context, queue: string, name: string, json: string, at: string | undefined, now: number): Promise<ScheduleInfo<T> | null> {
   let d: Definition;
   let data: T | null;
+  let latest: number | null;
   try {
     d = parseDefinition(name, json);
     data = dataOf<T>(ctx, name, d, true);
+    latest = latestOf(name, at);
   } catch (err) {
     ctx.log.warn({ queue, schedule: name, ...errorFields(err) }, 'docket: a schedule record is unreadable; it is left out');
     return null;
   }
-  const latest = at === undefined ? null : Number(at);
   return {
     name,
     queue,

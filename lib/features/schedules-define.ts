@@ -42,7 +42,9 @@ export async function define(ctx: Context, queue: string, name: string, definiti
   const [old, latest] = await Promise.all([hget(routed(ctx.conn, keys.schedules, deadline), keys.schedules, name), hget(routed(ctx.conn, keys.occurred, deadline), keys.occurred, name)]);
   await hset(routed(ctx.conn, keys.schedules, deadline), keys.schedules, name, JSON.stringify(definition));
   if (old === null || latest === null || sameRuns(ctx, name, old, definition, canonical)) return;
-  await cancelPending(ctx, queue, name, old, Number(latest));
+  // A latest that is no time cancels nothing: the reset below is all it needs.
+  const at = Number(latest);
+  if (Number.isSafeInteger(at)) await cancelPending(ctx, queue, name, old, at);
   // The old record would make put.lua skip the new declaration's occurrences at or before it.
   await hdel(routed(ctx.conn, keys.occurred, deadline), keys.occurred, name);
 }

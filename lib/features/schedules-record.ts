@@ -83,6 +83,17 @@ export function parseDefinition(name: string, json: string): Definition {
   return d;
 }
 
+/**
+ * The latest occurrence put of schedule `name`, as the `occurred` hash keeps it (`text`), or null
+ * for none; an UnreadableRecordError naming the schedule when it is no time put.lua would write.
+ */
+export function latestOf(name: string, text: string | null | undefined): number | null {
+  if (text === null || text === undefined) return null;
+  const at = Number(text);
+  if (!Number.isSafeInteger(at) || at < 0) throw new UnreadableRecordError(`the latest occurrence of schedule ${name}`, new TypeError(`not a time in ms: ${text.slice(0, 40)}`));
+  return at;
+}
+
 /** The occurrences of a definition that parseDefinition read. */
 export function occurrencesOf(d: Definition): Occurrences {
   return Occurrences.of(d.cron === undefined ? d.every : { cron: d.cron, tz: d.tz ?? 'UTC' });

@@ -20,7 +20,7 @@ import { putOccurrences, putOne } from '../life/put';
 import { hold } from '../ops/hold';
 import { templateOf, type TaskTemplateOptions } from './recurring';
 import { cancelPending, define } from './schedules-define';
-import { dataOf, occurrenceKey, occurrencesOf, parseDefinition, plan, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
+import { dataOf, latestOf, occurrenceKey, occurrencesOf, parseDefinition, plan, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
 
 /** Options of {@link Scheduler.schedule}: the task template, and the schedule's bounds. */
@@ -138,7 +138,7 @@ export class ScheduleRunner {
       .filter(([name]) => only === undefined || name === only)
       .map(([name, json]) => {
         const last = latest.get(name);
-        return this.put(name, json, last === undefined ? null : Number(last), now);
+        return this.put(name, json, last, now);
       });
     // One schedule's failure (an unreadable definition) does not hold up the others'.
     const failed = (await Promise.allSettled(puts)).find((r) => r.status === 'rejected');
@@ -146,8 +146,9 @@ export class ScheduleRunner {
   }
 
   /** Puts what is due of the schedule stored as `json`, unless it is every()'s or paused. */
-  private async put(name: string, json: string, latest: number | null, now: number): Promise<void> {
+  private async put(name: string, json: string, last: string | undefined, now: number): Promise<void> {
     const d = parseDefinition(name, json);
+    const latest = latestOf(name, last);
     const occurrences = d.stored && !d.paused ? occurrencesOf(d) : null;
     if (occurrences === null) return;
     const due = plan(d, occurrences, latest, now);

@@ -64,18 +64,19 @@ export class Occurrences {
    * The occurrences of a cron expression from about `t` on (`direction` 1) or back (-1), each once,
    * in order: its wall-clock times, read in UTC (where cron-parser never meets a daylight-saving
    * change, so never its loop limit), each made the instants it names in the time zone
-   * (instantsOf). Starts a zone's largest shift before (or after) `t`, so that a repeated wall
-   * time's second instant is not passed over; the caller skips what is beyond `t`. A repeated
+   * (instantsOf). Starts a fall-back's shift before (or after) `t` when one is that near, so that
+   * a repeated wall time's second instant is not passed over; the caller skips what is beyond `t`. A repeated
    * hour's instants interleave: while walking its wall times, the second instants (forward; the
    * first, back) wait until the walk leaves the hour.
    */
   private *walk(t: number, direction: 1 | -1): Generator<number> {
     const { cron, tz } = this.schedule as { cron: string; tz: string };
     const wildcard = isWildcard(cron);
-    // A wall time can name an instant on the other side of `t` only near a fall-back: its offset
-    // falling within MAX_SHIFT_MS after `t` (forward) or having fallen within it before (back).
+    // A wall time behind wall(t) names an instant past `t` only when a fall-back of `diff` comes
+    // within `diff` after `t` (its repeated times' second instants); back, the same before `t`.
     const offset = offsetAt(tz, t);
-    const shift = Math.max(0, offsetAt(tz, t - MAX_SHIFT_MS) - offset, offset - offsetAt(tz, t + MAX_SHIFT_MS));
+    const diff = direction === 1 ? offset - offsetAt(tz, t + MAX_SHIFT_MS) : offsetAt(tz, t - MAX_SHIFT_MS) - offset;
+    const shift = diff > 0 && offsetAt(tz, t + direction * diff) !== offset ? diff : 0;
     const times = cronParser().parse(cron, { currentDate: new Date(wallOf(tz, t) - direction * shift + (direction === 1 ? 0 : 1000)), tz: 'UTC' });
     const waiting: number[] = [];
     let last = direction === 1 ? -Infinity : Infinity;

@@ -9,7 +9,7 @@ import { hget } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
 import { isSealed } from '../domain/crypto';
-import { fromRedisError } from '../domain/errors';
+import { fromRedisError, UnreadableRecordError } from '../domain/errors';
 import { everyOptions, parse, scheduleName, type ParsedEveryOptions, type TaskTemplate } from '../domain/options';
 import { canonicalJson, type Json } from '../domain/payload';
 import { putOccurrences } from '../life/put';
@@ -157,11 +157,15 @@ async function infoOf<T>(ctx: Context, queue: string, name: string, json: string
   let d: Definition;
   let data: T | null;
   let latest: number | null;
+  let pending: number[];
   try {
     d = parseDefinition(name, json);
     data = dataOf<T>(ctx, name, d, true);
     latest = latestOf(name, at);
+    pending = await pendingRuns(ctx, queue, name, d, latest, now);
   } catch (err) {
+    // A failed read (Redis down) is not the record's fault: it fails the call, as any read does.
+    if (!(err instanceof UnreadableRecordError)) throw err;
     ctx.log.warn({ queue, schedule: name, ...errorFields(err) }, 'docket: a schedule record is unreadable; it is left out');
     return null;
   }
@@ -176,7 +180,7 @@ async function infoOf<T>(ctx: Context, queue: string, name: string, json: string
     latest,
     stored: d.stored === true,
     paused: d.paused === true,
-    next: nextRun(d, occurrencesOf(d), latest, now, await pendingRuns(ctx, queue, name, d, latest, now)),
+    next: nextRun(d, occurrencesOf(d), latest, now, pending),
     template: d.template ?? {},
     startAt: d.startAt ?? null,
     endAt: d.endAt ?? null,

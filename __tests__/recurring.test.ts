@@ -2,9 +2,8 @@
  * Recurring tasks: every(), listSchedules(), unschedule(), the missed-run policy, and exactly one
  * task per occurrence however many processes declare the schedule.
  */
-import { UnreadableRecordError, ValidationError, type Task } from '../lib';
+import { ValidationError, type Task } from '../lib';
 import type { Context } from '../lib/redis/context';
-import { queueKeys } from '../lib/domain/keys';
 import { putOccurrences } from '../lib/life/put';
 import { Occurrences } from '../lib/features/recurring';
 import { eventually, keysUnder, sleep, useRedis } from './support/harness';
@@ -201,23 +200,5 @@ describe('bad input', () => {
       expect((err as Error).message).toContain(message);
     }
     expect(await keysUnder(raw, s.prefix)).toEqual([]);
-  });
-});
-
-describe('a stored schedule of another shape', () => {
-  it('is an UnreadableRecordError naming the schedule, when it is JSON but no object', async () => {
-    const s = await redis.scheduler();
-    const raw = await redis.raw();
-    for (const [name, record] of [
-      ['nothing', 'null'],
-      ['number', '42'],
-      ['list', '[]'],
-    ]) {
-      await raw.hSet(queueKeys(s.prefix, 'default').schedules, name, record);
-      const err = await s.listSchedules().catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(UnreadableRecordError);
-      expect(err).toMatchObject({ code: 'ERR_UNREADABLE_RECORD', what: `schedule ${name}`, cause: expect.any(TypeError) });
-      await raw.hDel(queueKeys(s.prefix, 'default').schedules, name);
-    }
   });
 });

@@ -5,18 +5,21 @@
  * latest occurrence put per schedule, and skips any occurrence at or before it, so many processes
  * produce each occurrence exactly once. Occurrences are computed from the Redis server's clock.
  */
-import { hget, hset } from '../ops/commands/hashes';
+import { hget } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
 import { isSealed } from '../domain/crypto';
-import { fromRedisError } from '../domain/errors';
+import { fromRedisError, UnreadableRecordError } from '../domain/errors';
 import { everyOptions, parse, scheduleName, type ParsedEveryOptions, type TaskTemplate } from '../domain/options';
 import { canonicalJson, type Json } from '../domain/payload';
 import { putOccurrences } from '../life/put';
-import { cancel } from '../ops/cancel';
 import { unschedule as unscheduleOp } from '../ops/unschedule';
-import { AHEAD_MS, dataOf, nextRun, occurrenceHash, occurrenceKey, occurrencesOf, parseDefinition, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
+import { get, type TaskRecord } from '../ops/get';
+import { parseMeta } from '../domain/meta';
+import { errorFields } from '../domain/log';
+import { dataOf, latestOf, nextRun, occurrenceHash, occurrenceKey, occurrencesOf, parseDefinition, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
+import { cancelPending, define, mayBePending } from './schedules-define';
 import type { ScheduleInfo } from './schedule-types';
 
 export { Occurrences } from './schedules-times';
@@ -68,7 +71,7 @@ export class Recurring {
   async start(): Promise<void> {
     const { missed, catchUpLimit } = this.opts;
     const definition: Definition = { ...this.occurrences.definition, data: storedData(this.ctx, this.canonical), template: templateOf(this.opts), missed, catchUpLimit };
-    await hset(routed(this.ctx.conn, this.keys.schedules, { ms: this.ctx.options.commandTimeout, what: 'every' }), this.keys.schedules, this.name, JSON.stringify(definition));
+    await define(this.ctx, this.queue, this.name, definition, this.canonical, 'every');
     await this.look();
   }
 
@@ -87,7 +90,7 @@ export class Recurring {
       serverTime(this.ctx, this.keys.occurred, 'every'),
       hget(routed(this.ctx.conn, this.keys.occurred, { ms: this.ctx.options.commandTimeout, what: 'every' }), this.keys.occurred, this.name),
     ]);
-    const latest = latestReply === null ? null : Number(latestReply);
+    const latest = latestOf(this.name, latestReply);
     const due: number[] = [];
     // Occurrences that passed without being put: after downtime, or a look that came late.
     if (latest !== null && latest < now && this.opts.missed !== 'skip') {
@@ -136,49 +139,68 @@ export class Recurring {
   }
 }
 
-/** The schedules of a queue, with the latest occurrence each has put and its next run. */
+/**
+ * The schedules of a queue, with the latest occurrence each has put and its next run. A definition
+ * no schedule() or every() would write is reported (the scheduler's logger, an
+ * UnreadableRecordError naming it) and left out, so one bad record does not hide the others.
+ */
 export async function listSchedules<T = Json>(ctx: Context, queue: string): Promise<ScheduleInfo<T>[]> {
   const keys = ctx.keys(queue);
   const [{ defs, latest: lasts }, now] = await Promise.all([readSchedules(ctx, queue, 'listSchedules'), serverTime(ctx, keys.schedules, 'listSchedules')]);
-  return [...defs.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, json]) => {
-      const d = parseDefinition(name, json);
-      const at = lasts.get(name);
-      const data = dataOf<T>(ctx, name, d, true);
-      return {
-        name,
-        queue,
-        cron: d.cron ?? null,
-        tz: d.tz ?? null,
-        every: d.every ?? null,
-        data,
-        ...(data === null && isSealed(d.data) ? { encrypted: true as const } : {}),
-        latest: at === undefined ? null : Number(at),
-        stored: d.stored === true,
-        paused: d.paused === true,
-        next: nextRun(d, occurrencesOf(d), now),
-        template: d.template ?? {},
-        startAt: d.startAt ?? null,
-        endAt: d.endAt ?? null,
-        limit: d.limit ?? null,
-      };
-    });
+  const names = [...defs.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const infos = await Promise.all(names.map((name) => infoOf<T>(ctx, queue, name, defs.get(name) as string, lasts.get(name), now)));
+  return infos.filter((info): info is ScheduleInfo<T> => info !== null);
+}
+
+/** What listSchedules() reports of one schedule; null (and a warning) when its definition is unreadable. */
+async function infoOf<T>(ctx: Context, queue: string, name: string, json: string, at: string | undefined, now: number): Promise<ScheduleInfo<T> | null> {
+  let d: Definition;
+  let data: T | null;
+  let latest: number | null;
+  let pending: number[];
+  try {
+    d = parseDefinition(name, json);
+    data = dataOf<T>(ctx, name, d, true);
+    latest = latestOf(name, at);
+    pending = await pendingRuns(ctx, queue, name, d, latest, now);
+  } catch (err) {
+    // A failed read (Redis down) is not the record's fault: it fails the call, as any read does.
+    if (!(err instanceof UnreadableRecordError)) throw err;
+    ctx.log.warn({ queue, schedule: name, ...errorFields(err) }, 'docket: a schedule record is unreadable; it is left out');
+    return null;
+  }
+  return {
+    name,
+    queue,
+    cron: d.cron ?? null,
+    tz: d.tz ?? null,
+    every: d.every ?? null,
+    data,
+    ...(data === null && isSealed(d.data) ? { encrypted: true as const } : {}),
+    latest,
+    stored: d.stored === true,
+    paused: d.paused === true,
+    next: nextRun(d, occurrencesOf(d), latest, now, pending),
+    template: d.template ?? {},
+    startAt: d.startAt ?? null,
+    endAt: d.endAt ?? null,
+    limit: d.limit ?? null,
+  };
 }
 
 /**
- * Cancels the occurrences of schedule `name` that may be pending: those up to AHEAD_MS (and a
- * look) before the latest put, which is all a look puts ahead. cancel leaves an active or
- * finished one alone.
+ * The run-at of each pending occurrence of schedule `name` that waits for a time after `now`
+ * (delayed, or waiting on others): a run-at moved by reschedule() included, and none of those run
+ * or cancelled.
  */
-export async function cancelPending(ctx: Context, queue: string, name: string, json: string | null, latest: number | null): Promise<void> {
-  if (latest === null || json === null) return;
-  const d = parseDefinition(name, json);
-  const occurrences = occurrencesOf(d);
-  const ats = occurrences === null ? [latest] : [...new Set([...occurrences.between(latest - 2 * AHEAD_MS, latest, 1000), latest])];
+async function pendingRuns(ctx: Context, queue: string, name: string, d: Definition, latest: number | null, now: number): Promise<number[]> {
+  if (latest === null || d.paused) return [];
   const keys = ctx.keys(queue);
   const taskName = d.template?.taskName;
-  await Promise.all(ats.map((at) => ctx.scripts.run(cancel, keys, { id: occurrenceHash(ctx, queue, name, at, taskName), events: ctx.options.eventsMaxLength })));
+  const records = await Promise.all(mayBePending(d, latest).map((at) => ctx.scripts.run(get, keys, { id: occurrenceHash(ctx, queue, name, at, taskName) })));
+  const runs = records.filter((r) => r !== null && (r.state === 'delayed' || r.state === 'waiting')).map((r) => parseMeta((r as TaskRecord).meta, `a task of schedule ${name}`).r);
+  // One due already runs as soon as a worker is free: the next run is still ahead.
+  return runs.filter((at) => at > now);
 }
 
 /**
@@ -193,6 +215,6 @@ export async function unschedule(ctx: Context, queue: string, name: unknown): Pr
   const { existed, latest } = await ctx.scripts.run(unscheduleOp, keys, { name: checked });
   // The occurrences are ordinary tasks, identified by their keys: cancel them unless they have run
   // or are running (cancel leaves an active task to its worker).
-  await cancelPending(ctx, queue, checked, json ?? '{}', latest);
+  await cancelPending(ctx, queue, checked, json, latest);
   return existed;
 }

@@ -101,7 +101,11 @@ export interface ScheduleInfo<T = Json> {
   stored: boolean;
   /** Paused with pauseSchedule(): none of its occurrences is put until resumeSchedule(). */
   paused: boolean;
-  /** The next occurrence to run (epoch ms, Redis clock); null while paused, or past `endAt` or `limit`. */
+  /**
+   * The next occurrence to run (epoch ms, Redis clock): the earliest one put and still waiting for
+   * its run-at (as reschedule() left it), or else the next not put yet; one run early or cancelled
+   * is not next. Null while paused, or past `endAt` or `limit`.
+   */
   next: number | null;
   /**
    * The task template: what each occurrence's task gets (taskName, group, priority, timeout, expire,

@@ -7,7 +7,7 @@ import { hgetall } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import type { Context } from '../redis/context';
 import { UnreadableRecordError } from '../domain/errors';
-import type { TaskTemplate } from '../domain/options';
+import { parse, storedDefinition, type TaskTemplate } from '../domain/options';
 import { unseal } from '../domain/crypto';
 import { parseRecord, type Json } from '../domain/payload';
 import { identityOf } from '../domain/hashing';
@@ -66,21 +66,37 @@ export function taskOptions(queue: string, template: Partial<TaskTemplate> | und
   return given;
 }
 
-/** The definition stored as `json` under `name`; an UnreadableRecordError when it is no JSON object. */
+/**
+ * The definition stored as `json` under `name`, checked as schedule() and every() check what they
+ * write (storedDefinition, and its cron expression and time zone); an UnreadableRecordError naming
+ * the schedule and the field when it is not one they would write, so that no reader acts on it.
+ */
 export function parseDefinition(name: string, json: string): Definition {
-  const d = parseRecord<Definition | null>(json, `schedule ${name}`);
-  // Valid JSON of another shape (null, a number) is as unreadable as text that is not JSON.
-  if (d === null || typeof d !== 'object' || Array.isArray(d)) throw new UnreadableRecordError(`schedule ${name}`, new TypeError('not a JSON object'));
+  const what = `schedule ${name}`;
+  const d = parseRecord<unknown>(json, what) as Definition;
+  try {
+    parse(storedDefinition, d, 'definition');
+    occurrencesOf(d);
+  } catch (err) {
+    throw new UnreadableRecordError(what, err);
+  }
   return d;
 }
 
-/** The occurrences of a definition, or null when it cannot be read (written by something else). */
-export function occurrencesOf(d: Definition): Occurrences | null {
-  try {
-    return Occurrences.of(d.cron === undefined ? d.every : { cron: d.cron, tz: d.tz ?? 'UTC' });
-  } catch {
-    return null;
-  }
+/**
+ * The latest occurrence put of schedule `name`, as the `occurred` hash keeps it (`text`), or null
+ * for none; an UnreadableRecordError naming the schedule when it is no time put.lua would write.
+ */
+export function latestOf(name: string, text: string | null | undefined): number | null {
+  if (text === null || text === undefined) return null;
+  const at = Number(text);
+  if (!Number.isSafeInteger(at) || at < 0) throw new UnreadableRecordError(`the latest occurrence of schedule ${name}`, new TypeError(`not a time in ms: ${text.slice(0, 40)}`));
+  return at;
+}
+
+/** The occurrences of a definition that parseDefinition read. */
+export function occurrencesOf(d: Definition): Occurrences {
+  return Occurrences.of(d.cron === undefined ? d.every : { cron: d.cron, tz: d.tz ?? 'UTC' });
 }
 
 /** The definitions of a queue's schedules and the latest occurrence each has put, read together. */
@@ -115,11 +131,17 @@ export function plan(d: Definition, occurrences: Occurrences, latest: number | n
   return [...due, ...ahead].filter((at) => at >= (d.startAt ?? 0) && at <= end);
 }
 
-/** The next occurrence to run at `now`: the first pending one or the next to be put; null once the schedule ended or while paused. */
-export function nextRun(d: Definition, occurrences: Occurrences | null, now: number): number | null {
-  if (d.paused || occurrences === null) return null;
-  const next = occurrences.after(Math.max(now, (d.startAt ?? 0) - 1));
-  return next <= endOf(d) ? next : null;
+/**
+ * The next occurrence to run at `now`, the latest put being `latest` and `pending` the run-ats of
+ * the occurrences put and still waiting: the earliest of those and the next one not put yet. An
+ * occurrence put and then run early (reschedule) or cancelled is not next: nothing runs at its
+ * time. Null once the schedule ended, or while paused.
+ */
+export function nextRun(d: Definition, occurrences: Occurrences, latest: number | null, now: number, pending: number[]): number | null {
+  if (d.paused) return null;
+  const unput = occurrences.after(Math.max(now, latest ?? now, (d.startAt ?? 0) - 1));
+  const next = Math.min(unput <= endOf(d) ? unput : Infinity, ...pending);
+  return next === Infinity ? null : next;
 }
 
 /**

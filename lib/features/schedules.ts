@@ -8,7 +8,7 @@
  * least one worker looks. every() keeps its own process-local loop (recurring.ts); both share the
  * hash, the `occurred` record, pause and resume, run-now and unschedule.
  */
-import { hget, hset } from '../ops/commands/hashes';
+import { hget } from '../ops/commands/hashes';
 import { exists } from '../ops/commands/keyspace';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
@@ -18,8 +18,9 @@ import { canonicalJson, type Json } from '../domain/payload';
 import type { PutResult } from '../domain/task';
 import { putOccurrences, putOne } from '../life/put';
 import { hold } from '../ops/hold';
-import { cancelPending, templateOf, type TaskTemplateOptions } from './recurring';
-import { dataOf, occurrenceKey, occurrencesOf, parseDefinition, plan, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
+import { templateOf, type TaskTemplateOptions } from './recurring';
+import { cancelPending, define } from './schedules-define';
+import { dataOf, latestOf, occurrenceKey, occurrencesOf, parseDefinition, plan, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
 
 /** Options of {@link Scheduler.schedule}: the task template, and the schedule's bounds. */
@@ -65,7 +66,7 @@ export async function storeSchedule(ctx: Context, name: unknown, spec: unknown, 
     const from = startAt === undefined ? await serverTime(ctx, keys.schedules, 'schedule') : startAt - 1;
     definition.last = occurrences.nth(from, limit);
   }
-  await hset(routed(ctx.conn, keys.schedules, { ms: ctx.options.commandTimeout, what: 'schedule' }), keys.schedules, checked, JSON.stringify(definition));
+  await define(ctx, queue, checked, definition, canonical, 'schedule');
   await new ScheduleRunner(ctx, queue).look(checked);
 }
 
@@ -137,7 +138,7 @@ export class ScheduleRunner {
       .filter(([name]) => only === undefined || name === only)
       .map(([name, json]) => {
         const last = latest.get(name);
-        return this.put(name, json, last === undefined ? null : Number(last), now);
+        return this.put(name, json, last, now);
       });
     // One schedule's failure (an unreadable definition) does not hold up the others'.
     const failed = (await Promise.allSettled(puts)).find((r) => r.status === 'rejected');
@@ -145,8 +146,9 @@ export class ScheduleRunner {
   }
 
   /** Puts what is due of the schedule stored as `json`, unless it is every()'s or paused. */
-  private async put(name: string, json: string, latest: number | null, now: number): Promise<void> {
+  private async put(name: string, json: string, last: string | undefined, now: number): Promise<void> {
     const d = parseDefinition(name, json);
+    const latest = latestOf(name, last);
     const occurrences = d.stored && !d.paused ? occurrencesOf(d) : null;
     if (occurrences === null) return;
     const due = plan(d, occurrences, latest, now);

@@ -59,6 +59,7 @@ export {
   MIN_INTERVAL_MS,
   scheduleArg,
   scheduleOptions,
+  storedDefinition,
   type ParsedEveryOptions,
   type ParsedSchedule,
   type ParsedScheduleOptions,

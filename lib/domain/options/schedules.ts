@@ -17,16 +17,14 @@ export const MIN_INTERVAL_MS = 100;
 export const MAX_OCCURRENCES = 100_000;
 
 const cronText = z.string({ error: 'expected a string' }).min(1).max(256);
+const tzText = z.string({ error: 'expected a string' }).min(1).max(64);
+const interval = span.refine((ms) => ms >= MIN_INTERVAL_MS, { error: `an interval must be at least ${MIN_INTERVAL_MS} ms` });
 /**
  * A schedule: a cron expression (5 fields, or 6 with seconds first), the same with a time zone
  * (`{ cron, tz }`, an IANA name; default UTC), or an interval in ms or as a Duration.
  */
 export const scheduleArg = z.union(
-  [
-    cronText.transform((cron) => ({ cron, tz: 'UTC' })),
-    z.strictObject({ cron: cronText, tz: z.string({ error: 'expected a string' }).min(1).max(64).default('UTC') }),
-    span.refine((ms) => ms >= MIN_INTERVAL_MS, { error: `an interval must be at least ${MIN_INTERVAL_MS} ms` }).transform((every) => ({ every })),
-  ],
+  [cronText.transform((cron) => ({ cron, tz: 'UTC' })), z.strictObject({ cron: cronText, tz: tzText.default('UTC') }), interval.transform((every) => ({ every }))],
   { error: 'expected a cron expression, { cron, tz }, or an interval in ms or as a Duration' },
 );
 
@@ -67,6 +65,34 @@ export const scheduleOptions = z
     limit: count(MAX_OCCURRENCES).optional(),
   })
   .refine((o) => o.startAt === undefined || o.endAt === undefined || o.startAt <= o.endAt, { error: 'must not be before startAt', path: ['endAt'] });
+
+/** The stored template: no queue (a definition lives in its queue) and no missed-run policy (stored beside it). */
+const { queue: _queue, missed, catchUpLimit, ...taskTemplate } = template;
+
+/**
+ * A definition as the schedules hash keeps it (features/schedules-record.ts), checked when it is
+ * read back with the checks it was written with: a record no every() or schedule() writes (data
+ * that is not text, a catch-up limit of 1e8) is refused rather than acted on. Not strict: a field
+ * a later version adds is no reason to stop.
+ */
+export const storedDefinition = z
+  .object({
+    cron: cronText.optional(),
+    tz: tzText.optional(),
+    every: interval.optional(),
+    /** The canonical JSON of each occurrence's data, sealed or not. */
+    data: z.string({ error: 'expected a string' }),
+    stored: z.literal(true).optional(),
+    paused: z.literal(true).optional(),
+    template: z.object(taskTemplate).optional(),
+    missed,
+    catchUpLimit,
+    startAt: instant.optional(),
+    endAt: instant.optional(),
+    limit: count(MAX_OCCURRENCES).optional(),
+    last: instant.optional(),
+  })
+  .refine((d) => (d.cron === undefined) !== (d.every === undefined), { error: 'expected a cron expression or an interval', path: ['cron'] });
 
 /** The task template of a schedule, as stored with its definition. */
 export type TaskTemplate = Pick<z.output<typeof everyOptions>, 'taskName' | 'group' | 'priority' | 'timeout' | 'expire' | 'maxAttempts' | 'keepResult' | 'keep' | 'unique'>;

@@ -37,3 +37,9 @@ export const hscanFields = command(
     return { cursor: text('HSCAN', cursor, 'the cursor'), fields: [...fieldMap('HSCAN', found).keys()] };
   },
 );
+
+/** HDEL of one field: 1 when it was there, else 0. */
+export const hdel = command(
+  (key: string, field: string) => ['HDEL', key, field],
+  (reply) => count('HDEL', reply, 'the fields removed'),
+);

@@ -6,42 +6,29 @@
  * the queue comes first, as in every command.
  */
 import { scheduleName } from '../../domain/options';
-import { Occurrences, type ScheduleInfo } from '../../features/recurring';
+import type { ScheduleInfo } from '../../features/recurring';
 import type { Scheduler } from '../scheduler';
 import { queueArg } from './args';
 import { positionals, TargetError, UsageError, type Command } from './command';
 import { exactSpan, firstLine, instant, NONE, table } from './format';
 import { noQueues, unknownQueueNote } from './queues';
 
-/** A schedule as `schedules` shows it: what listSchedules() has, and its next run. */
+/** A schedule as `schedules` shows it: what listSchedules() has, and whether its next run is put. */
 export type ScheduleRow = ScheduleInfo & {
-  /**
-   * The next occurrence (epoch ms, Redis clock): the latest one put when it is still ahead, else
-   * the schedule's next time after now; null when the stored schedule cannot be read.
-   */
-  next: number | null;
-  /** Whether that occurrence is put already, as a delayed task: a process keeps the schedule going. */
+  /** Whether the next occurrence is put already, as a delayed task: a process keeps the schedule going. */
   nextPut: boolean;
 };
 
-/** `row` with its next run, judged at `now`. */
-function withNext(info: ScheduleInfo, now: number): ScheduleRow {
-  if (info.paused) return { ...info, next: null, nextPut: false };
-  if (info.latest !== null && info.latest > now) return { ...info, next: info.next ?? info.latest, nextPut: true };
-  let next: number | null = null;
-  try {
-    next = Occurrences.of(info.cron === null ? info.every : { cron: info.cron, tz: info.tz ?? 'UTC' }).after(now);
-  } catch {
-    // A definition written by something else: listed, with no next run.
-  }
-  return { ...info, next, nextPut: false };
+/** `info` with whether its next run is put: listSchedules() says it is at or before the latest put. */
+function withNext(info: ScheduleInfo): ScheduleRow {
+  return { ...info, nextPut: info.next !== null && info.latest !== null && info.next <= info.latest };
 }
 
 /** The schedules of `queue`, or of every queue in the registry, by queue then name. */
 async function readSchedules(s: Scheduler, queue: string | undefined): Promise<{ now: number; queues: string[]; schedules: ScheduleRow[] }> {
   const [now, queues] = await Promise.all([s.time(), queue === undefined ? s.queues() : [queue]]);
   const lists = await Promise.all(queues.map((q) => s.listSchedules({ queue: q })));
-  return { now, queues, schedules: lists.flat().map((info) => withNext(info, now)) };
+  return { now, queues, schedules: lists.flat().map(withNext) };
 }
 
 /** `0 3 * * * (Europe/Berlin)` or `every 5m`: the schedule as every() was given it. */

@@ -2,11 +2,10 @@
  * A queue's recurring schedules (`GET /schedules?queue=`): each one's schedule as every() or
  * schedule() was given it, its data, the latest occurrence put and the next run, as `docket
  * schedules` shows them, with Run now, Pause and Resume buttons (`POST /api/run-schedule`,
- * `pause-schedule`, `resume-schedule`: schedule-actions.ts). The next run is the latest occurrence when it is still
- * ahead (put already, as a delayed task), else the schedule's next time after now, which a
+ * `pause-schedule`, `resume-schedule`: schedule-actions.ts). The next run is listSchedules()' `next`: put
+ * already (as a delayed task) when at or before the latest occurrence put, else its next time, which a
  * process declaring it (or, for a stored schedule, a worker of the queue) will put.
  */
-import { Occurrences } from '../../features/recurring';
 import { printable } from '../printable';
 import type { Scheduler } from '../scheduler';
 import { actionForm, type View } from './forms';
@@ -42,15 +41,6 @@ export interface SchedulesView {
   schedules: ScheduleView[];
 }
 
-function nextRun(cron: string | null, tz: string | null, every: number | null, latest: number | null, now: number): { next: number | null; nextPut: boolean } {
-  if (latest !== null && latest > now) return { next: latest, nextPut: true };
-  try {
-    return { next: Occurrences.of(cron === null ? every : { cron, tz: tz ?? 'UTC' }).after(now), nextPut: false };
-  } catch {
-    return { next: null, nextPut: false }; // a definition written by something else: listed, with no next run
-  }
-}
-
 export async function readSchedules(scheduler: Scheduler, queue: string): Promise<SchedulesView> {
   const [now, list] = await Promise.all([scheduler.time(), scheduler.listSchedules({ queue })]);
   const schedules = list.map((s) => ({
@@ -62,7 +52,9 @@ export async function readSchedules(scheduler: Scheduler, queue: string): Promis
     latest: s.latest,
     stored: s.stored,
     paused: s.paused,
-    ...(s.paused ? { next: null, nextPut: false } : nextRun(s.cron, s.tz, s.every, s.latest, now)),
+    next: s.next,
+    // listSchedules() names the next run; it is put when at or before the latest occurrence put.
+    nextPut: s.next !== null && s.latest !== null && s.next <= s.latest,
   }));
   return { now, queue, schedules };
 }

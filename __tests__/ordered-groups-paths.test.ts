@@ -1,7 +1,7 @@
 /**
  * Ordered groups (orderGroups(true)) through the paths that delete a group's held head (issue 41):
  * a clean of it by each state it may wait in, a trim of the dead set by another task's own
- * `keep: { dead }` caps, and its expiry. Each must let the group go on at once, in put order: the
+ * `keep: { dead }` caps, its expiry, and its queue's obliterate. Each must let the group go on at once, in put order: the
  * tasks it held back run next, before a task of the group put afterwards. (Cancel, purge and the
  * claims' trim: ordered-groups.test.ts; random sequences of every path:
  * ordered-groups-property.test.ts.)
@@ -164,5 +164,17 @@ describe('an ordered group whose held head is deleted', () => {
     await raw.hDel(k.tasks, a0.hash);
     await s.orderGroups(true);
     expect(await drain(s)).toEqual(['a1', 'a2']);
+  });
+
+  it('leaves nothing held once its queue is obliterated with the head leased: the queue starts again in put order', async () => {
+    const s = await redis.scheduler();
+    await s.orderGroups(true, { holdOnDead: true });
+    const a0 = await groupWithLeasedHead(s);
+    await s.obliterate({ force: true });
+    // The old holder's ack finds nothing, and no head of the old queue holds the new one's group.
+    expect(await s.ack(a0)).toBe(false);
+    await s.orderGroups(true);
+    for (const name of ['b0', 'b1', 'b2']) await s.put(name, { group: 'a' });
+    expect(await drain(s)).toEqual(['b0', 'b1', 'b2']);
   });
 });

@@ -82,7 +82,8 @@ describe('the dashboard’s remaining actions, in a browser', () => {
         await page.locator('.actions.start').getByRole('button', { name: 'Run again' }).click();
         await page.locator('#toast.show', { hasText: 'Task added' }).waitFor();
       });
-      // A new run of the same data and options: ready, the done run gone from the history.
+      // A new run of the same data and options: ready; the done run stays in the history as a row of
+      // its own (each run is one), and get() answers the new run.
       const again = (await s.get(first, { queue }))!;
       expect({ state: again.state, data: again.data, name: again.name, attempts: again.attempts }).toEqual({
         state: 'ready',
@@ -90,7 +91,7 @@ describe('the dashboard’s remaining actions, in a browser', () => {
         name: 'invoice',
         attempts: 0,
       });
-      expect((await s.list('done', { queue })).tasks.map((t) => t.hash)).toEqual([third, second]);
+      expect((await s.list('done', { queue })).tasks.map((t) => t.hash)).toEqual([third, second, first]);
       expect((await s.stats({ queue })).ready).toBe(1);
       // Its page, read again, shows the new run.
       await page.locator(`[data-task-page="${first}"] .state.ready`).first().waitFor();

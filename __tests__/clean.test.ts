@@ -269,8 +269,8 @@ describe('obliterate', () => {
       await raw.connect();
       await s.putMany(Array.from({ length: 20 }, (_, i) => ({ data: { i }, options: { queue: 'doomed' } })));
       await s.put('kept', { queue: 'stays' });
-      // Redis has the script cached then: a first call's EVALSHA would answer NOSCRIPT after the thaw,
-      // and with nobody left to send the EVAL, nothing would be deleted.
+      // Redis has the library loaded then: a first call's FCALL would answer "Function not found" after
+      // the thaw, and with nobody left to load it and call again, nothing would be deleted.
       await s.obliterate({ queue: 'never-used' });
       server.signal('SIGSTOP');
       // The script goes out and the call times out; Redis runs it once it thaws, and the name's

@@ -64,7 +64,7 @@ describe('the idle wait', () => {
       const seen = await monitor(server.port, 1500);
       await worker.close();
       // A claim's first key is the queue's `delayed` set (lib/ops/claim.ts); a heartbeat's is `workers`.
-      const firstKeys = seen.map((line) => /"evalsha" "[0-9a-f]+" "\d+" "([^"]+)"/i.exec(line)?.[1]).filter((key) => key !== undefined);
+      const firstKeys = seen.map((line) => /"fcall" "docket_\w+" "\d+" "([^"]+)"/i.exec(line)?.[1]).filter((key) => key !== undefined);
       expect(firstKeys.length).toBeGreaterThan(0);
       expect(firstKeys.filter((key) => !key.endsWith(':workers'))).toEqual([]);
       expect(seen.filter((line) => /"blpop"/i.test(line))).toEqual([]);
@@ -95,7 +95,7 @@ describe('the idle wait', () => {
       expect(blocked.length).toBeGreaterThan(0);
       expect(put).toBeGreaterThan(-1);
       // The first call of the worker's scheduler after the put: its claim, from the blocked connection.
-      const next = seen.slice(put + 1).find((line) => /"evalsha"|"eval"/i.test(line) && from(line) !== from(seen[put]));
+      const next = seen.slice(put + 1).find((line) => /"fcall"/i.test(line) && from(line) !== from(seen[put]));
       expect(next).toMatch(/:ready"/);
       expect(blocked).toContain(from(next!));
     } finally {

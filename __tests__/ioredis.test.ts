@@ -3,7 +3,7 @@
  * put, claim and ack and is left open, while docket sends through a duplicate of its own that
  * close() ends; replies reach docket as node-redis gives them (Lua tables with nil, HGETALL as a
  * flat array, integers as numbers) whatever the caller's options; error replies come back as
- * typed errors, NOSCRIPT is answered by EVAL, and a call a lost connection had in flight fails as
+ * typed errors, a lost library is loaded again, and a call a lost connection had in flight fails as
  * of unknown outcome instead of being sent again. The whole contract suite runs through an
  * ioredis client in `npm run test:clients`.
  */
@@ -98,18 +98,18 @@ describe('errors through the adapter', () => {
     expect(wrongType).toBeInstanceOf(RedisError);
     expect((wrongType as DocketError).code).toBe('ERR_REDIS');
     expect((wrongType as Error).message).toMatch(/WRONGTYPE/);
-    const noScript = await io.sendCommand(['EVALSHA', 'f'.repeat(40), '0']).catch((e: unknown) => e);
-    expect(noScript).toBeInstanceOf(RedisError);
-    expect(((noScript as Error).cause as Error).message).toMatch(/^NOSCRIPT/);
+    const notFound = await io.sendCommand(['FCALL', 'docket_nothing', '0']).catch((e: unknown) => e);
+    expect(notFound).toBeInstanceOf(RedisError);
+    expect(((notFound as Error).cause as Error).message).toMatch(/Function not found/);
   });
 
-  it('NOSCRIPT after SCRIPT FLUSH is answered by EVAL: the scheduler goes on working', async () => {
+  it('a library lost to FUNCTION FLUSH is loaded again: the scheduler goes on working', async () => {
     const client = new Redis(testUrl());
     client.on('error', () => {});
     try {
       const s = await createScheduler({ client, prefix: uniquePrefix('io'), onWarning: () => {} });
       await roundTrip(s);
-      await (await redis.raw()).sendCommand(['SCRIPT', 'FLUSH']);
+      await (await redis.raw()).sendCommand(['FUNCTION', 'FLUSH']);
       await roundTrip(s);
       await s.close();
     } finally {

@@ -47,7 +47,7 @@ describe('task logs', () => {
   });
 
   it('sends the lines of one turn in one script call, and stores the last before the ack', async () => {
-    // A server of its own: EVALSHA is counted, and no other test file may add to the count.
+    // A server of its own: FCALL is counted, and no other test file may add to the count.
     const server = await startRedis();
     const s = await createScheduler({ url: server.url, warnings: { aof: false } });
     const raw = createClient({ url: server.url });
@@ -57,7 +57,7 @@ describe('task logs', () => {
         /calls=(\d+)/.exec(
           String(await raw.sendCommand(['INFO', 'commandstats']))
             .split('\n')
-            .find((l) => l.startsWith('cmdstat_evalsha:')) ?? '',
+            .find((l) => l.startsWith('cmdstat_fcall:')) ?? '',
         )?.[1] ?? 0,
       );
     try {

@@ -44,7 +44,7 @@ describe('limitRate', () => {
   });
 
   it('lets a limited worker sleep until the next claim is allowed, not poll', async () => {
-    // A server of its own: EVALSHA is counted, and no other test file may add to the count.
+    // A server of its own: FCALL is counted, and no other test file may add to the count.
     const server = await startRedis();
     const s = await redis.scheduler({ url: server.url });
     const raw = createClient({ url: server.url });
@@ -54,14 +54,14 @@ describe('limitRate', () => {
         /calls=(\d+)/.exec(
           String(await raw.sendCommand(['INFO', 'commandstats']))
             .split('\n')
-            .find((l) => l.startsWith('cmdstat_evalsha:')) ?? '',
+            .find((l) => l.startsWith('cmdstat_fcall:')) ?? '',
         )?.[1] ?? 0,
       );
     try {
       await s.limitRate({ max: 1, per: 1000 });
       await s.putMany([1, 2].map((n) => ({ data: n })));
       const runs: Array<{ at: number; calls: number }> = [];
-      // Heartbeats are EVALSHA calls too: one a minute keeps them out of the count.
+      // Heartbeats are FCALL calls too: one a minute keeps them out of the count.
       const w = s.work(async () => void runs.push({ at: Date.now(), calls: await calls() }), {
         heartbeatInterval: 60_000,
         heartbeatDeadline: 120_000,

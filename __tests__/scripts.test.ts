@@ -14,7 +14,7 @@ import { connect } from '../lib/redis/connection';
 import { script } from '../lib/redis/op';
 import { array, num, text } from '../lib/redis/reply';
 import { compile, inlined, LUA_DIR, Scripts } from '../lib/redis/scripts';
-import { testUrl } from './support/harness';
+import { eventually, testUrl } from './support/harness';
 import { opFiles, OPS, type AnyOp } from './support/ops';
 import { startRedis, type RedisServer } from './support/redis-server';
 
@@ -380,7 +380,7 @@ describe('a full Redis (maxmemory, noeviction)', () => {
   });
 });
 
-describe('script cache loss', () => {
+describe('a server that lost its functions', () => {
   let server: RedisServer;
   beforeAll(async () => {
     server = await startRedis();
@@ -389,24 +389,37 @@ describe('script cache loss', () => {
     await server.stop();
   });
 
-  it('recovers from SCRIPT FLUSH without the caller seeing NOSCRIPT', async () => {
+  it('loads the library again after FUNCTION FLUSH, or a restart without persistence, and the caller never sees "Function not found"', async () => {
     const s = await createScheduler({ url: server.url, warnings: { aof: false } }); // no AOF, on purpose
     const raw = createClient({ url: server.url });
+    raw.on('error', () => {});
     await raw.connect();
     try {
       await s.put('before');
-      await raw.scriptFlush();
-      const evalsBefore = await calls(raw, 'eval');
+      await raw.sendCommand(['FUNCTION', 'FLUSH']);
+      const loadsBefore = await calls(raw, 'function\\|load');
       await expect(s.put('after')).resolves.toMatchObject({ added: true });
       const task = await s.claim();
-      await raw.scriptFlush();
+      await raw.sendCommand(['FUNCTION', 'FLUSH']);
       await expect(s.ack(task!)).resolves.toBe(true);
       await expect(s.stats()).resolves.toMatchObject({ ready: 1 });
-      // Each call after a flush reloaded its script with EVAL.
-      expect((await calls(raw, 'eval')) - evalsBefore).toBeGreaterThanOrEqual(3);
+      // Each call after a flush loaded the library once more: put, then ack.
+      expect((await calls(raw, 'function\\|load')) - loadsBefore).toBe(2);
+      // A restart of a server without persistence: no library, no data; the scheduler goes on.
+      await server.kill();
+      await server.restart();
+      await raw.connect().catch(() => {});
+      await eventually(async () => (await s.put('after the restart').catch(() => null)) !== null, 10_000);
+      const again = (await s.claim())!;
+      expect(again.data).toBe('after the restart');
+      await expect(s.ack(again)).resolves.toBe(true);
+      expect(await raw.sendCommand(['FUNCTION', 'LIST'])).toHaveLength(1);
+      // Nothing was ever run as a script.
+      expect(await calls(raw, 'evalsha')).toBe(0);
+      expect(await calls(raw, 'eval')).toBe(0);
     } finally {
       await s.close();
-      await raw.quit();
+      await raw.quit().catch(() => {});
     }
   });
 });

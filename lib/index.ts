@@ -74,5 +74,6 @@ export {
   ReplyError,
   UnrecoverableError,
   RetryLaterError,
+  UnsupportedServerError,
 } from './domain/errors';
 export type { ErrorCode, RetryLaterOptions } from './domain/errors';

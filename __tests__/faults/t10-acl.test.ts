@@ -22,8 +22,9 @@ const WORK: WorkConfig = { concurrency: 4, leaseMs: 2000, workMs: [1, 5] };
  * lists the same), written out here so that a command docket starts to need fails this test.
  */
 const COMMANDS = [
-  'evalsha',
-  'eval',
+  'fcall',
+  'fcall_ro',
+  'function|load',
   'blpop',
   'client|id',
   'client|unblock',

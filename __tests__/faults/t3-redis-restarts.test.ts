@@ -58,7 +58,7 @@ async function killRepeatedly(lab: Lab, total: number, seen: Set<string>): Promi
   return inFlight;
 }
 
-/** Every error a caller saw must be one a caller can act on: none is NOSCRIPT or LOADING. */
+/** Every error a caller saw must be one a caller can act on: none is "Function not found" or LOADING. */
 function errorCodes(lab: Lab): { failed: number; untyped: number } {
   const entries = lab.history.entries();
   return { failed: entries.reduce((n, [, r]) => n + r.failed, 0), untyped: lab.history.untyped };

@@ -38,7 +38,8 @@ export type ErrorCode =
   | 'ERR_REPLY'
   | 'ERR_UNRECOVERABLE'
   | 'ERR_RETRY_LATER'
-  | 'ERR_CANCELLED';
+  | 'ERR_CANCELLED'
+  | 'ERR_UNSUPPORTED_SERVER';
 
 /** Base class of every error docket throws. */
 export class DocketError extends Error {
@@ -509,6 +510,25 @@ export class PermissionError extends DocketError {
   constructor(cause: unknown, commands: readonly string[] = []) {
     super('ERR_NOPERM', `Redis refused the call for lack of permission: ${messageOf(cause)}`, { cause });
     this.commands = commands;
+  }
+}
+
+/**
+ * The Redis server is too old for docket: every operation is a Redis Functions call (FUNCTION
+ * LOAD, FCALL), which Redis 7.0 (Valkey 7.2) brought. createScheduler refuses such a server before
+ * it writes anything. `found` is the version the server reported ('unknown' when it would not
+ * say), `needed` the oldest docket runs on.
+ */
+export class UnsupportedServerError extends DocketError {
+  /** The server's version (INFO's redis_version), or 'unknown'. */
+  readonly found: string;
+  /** The oldest Redis version docket runs on. */
+  readonly needed: string;
+
+  constructor(found: string, needed: string, cause?: unknown) {
+    super('ERR_UNSUPPORTED_SERVER', `Redis ${found} cannot run docket: it needs Redis ${needed} or later (Valkey 7.2 or later), for Redis Functions`, { cause });
+    this.found = found;
+    this.needed = needed;
   }
 }
 

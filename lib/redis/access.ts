@@ -16,15 +16,16 @@ type Line = (k: QueueKeys, registry: string) => string[];
 
 /**
  * Every command docket cannot do without: each one its scripts call (a test compares this list
- * with lua/), the scripts' own EVALSHA and EVAL, the idle wait's BLPOP and CLIENT ID, and the
+ * with lua/), FCALL and FCALL_RO that call them and FUNCTION LOAD that loads them (library.ts), the idle wait's BLPOP and CLIENT ID, and the
  * registry's SADD. Read-only extras (a put `after` a task of another queue checks that queue with
  * SMISMEMBER; events and throughput: XREAD, XRANGE, XREVRANGE, XINFO; queues(): SMEMBERS; the
  * start-up checks: CONFIG GET) are not required: without them those calls reject with a
  * PermissionError and write nothing.
  */
 export const REQUIRED: Readonly<Record<string, Line>> = {
-  EVALSHA: (k) => ['EVALSHA', '0'.repeat(40), '1', k.tasks],
-  EVAL: (k) => ['EVAL', 'return 1', '1', k.tasks],
+  FCALL: (k) => ['FCALL', 'docket_f', '1', k.tasks],
+  FCALL_RO: (k) => ['FCALL_RO', 'docket_f', '1', k.tasks],
+  'FUNCTION LOAD': () => ['FUNCTION', 'LOAD', '#!lua name=docket_f\n'],
   BLPOP: (k) => ['BLPOP', k.wake, '1'],
   'CLIENT ID': () => ['CLIENT', 'ID'],
   SADD: (_, registry) => ['SADD', registry, 'queue'],
@@ -87,7 +88,7 @@ export const UNBLOCK_WARNING =
 /**
  * Asks Redis what the user may run, on the default queue's keys. Throws a PermissionError naming
  * every missing command; returns whether the user may run CLIENT UNBLOCK (a warning, not a
- * refusal). A Redis before 7.0 cannot be asked: then docket assumes everything is allowed.
+ * refusal).
  */
 export async function checkAccess(ctx: Context, warn: (message: string) => void): Promise<{ unblock: boolean }> {
   const keys = ctx.keys(ctx.options.queue);
@@ -95,7 +96,11 @@ export async function checkAccess(ctx: Context, warn: (message: string) => void)
   const named: Array<[string, Line]> = [...Object.entries(REQUIRED), ['CLIENT UNBLOCK', UNBLOCK]];
   if (ctx.options.eventsMaxLength > 0) named.push(['XADD', EVENTS]);
   const lines = named.map(([, line]) => line(keys, registry));
-  const refusals = await ctx.scripts.run(access, keys, { lines });
+  // The check is itself a call of the library (FCALL_RO): a user who may not make one is told so.
+  const refusals = await ctx.scripts.run(access, keys, { lines }).catch((err: unknown) => {
+    if (!(err instanceof PermissionError)) throw err;
+    throw new PermissionError(new Error(`the Redis user may not run FCALL_RO on ${keys.tasks}; docket calls its functions with FCALL and FCALL_RO`), ['FCALL_RO']);
+  });
   if (!refusals) return { unblock: true };
   const refused: string[] = [];
   const told: string[] = [];

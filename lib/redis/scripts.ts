@@ -1,45 +1,40 @@
 /**
  * The script runner: Scripts.run(op, keys, input) calls one operation (lib/ops/<name>.ts, whose
- * script is lua/<name>.lua) with the queue's keys in the op's order and its input encoded by the
- * op's codec, and decodes the reply by the same codec. It holds no list of scripts: each is
- * compiled, and its SHA-1 computed, on its first call.
+ * code is lua/<name>.lua) with the queue's keys in the op's order and its input encoded by the
+ * op's codec, and decodes the reply by the same codec.
  *
- * Scripts are called by EVALSHA and fall back to EVAL on NOSCRIPT, so a Redis restart or a
- * SCRIPT FLUSH never reaches the caller.
+ * Every op is a function of one Redis Functions library (library.ts), called with FCALL (FCALL_RO
+ * for a read-only op). A node that lacks the library (first use, a restart without persistence,
+ * FUNCTION FLUSH, a new master) answers "Function not found": the library is loaded (FUNCTION
+ * LOAD) and the call sent once more, so none of this reaches the caller.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Connection } from './connection';
 import type { Op, ScriptSpec } from './op';
 import { isTransient } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';
+import { body, docketLibrary, libraryOf, LUA_DIR, withIncludes, type Library } from './library';
+
+export { body, LUA_DIR, withIncludes };
 
 /**
- * Another way to send a script call than the scheduler's connection: the idle wait's blocking one
+ * Another way to send a call than the scheduler's connection: the idle wait's blocking one
  * (idle.ts), whose claim waits behind a BLPOP. It settles within a deadline of its own and rejects
  * with DocketErrors, as Connection.send does.
  */
 export type Via = (args: string[]) => Promise<unknown>;
-
-/** Where the Lua files live: next to lib/ under jest, next to dist/ once installed. */
-export const LUA_DIR = path.join(__dirname, '..', '..', 'lua');
-
-interface Loaded {
-  source: string;
-  sha: string;
-}
 
 /** Pause between tries while Redis answers LOADING or BUSY. */
 const TRANSIENT_RETRY_MS = 50;
 
 /** Runs ops over one connection, each call within `timeoutMs`. */
 export class Scripts {
-  /** Each op's source as sent and its SHA-1, by op name, from its first call on. */
-  private readonly loaded = new Map<string, Loaded>();
-  /** Ops the server answered a call of (EVALSHA or EVAL) since their last NOSCRIPT: their script is in its cache. */
+  /** Ops the server answered a call of since their last "Function not found": their library is loaded there. */
   private readonly cached = new Set<string>();
+  /** The libraries of ops with a Lua file of their own (a test's), by file. */
+  private readonly own = new Map<string, Library>();
 
   constructor(
     private readonly conn: Connection,
@@ -49,59 +44,67 @@ export class Scripts {
   /**
    * Calls `op` with the queue's keys in the op's order and `input` encoded as ARGV by its codec,
    * and resolves to its reply decoded by the same codec (a reply of another shape is a
-   * ReplyError). NOSCRIPT, LOADING and BUSY never reach the caller: the call is retried until it
-   * succeeds or its deadline passes. `what` names the operation in errors, when one script serves
-   * several (claim also acks). `via` sends it some other way (see Via).
+   * ReplyError). A missing library, LOADING and BUSY never reach the caller: the call is retried
+   * until it succeeds or its deadline passes. `what` names the operation in errors, when one
+   * function serves several (claim also acks). `via` sends it some other way (see Via).
    */
   async run<I, O>(op: Op<I, O>, keys: QueueKeys, input: NoInfer<I>, what: string = op.name, via?: Via): Promise<O> {
     return op.decode(await this.call(op, keys, op.encode(input), what, via), input);
   }
 
   /**
-   * Whether a call of `op` has been answered since its last NOSCRIPT, so the server most likely
-   * has its script (a restart or SCRIPT FLUSH since then is only seen at the next call). Calls
-   * that must run in the order sent wait for the first one's answer while this is false: a
-   * NOSCRIPT retry would run after the calls sent behind it (put.ts's chunks).
+   * Whether a call of `op` has been answered since its last "Function not found", so the server
+   * most likely has the library (a restart or FUNCTION FLUSH since then is only seen at the next
+   * call). Calls that must run in the order sent wait for the first one's answer while this is
+   * false: a call retried after loading the library would run after the calls sent behind it
+   * (put.ts's chunks).
    */
   isCached(op: ScriptSpec): boolean {
     return this.cached.has(op.name);
   }
 
-  /** The op's compiled source and SHA-1: read and hashed once, on its first call. */
-  private compiled(op: ScriptSpec): Loaded {
-    let script = this.loaded.get(op.name);
-    if (!script) this.loaded.set(op.name, (script = load(compile(op))));
-    return script;
+  /**
+   * Loads the library of `op` on the node that owns `firstKey`, unless it is there already:
+   * createScheduler does so for its default queue, so that a server that cannot load it (too old,
+   * an ACL without FUNCTION LOAD) is found before anything is written.
+   */
+  async load(op: ScriptSpec, firstKey: string): Promise<void> {
+    await loadLibrary((command) => this.conn.send(firstKey, command, { ms: this.timeoutMs, what: 'FUNCTION LOAD' }), this.libraryFor(op));
+  }
+
+  /** The library `op` is a function of: docket's own, or one of its own Lua file. */
+  private libraryFor(op: ScriptSpec): Library {
+    if (!op.file) return docketLibrary();
+    let library = this.own.get(op.file);
+    if (!library) this.own.set(op.file, (library = libraryOf([op.file])));
+    return library;
   }
 
   private async call(op: ScriptSpec, keys: QueueKeys, args: Array<string | number>, what: string, via?: Via): Promise<unknown> {
     const names = op.keys.map((suffix) => keys[suffix]);
-    const tail = [String(names.length), ...names];
-    for (const arg of args) tail.push(String(arg));
+    const library = this.libraryFor(op);
+    const command = [op.flags === 'no-writes' ? 'FCALL_RO' : 'FCALL', library.fn(op.name), String(names.length), ...names];
+    for (const arg of args) command.push(String(arg));
     const end = performance.now() + this.timeoutMs;
     for (;;) {
-      const script = this.compiled(op);
       const deadline = { ms: Math.max(1, Math.round(end - performance.now())), what };
-      const send = (command: string[]) => (via ? via(command) : this.conn.send(names[0], command, deadline));
+      const send = (words: string[]) => (via ? via(words) : this.conn.send(names[0], words, deadline));
       try {
         try {
-          const reply = await send(['EVALSHA', script.sha, ...tail]);
+          const reply = await send(command);
           this.cached.add(op.name);
           return reply;
         } catch (err) {
-          // The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL loads it again.
-          if (!hasReply(err, /^NOSCRIPT/)) throw err;
+          // The node lacks the library (first use, a restart without persistence, FUNCTION FLUSH,
+          // a new master): load it, and call once more.
+          if (!hasReply(err, /Function not found/i)) throw err;
           this.cached.delete(op.name);
-          const reply = await send(['EVAL', script.source, ...tail]);
+          await loadLibrary(send, library);
+          const reply = await send(command);
           this.cached.add(op.name);
           return reply;
         }
       } catch (err) {
-        if (hasReply(err, /compiling script.*'#'/) && script.source.startsWith('#!')) {
-          // Redis before 7.0 knows no shebang (and so no script flags): run without it.
-          this.loaded.set(op.name, load(script.source.slice(script.source.indexOf('\n') + 1)));
-          continue;
-        }
         if (!isTransient(err) || performance.now() + TRANSIENT_RETRY_MS >= end) throw err;
         await new Promise((resolve) => setTimeout(resolve, TRANSIENT_RETRY_MS));
       }
@@ -109,57 +112,26 @@ export class Scripts {
   }
 }
 
+/** FUNCTION LOAD of `library`; one that another client loaded meanwhile is as good. */
+async function loadLibrary(send: Via, library: Library): Promise<void> {
+  try {
+    await send(['FUNCTION', 'LOAD', library.source]);
+  } catch (err) {
+    if (!hasReply(err, /already exists/i)) throw err;
+  }
+}
+
 /**
- * The source Redis runs for `op`: its Lua file with its includes inlined (`inlined`) and, on the
- * line after the `#!lua` one, the table `K` of its keys by suffix (`K.meta`, `K.ready`) and the
- * table `A` of its arguments by name (`A.lease`, `A.token`), both built from the op. A key's or an
- * argument's position is said once, here; scripts and includes only name them (the slots repeated
- * per item, `each`, through `item(i)`: see items()). (One line, so Redis's line numbers in errors
- * are off by one.) A table, not one local per key: a claim paid about 1 µs for the table and 5 µs
- * for locals, since every function the script defines would capture each key it uses as an upvalue
- * of its own on every call.
+ * The source Redis runs for `op`, as one Lua chunk: its function's body (library.ts) behind a
+ * `#!lua` line with its flags. For tests and benchmarks that look at or time one op's code alone.
  */
 export function compile(op: ScriptSpec): string {
-  const source = inlined(op);
-  const { keys, args, each } = op;
-  const named = keys.map((suffix, i) => `${suffix} = KEYS[${i + 1}]`).join(', ');
-  const argued = args.length > 0 ? ` local A = { ${args.map((arg, i) => `${arg} = ARGV[${i + 1}]`).join(', ')} }` : '';
-  const cut = source.indexOf('\n') + 1;
-  return `${source.slice(0, cut)}local K = { ${named} }${argued}${items(args.length, each?.length)}\n${source.slice(cut)}`;
+  return `#!lua${op.flags ? ` flags=${op.flags}` : ''}\n${body(op)}`;
 }
 
-/**
- * The slots repeated per item after the named arguments (`each`, e.g. put's id, payload, options
- * and after per task): `ITEMS`, how many items the call carries, and `item(i)`, the slots of item
- * i in the op's order, so no script reads ARGV by its position.
- */
-function items(named: number, stride: number | undefined): string {
-  if (!stride) return '';
-  const slots = Array.from({ length: stride }, (_, k) => `ARGV[at + ${k + 1}]`).join(', ');
-  return ` local ITEMS = (#ARGV - ${named}) / ${stride} local function item(i) local at = ${named} + ${stride} * (i - 1) return ${slots} end`;
-}
-
-/** The op's Lua file (lua/<name>.lua, or its own `file`) with its includes inlined, before compile() names its keys. */
+/** The op's Lua file with its includes inlined, before body() names its keys. */
 export function inlined(op: Pick<ScriptSpec, 'name' | 'file'>): string {
   return withIncludes(readFileSync(op.file ?? path.join(LUA_DIR, `${op.name}.lua`), 'utf8'));
-}
-
-/**
- * Inlines each `-- include: <name>` line with lua/include/<name>.lua: Lua code that several
- * scripts share (EVAL takes one self-contained script, so sharing happens here). An include may
- * include others, which are inlined where it says so, before its own code (a Lua local must be
- * declared before the code that uses it); each is inlined once, where it is first named.
- */
-export function withIncludes(source: string, seen: Set<string> = new Set()): string {
-  return source.replace(/^-- include: (\w+)$/gm, (_, name: string) => {
-    if (seen.has(name)) return `-- (include: ${name}, above)`;
-    seen.add(name);
-    return withIncludes(readFileSync(path.join(LUA_DIR, 'include', `${name}.lua`), 'utf8'), seen);
-  });
-}
-
-function load(source: string): Loaded {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
 /** Whether `err` carries a Redis reply whose message matches `pattern`. */

@@ -6,6 +6,7 @@
  */
 import { checkAccess } from '../redis/access';
 import { checkServer } from '../redis/checks';
+import { loadFunctions } from '../redis/functions';
 import { connect, type ClientOptions, type RedisLike } from '../redis/connection';
 import { Context } from '../redis/context';
 import { migrateLayout } from '../redis/layout';
@@ -233,6 +234,7 @@ export async function start<S>(options: SchedulerOptions, make: (ctx: Context, w
     // Under encryption (and no options.hash) the keyring hashes, bound to each task's queue.
     const identity = hash ?? (keyring ? null : await createHash128());
     const ctx = new Context(conn, new Scripts(conn, parsed.commandTimeout), parsed, identity, log, keyring);
+    await loadFunctions(ctx, keys.tasks);
     ctx.unblock = (await checkAccess(ctx, warn)).unblock;
     await migrateLayout(ctx);
     return make(ctx, warn);

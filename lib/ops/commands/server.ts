@@ -44,3 +44,16 @@ export const blpop = command(
     return [text('BLPOP', key, 'the list'), text('BLPOP', value, 'the value')];
   },
 );
+
+/** INFO of one section: its `name:value` lines, by name (the `# Section` lines dropped). */
+export const info = command(
+  (section: string) => ['INFO', section],
+  (reply) => {
+    const fields = new Map<string, string>();
+    for (const line of text('INFO', reply, 'the info text').split(/\r?\n/)) {
+      const at = line.indexOf(':');
+      if (at > 0 && !line.startsWith('#')) fields.set(line.slice(0, at), line.slice(at + 1));
+    }
+    return fields;
+  },
+);

@@ -87,6 +87,24 @@ describe('access', () => {
     expect((err as PermissionError).commands).toEqual(['BLPOP', 'HINCRBY', 'ZPOPMIN']);
   });
 
+  it.each([['FUNCTION LOAD'], ['FCALL_RO']])('refuses to start a user who may not run %s, naming it, and writes nothing', async (command) => {
+    const prefix = uniquePrefix('acl');
+    const url = await user(prefix, [command]);
+    const err = await createScheduler({ url, prefix, warnings: { aof: false } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PermissionError);
+    expect((err as PermissionError).commands).toEqual([command]);
+    expect((err as PermissionError).message).toContain(command);
+    expect(await keysUnder(await redis.raw(), prefix)).toEqual([]);
+  });
+
+  it('names FCALL when only it is missing', async () => {
+    const prefix = uniquePrefix('acl');
+    const url = await user(prefix, ['FCALL']);
+    const err = await createScheduler({ url, prefix, warnings: { aof: false } }).catch((e: unknown) => e);
+    expect((err as PermissionError).commands).toEqual(['FCALL']);
+    expect(await keysUnder(await redis.raw(), prefix)).toEqual([]);
+  });
+
   it('warns once without CLIENT UNBLOCK, and a delayed task still starts close to its time', async () => {
     const prefix = uniquePrefix('acl');
     const url = await user(prefix, ['CLIENT UNBLOCK']);

@@ -211,4 +211,35 @@ describe('on a Redis Cluster', () => {
       await client.quit();
     }
   });
+
+  it('loads the library on each master at its first call there, and again on a master that lost it, keeping put order', async () => {
+    const s = await open();
+    try {
+      const libraries = async (port: number) => {
+        const node = cluster.clients[cluster.nodes.findIndex((n) => n.port === port)];
+        return ((await node.sendCommand(['FUNCTION', 'LIST', 'LIBRARYNAME', 'docket_*'])) as unknown[]).length;
+      };
+      for (const { queue } of queues) {
+        await s.put('first', { queue });
+        expect(await s.ack((await s.claim({ queue }))!)).toBe(true);
+      }
+      for (const { port } of queues) expect(await libraries(port)).toBeGreaterThan(0);
+      // One master loses its functions (FUNCTION FLUSH; its replica follows it), as a master
+      // restarted without persistence would.
+      const { queue, port } = queues[1];
+      await cluster.clients[cluster.nodes.findIndex((n) => n.port === port)].sendCommand(['FUNCTION', 'FLUSH']);
+      expect(await libraries(port)).toBe(0);
+      const items = Array.from({ length: 1000 }, (_, i) => ({ data: { i }, options: { queue } }));
+      await s.putMany(items);
+      const claimed = [];
+      while (claimed.length < items.length) claimed.push(...(await s.claimMany(500, { queue })));
+      expect(claimed.map((t) => (t.data as { i: number }).i)).toEqual(items.map((_, i) => i));
+      for (const task of claimed) expect(await s.ack(task)).toBe(true);
+      expect(await libraries(port)).toBe(1);
+      // The other masters were not touched.
+      for (const other of queues.filter((q) => q.port !== port)) expect(await s.put('still', { queue: other.queue })).toMatchObject({ added: true });
+    } finally {
+      await s.close();
+    }
+  });
 });

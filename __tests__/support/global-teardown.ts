@@ -1,10 +1,35 @@
+import { createClient } from 'redis';
 import { removeChildren } from './children';
 import { allKeys } from './global-setup';
 
 export default async function globalTeardown(): Promise<void> {
   removeChildren(globalThis.__docketChildren);
-  await globalThis.__docketRedis?.stop();
+  const server = globalThis.__docketRedis;
+  try {
+    if (server) await checkNoScripts(server.url);
+  } finally {
+    await server?.stop();
+  }
   await checkNothingLeft();
+}
+
+/**
+ * Every operation is a function call (FCALL, FCALL_RO; lib/redis/library.ts): after the run, which
+ * holds the contract suite (npm test, and npm run test:clients through each client), the shared
+ * server must have been sent no script at all. Read from INFO commandstats, which counts every
+ * command a client sent; only on the server the run started, whose counts are the run's own.
+ */
+async function checkNoScripts(url: string): Promise<void> {
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const stats = await client.info('commandstats');
+    const scripts = [...stats.matchAll(/^cmdstat_(eval|evalsha|eval_ro|evalsha_ro):calls=(\d+)/gm)].map((m) => `${m[1]} ${m[2]}`);
+    if (scripts.length > 0) throw new Error(`the run sent scripts to Redis, where every operation is a function call (FCALL): ${scripts.join(', ')}`);
+  } finally {
+    await client.quit();
+  }
 }
 
 /**

@@ -526,7 +526,9 @@ export class UnsupportedServerError extends DocketError {
   readonly needed: string;
 
   constructor(found: string, needed: string, cause?: unknown) {
-    super('ERR_UNSUPPORTED_SERVER', `Redis ${found} cannot run docket: it needs Redis ${needed} or later (Valkey 7.2 or later), for Redis Functions`, { cause });
+    // A server of a new enough version can still lack the command: renamed away, or a proxy's.
+    const why = cause ? 'it has no FUNCTION command (renamed or disabled); docket' : 'it';
+    super('ERR_UNSUPPORTED_SERVER', `Redis ${found} cannot run docket: ${why} needs Redis ${needed} or later (Valkey 7.2 or later), for Redis Functions`, { cause });
     this.found = found;
     this.needed = needed;
   }

@@ -16,7 +16,7 @@ import { array, num, text } from '../lib/redis/reply';
 import { compile, inlined, LUA_DIR, Scripts } from '../lib/redis/scripts';
 import { eventually, testUrl } from './support/harness';
 import { opFiles, OPS, type AnyOp } from './support/ops';
-import { startRedis, type RedisServer } from './support/redis-server';
+import { startRedis, type ControlledRedis } from './support/redis-server';
 
 function header(file: string) {
   const [shebang, ...rest] = file.split('\n');
@@ -381,7 +381,7 @@ describe('a full Redis (maxmemory, noeviction)', () => {
 });
 
 describe('a server that lost its functions', () => {
-  let server: RedisServer;
+  let server: ControlledRedis;
   beforeAll(async () => {
     server = await startRedis();
   });

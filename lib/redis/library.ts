@@ -53,11 +53,9 @@ export function docketLibrary(): Library {
  * op `claim`). An op with a Lua file of its own (a test's) gets a library of its own this way.
  */
 export function libraryOf(files: readonly string[]): Library {
-  const parts = files.map((file) => {
-    const source = readFileSync(file, 'utf8');
-    return registration(path.basename(file, '.lua'), source);
-  });
-  const body = parts.join('\n');
+  const modules: string[] = [];
+  const parts = files.map((file) => registration(path.basename(file, '.lua'), readFileSync(file, 'utf8'), modules));
+  const body = [moduleCode(modules), ...parts].join('\n');
   const hash = createHash('sha1').update(body).digest('hex').slice(0, 12);
   const name = `${LIBRARY_PREFIX}${version().replace(/\W/g, '_')}_${hash}`;
   return {
@@ -71,9 +69,9 @@ export function libraryOf(files: readonly string[]): Library {
 const NAME_MARK = '@LIBRARY@';
 
 /** One op's registration: its function's name, its body as the callback, its flags. */
-function registration(op: string, source: string): string {
+function registration(op: string, source: string, modules: string[]): string {
   const { flags, keys, args, each } = readHeader(op, source);
-  const code = body({ name: op, keys, args, each }, source);
+  const code = body({ name: op, keys, args, each }, source, modules);
   const flagged = flags ? `'${flags}'` : '';
   // The callback's parameters are named as EVAL's globals were, so a body reads them the same way.
   return `redis.register_function{function_name='${NAME_MARK}_${op}', flags={${flagged}}, callback=function(KEYS, ARGV)\n${code}\nend}`;
@@ -87,12 +85,14 @@ function registration(op: string, source: string): string {
  * per item, `each`, through `item(i)`: see items()). A table, not one local per key: every
  * function the body defines would capture each key it uses as an upvalue of its own.
  */
-export function body(op: Shape, source: string = readFileSync(op.file ?? path.join(LUA_DIR, `${op.name}.lua`), 'utf8')): string {
-  const code = withIncludes(source);
+export function body(op: Shape, source: string = readFileSync(op.file ?? path.join(LUA_DIR, `${op.name}.lua`), 'utf8'), modules: string[] = []): string {
+  const code = withIncludes(source, new Set(), modules);
   const { keys, args, each } = op;
   const named = keys.map((suffix, i) => `${suffix} = KEYS[${i + 1}]`).join(', ');
   const argued = args.length > 0 ? ` local A = { ${args.map((arg, i) => `${arg} = ARGV[${i + 1}]`).join(', ')} }` : '';
-  return `local K = { ${named} }${argued}${items(args.length, each?.length)}\n${code.slice(code.indexOf('\n') + 1)}`;
+  // C: the call, which the library's modules are handed (isModule); K and A, as the body reads them.
+  const call = ` local C = { K = K${args.length > 0 ? ', A = A' : ''} }`;
+  return `local K = { ${named} }${argued}${items(args.length, each?.length)}${call}\n${code.slice(code.indexOf('\n') + 1)}`;
 }
 
 /**
@@ -110,14 +110,61 @@ function items(named: number, stride: number | undefined): string {
  * Inlines each `-- include: <name>` line with lua/include/<name>.lua: Lua code that several
  * scripts share. An include may include others, which are inlined where it says so, before its
  * own code (a Lua local must be declared before the code that uses it); each is inlined once,
- * where it is first named.
+ * where it is first named. An include that is a module (isModule) is not inlined: it is defined
+ * once at the library's top level, and its name goes to `modules` (after the modules it needs).
  */
-export function withIncludes(source: string, seen: Set<string> = new Set()): string {
+export function withIncludes(source: string, seen: Set<string> = new Set(), modules: string[] = []): string {
   return source.replace(/^-- include: (\w+)$/gm, (_, name: string) => {
+    if (isModule(name)) {
+      addModule(name, modules);
+      return `-- (include: ${name}, a module of the library)`;
+    }
     if (seen.has(name)) return `-- (include: ${name}, above)`;
     seen.add(name);
-    return withIncludes(readFileSync(path.join(LUA_DIR, 'include', `${name}.lua`), 'utf8'), seen);
+    return withIncludes(includeSource(name), seen, modules);
   });
+}
+
+/**
+ * Whether include `name` is a module of the library: its code opens with `local <name> = {}` and
+ * defines its functions as fields of that table (`function <name>.f(C, ...)`), each taking what it
+ * uses as parameters (the call's table C: keys C.K, arguments C.A, clock C.now and the call's own
+ * state). Such code holds nothing of a call, so the library defines it once, not on every call.
+ */
+export function isModule(name: string): boolean {
+  return new RegExp(`^local ${name} = \\{\\}$`, 'm').test(includeSource(name));
+}
+
+/** Adds module `name` to `modules`, after the modules it includes (each must be a module too). */
+function addModule(name: string, modules: string[]): void {
+  if (modules.includes(name)) return;
+  for (const [, dep] of includeSource(name).matchAll(/^-- include: (\w+)$/gm)) {
+    if (!isModule(dep)) throw new Error(`lua/include/${name}.lua is a module of the library, so it may include only modules; ${dep} is not one`);
+    addModule(dep, modules);
+  }
+  if (!modules.includes(name)) modules.push(name);
+}
+
+/**
+ * The code of modules `names` as the library's top level defines them: each table declared, its
+ * code in a block of its own, so that a module's private locals stay its own (and the library's
+ * chunk stays within Lua's 200 locals).
+ */
+export function moduleCode(names: readonly string[]): string {
+  return names
+    .map((name) => {
+      const source = includeSource(name).replace(/^-- include: (\w+)$/gm, '-- (include: $1, a module above)');
+      return `local ${name} = {}\ndo\n${source.replace(new RegExp(`^local ${name} = \\{\\}$`, 'm'), '')}\nend`;
+    })
+    .join('\n');
+}
+
+const sources = new Map<string, string>();
+/** lua/include/<name>.lua, read once. */
+function includeSource(name: string): string {
+  let source = sources.get(name);
+  if (source === undefined) sources.set(name, (source = readFileSync(path.join(LUA_DIR, 'include', `${name}.lua`), 'utf8')));
+  return source;
 }
 
 /** What a script's header says of how it is called (its format: docs/design.md#scripts). */

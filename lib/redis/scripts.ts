@@ -15,7 +15,7 @@ import type { Connection } from './connection';
 import type { Op, ScriptSpec } from './op';
 import { isTransient } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';
-import { body, docketLibrary, libraryOf, LUA_DIR, withIncludes, type Library } from './library';
+import { body, docketLibrary, libraryOf, LUA_DIR, moduleCode, withIncludes, type Library } from './library';
 
 export { body, LUA_DIR, withIncludes };
 
@@ -126,7 +126,9 @@ async function loadLibrary(send: Via, library: Library): Promise<void> {
  * `#!lua` line with its flags. For tests and benchmarks that look at or time one op's code alone.
  */
 export function compile(op: ScriptSpec): string {
-  return `#!lua${op.flags ? ` flags=${op.flags}` : ''}\n${body(op)}`;
+  const modules: string[] = [];
+  const code = body(op, undefined, modules);
+  return `#!lua${op.flags ? ` flags=${op.flags}` : ''}\n${code.slice(0, code.indexOf('\n'))}\n${moduleCode(modules)}\n${code.slice(code.indexOf('\n') + 1)}`;
 }
 
 /** The op's Lua file with its includes inlined, before body() names its keys. */

@@ -20,7 +20,7 @@
 -- include: identity
 -- include: deps
 -- include: settle
-local now = nowMs()
+local now = clock.nowMs()
 local cap = tonumber(A.events)
 for i = 1, ITEMS do
   local step = cjson.decode(item(i))
@@ -30,6 +30,6 @@ end
 -- Steps for this queue that these made (a failure passed down), or that earlier calls left, are
 -- applied too, a batch.
 drain(100, now, cap)
-if stepped then wakeIdle() end
+if stepped then wake.wakeIdle(C) end
 local due = redis.call('ZRANGE', K.outbox, 0, 0, 'WITHSCORES')[2]
 return { redis.call('LLEN', K.settle), due or '' }

@@ -21,7 +21,7 @@
 -- include: deps
 -- include: records
 -- include: cancels
-local now = nowMs()
+local now = clock.nowMs()
 local ttl = tonumber(A.ttl)
 if ttl > 0 then
   redis.call('ZADD', K.workers, now + ttl, A.worker)
@@ -34,7 +34,7 @@ local out, woken = { 0 }, false
 for _, m in ipairs(redis.call('ZRANGEBYLEX', K.cancels, '[' .. A.worker .. '|', '(' .. A.worker .. '}', 'LIMIT', 0, 100)) do
   local id = string.sub(m, #A.worker + 2)
   local raw = redis.call('HGET', K.tasks, id)
-  local meta = raw and peek(raw)
+  local meta = raw and record.peek(raw)
   if meta and meta.cx and meta.w == A.worker and redis.call('ZSCORE', K.active, id) then
     endCancel(id, meta, now, tonumber(A.events))
     table.insert(out, id)
@@ -59,5 +59,5 @@ for _, w in ipairs(redis.call('ZRANGEBYSCORE', K.workers, '-inf', now, 'LIMIT', 
   redis.call('ZREM', K.workers, w)
 end
 out[1] = lapsed
-if lapsed > 0 or woken then wakeIdle() end
+if lapsed > 0 or woken then wake.wakeIdle(C) end
 return out

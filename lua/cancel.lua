@@ -31,29 +31,29 @@ local raw = redis.call('HGET', K.tasks, id)
 if raw and A.running == '1' and redis.call('ZSCORE', K.active, id) then
   -- Running: the holder's lease token goes now, so its late ack or fail is refused; the task ends
   -- at the holder's next beat, or when its lease lapses if the holder died. Asked twice: as once.
-  local meta = decode(raw)
+  local meta = record.decode(raw)
   if meta.cx then return { 'stopping', meta.w or '' } end
-  return { 'stopping', markCancel(id, meta, nowMs()) }
+  return { 'stopping', markCancel(id, meta, clock.nowMs()) }
 end
 local refused = refusal(id, raw, false)
 if refused then return refused end
-local meta = decode(raw)
+local meta = record.decode(raw)
 if redis.call('ZREM', K.dead, id) == 0 then
   -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
-  local now = nowMs()
+  local now = clock.nowMs()
   if meta.a then unwait(id, now) elseif redis.call('ZREM', K.delayed, id) == 0 then unqueue(id, meta, K.moved) end
   unpoint(id, meta)
   fire(id, meta, 'cancelled', now)
   redis.call('HINCRBY', K.counts, 'cancelled', 1)
-  if meta.n > 0 then emitFor(tonumber(A.events), meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(tonumber(A.events), meta, 'type', 'cancelled', 'id', id) end
-  keepOutcome(id, meta, now, 'cancelled')
+  if meta.n > 0 then events.emitFor(C, tonumber(A.events), meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else events.emitFor(C, tonumber(A.events), meta, 'type', 'cancelled', 'id', id) end
+  outcomes.keepOutcome(C, id, meta, now, 'cancelled')
 end
 -- It held its ordered group's head (waiting for a retry, or dead): the group goes on.
-if dropHead(id, meta) > 0 then wakeIdle() end
+if dropHead(id, meta) > 0 then wake.wakeIdle(C) end
 forget(id, meta)
 if stepped then
   -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
-  drain(100, nowMs(), tonumber(A.events))
-  wakeIdle()
+  drain(100, clock.nowMs(), tonumber(A.events))
+  wake.wakeIdle(C)
 end
 return { 'cancelled', toCarry() and 1 or 0 }

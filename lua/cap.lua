@@ -10,7 +10,7 @@
   Returns: the values written, in order ('' for a removal) ]]
 -- include: clock
 -- include: wake
-local now = nowMs()
+local now = clock.nowMs()
 local out = {}
 for i = 1, tonumber(A.count) do
   local name, value = item(i)
@@ -21,5 +21,5 @@ end
 -- Groups held by a rate limit are looked at again by the next claim, under the new limits (a
 -- removed or raised one lets their parked tasks go; one still in force parks them again).
 for _, g in ipairs(redis.call('ZRANGE', K.gheld, 0, -1)) do redis.call('ZADD', K.gheld, 0, g) end
-wakeIdle()
+wake.wakeIdle(C)
 return out

@@ -46,7 +46,7 @@
 -- include: gate
 -- include: take
 -- include: drained
-local now = nowMs()
+local now = clock.nowMs()
 local BATCH = 100 -- bounds the housekeeping one call does, so a backlog never stalls Redis
 local cap, life = tonumber(A.events), A.lifecycle == '1'
 local out = { now, '', '', 0 }
@@ -59,7 +59,7 @@ if count == 0 then
   if stepped then drain(BATCH, now, cap) end
   -- Only acks: a parked task they moved back, or a concurrency slot freed, is for an idle worker.
   local slots = freed > 0 and redis.call('EXISTS', K.limits) == 1
-  if refilled > 0 or slots or stepped then wakeIdle() end
+  if refilled > 0 or slots or stepped then wake.wakeIdle(C) end
   -- A finished task that tasks of other queues wait on, or one whose dependents' steps outran this
   -- call's batch: its client carries the steps at once (include: deps, toCarry).
   if toCarry() then out[3] = now end
@@ -116,5 +116,5 @@ if carry and carry > now and (not due or carry < due) then due = carry end
 if backlog and not capped then out[2] = now elseif due then out[2] = due end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)
-if backlog and taken == count and not capped then wakeIdle() end
+if backlog and taken == count and not capped then wake.wakeIdle(C) end
 return out

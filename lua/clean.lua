@@ -31,7 +31,7 @@
 -- include: settle
 -- include: records
 local source, before, most, scan, cursor, cap = A.source, tonumber(A.before), tonumber(A.most), tonumber(A.scan), A.cursor, tonumber(A.events)
-local now = nowMs()
+local now = clock.nowMs()
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
 local TOMB = '|cleaned|'
 -- include: sweep
@@ -40,11 +40,11 @@ local TOMB = '|cleaned|'
 -- a few variadic commands per slice instead of five per task).
 if source == 'dead' then
   local ids = redis.call('ZRANGEBYSCORE', K.dead, '-inf', before < 0 and '+inf' or A.before, 'LIMIT', 0, most)
-  many('ZREM', K.dead, ids)
-  for _, key in ipairs({ K.tasks, K.progress, K.deplist }) do many('HDEL', key, ids) end
+  many.many('ZREM', K.dead, ids)
+  for _, key in ipairs({ K.tasks, K.progress, K.deplist }) do many.many('HDEL', key, ids) end
   forgetLogs(ids)
   -- A dead head that held its ordered group (holdOnDead) is gone: the group goes on (include: heads).
-  if dropHeads(ids) > 0 then wakeIdle() end
+  if dropHeads(ids) > 0 then wake.wakeIdle(C) end
   return { #ids, #ids < most and 1 or 0, '', 0 }
 end
 
@@ -92,7 +92,7 @@ else
   -- under its new level, or active, or gone) is not this entry's to delete (include: levels).
   local ghosts = redis.call('EXISTS', K.moved) == 1
   local n = walk(ids, 1, function(i)
-    if ghosts and unghost(K.moved, level or 0, ids[i]) then
+    if ghosts and levels.unghost(C, K.moved, level or 0, ids[i]) then
       redis.call('LSET', key, start + i - 1, TOMB)
       marked = marked + 1
       return
@@ -111,5 +111,5 @@ if stepped then
   -- The tasks that waited on them learn now (a batch; the client carries on with the rest).
   drain(100, now, cap)
 end
-if stepped or refilledCount() > 0 then wakeIdle() end
+if stepped or refilledCount() > 0 then wake.wakeIdle(C) end
 return { deletedCount(), done and 1 or 0, nextCursor, toCarry() and 1 or 0 }

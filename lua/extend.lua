@@ -8,10 +8,10 @@
 -- include: record
 -- include: clock
 -- include: lease
-local now = nowMs()
+local now = clock.nowMs()
 local meta = held(A.id, A.token, now)
 if not meta then return 0 end
 meta.l = now + tonumber(A.by)
 redis.call('ZADD', K.active, meta.l, A.id)
-redis.call('HSET', K.tasks, A.id, encode(meta))
+redis.call('HSET', K.tasks, A.id, record.encode(meta))
 return meta.l

@@ -30,7 +30,7 @@
 -- include: settle
 -- include: records
 -- include: attempt
-local now = nowMs()
+local now = clock.nowMs()
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 'lost' end
@@ -42,9 +42,9 @@ local maxAttempts = A.maxAttempts ~= '' and tonumber(A.maxAttempts) or meta.m
 -- An unrecoverable failure has no attempts left: this one was its last.
 if A.ending == 'unrecoverable' then maxAttempts = meta.n end
 local retryAt = A.retryAt ~= '' and tonumber(A.retryAt) or now + tonumber(A.retryIn)
-local outcome, refilled, wake = endAttempt(id, meta, A.error, maxAttempts, retryAt, now, cap, A.ending, A.lifecycle == '1')
+local outcome, refilled, toWake = endAttempt(id, meta, A.error, maxAttempts, retryAt, now, cap, A.ending, A.lifecycle == '1')
 -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
 if stepped then drain(100, now, cap) end
-if wake or refilled > 0 or slots or stepped then wakeIdle() end
+if toWake or refilled > 0 or slots or stepped then wake.wakeIdle(C) end
 if toCarry() then return outcome .. ':carry' end
 return outcome

@@ -15,10 +15,10 @@ if not raw then
   -- done run (include: runs).
   local kept = latestRun(id)
   if not kept then return false end
-  local meta, payload = split(kept)
+  local meta, payload = record.split(kept)
   return { payload, meta, 'done', false }
 end
-local meta, payload = split(raw)
+local meta, payload = record.split(raw)
 -- A task that is not ready is in exactly one of the four sorted sets read below. A ready one is
 -- on its level's ready list, in grouped or in parked; it is not looked for there, because a ready
 -- list may also hold ghosts (entries a moved task left behind; see lua/include/levels.lua), so an

@@ -25,7 +25,7 @@ local g, cap = A.group, tonumber(A.events)
 if A.paused == '1' then
   redis.call('HSET', K.glimits, g .. '|paused', '1')
   local changed = redis.call('HSET', K.gpaused, g, '1')
-  if changed == 1 then emit(cap, 'type', 'paused', 'group', g) end
+  if changed == 1 then events.emit(C, cap, 'type', 'paused', 'group', g) end
   return { changed, 0 }
 end
 local changed = 0
@@ -35,7 +35,7 @@ if A.more == '1' then
 else
   changed = redis.call('HDEL', K.gpaused, g)
   redis.call('HDEL', K.glimits, g .. '|paused')
-  if changed == 1 then emit(cap, 'type', 'resumed', 'group', g) end
+  if changed == 1 then events.emit(C, cap, 'type', 'resumed', 'group', g) end
 end
 local n, limit = tonumber(A.batch), limitOf(g)
 if limit then n = math.min(n, limit - (tonumber(redis.call('HGET', K.gactive, g)) or 0)) end
@@ -50,6 +50,6 @@ local members = redis.call('ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g ..
 for _, m in ipairs(members) do unparkMember(m) end
 if #members > 0 then
   redis.call('ZADD', K.levels, 0.5, 'g')
-  wakeIdle()
+  wake.wakeIdle(C)
 end
 return { changed, #members }

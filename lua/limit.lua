@@ -49,5 +49,5 @@ else
   end
   nextFrom = cursor or ''
 end
-if moved > 0 then wakeIdle() end
+if moved > 0 then wake.wakeIdle(C) end
 return { moved, nextFrom }

@@ -19,7 +19,7 @@
 -- include: clock
 -- include: record
 -- include: runs
-local now = nowMs()
+local now = clock.nowMs()
 local state, skip, want = A.state, tonumber(A.offset), tonumber(A.count)
 local most = tonumber(A.preview)
 local picked, total = {}, 0
@@ -80,7 +80,7 @@ for i = 1, #picked, 2 do
   -- A done row is a run (include: runs): its field is its member, its id what follows the run.
   if state == 'done' then raw = redis.call('HGET', K.history, id); id = rowId(id) else raw = redis.call('HGET', K.tasks, id) end
   local meta, payload = nil, nil
-  if raw then meta, payload = split(raw) end
+  if raw then meta, payload = record.split(raw) end
   local level = state == 'ready' and picked[i + 1] or ''
   if level ~= '' then picked[i + 1] = '' end
   if meta and ghosts > 0 and level ~= '' then

@@ -13,7 +13,7 @@
 -- include: clock
 -- include: lease
 -- include: logs
-local now = nowMs()
+local now = clock.nowMs()
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 0 end
@@ -53,7 +53,7 @@ while lines > 0 and (lines + #added - from + 1 > maxLines or bytes + size > maxB
     first, offset, chunk = first + 1, 0, nil
   end
 end
-many('HDEL', K.logs, gone)
+many.many('HDEL', K.logs, gone)
 
 -- The entries fill the last chunk while it has room, then new ones. Its size is read (HSTRLEN),
 -- and its value only when an entry fits in it.
@@ -76,7 +76,7 @@ for i = from, #added do
   table.insert(parts, added[i]); fill = fill + #added[i]
 end
 close()
-many('HSET', K.logs, fields)
+many.many('HSET', K.logs, fields)
 lines, bytes, last = lines + #added - from + 1, bytes + size, n
 if lines == 0 then
   redis.call('HDEL', K.logs, id)
@@ -88,6 +88,6 @@ end
 -- of heads only for the tasks that log, none for the rest.
 if not meta.lg then
   meta.lg = 1
-  redis.call('HSET', K.tasks, id, encode(meta))
+  redis.call('HSET', K.tasks, id, record.encode(meta))
 end
 return 1

@@ -27,7 +27,7 @@ if A.force ~= '1' then
   if leased > 0 then return { 'active', leased } end
 end
 local QUEUE = string.match(K.tasks, '{(.*)}')
-local now = nowMs()
+local now = clock.nowMs()
 -- The steps for other queues, as the outbox's score-member pairs (score: when due, now).
 local steps = {}
 -- Ids and hashes hold no '|': a member splits at its first two, and the queue is the rest.
@@ -42,7 +42,7 @@ end
 for _, step in ipairs(redis.call('ZRANGE', K.outbox, 0, -1)) do
   if string.sub(step, 1, 7) == '["reg",' then redis.call('ZREM', K.outbox, step) end
 end
-many('ZADD', K.outbox, steps)
+many.many('ZADD', K.outbox, steps)
 local others = {}
 for _, key in ipairs(KEYS) do if key ~= K.outbox then table.insert(others, key) end end
 local deleted = redis.call('UNLINK', unpack(others))

@@ -11,14 +11,14 @@
 local cap = tonumber(A.events)
 if A.paused == '1' then
   if not redis.call('SET', K.paused, '1', 'NX') then return 0 end
-  emit(cap, 'type', 'paused')
+  events.emit(C, cap, 'type', 'paused')
   return 1
 end
 local changed = redis.call('DEL', K.paused)
 -- Idle workers wait for a wake token or their own timer: one token starts a worker, and a worker
 -- that fills up with a backlog left wakes the next (claim), so the whole pool comes back.
 if changed == 1 then
-  emit(cap, 'type', 'resumed')
-  wakeIdle()
+  events.emit(C, cap, 'type', 'resumed')
+  wake.wakeIdle(C)
 end
 return changed

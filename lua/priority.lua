@@ -22,7 +22,7 @@ local raw = redis.call('HGET', K.tasks, id)
 -- Active: its worker holds it, and a retry keeps the level it had (as reschedule, refused).
 local refused = refusal(id, raw, true)
 if refused then return refused end
-local meta = decode(raw)
+local meta = record.decode(raw)
 local old = meta.p or 0
 if old == level then return { 'same' } end
 -- Queued now (not delayed, not waiting on its dependencies), and its place depends on the level:
@@ -38,6 +38,6 @@ end
 -- As put stores it: no field for level 0.
 if level > 0 then meta.p = level else meta.p = nil end
 if requeue then push(id, meta) end
-redis.call('HSET', K.tasks, id, encode(meta))
+redis.call('HSET', K.tasks, id, record.encode(meta))
 if requeue then return { 'moved' } end
 return { 'kept' }

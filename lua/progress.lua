@@ -11,7 +11,7 @@
 -- include: clock
 -- include: lease
 -- include: events
-local now = nowMs()
+local now = clock.nowMs()
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 0 end
@@ -20,12 +20,12 @@ redis.call('HSET', K.progress, id, A.value)
 -- tasks that report progress, none for the rest.
 if not meta.pg then
   meta.pg = 1
-  redis.call('HSET', K.tasks, id, encode(meta))
+  redis.call('HSET', K.tasks, id, record.encode(meta))
 end
 -- An event carries a small value whole; a large one is read with get() (a cut JSON would not parse).
 if #A.value <= 1024 then
-  emitFor(tonumber(A.events), meta, 'type', 'progress', 'id', id, 'attempt', meta.n, 'progress', A.value)
+  events.emitFor(C, tonumber(A.events), meta, 'type', 'progress', 'id', id, 'attempt', meta.n, 'progress', A.value)
 else
-  emitFor(tonumber(A.events), meta, 'type', 'progress', 'id', id, 'attempt', meta.n)
+  events.emitFor(C, tonumber(A.events), meta, 'type', 'progress', 'id', id, 'attempt', meta.n)
 end
 return 1

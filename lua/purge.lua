@@ -18,5 +18,5 @@ for _, id in ipairs(ids) do
   redis.call('HDEL', K.deplist, id)
 end
 forgetLogs(ids)
-if dropHeads(ids) > 0 then wakeIdle() end
+if dropHeads(ids) > 0 then wake.wakeIdle(C) end
 return #ids

@@ -34,7 +34,7 @@
 -- include: deps
 -- include: settle
 -- include: records
-local now = nowMs()
+local now = clock.nowMs()
 local count = tonumber(A.count)
 local out, dups, added, replaced = {}, 0, 0, 0
 local cap = tonumber(A.events)
@@ -53,7 +53,7 @@ local stored = redis.call('HMGET', K.tasks, unpack(bases))
 -- done history (which a new run drops: include: outcomes, rerun) at all: a queue with none
 -- (most) pays nothing more.
 if redis.call('EXISTS', K.redirects, K.windows, K.results, K.history) == 0 then
-  knowRedirects(false); knowWindows(false); knowOutcomes(false); knowHistory(false)
+  knowRedirects(false); knowWindows(false); outcomes.knowOutcomes(C, false); knowHistory(false)
 else
   knowRedirects(redis.call('EXISTS', K.redirects) == 1)
 end
@@ -63,7 +63,7 @@ local function answer(id, code, runAt) table.insert(out, id); table.insert(out, 
 -- A duplicate: a result, not an error.
 local function duplicate(id, runAt)
   dups = dups + 1
-  emit(cap, 'type', 'deduplicated', 'id', id)
+  events.emit(C, cap, 'type', 'deduplicated', 'id', id)
   answer(id, 0, runAt)
 end
 
@@ -89,7 +89,7 @@ for i = 1, count do
         -- replace, debounce: a task not yet leased takes this put's data and options.
         local runAt = replace(id, old, payload, o)
         replaced = replaced + 1
-        emit(cap, 'type', 'replaced', 'id', id)
+        events.emit(C, cap, 'type', 'replaced', 'id', id)
         answer(id, 3, runAt)
       else
         duplicate(id, old.r)
@@ -101,7 +101,7 @@ for i = 1, count do
       -- New, or a dead task revived (include: add).
       local runAt = add(id, base, old, payload, o, after)
       added = added + 1
-      emitLife(life, cap, o.name ~= '' and { nm = o.name } or nil, 'type', 'added', 'id', id, 'runAt', runAt)
+      events.emitLife(C, life, cap, o.name ~= '' and { nm = o.name } or nil, 'type', 'added', 'id', id, 'runAt', runAt)
       answer(id, old and 2 or 1, runAt)
     end
   end
@@ -111,5 +111,5 @@ flush()
 if dups > 0 then redis.call('HINCRBY', K.counts, 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', K.counts, 'added', added) end
 if replaced > 0 then redis.call('HINCRBY', K.counts, 'replaced', replaced) end
-if woken() or stepped then wakeIdle() end
+if woken() or stepped then wake.wakeIdle(C) end
 return out

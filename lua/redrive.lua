@@ -14,7 +14,7 @@
 -- include: wake
 -- include: ready
 -- include: refusals
-local now = nowMs()
+local now = clock.nowMs()
 local ids
 if A.id ~= '' then
   local id = A.id
@@ -27,13 +27,13 @@ else
   ids = redis.call('ZRANGE', K.dead, 0, tonumber(A.most) - 1)
 end
 for _, id in ipairs(ids) do
-  local meta = decode(redis.call('HGET', K.tasks, id))
+  local meta = record.decode(redis.call('HGET', K.tasks, id))
   -- A fresh start: all its attempts again, due now, and a new expiry window if it had one.
   meta.n, meta.r = 0, now
   if meta.x then meta.e = now + meta.x end
   redis.call('ZREM', K.dead, id)
-  redis.call('HSET', K.tasks, id, encode(meta))
+  redis.call('HSET', K.tasks, id, record.encode(meta))
   push(id, meta)
 end
-if #ids > 0 then wakeIdle() end
+if #ids > 0 then wake.wakeIdle(C) end
 return { 'redriven', #ids }

@@ -11,7 +11,7 @@
 local fields = redis.call('HGETALL', K.waiting)
 if #fields == 0 then return 0 end
 if redis.call('EXISTS', K.redirects) == 0 then
-  many('HSET', K.redirects, fields)
+  many.many('HSET', K.redirects, fields)
 else
   -- A 0.1 process wrote after an upgraded one. Where both name a base, the pointer the current
   -- layout holds stays: it is the one that version keeps up to date from now on.

@@ -13,16 +13,16 @@
 -- include: lease
 -- include: wake
 -- include: ready
-local now = nowMs()
+local now = clock.nowMs()
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 0 end
 redis.call('ZREM', K.active, id)
 redis.call('ZREM', K.held, meta.w .. '|' .. id)
 meta.n, meta.t, meta.l, meta.w = math.max(0, meta.n - 1), nil, nil, nil
-redis.call('HSET', K.tasks, id, encode(meta))
+redis.call('HSET', K.tasks, id, record.encode(meta))
 push(id, meta, true)
 -- Queued at the current round, it takes its group's place again itself.
 finished(meta, true)
-wakeIdle()
+wake.wakeIdle(C)
 return 1

@@ -13,31 +13,31 @@
 -- include: wake
 -- include: ready
 -- include: refusals
-local now = nowMs()
+local now = clock.nowMs()
 local id, at = A.id, tonumber(A.at)
 local raw = redis.call('HGET', K.tasks, id)
 local refused = refusal(id, raw, true)
 if refused then return refused end
-local meta = decode(raw)
+local meta = record.decode(raw)
 local delayed = redis.call('ZSCORE', K.delayed, id)
 -- The expiry window moves with the run-at: it counts from when the task becomes due.
 meta.r = at
 if meta.x then meta.e = at + meta.x end
 if meta.a then
   -- Waiting on its dependencies (include: deps): it keeps waiting, and is queued for this run-at.
-  redis.call('HSET', K.tasks, id, encode(meta))
+  redis.call('HSET', K.tasks, id, record.encode(meta))
   return { 'moved' }
 end
-local wake = false
+local toWake = false
 if at > now then
   if not delayed then unqueue(id, meta, K.moved) end
   redis.call('ZADD', K.delayed, at, id)
-  wake = redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
+  toWake = redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
 elseif delayed then
   redis.call('ZREM', K.delayed, id)
   push(id, meta)
-  wake = true
+  toWake = true
 end
-redis.call('HSET', K.tasks, id, encode(meta))
-if wake then wakeIdle() end
+redis.call('HSET', K.tasks, id, record.encode(meta))
+if toWake then wake.wakeIdle(C) end
 return { 'moved' }

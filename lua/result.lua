@@ -19,7 +19,7 @@ if A.stream == '1' then
 end
 local raw = redis.call('HGET', K.tasks, id)
 if raw then
-  local meta = split(raw)
+  local meta = record.split(raw)
   local progress = redis.call('HGET', K.progress, id) or ''
   if redis.call('ZSCORE', K.active, id) then return { 'live', meta, 'active', progress, '', stream } end
   if redis.call('ZSCORE', K.delayed, id) then return { 'live', meta, 'delayed', progress, '', stream } end
@@ -29,7 +29,7 @@ if raw then
 end
 local outcome = redis.call('HGET', K.results, id)
 if outcome then
-  local now = nowMs()
+  local now = clock.nowMs()
   -- Past its keep-until, an outcome is gone, whether or not a later write has deleted it yet.
   local until_ = tonumber(string.match(outcome, '^[^|]*|[^|]*|[^|]*|([^|]*)|'))
   if until_ and until_ > now then return { 'kept', outcome, '', '', '', stream } end
@@ -38,7 +38,7 @@ end
 -- outcome string as outcomes keeps.
 local done = latestRun(id)
 if done then
-  local meta = peek(done)
+  local meta = record.peek(done)
   return { 'kept', 'done|' .. meta.f .. '|' .. meta.n .. '||' .. (meta.rs or ''), '', '', '', stream }
 end
 return { 'none', '', '', '', '', stream }

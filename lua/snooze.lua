@@ -17,7 +17,7 @@
 -- include: wake
 -- include: ready
 -- include: events
-local now = nowMs()
+local now = clock.nowMs()
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 0 end
@@ -31,16 +31,16 @@ meta.r = now + tonumber(A.delay)
 -- An ordered group's head keeps its place while snoozed (include: controls).
 holdHead(id, meta, false)
 local refilled = finished(meta)
-local wake = refilled > 0 or redis.call('EXISTS', K.limits) == 1
+local toWake = refilled > 0 or redis.call('EXISTS', K.limits) == 1
 if meta.r <= now then
   push(id, meta)
-  wake = true
+  toWake = true
 else
   redis.call('ZADD', K.delayed, meta.r, id)
   -- A new earliest run-at: an idle worker must re-arm its timer.
-  wake = wake or redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
+  toWake = toWake or redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
 end
-redis.call('HSET', K.tasks, id, encode(meta))
-emitFor(tonumber(A.events), meta, 'type', 'snoozed', 'id', id, 'attempt', attempt)
-if wake then wakeIdle() end
+redis.call('HSET', K.tasks, id, record.encode(meta))
+events.emitFor(C, tonumber(A.events), meta, 'type', 'snoozed', 'id', id, 'attempt', attempt)
+if toWake then wake.wakeIdle(C) end
 return 1

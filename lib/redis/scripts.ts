@@ -131,9 +131,14 @@ export function compile(op: ScriptSpec): string {
   return `#!lua${op.flags ? ` flags=${op.flags}` : ''}\n${code.slice(0, code.indexOf('\n'))}\n${moduleCode(modules)}\n${code.slice(code.indexOf('\n') + 1)}`;
 }
 
-/** The op's Lua file with its includes inlined, before body() names its keys. */
+/**
+ * The op's Lua file with its includes inlined, before body() names its keys, and then the code of
+ * the library's modules it uses: all the Lua a call of it can run, for tests that read it.
+ */
 export function inlined(op: Pick<ScriptSpec, 'name' | 'file'>): string {
-  return withIncludes(readFileSync(op.file ?? path.join(LUA_DIR, `${op.name}.lua`), 'utf8'));
+  const modules: string[] = [];
+  const code = withIncludes(readFileSync(op.file ?? path.join(LUA_DIR, `${op.name}.lua`), 'utf8'), new Set(), modules);
+  return `${code}\n${moduleCode(modules)}`;
 }
 
 /** Whether `err` carries a Redis reply whose message matches `pattern`. */

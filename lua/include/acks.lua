@@ -36,7 +36,7 @@ local function ackAll(out, now, cap)
   redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
   for j = 1, acks do
     local ok = 0
-    local meta = metas[j] and peek(metas[j])
+    local meta = metas[j] and record.peek(metas[j])
     if live(deadlines[j], meta, tokens[j], now) then
       ok = 1
       if not seen[ids[j]] then
@@ -45,16 +45,16 @@ local function ackAll(out, now, cap)
         local result = select(3, item(j))
         -- A kept result of up to 1 KiB rides in the event: a caller waiting for it needs no read.
         if meta.kr and #result <= 1024 then
-          emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', string.format('%d', meta.n), 'result', result)
+          events.emitFor(C, cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', string.format('%d', meta.n), 'result', result)
         else
-          emitFor(cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', string.format('%d', meta.n))
+          events.emitFor(C, cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', string.format('%d', meta.n))
         end
-        keepOutcome(ids[j], meta, now, 'done', result)
+        outcomes.keepOutcome(C, ids[j], meta, now, 'done', result)
         -- Its own caps (put's `keep`) or the queue's (include: history).
         local count, age, own = keepCount, keepAge, false
         if meta.kp then count, age, own = capsFor(meta, keepCount, keepAge) end
         if count > 0 and keepDone(ids[j], metas[j], now, result, meta, nextRun(acks)) == 1 then noteKept(trims, count, age, own) end
-        countNamed(K.counts, 'completed', meta)
+        events.countNamed(K.counts, 'completed', meta)
         fire(ids[j], meta, 'done', now)
         forgetExtras(ids[j], meta)
         table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
@@ -67,10 +67,10 @@ local function ackAll(out, now, cap)
     table.insert(out, ok)
   end
   if #gone > 0 then
-    many('ZREM', K.active, gone)
-    many('ZREM', K.held, held)
-    many('HDEL', K.tasks, gone)
-    many('ZADD', K.acked, remembered)
+    many.many('ZREM', K.active, gone)
+    many.many('ZREM', K.held, held)
+    many.many('HDEL', K.tasks, gone)
+    many.many('ZADD', K.acked, remembered)
     redis.call('HINCRBY', K.counts, 'completed', #gone)
     countMinute('c', #gone, now)
     -- The memory of acks goes too once a queue falls quiet.

@@ -16,14 +16,14 @@ local function wait(id, meta, payload, after)
   -- Queued for a later run-at once its dependencies settle: it keeps its put order for ties.
   if meta.r > now then order(meta) end
   if policy ~= 'd' then meta.df = policy end
-  redis.call('HSET', K.tasks, id, encode(meta))
+  redis.call('HSET', K.tasks, id, record.encode(meta))
   redis.call('ZADD', K.blocked, now, id)
   redis.call('HSET', K.deplist, id, refs)
   local named, entries = cjson.decode(refs), {}
   for _, ref in ipairs(named) do
     table.insert(entries, 0); table.insert(entries, id .. '|' .. ref[2] .. '|' .. ref[1])
   end
-  many('ZADD', K.after, entries)
+  many.many('ZADD', K.after, entries)
   registerAll(named, id, now, cap)
 end
 
@@ -36,7 +36,7 @@ local function add(id, base, old, payload, o, after)
   end
   -- A new run: what was kept of an earlier run at this id is not its outcome (include: outcomes),
   -- nor its state once this run ends without a trace (purged, cancelled, expired: include: history).
-  dropOutcome(id)
+  outcomes.dropOutcome(C, id)
   dropDone(id)
   local meta = metaOf(o, o.at or now + (o.delay or 0))
   meta._ = payload

@@ -25,7 +25,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
   -- The usual ending is left out of the record, as the usual attempts are.
   if ending == 'failed' then meta.en = nil else meta.en = ending end
   redis.call('HINCRBY', K.counts, 'failed', 1)
-  countNamed(K.counts, 'failed', meta)
+  events.countNamed(K.counts, 'failed', meta)
   local into = meta.n < maxAttempts and waitingCopy(id, meta)
   -- An ordered group's head that runs again keeps its group's place (include: controls).
   if not into then holdHead(id, meta, meta.n >= maxAttempts) end
@@ -33,21 +33,21 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
   if into then
     forget(id, meta)
     redis.call('HINCRBY', K.counts, 'merged', 1)
-    emitFor(cap, meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', brief(err), 'into', into)
-    keepOutcome(id, meta, now, 'merged', into)
+    events.emitFor(C, cap, meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'into', into)
+    outcomes.keepOutcome(C, id, meta, now, 'merged', into)
     -- Tasks that waited on this one wait on the copy now: it does the work they waited for.
     fire(id, meta, 'merged', now, into)
     return 'merged', refilled, false
   end
-  local outcome, wake = 'retry', false
+  local outcome, toWake = 'retry', false
   if meta.n >= maxAttempts then
     outcome = 'dead'
     redis.call('ZADD', K.dead, now, id)
     redis.call('HINCRBY', K.counts, 'dead', 1)
-    countNamed(K.counts, 'dead', meta)
+    events.countNamed(K.counts, 'dead', meta)
     countMinute('d', 1, now)
-    emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', brief(err), 'ending', ending)
-    keepOutcome(id, meta, now, ending == 'failed' and 'dead' or 'dead:' .. ending, err)
+    events.emitFor(C, cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'ending', ending)
+    outcomes.keepOutcome(C, id, meta, now, ending == 'failed' and 'dead' or 'dead:' .. ending, err)
     fire(id, meta, 'dead', now)
     -- Its own dead caps (put's `keep`, include: deadcaps): not kept at all, or the dead set trimmed.
     -- A group held by it (not kept) or by a dead task the trim took goes on (include: heads).
@@ -57,21 +57,21 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
       if gone then return outcome, refilled, false end
     end
   else
-    emitFor(cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', brief(err), 'ending', ending)
+    events.emitFor(C, cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'ending', ending)
     countMinute('f', 1, now)
     repoint(id, meta)
     if retryAt then meta.r = retryAt end
     if not retryAt or retryAt <= now then
       push(id, meta)
-      wake = true
+      toWake = true
     else
       redis.call('ZADD', K.delayed, meta.r, id)
       -- A new earliest run-at: an idle worker must re-arm its timer.
-      wake = redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
+      toWake = redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
     end
     -- `life` (events: 'all'): the retry's run-at, which the failed event does not carry.
-    emitLife(life, cap, meta, 'type', 'retrying', 'id', id, 'attempt', meta.n, 'runAt', meta.r, 'ending', ending)
+    events.emitLife(C, life, cap, meta, 'type', 'retrying', 'id', id, 'attempt', meta.n, 'runAt', meta.r, 'ending', ending)
   end
-  redis.call('HSET', K.tasks, id, encode(meta))
-  return outcome, refilled, wake
+  redis.call('HSET', K.tasks, id, record.encode(meta))
+  return outcome, refilled, toWake
 end

@@ -12,7 +12,7 @@
 -- Marks active task id (meta: its decoded record) as cancelled while it runs. Returns its holder.
 local function markCancel(id, meta, now)
   meta.cx, meta.t = now, false
-  redis.call('HSET', K.tasks, id, encode(meta))
+  redis.call('HSET', K.tasks, id, record.encode(meta))
   if meta.w then redis.call('ZADD', K.cancels, 0, meta.w .. '|' .. id) end
   return meta.w or ''
 end
@@ -30,8 +30,8 @@ local function endCancel(id, meta, now, cap)
   end
   local refilled = finished(meta)
   redis.call('HINCRBY', K.counts, 'cancelled', 1)
-  emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n)
-  keepOutcome(id, meta, now, 'cancelled')
+  events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n)
+  outcomes.keepOutcome(C, id, meta, now, 'cancelled')
   fire(id, meta, 'cancelled', now)
   forget(id, meta)
   return refilled

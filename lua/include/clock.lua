@@ -1,9 +1,10 @@
 --[[ clock: included by every script that reads the time. docket's only clock is the Redis
   server's: run-ats, lease deadlines, expiries and windows are all stored and compared in its epoch
   milliseconds, so clients' clocks can drift without effect (docs/design.md#the-clock). ]]
+local clock = {}
 
 -- The Redis server's time, in epoch ms.
-local function nowMs()
+function clock.nowMs()
   local t = redis.call('TIME')
   return t[1] * 1000 + math.floor(t[2] / 1000)
 end

@@ -43,8 +43,8 @@ local function routeAll(steps, now)
       table.insert(there, now); table.insert(there, cjson.encode(step))
     end
   end
-  many('RPUSH', K.settle, here)
-  many('ZADD', K.outbox, there)
+  many.many('RPUSH', K.settle, here)
+  many.many('ZADD', K.outbox, there)
   if #steps > 0 then stepped = true end
   if #there > 0 then outboxed = true end
 end
@@ -97,7 +97,7 @@ local function unwait(id, now)
       table.insert(steps, { 'unr', queue, ref, id, QUEUE })
     end
   end
-  many('ZREM', K.dependents, mine)
+  many.many('ZREM', K.dependents, mine)
   routeAll(steps, now)
   redis.call('ZREMRANGEBYLEX', K.after, from, to)
 end
@@ -111,7 +111,7 @@ local function unblock(id, meta, now)
   else
     push(id, meta)
   end
-  redis.call('HSET', K.tasks, id, encode(meta))
+  redis.call('HSET', K.tasks, id, record.encode(meta))
   stepped = true
 end
 

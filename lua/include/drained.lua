@@ -21,5 +21,5 @@ end
 
 -- Writes `drained` when this claim leased the last ready task (`taken` leased, `more` from take).
 local function drainedAfter(life, cap, taken, more)
-  if life and taken > 0 and not readyLeft(more) then emit(cap, 'type', 'drained') end
+  if life and taken > 0 and not readyLeft(more) then events.emit(C, cap, 'type', 'drained') end
 end

@@ -12,8 +12,8 @@ local function expire(id, meta, grouped, now, cap)
   forget(id, meta)
   unpoint(id, meta)
   -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
-  if meta.n > 0 then emitFor(cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'expired', 'id', id) end
-  keepOutcome(id, meta, now, 'expired')
+  if meta.n > 0 then events.emitFor(C, cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else events.emitFor(C, cap, meta, 'type', 'expired', 'id', id) end
+  outcomes.keepOutcome(C, id, meta, now, 'expired')
   fire(id, meta, 'expired', now)
   if not grouped then return 0 end
   unhead(id, meta.g)

@@ -16,7 +16,7 @@ end
 local function park(id, meta, tag)
   if not meta.q then
     meta.q = ((meta.p or 0) > 0 and '0' or '1') .. string.format('%016d', tag)
-    redis.call('HSET', K.tasks, id, encode(meta))
+    redis.call('HSET', K.tasks, id, record.encode(meta))
   end
   redis.call('ZADD', K.parked, 0, parkedAs(id, meta))
 end

@@ -23,22 +23,22 @@ local stale, batch = false, 0
 
 -- Makes the gathered writes.
 local function flush()
-  many('HSET', K.tasks, records)
-  many('RPUSH', K.ready, queued[0])
+  many.many('HSET', K.tasks, records)
+  many.many('RPUSH', K.ready, queued[0])
   if #grouped > 0 then
-    many('ZADD', K.grouped, grouped)
+    many.many('ZADD', K.grouped, grouped)
     local latest = {}
     for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, tagged.lanes[lane]) end
-    many('HSET', K.gtags, latest)
+    many.many('HSET', K.gtags, latest)
     redis.call('ZADD', K.levels, 0.5, 'g')
   end
   for level = 1, 9 do
     if #queued[level] > 0 then
-      many('RPUSH', K['ready' .. level], queued[level])
+      many.many('RPUSH', K['ready' .. level], queued[level])
       redis.call('ZADD', K.levels, level, level)
     end
   end
-  many('ZADD', K.delayed, delayed)
+  many.many('ZADD', K.delayed, delayed)
   records, delayed, grouped, lanes = {}, {}, {}, {}
   for level = 0, 9 do queued[level] = {} end
   stale, batch = true, batch + 1
@@ -66,7 +66,7 @@ end
 local function store(id, meta, payload)
   if payload then meta._ = payload end
   if meta.r > now then order(meta) end
-  table.insert(records, id); table.insert(records, encode(meta))
+  table.insert(records, id); table.insert(records, record.encode(meta))
   if meta.r <= now then
     if meta.g then
       table.insert(grouped, tagOf(meta)); table.insert(grouped, id)

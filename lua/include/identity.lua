@@ -53,7 +53,7 @@ local function find(base, payload, key, name, raw, self)
     local r = w and w ~= self and (pending[w] and true or redis.call('HGET', K.tasks, w))
     if r then
       local p = pending[w]
-      local meta = p and p.meta or decode(r)
+      local meta = p and p.meta or record.decode(r)
       if matches(meta, payload, key, name) and not released(w, meta) then return w, meta end
     end
   end
@@ -63,7 +63,7 @@ local function find(base, payload, key, name, raw, self)
     local p = pending[id]
     if n > 0 or raw == nil then raw = redis.call('HGET', K.tasks, id) end
     if not p and not raw then return id, nil end
-    local meta = p and p.meta or decode(raw)
+    local meta = p and p.meta or record.decode(raw)
     if id ~= self and matches(meta, payload, key, name) and not released(id, meta) then return id, meta end
     n = n + 1
   end

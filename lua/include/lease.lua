@@ -14,7 +14,7 @@ local function held(id, token, now)
   local deadline = redis.call('ZSCORE', K.active, id)
   if not deadline then return nil end
   local raw = redis.call('HGET', K.tasks, id)
-  local meta = raw and decode(raw)
+  local meta = raw and record.decode(raw)
   if not live(deadline, meta, token, now) then return nil end
   return meta
 end

@@ -2,24 +2,25 @@
   Scripts inlines it where a script says `-- include: levels`).
   Ready tasks wait in one list per priority level, each FIFO: a task joins its level's tail, and
   only a task handed back unfinished goes to the head. Level 0, normal tasks, is the `ready` list,
-  K.ready; level L (1-9) is the list K['ready' .. L]. The `levels` ZSET, K.levels, holds
+  C.K.ready; level L (1-9) is the list C.K['ready' .. L]. The `levels` ZSET, C.K.levels, holds
   every level whose list may be non-empty (score = level), so a claim finds the highest non-empty
   level with one read instead of looking at nine lists; claim drops a level it finds empty.
   Only tasks without a group: tasks of fair groups wait in `grouped` (include: groups), and
   include: ready chooses between the two. ]]
+local levels = {}
 
 -- The ready list of a task's level.
-local function readyOf(meta)
+function levels.readyOf(C, meta)
   local level = meta.p or 0
-  if level > 0 then return K['ready' .. level] end
-  return K.ready
+  if level > 0 then return C.K['ready' .. level] end
+  return C.K.ready
 end
 
 -- Queues a task on its level's list: at the tail (FIFO within the level), or at the head for a
 -- task handed back unfinished.
-local function pushLevel(id, meta, head)
-  redis.call(head and 'LPUSH' or 'RPUSH', readyOf(meta), id)
-  if (meta.p or 0) > 0 then redis.call('ZADD', K.levels, meta.p, meta.p) end
+function levels.pushLevel(C, id, meta, head)
+  redis.call(head and 'LPUSH' or 'RPUSH', levels.readyOf(C, meta), id)
+  if (meta.p or 0) > 0 then redis.call('ZADD', C.K.levels, meta.p, meta.p) end
 end
 
 -- Taking a task out of a ready list (include: ready's unqueue: cancel, reschedule, priority, a
@@ -31,21 +32,21 @@ end
 -- id's entries there it is. While any ghost is left, `levels` holds the member 'm' (score -1), so
 -- a claim learns from the read it makes anyway whether to look, and a queue that never left a
 -- ghost pays nothing. `moved` is the including script's key, passed in.
-local function ghost(moved, level, id)
+function levels.ghost(C, moved, level, id)
   redis.call('HINCRBY', moved, level .. '|' .. id, 1)
   redis.call('HINCRBY', moved, '', 1)
-  redis.call('ZADD', K.levels, -1, 'm')
+  redis.call('ZADD', C.K.levels, -1, 'm')
 end
 
 -- Whether an entry of id just taken from level's list is a ghost; if so it is counted off.
-local function unghost(moved, level, id)
+function levels.unghost(C, moved, level, id)
   local field = level .. '|' .. id
   local n = tonumber(redis.call('HGET', moved, field))
   if not n then return false end
   if n > 1 then redis.call('HINCRBY', moved, field, -1) else redis.call('HDEL', moved, field) end
   if redis.call('HINCRBY', moved, '', -1) <= 0 then
     redis.call('DEL', moved)
-    redis.call('ZREM', K.levels, 'm')
+    redis.call('ZREM', C.K.levels, 'm')
   end
   return true
 end

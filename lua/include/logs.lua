@@ -28,7 +28,7 @@ local LOG_BATCH = 1000
 -- head and its chunks. It costs the chunks deleted, each written by earlier log calls: at most
 -- one per 16 KiB of log (plus one per line over that), so bounded by the caps they were kept under.
 local function forgetLogs(ids)
-  for part in slices(ids) do
+  for part in many.slices(ids) do
     local heads = redis.call('HMGET', K.logs, unpack(part))
     local names = {}
     for j, id in ipairs(part) do
@@ -41,7 +41,7 @@ local function forgetLogs(ids)
         end
       end
     end
-    many('HDEL', K.logs, names)
+    many.many('HDEL', K.logs, names)
   end
 end
 

@@ -3,12 +3,13 @@
   hold 10,000 dependencies or dependents, or a whole dead set's batch: such lists go in slices of
   SLICE, sliced here and nowhere else (a list bounded by its call, as put's 250 tasks or claim's
   count, is unpacked whole). SLICE is even, so field-value and score-member pairs stay whole. ]]
+local many = {}
 
 local SLICE = 1000
 
 -- The values of `list` in slices of up to SLICE, each a table of its own: for a slice that several
 -- commands take, or whose replies line up with it.
-local function slices(list)
+function many.slices(list)
   local i = 1
   return function()
     if i > #list then return nil end
@@ -19,6 +20,6 @@ local function slices(list)
 end
 
 -- Runs a variadic command on `key` with the values of `list`, a slice per call.
-local function many(cmd, key, list)
+function many.many(cmd, key, list)
   for i = 1, #list, SLICE do redis.call(cmd, key, unpack(list, i, math.min(i + SLICE - 1, #list))) end
 end

@@ -24,7 +24,7 @@ local function sweepMinutes(minute)
   for m = math.max(swept + 1, cutoff - MINUTES_KEPT), cutoff do
     table.insert(gone, 'c' .. m); table.insert(gone, 'f' .. m); table.insert(gone, 'd' .. m)
   end
-  many('HDEL', K.minutes, gone)
+  many.many('HDEL', K.minutes, gone)
 end
 
 -- Counts `n` outcomes of `kind` ('c', 'f' or 'd') in the minute of `now`.

@@ -10,6 +10,7 @@
   creation time alone (a pending task put with the defaults) is that number, not `{"c":<ms>}`:
   6 bytes less, which for a payload near the bench's moves the field down a jemalloc size class
   (docs/performance.md, memory). ]]
+local record = {}
 
 -- The attempts a record leaves out: DEFAULT_MAX_ATTEMPTS of lib/domain/domain.ts (__tests__/domain.test.ts
 -- checks the two agree).
@@ -17,16 +18,16 @@ local USUAL_ATTEMPTS = 5
 
 -- The stored record `text` as a table, with the fields it leaves out put back. A record that is not
 -- an object ('{' is byte 123) is a creation time alone.
-local function usual(text)
+function record.usual(text)
   local meta = string.byte(text, 1) == 123 and cjson.decode(text) or { c = tonumber(text) }
   meta.n, meta.r, meta.m = meta.n or 0, meta.r or meta.c, meta.m or USUAL_ATTEMPTS
   return meta
 end
 
 -- The record in field `raw` (a string), its payload as `_`.
-local function decode(raw)
+function record.decode(raw)
   local cut = string.find(raw, '\n', 1, true)
-  local meta = usual(string.sub(raw, 1, cut - 1))
+  local meta = record.usual(string.sub(raw, 1, cut - 1))
   meta._ = string.sub(raw, cut + 1)
   return meta
 end
@@ -34,12 +35,12 @@ end
 -- The record alone, for a script that only reads it (an ack, a refusal, a promotion): no copy of
 -- the payload, which may be 512 KiB. Without `_`, encode fails loudly rather than write a record
 -- without it.
-local function peek(raw)
-  return usual(string.sub(raw, 1, string.find(raw, '\n', 1, true) - 1))
+function record.peek(raw)
+  return record.usual(string.sub(raw, 1, string.find(raw, '\n', 1, true) - 1))
 end
 
 -- The field for `meta` (its payload in `_`).
-local function encode(meta)
+function record.encode(meta)
   local payload, n, r, m = meta._, meta.n, meta.r, meta.m
   meta._ = nil
   if n == 0 then meta.n = nil end
@@ -54,7 +55,7 @@ end
 
 -- The record part of field `raw`, as JSON (what get, list and result answer), and its payload:
 -- false for a damaged field with no newline, which the reader then reports as unreadable.
-local function split(raw)
+function record.split(raw)
   local cut = string.find(raw, '\n', 1, true)
   if not cut then return raw, false end
   return string.sub(raw, 1, cut - 1), string.sub(raw, cut + 1)

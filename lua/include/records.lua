@@ -5,7 +5,7 @@
 -- include: logs
 
 -- Task id's decoded record (it must exist).
-local function load(id) return decode(redis.call('HGET', K.tasks, id)) end
+local function load(id) return record.decode(redis.call('HGET', K.tasks, id)) end
 
 -- Deletes the progress, logs and dependency list task id's record says it has (all three when
 -- the record is not known: meta nil).

@@ -10,7 +10,7 @@
 -- The refusal for task id (its record `raw`, or nil), or nil when the change may go ahead.
 local function refusal(id, raw, refuseDead)
   if not raw then return { 'missing' } end
-  if redis.call('ZSCORE', K.active, id) then return { 'active', peek(raw).w or '' } end
+  if redis.call('ZSCORE', K.active, id) then return { 'active', record.peek(raw).w or '' } end
   if refuseDead and redis.call('ZSCORE', K.dead, id) then return { 'dead' } end
   return nil
 end

@@ -20,7 +20,7 @@ local function replace(id, old, payload, o)
   if not wasDelayed and runAt <= now and (meta.p or 0) == (old.p or 0) and meta.g == old.g then
     meta.q = old.q
     if newData then meta._ = newData end
-    redis.call('HSET', K.tasks, id, encode(meta))
+    redis.call('HSET', K.tasks, id, record.encode(meta))
   else
     if wasDelayed then redis.call('ZREM', K.delayed, id) else unqueue(id, old, K.moved) end
     store(id, meta, newData)

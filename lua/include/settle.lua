@@ -10,7 +10,7 @@
 -- (an until-start task whose work another task does): the task waits on that one instead.
 local function settle(id, ref, refQueue, outcome, into, now, cap)
   if redis.call('ZREM', K.after, id .. '|' .. ref .. '|' .. refQueue) == 0 then return end
-  local meta = decode(redis.call('HGET', K.tasks, id))
+  local meta = record.decode(redis.call('HGET', K.tasks, id))
   if outcome == 'merged' and into then
     redis.call('ZADD', K.after, 0, id .. '|' .. into .. '|' .. refQueue)
     route({ 'reg', refQueue, into, id, QUEUE }, now)
@@ -25,17 +25,17 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
       if meta.pg then redis.call('HDEL', K.progress, id) end
       if meta.lg then forgetLog(id) end
       unpoint(id, meta)
-      emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'error', meta.err)
-      keepOutcome(id, meta, now, 'cancelled', meta.err)
+      events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'error', meta.err)
+      outcomes.keepOutcome(C, id, meta, now, 'cancelled', meta.err)
       fire(id, meta, 'cancelled', now)
     else
       redis.call('ZADD', K.dead, now, id)
       redis.call('HINCRBY', K.counts, 'dead', 1)
-      countNamed(K.counts, 'dead', meta)
-      emitFor(cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', meta.err)
-      keepOutcome(id, meta, now, 'dead', meta.err)
+      events.countNamed(K.counts, 'dead', meta)
+      events.emitFor(C, cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', meta.err)
+      outcomes.keepOutcome(C, id, meta, now, 'dead', meta.err)
       fire(id, meta, 'dead', now)
-      redis.call('HSET', K.tasks, id, encode(meta))
+      redis.call('HSET', K.tasks, id, record.encode(meta))
     end
     return
   end
@@ -56,10 +56,10 @@ local function register(ref, id, idQueue, now, cap)
     return
   end
   redis.call('ZADD', K.dependents, 0, ref .. '|' .. id .. '|' .. idQueue)
-  local meta = decode(raw)
+  local meta = record.decode(raw)
   if not meta.dp then
     meta.dp = 1
-    redis.call('HSET', K.tasks, ref, encode(meta))
+    redis.call('HSET', K.tasks, ref, record.encode(meta))
   end
 end
 
@@ -74,24 +74,24 @@ local function registerAll(refs, id, now, cap)
     if ref[1] == QUEUE then table.insert(mine, ref[2]) else table.insert(steps, { 'reg', ref[1], ref[2], id, QUEUE }) end
   end
   routeAll(steps, now)
-  for part in slices(mine) do
+  for part in many.slices(mine) do
     local raws = redis.call('HMGET', K.tasks, unpack(part))
     local dead = redis.call('ZMSCORE', K.dead, unpack(part))
     local members, marked = {}, {}
     for j, ref in ipairs(part) do
       if raws[j] and not dead[j] then
         table.insert(members, 0); table.insert(members, ref .. '|' .. id .. '|' .. QUEUE)
-        local meta = decode(raws[j])
+        local meta = record.decode(raws[j])
         if not meta.dp then
           meta.dp = 1
-          table.insert(marked, ref); table.insert(marked, encode(meta))
+          table.insert(marked, ref); table.insert(marked, record.encode(meta))
         end
       else
         table.insert(ended, ref)
       end
     end
-    many('ZADD', K.dependents, members)
-    many('HSET', K.tasks, marked)
+    many.many('ZADD', K.dependents, members)
+    many.many('HSET', K.tasks, marked)
   end
   for _, ref in ipairs(ended) do register(ref, id, QUEUE, now, cap) end
 end

@@ -15,7 +15,7 @@ local function refilledCount() return refilled end
 local function doomed(id)
   local raw = redis.call('HGET', K.tasks, id)
   if not raw then return nil end
-  local meta = decode(raw)
+  local meta = record.decode(raw)
   if before >= 0 and (meta.c or 0) > before then return nil end
   return meta
 end
@@ -24,8 +24,8 @@ end
 local function drop(id, meta)
   unpoint(id, meta)
   fire(id, meta, 'cancelled', now)
-  if meta.n > 0 then emitFor(cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else emitFor(cap, meta, 'type', 'cancelled', 'id', id) end
-  keepOutcome(id, meta, now, 'cancelled')
+  if meta.n > 0 then events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id) end
+  outcomes.keepOutcome(C, id, meta, now, 'cancelled')
   -- It held its ordered group's head (waiting for a retry, snoozed, or back ready): the group goes on.
   refilled = refilled + dropHead(id, meta)
   forget(id, meta)

@@ -15,7 +15,7 @@
 
 -- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
 local function parkIn(id, meta, tag)
-  if not meta.q and headOf(meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, encode(meta)) end
+  if not meta.q and headOf(meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, record.encode(meta)) end
   park(id, meta, tag)
 end
 -- Leases up to `count` tasks. `limited`: the queue has limits of its own (rates are counted); `held`:
@@ -46,13 +46,13 @@ local function take(out, count, now, cap, batch, limited, held, life)
     ids = ids or {}
     local metas = #ids > 0 and redis.call('HMGET', K.tasks, unpack(ids)) or {}
     for j, id in ipairs(ids) do
-      local meta = metas[j] and decode(metas[j])
+      local meta = metas[j] and record.decode(metas[j])
       if meta and tags[id] then
         -- The lane's latest tag is reached: forget it, so a group's hash field goes with its tasks.
         local lane = laneOf(meta)
         if (tonumber(redis.call('HGET', K.gtags, lane)) or 0) <= tags[id] then redis.call('HDEL', K.gtags, lane) end
       end
-      if ghosts and not from.grouped and unghost(K.moved, from.level or '0', id) then
+      if ghosts and not from.grouped and levels.unghost(C, K.moved, from.level or '0', id) then
         -- Left behind by a cancel, reschedule, priority change or replacing put (include: levels).
         skipped = skipped + 1
       elseif not meta then
@@ -83,9 +83,9 @@ local function take(out, count, now, cap, batch, limited, held, life)
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
         if meta.b then unpoint(id, meta) end
         taken[i] = id
-        if life then emitFor(cap, meta, 'type', 'active', 'id', id, 'attempt', meta.n, 'worker', worker) end -- events: 'all'
+        if life then events.emitFor(C, cap, meta, 'type', 'active', 'id', id, 'attempt', meta.n, 'worker', worker) end -- events: 'all'
         leasedGroups[i] = tags[id] and meta.g
-        table.insert(leased, id); table.insert(leased, encode(meta))
+        table.insert(leased, id); table.insert(leased, record.encode(meta))
         table.insert(scored, untilText); table.insert(scored, id)
         table.insert(holders, '0'); table.insert(holders, worker .. '|' .. id)
         -- The payload goes back as stored: the client parses it once.
@@ -109,9 +109,9 @@ local function take(out, count, now, cap, batch, limited, held, life)
     counted(tokens, groups, now)
   end
   if #taken > 0 then
-    many('HSET', K.tasks, leased)
-    many('ZADD', K.active, scored)
-    many('ZADD', K.held, holders)
+    many.many('HSET', K.tasks, leased)
+    many.many('ZADD', K.active, scored)
+    many.many('ZADD', K.held, holders)
   end
   local more = source < #sources or (source == #sources and redis.call('LLEN', K.ready) > 0)
   -- Still short of `count` with sources left: the loop ended at its bound of work.

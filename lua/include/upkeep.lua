@@ -39,16 +39,16 @@ local function promote(now, batch)
     tied = tied or due[i + 1] == due[i - 1]
   end
   local k = 0
-  for part in slices(ids) do
+  for part in many.slices(ids) do
     local raws = redis.call('HMGET', K.tasks, unpack(part))
     for j, id in ipairs(part) do
       k = k + 1
       -- (No record: nothing to run; cannot happen while the invariants hold.)
-      if raws[j] then table.insert(entries, { id = id, at = tonumber(due[k * 2]), meta = peek(raws[j]) }) end
+      if raws[j] then table.insert(entries, { id = id, at = tonumber(due[k * 2]), meta = record.peek(raws[j]) }) end
     end
   end
   if tied then table.sort(entries, before) end
-  many('ZREM', K.delayed, ids)
+  many.many('ZREM', K.delayed, ids)
   for _, e in ipairs(entries) do push(e.id, e.meta) end
 end
 
@@ -71,7 +71,7 @@ local function upkeep(now, cap, batch, life)
       else
         redis.call('HINCRBY', K.counts, 'lease-lost', 1)
         -- Its lease ran out (a dead worker's, lapsed by a heartbeat, too): lapsed, then failed (events: 'all').
-        emitLife(life, cap, meta, 'type', 'lapsed', 'id', id, 'attempt', meta.n, 'worker', meta.w or '')
+        events.emitLife(C, life, cap, meta, 'type', 'lapsed', 'id', id, 'attempt', meta.n, 'worker', meta.w or '')
         local _, moved = endAttempt(id, meta, 'lease expired', meta.m, nil, now, cap, nil, life)
         refilled = refilled + moved
       end

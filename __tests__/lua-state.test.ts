@@ -144,3 +144,192 @@ describe('Lua includes keep their state to themselves', () => {
     expect([...new Set(found)]).toEqual([]);
   });
 });
+
+const KEYWORDS = new Set('and break do else elseif end false for function if in local nil not or repeat return then true until while goto'.split(' '));
+/** What Lua code may read without declaring it: Lua's and Redis's globals. */
+const GLOBALS = new Set(
+  'redis cjson cmsgpack bit struct string table math tonumber tostring type pairs ipairs unpack pcall xpcall error select next assert rawget rawset rawequal setmetatable getmetatable'.split(
+    ' ',
+  ),
+);
+
+/** The modules of the library (library.ts isModule): includes whose code declares `local <name> = {}`. */
+function moduleNames(files = luaFiles()): Set<string> {
+  return new Set(
+    files
+      .filter(({ file, source }) => file.startsWith('include/') && new RegExp(`^local ${path.basename(file, '.lua')} = \\{\\}$`, 'm').test(source))
+      .map(({ file }) => path.basename(file, '.lua')),
+  );
+}
+
+/** The names a file's `-- include:` lines name. */
+const includesOf = (source: string) => new Set([...source.matchAll(/^-- include: (\w+)$/gm)].map((m) => m[1]));
+
+/**
+ * Walks a Lua file's tokens with its scopes: the names it reads that no scope of its own declares
+ * (`free`), its top-level locals, and writes to each top-level local after its declaration.
+ */
+function walk(source: string): { free: Set<string>; top: Set<string>; topWrites: Set<string> } {
+  const t = tokens(source);
+  const scopes: Set<string>[] = [new Set()];
+  const free = new Set<string>();
+  const topWrites = new Set<string>();
+  const groups: string[] = [];
+  const declared = (name: string) => scopes.some((s) => s.has(name));
+  const isTop = (name: string) => scopes[0].has(name) && !scopes.slice(1).some((s) => s.has(name));
+  let forVars: string[] | null = null;
+  let declaring = false;
+  for (let i = 0; i < t.length; i++) {
+    const tok = t[i];
+    const prev = t[i - 1];
+    if (tok === '(' || tok === '[' || tok === '{') groups.push(tok);
+    else if (tok === ')' || tok === ']' || tok === '}') groups.pop();
+    if (tok === 'local' && t[i + 1] !== 'function') {
+      // The names after `local`, declared once the statement's values are read (from the `=` on).
+      const names: string[] = [];
+      let k = i + 1;
+      for (; /^[A-Za-z_]\w*$/.test(t[k] ?? ''); k += 2) {
+        names.push(t[k]);
+        if (t[k + 1] !== ',') break;
+      }
+      let end = k + 1;
+      if (t[end] === '=') {
+        // Declared after the values: `local x = x` reads an outer x. Walk the values in place.
+        declaring = true;
+        const pending = names;
+        const resume = i;
+        void resume;
+        i = end;
+        // Mark the names declared at the next statement start: approximated by declaring now, after the `=`.
+        pending.forEach((n) => scopes[scopes.length - 1].add(n));
+        declaring = false;
+        continue;
+      }
+      names.forEach((n) => scopes[scopes.length - 1].add(n));
+      i = end - 1;
+      continue;
+    }
+    if (tok === 'function') {
+      if (prev === 'local') scopes[scopes.length - 1].add(t[i + 1]);
+      else if (/^[A-Za-z_]\w*$/.test(t[i + 1]) && t[i + 2] !== '.' && t[i + 2] !== ':' && t[i + 2] !== '(') free.add(t[i + 1]);
+      else if (/^[A-Za-z_]\w*$/.test(t[i + 1]) && t[i + 2] !== '(' && !declared(t[i + 1])) free.add(t[i + 1]);
+      const open = t.indexOf('(', i);
+      const params = new Set<string>();
+      for (let k = open + 1; k < t.length && t[k] !== ')'; k++) if (/^[A-Za-z_]\w*$/.test(t[k])) params.add(t[k]);
+      scopes.push(params);
+      i = t.indexOf(')', open);
+      groups.push('(');
+      groups.pop();
+      continue;
+    }
+    if (tok === 'for') {
+      forVars = [];
+      for (let k = i + 1; k < t.length && t[k] !== '=' && t[k] !== 'in'; k++) if (/^[A-Za-z_]\w*$/.test(t[k])) forVars.push(t[k]);
+      i += forVars.length * 2 - 1;
+      continue;
+    }
+    if (tok === 'do') {
+      scopes.push(new Set(forVars ?? []));
+      forVars = null;
+      continue;
+    }
+    if (tok === 'then' || tok === 'repeat') {
+      scopes.push(new Set());
+      continue;
+    }
+    if (tok === 'else') {
+      scopes[scopes.length - 1] = new Set();
+      continue;
+    }
+    if (tok === 'elseif' || tok === 'end' || tok === 'until') {
+      if (scopes.length === 1) throw new Error(`'${tok}' closes no block`);
+      scopes.pop();
+      continue;
+    }
+    if (!/^[A-Za-z_]\w*$/.test(tok) || KEYWORDS.has(tok)) continue;
+    if (prev === '.' || prev === ':') continue;
+    // A key in a table constructor: `{ name = value }`.
+    if (groups[groups.length - 1] === '{' && t[i + 1] === '=' && (prev === '{' || prev === ',' || prev === ';')) continue;
+    if (!declared(tok)) free.add(tok);
+    else if (isTop(tok)) {
+      // A write to a top-level local: `x =`, `x.f =`, `x[k] =`, `table.insert(x, ...)`, after its declaration.
+      let j = i + 1;
+      while (t[j] === '.' || t[j] === '[') {
+        if (t[j] === '.') j += 2;
+        else {
+          for (let depth = 0; j < t.length; j++) {
+            if (t[j] === '[') depth++;
+            else if (t[j] === ']' && --depth === 0) break;
+          }
+          j++;
+        }
+      }
+      const assigned = t[j] === '=' || (t[j] === ',' && groups.length === 0 && /^[A-Za-z_]/.test(t[j + 1] ?? '') && t.slice(j).indexOf('=') < t.slice(j).indexOf('\n'));
+      const inserted = t[i - 2] === '.' && t[i - 3] === 'table' && /^(insert|remove)$/.test(t[i - 1] ?? '');
+      if (assigned || inserted || (prev === '(' && t[i - 2] === 'insert' && t[i - 3] === '.' && t[i - 4] === 'table')) topWrites.add(tok);
+    }
+    void declaring;
+  }
+  if (scopes.length !== 1) throw new Error(`unbalanced blocks (${scopes.length - 1} open at the end)`);
+  return { free, top: scopes[0], topWrites };
+}
+
+/**
+ * What a module may not do (issue 42): read a name that neither it, Lua or Redis declares (a
+ * local of the script that includes it, or of another include); keep state in a top-level local
+ * (it would outlive the call, in a library Redis loads once); call a function of a module its
+ * header does not include. Answers the problems found, one line each.
+ */
+function moduleProblems(file: string, source: string, modules: Set<string>): string[] {
+  const self = path.basename(file, '.lua');
+  const included = includesOf(source);
+  const problems: string[] = [];
+  const { free, top, topWrites } = walk(source);
+  const isModule = file.startsWith('include/') && modules.has(self);
+  for (const name of free) {
+    if (GLOBALS.has(name) || name === self) continue;
+    if (modules.has(name) && included.has(name)) continue;
+    if (modules.has(name)) problems.push(`${file} calls ${name}, a module its header does not include`);
+    else if (isModule) problems.push(`${file} reads ${name}, which it does not declare (a free host local)`);
+  }
+  if (isModule) {
+    for (const name of topWrites) problems.push(`${file} keeps state in top-level local ${name}`);
+    if (!top.has(self)) problems.push(`${file} declares no module table ${self}`);
+  }
+  return problems;
+}
+
+describe('the library modules take what they use', () => {
+  const mods = new Set(['record', 'clock']);
+  it('finds a free host local, a top-level mutable local and a call to a module not included', () => {
+    const host = ['--[[ m: x ]]', 'local m = {}', 'function m.f(C) return now + C.K.x end'].join('\n');
+    expect(moduleProblems('include/m.lua', host, new Set([...mods, 'm']))).toEqual(['include/m.lua reads now, which it does not declare (a free host local)']);
+    const state = ['--[[ m: x ]]', 'local m = {}', 'local seen = nil', 'local cache = {}', 'function m.f(C, v) seen = v cache[v] = 1 end'].join('\n');
+    expect(moduleProblems('include/m.lua', state, new Set([...mods, 'm'])).sort()).toEqual(['include/m.lua keeps state in top-level local cache', 'include/m.lua keeps state in top-level local seen']);
+    const undeclared = ['--[[ m: x ]]', '-- include: clock', 'local m = {}', 'function m.f(C) return record.decode(clock.nowMs()) end'].join('\n');
+    expect(moduleProblems('include/m.lua', undeclared, new Set([...mods, 'm']))).toEqual(['include/m.lua calls record, a module its header does not include']);
+    // A script too: a module call needs its include line.
+    expect(moduleProblems('put.lua', 'local now = clock.nowMs()\nreturn now', mods)).toEqual(['put.lua calls clock, a module its header does not include']);
+    // Constants, private functions, parameters, loop variables, table keys and globals are fine.
+    const fine = [
+      '--[[ m: x ]]',
+      '-- include: clock',
+      'local m = {}',
+      'local LIMIT, NAMES = 10, { a = 1 }',
+      'local function helper(x) return x + LIMIT end',
+      'function m.f(C, list)',
+      '  local out = { at = clock.nowMs(), n = NAMES.a }',
+      '  for i, v in ipairs(list) do out[i] = helper(v) end',
+      "  return cjson.encode(out), string.format('%d', #list), C.K.tasks",
+      'end',
+    ].join('\n');
+    expect(moduleProblems('include/m.lua', fine, new Set([...mods, 'm']))).toEqual([]);
+  });
+
+  it('holds for every Lua file: each module takes its inputs, keeps no state, and includes what it calls', () => {
+    const files = luaFiles();
+    const modules = moduleNames(files);
+    expect(modules.size).toBeGreaterThan(5);
+    expect(files.flatMap(({ file, source }) => moduleProblems(file, source, modules))).toEqual([]);
+  });
+});

@@ -21,6 +21,7 @@
 -- include: deps
 -- include: records
 -- include: cancels
+-- include: record
 local now = clock.nowMs()
 local ttl = tonumber(A.ttl)
 if ttl > 0 then

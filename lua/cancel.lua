@@ -26,6 +26,7 @@
 -- include: records
 -- include: cancels
 -- include: heads
+-- include: record
 local id = A.id
 local raw = redis.call('HGET', K.tasks, id)
 if raw and A.running == '1' and redis.call('ZSCORE', K.active, id) then

@@ -30,6 +30,7 @@
 -- include: deps
 -- include: settle
 -- include: records
+-- include: levels
 local source, before, most, scan, cursor, cap = A.source, tonumber(A.before), tonumber(A.most), tonumber(A.scan), A.cursor, tonumber(A.events)
 local now = clock.nowMs()
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.

@@ -13,6 +13,7 @@
 -- include: clock
 -- include: lease
 -- include: logs
+-- include: many
 local now = clock.nowMs()
 local id = A.id
 local meta = held(id, A.token, now)

@@ -7,6 +7,9 @@
 -- include: groups
 -- include: history
 -- include: minutes
+-- include: events
+-- include: many
+-- include: outcomes
 
 -- The run number of the next finish the history keeps (include: runs), as 12 hex digits: the
 -- queue's counter `order` is read once a call, at the first, taking one number per ack of the call.

@@ -3,6 +3,8 @@
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
 -- include: record
 -- include: rerun
+-- include: many
+-- include: outcomes
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
 -- (with what this call gathered before it, which may hold a task it names; the flush also marks

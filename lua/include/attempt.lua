@@ -9,6 +9,8 @@
 -- include: ready
 -- include: minutes
 -- include: deadcaps
+-- include: events
+-- include: outcomes
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
 -- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap,

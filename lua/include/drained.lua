@@ -3,6 +3,7 @@
   priority level's list, in `grouped` or in `ready`; delayed, parked, waiting and active tasks
   are not ready. A list may still hold ghosts (include: levels): it is not empty then, and the
   claim that takes them leases nothing, so writes no event. ]]
+-- include: events
 
 -- Whether a ready task is left: `more` (take's answer) is exact when false; when true it may
 -- be a list take emptied without learning so, so each list the levels index names is read

@@ -2,6 +2,8 @@
   take, not a script itself). Needs the includes records, identity, events, outcomes and deps
   before it. ]]
 -- include: heads
+-- include: events
+-- include: outcomes
 
 -- Drops task id (meta: its record), expired while unclaimed: deleted, with its event, kept outcome
 -- and dependents told, so it never vanishes silently (the caller counts it). `grouped`: it was

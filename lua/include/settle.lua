@@ -4,6 +4,8 @@
 -- include: record
 -- include: many
 -- include: logs
+-- include: events
+-- include: outcomes
 -- Waiting task id's dependency ref (of refQueue) ended with `outcome`. Done: once none is left,
 -- the task is queued. Failed (dead, expired, cancelled): as onDependencyFailure says, the task
 -- goes dead (meta.df nil), is cancelled ('c'), or counts it as settled and runs ('r'). Merged
@@ -42,7 +44,6 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
   local left = redis.call('ZRANGEBYLEX', K.after, '[' .. id .. '|', '[' .. id .. '|\255', 'LIMIT', 0, 1)
   if #left == 0 then unblock(id, meta, now) end
 end
-
 -- Task ref of this queue: id (of idQueue) waits on it. Registered while ref is live; else id
 -- learns at once how it ended (at once too, when it is of this queue).
 local function register(ref, id, idQueue, now, cap)
@@ -62,7 +63,6 @@ local function register(ref, id, idQueue, now, cap)
     redis.call('HSET', K.tasks, ref, record.encode(meta))
   end
 end
-
 -- Task id of this queue, just put, waits on `refs` ([queue, hash] pairs): those of other queues
 -- learn of it through the outbox; those of this queue are registered here, a slice of refs per
 -- read and write rather than a few calls each. The ones no longer live settle last, so that a

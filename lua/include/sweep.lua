@@ -5,6 +5,8 @@
   that moved back (refilled). Uses clean's `before`, `most`, `now` and `cap` (declared before it). ]]
 -- include: record
 -- include: heads
+-- include: events
+-- include: outcomes
 
 -- How many tasks this call deleted; how many parked tasks the groups it let go on moved back.
 local deleted, refilled = 0, 0

@@ -12,7 +12,8 @@
 -- include: expiry
 -- include: sources
 -- include: history
-
+-- include: events
+-- include: many
 -- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
 local function parkIn(id, meta, tag)
   if not meta.q and headOf(meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, record.encode(meta)) end
@@ -95,8 +96,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
         table.insert(out, meta.g or '')
       end
     end
-    -- This batch's expiries let parked tasks (`back`, of the groups `regrouped`) into `grouped`,
-    -- ahead of the rest of their groups: `grouped` goes again, even if it ran short.
+    -- Expiries let parked tasks (`back`, of groups `regrouped`) ahead in `grouped`: it goes again.
     if back > 0 and sources[source] ~= from and from.grouped then source = source - 1 end
     if back > 0 then refilled, back, regrouped = refilled + back, 0, {} end
   end

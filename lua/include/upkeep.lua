@@ -7,6 +7,8 @@
 -- include: ready
 -- include: cancels
 -- include: heads
+-- include: events
+-- include: record
 
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 

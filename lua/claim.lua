@@ -97,7 +97,7 @@ if stopped then out[4] = 1 end
 if until_ then a = math.min(a or until_, until_) end
 -- Tasks that waited on tasks this call dropped as expired learn now (ready ones: include: drained).
 if stepped then drain(BATCH, now, cap) end
-drainedAfter(life, cap, taken, more or stepped)
+drained.drainedAfter(C, life, cap, taken, more or stepped)
 
 -- 6. When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 -- Steps left in `settle` (a batch a call): the worker claims again at once to take the next, and

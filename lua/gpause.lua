@@ -21,6 +21,7 @@
 -- include: wake
 -- include: groups
 -- include: events
+-- include: controls
 local g, cap = A.group, tonumber(A.events)
 if A.paused == '1' then
   redis.call('HSET', K.glimits, g .. '|paused', '1')
@@ -37,7 +38,7 @@ else
   redis.call('HDEL', K.glimits, g .. '|paused')
   if changed == 1 then events.emit(C, cap, 'type', 'resumed', 'group', g) end
 end
-local n, limit = tonumber(A.batch), limitOf(g)
+local n, limit = tonumber(A.batch), controls.limitOf(C, g)
 if limit then n = math.min(n, limit - (tonumber(redis.call('HGET', K.gactive, g)) or 0)) end
 if n <= 0 then return { changed, 0 } end
 -- Parked members are '<group>|<order>|<id>', in the group's order; an order starting with '0' is

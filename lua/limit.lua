@@ -13,6 +13,7 @@
     or '' when no parked task is left that the limit has room for ]]
 -- include: wake
 -- include: groups
+-- include: controls
 local group, from, batch = A.group, A.from, tonumber(A.batch)
 if from == '' then
   if A.limit == '' then redis.call('HDEL', K.glimits, group) else redis.call('HSET', K.glimits, group, A.limit) end
@@ -21,7 +22,7 @@ end
 -- Moves up to `most` of group g's parked tasks, as many as its limit has room for (tasks already
 -- back in `grouped` are not counted: one too many only parks again).
 local function room(g, most, before)
-  local limit = limitOf(g)
+  local limit = controls.limitOf(C, g)
   local n = most
   if limit then n = math.min(most, limit - before - (tonumber(redis.call('HGET', K.gactive, g)) or 0)) end
   if n <= 0 then return 0 end

@@ -17,6 +17,7 @@
 -- include: wake
 -- include: ready
 -- include: events
+-- include: controls
 local now = clock.nowMs()
 local id = A.id
 local meta = held(id, A.token, now)
@@ -29,7 +30,7 @@ meta.n, meta.t, meta.l, meta.w, meta.en = math.max(0, meta.n - 1), nil, nil, nil
 meta.r = now + tonumber(A.delay)
 -- Its group has one less active task: the group's parked tasks may move up.
 -- An ordered group's head keeps its place while snoozed (include: controls).
-holdHead(id, meta, false)
+controls.holdHead(C, id, meta, false)
 local refilled = finished(meta)
 local toWake = refilled > 0 or redis.call('EXISTS', K.limits) == 1
 if meta.r <= now then

@@ -43,6 +43,8 @@ export function compileChildren(): string {
   }
   symlinkSync(path.join(ROOT, 'lua'), path.join(dir, 'lua'));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  // The library's name carries docket's version (lib/redis/library.ts), read from package.json.
+  symlinkSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
   process.env[ENV] = dir;
   return dir;
 }

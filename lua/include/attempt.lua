@@ -11,6 +11,7 @@
 -- include: deadcaps
 -- include: events
 -- include: outcomes
+-- include: controls
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
 -- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap,
@@ -30,7 +31,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
   events.countNamed(K.counts, 'failed', meta)
   local into = meta.n < maxAttempts and waitingCopy(id, meta)
   -- An ordered group's head that runs again keeps its group's place (include: controls).
-  if not into then holdHead(id, meta, meta.n >= maxAttempts) end
+  if not into then controls.holdHead(C, id, meta, meta.n >= maxAttempts) end
   local refilled = finished(meta)
   if into then
     forget(id, meta)

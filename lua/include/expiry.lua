@@ -4,6 +4,7 @@
 -- include: heads
 -- include: events
 -- include: outcomes
+-- include: controls
 
 -- Drops task id (meta: its record), expired while unclaimed: deleted, with its event, kept outcome
 -- and dependents told, so it never vanishes silently (the caller counts it). `grouped`: it was
@@ -18,6 +19,6 @@ local function expire(id, meta, grouped, now, cap)
   outcomes.keepOutcome(C, id, meta, now, 'expired')
   fire(id, meta, 'expired', now)
   if not grouped then return 0 end
-  unhead(id, meta.g)
+  controls.unhead(C, id, meta.g)
   return refill(meta.g)
 end

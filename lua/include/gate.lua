@@ -4,10 +4,11 @@
   limit (full) is set aside (park) until the group has a place (include: groups). ]]
 -- include: record
 -- include: groups
+-- include: controls
 
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
 local function full(g)
-  local limit = limitOf(g)
+  local limit = controls.limitOf(C, g)
   return limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit
 end
 

@@ -70,8 +70,8 @@ local function unpark(g, n)
   local range = { 'ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g .. '}' }
   -- An ordered group runs one at a time: its first parked task alone goes back (all at one tag
   -- would come out in id order); a group held by its head: only the head, which parks first ('!').
-  local head = headOf(g)
-  if orderedGroup(g) then n = 1 end
+  local head = controls.headOf(C, g)
+  if controls.orderedGroup(C, g) then n = 1 end
   if n then table.insert(range, 'LIMIT'); table.insert(range, 0); table.insert(range, n) end
   local members = redis.call(unpack(range))
   if head and members[1] and members[1] ~= g .. '|!|' .. head then members = {} end
@@ -85,8 +85,8 @@ end
 -- task too many only parks again, so erring towards moving one never loses a place.
 local function refill(g)
   -- A paused group's tasks stay parked: resume (gpause.lua) brings them back.
-  if pausedGroup(g) then return 0 end
-  local limit = limitOf(g)
+  if controls.pausedGroup(C, g) then return 0 end
+  local limit = controls.limitOf(C, g)
   if limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit then return 0 end
   return unpark(g, 1)
 end

@@ -5,21 +5,22 @@
   refill any grouped task leaving unclaimed makes), and by the claim's test of a task held back by
   its group's head (take). See include: controls. ]]
 -- include: groups
+-- include: controls
 
 -- Whether task id of group g must wait behind its group's held head (take). A head whose task is
 -- gone (a path that missed dropping it) no longer holds anything.
 local function heldBack(id, g)
-  local head = headOf(g)
+  local head = controls.headOf(C, g)
   if not head or head == id then return false end
   if redis.call('HEXISTS', K.tasks, head) == 1 then return true end
-  unhead(head, g)
+  controls.unhead(C, head, g)
   return false
 end
 
 -- Task id (meta: its record) leaves for good: when it held its ordered group's head, the group
 -- goes on (its first parked task takes the place). Returns how many parked tasks moved back.
 local function dropHead(id, meta)
-  if not unhead(id, meta.g) then return 0 end
+  if not controls.unhead(C, id, meta.g) then return 0 end
   return refill(meta.g)
 end
 

@@ -14,9 +14,10 @@
 -- include: history
 -- include: events
 -- include: many
+-- include: controls
 -- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
 local function parkIn(id, meta, tag)
-  if not meta.q and headOf(meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, record.encode(meta)) end
+  if not meta.q and controls.headOf(C, meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, record.encode(meta)) end
   park(id, meta, tag)
 end
 -- Leases up to `count` tasks. `limited`: the queue has limits of its own (rates are counted); `held`:
@@ -58,11 +59,10 @@ local function take(out, count, now, cap, batch, limited, held, life)
         skipped = skipped + 1
       elseif not meta then
         skipped = skipped + 1 -- no record: nothing to run (cannot happen while the invariants hold)
-      elseif meta.e and meta.e <= now then
-        -- Expired while unclaimed: dropped (include: expiry), and counted.
+      elseif meta.e and meta.e <= now then -- expired while unclaimed: dropped (include: expiry), counted
         local moved = expire(id, meta, tags[id] ~= nil, now, cap)
         dropped, back = dropped + 1, back + moved; if moved > 0 then regrouped[meta.g] = true end
-      elseif tags[id] and (pausedGroup(meta.g) or full(meta.g) or heldBack(id, meta.g) or regrouped[meta.g]) then
+      elseif tags[id] and (controls.pausedGroup(C, meta.g) or full(meta.g) or heldBack(id, meta.g) or regrouped[meta.g]) then
         -- Paused, full, held by its ordered head, or behind a parked task an expiry let back: set aside.
         parkIn(id, meta, tags[id]); parked = parked + 1
       elseif tags[id] and limited and rateHeld(meta.g) then
@@ -75,7 +75,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
         if tags[id] then
           redis.call('HINCRBY', K.gactive, meta.g, 1)
           -- An ordered group's held head (include: controls) holds its place as an active task now.
-          meta.q = nil; unhead(id, meta.g)
+          meta.q = nil; controls.unhead(C, id, meta.g)
         end
         meta.n, meta.t, meta.l, meta.w = meta.n + 1, string.format('%s:%d', token, i), until_, worker
         if not meta.s and not meta.kp and history == nil then history = doneCaps() > 0 end

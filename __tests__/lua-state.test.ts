@@ -169,13 +169,15 @@ const includesOf = (source: string) => new Set([...source.matchAll(/^-- include:
  * Walks a Lua file's tokens with its scopes: the names it reads that no scope of its own declares
  * (`free`), its top-level locals, and writes to each top-level local after its declaration.
  */
-function walk(source: string): { free: Set<string>; top: Set<string>; topWrites: Set<string> } {
+function walk(source: string): { free: Set<string>; top: Set<string>; topWrites: Set<string>; names: Set<string> } {
   const t = tokens(source);
   const scopes: Set<string>[] = [new Set()];
   const free = new Set<string>();
   const topWrites = new Set<string>();
   const groups: string[] = [];
   const declared = (name: string) => scopes.some((s) => s.has(name));
+  // Every name the file declares, in any scope: none may hide a module it calls.
+  const everyName = new Set<string>();
   const isTop = (name: string) => scopes[0].has(name) && !scopes.slice(1).some((s) => s.has(name));
   let forVars: string[] | null = null;
   let declaring = false;
@@ -185,6 +187,10 @@ function walk(source: string): { free: Set<string>; top: Set<string>; topWrites:
     if (tok === '(' || tok === '[' || tok === '{') groups.push(tok);
     else if (tok === ')' || tok === ']' || tok === '}') groups.pop();
     if (tok === 'local' && t[i + 1] !== 'function') {
+      for (let k = i + 1; /^[A-Za-z_]\w*$/.test(t[k] ?? ''); k += 2) {
+        everyName.add(t[k]);
+        if (t[k + 1] !== ',') break;
+      }
       // The names after `local`, declared once the statement's values are read (from the `=` on).
       const names: string[] = [];
       let k = i + 1;
@@ -216,6 +222,8 @@ function walk(source: string): { free: Set<string>; top: Set<string>; topWrites:
       const open = t.indexOf('(', i);
       const params = new Set<string>();
       for (let k = open + 1; k < t.length && t[k] !== ')'; k++) if (/^[A-Za-z_]\w*$/.test(t[k])) params.add(t[k]);
+      params.forEach((n) => everyName.add(n));
+      if (prev === 'local') everyName.add(t[i + 1]);
       scopes.push(params);
       i = t.indexOf(')', open);
       groups.push('(');
@@ -225,6 +233,7 @@ function walk(source: string): { free: Set<string>; top: Set<string>; topWrites:
     if (tok === 'for') {
       forVars = [];
       for (let k = i + 1; k < t.length && t[k] !== '=' && t[k] !== 'in'; k++) if (/^[A-Za-z_]\w*$/.test(t[k])) forVars.push(t[k]);
+      forVars.forEach((n) => everyName.add(n));
       i += forVars.length * 2 - 1;
       continue;
     }
@@ -271,7 +280,7 @@ function walk(source: string): { free: Set<string>; top: Set<string>; topWrites:
     void declaring;
   }
   if (scopes.length !== 1) throw new Error(`unbalanced blocks (${scopes.length - 1} open at the end)`);
-  return { free, top: scopes[0], topWrites };
+  return { free, top: scopes[0], topWrites, names: everyName };
 }
 
 /**
@@ -284,8 +293,11 @@ function moduleProblems(file: string, source: string, modules: Set<string>): str
   const self = path.basename(file, '.lua');
   const included = includesOf(source);
   const problems: string[] = [];
-  const { free, top, topWrites } = walk(source);
+  const { free, top, topWrites, names } = walk(source);
   const isModule = file.startsWith('include/') && modules.has(self);
+  // A local named as a module hides it from the code after it (`local options = ...` in put.lua
+  // made its options.parse(...) a call of nothing): no Lua file names a local as a module.
+  for (const name of names) if (modules.has(name) && name !== self) problems.push(`${file} declares ${name}, which hides the module of that name`);
   for (const name of free) {
     if (GLOBALS.has(name) || name === self) continue;
     if (modules.has(name) && included.has(name)) continue;
@@ -306,10 +318,12 @@ describe('the library modules take what they use', () => {
     expect(moduleProblems('include/m.lua', host, new Set([...mods, 'm']))).toEqual(['include/m.lua reads now, which it does not declare (a free host local)']);
     const state = ['--[[ m: x ]]', 'local m = {}', 'local seen = nil', 'local cache = {}', 'function m.f(C, v) seen = v cache[v] = 1 end'].join('\n');
     expect(moduleProblems('include/m.lua', state, new Set([...mods, 'm'])).sort()).toEqual(['include/m.lua keeps state in top-level local cache', 'include/m.lua keeps state in top-level local seen']);
-    const undeclared = ['--[[ m: x ]]', '-- include: clock', 'local m = {}', 'function m.f(C) return record.decode(clock.nowMs()) end'].join('\n');
+    const undeclared = ['--[[ m: x ]]', '-- include: clock', 'local m = {}', 'function m.f(C) return record.decode(clock.now(C)) end'].join('\n');
     expect(moduleProblems('include/m.lua', undeclared, new Set([...mods, 'm']))).toEqual(['include/m.lua calls record, a module its header does not include']);
+    const hidden = ['--[[ m: x ]]', '-- include: clock', 'local m = {}', 'function m.f(C, clock) return clock.now(C) end'].join('\n');
+    expect(moduleProblems('include/m.lua', hidden, new Set([...mods, 'm']))).toEqual(['include/m.lua declares clock, which hides the module of that name']);
     // A script too: a module call needs its include line.
-    expect(moduleProblems('put.lua', 'local now = clock.nowMs()\nreturn now', mods)).toEqual(['put.lua calls clock, a module its header does not include']);
+    expect(moduleProblems('put.lua', 'local now = clock.now(C)\nreturn now', mods)).toEqual(['put.lua calls clock, a module its header does not include']);
     // Constants, private functions, parameters, loop variables, table keys and globals are fine.
     const fine = [
       '--[[ m: x ]]',
@@ -318,7 +332,7 @@ describe('the library modules take what they use', () => {
       'local LIMIT, NAMES = 10, { a = 1 }',
       'local function helper(x) return x + LIMIT end',
       'function m.f(C, list)',
-      '  local out = { at = clock.nowMs(), n = NAMES.a }',
+      '  local out = { at = clock.now(C), n = NAMES.a }',
       '  for i, v in ipairs(list) do out[i] = helper(v) end',
       "  return cjson.encode(out), string.format('%d', #list), C.K.tasks",
       'end',

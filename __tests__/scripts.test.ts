@@ -304,7 +304,7 @@ describe('a new operation is one Lua file plus one TypeScript file', () => {
           '-- include: clock',
           'local words = {}',
           'for i = 1, ITEMS do words[i] = item(i) end',
-          "return { A.greeting, K.tasks, ITEMS, table.concat(words, ' '), clock.nowMs() }",
+          "return { A.greeting, K.tasks, ITEMS, table.concat(words, ' '), clock.now(C) }",
           '',
         ].join('\n'),
       );

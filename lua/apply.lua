@@ -20,7 +20,7 @@
 -- include: identity
 -- include: deps
 -- include: settle
-local now = clock.nowMs()
+local now = clock.now(C)
 local cap = tonumber(A.events)
 for i = 1, ITEMS do
   local step = cjson.decode(item(i))

@@ -22,7 +22,7 @@
 -- include: records
 -- include: cancels
 -- include: record
-local now = clock.nowMs()
+local now = clock.now(C)
 local ttl = tonumber(A.ttl)
 if ttl > 0 then
   redis.call('ZADD', K.workers, now + ttl, A.worker)

@@ -34,14 +34,14 @@ if raw and A.running == '1' and redis.call('ZSCORE', K.active, id) then
   -- at the holder's next beat, or when its lease lapses if the holder died. Asked twice: as once.
   local meta = record.decode(raw)
   if meta.cx then return { 'stopping', meta.w or '' } end
-  return { 'stopping', markCancel(id, meta, clock.nowMs()) }
+  return { 'stopping', markCancel(id, meta, clock.now(C)) }
 end
 local refused = refusal(id, raw, false)
 if refused then return refused end
 local meta = record.decode(raw)
 if redis.call('ZREM', K.dead, id) == 0 then
   -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
-  local now = clock.nowMs()
+  local now = clock.now(C)
   if meta.a then unwait(id, now) elseif redis.call('ZREM', K.delayed, id) == 0 then unqueue(id, meta, K.moved) end
   unpoint(id, meta)
   fire(id, meta, 'cancelled', now)
@@ -54,7 +54,7 @@ if dropHead(id, meta) > 0 then wake.wakeIdle(C) end
 forget(id, meta)
 if stepped then
   -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
-  drain(100, clock.nowMs(), tonumber(A.events))
+  drain(100, clock.now(C), tonumber(A.events))
   wake.wakeIdle(C)
 end
 return { 'cancelled', toCarry() and 1 or 0 }

@@ -10,7 +10,7 @@
   Returns: the values written, in order ('' for a removal) ]]
 -- include: clock
 -- include: wake
-local now = clock.nowMs()
+local now = clock.now(C)
 local out = {}
 for i = 1, tonumber(A.count) do
   local name, value = item(i)

@@ -46,7 +46,7 @@
 -- include: gate
 -- include: take
 -- include: drained
-local now = clock.nowMs()
+local now = clock.now(C)
 local BATCH = 100 -- bounds the housekeeping one call does, so a backlog never stalls Redis
 local cap, life = tonumber(A.events), A.lifecycle == '1'
 local out = { now, '', '', 0 }

@@ -32,7 +32,7 @@
 -- include: records
 -- include: levels
 local source, before, most, scan, cursor, cap = A.source, tonumber(A.before), tonumber(A.most), tonumber(A.scan), A.cursor, tonumber(A.events)
-local now = clock.nowMs()
+local now = clock.now(C)
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
 local TOMB = '|cleaned|'
 -- include: sweep

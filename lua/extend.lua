@@ -8,7 +8,7 @@
 -- include: record
 -- include: clock
 -- include: lease
-local now = clock.nowMs()
+local now = clock.now(C)
 local meta = held(A.id, A.token, now)
 if not meta then return 0 end
 meta.l = now + tonumber(A.by)

@@ -30,7 +30,7 @@
 -- include: settle
 -- include: records
 -- include: attempt
-local now = clock.nowMs()
+local now = clock.now(C)
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 'lost' end

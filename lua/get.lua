@@ -13,7 +13,7 @@ local raw = A.history ~= '1' and redis.call('HGET', K.tasks, id)
 if not raw then
   -- The live record wins: a task put again after it finished is its new run. Else its latest
   -- done run (include: runs).
-  local kept = latestRun(id)
+  local kept = runs.latestRun(C, id)
   if not kept then return false end
   local meta, payload = record.split(kept)
   return { payload, meta, 'done', false }

@@ -19,7 +19,7 @@ redis.call('HSET', K.schedules, A.name, cjson.encode(d))
 if not pause then
   -- The occurrences that fell due while paused are not wanted: resume from now on, as if they had
   -- been put, so no missed-run policy brings them back.
-  local now = clock.nowMs()
+  local now = clock.now(C)
   if not latest or tonumber(latest) < now then
     latest = tostring(now)
     redis.call('HSET', K.occurred, A.name, latest)

@@ -19,7 +19,7 @@
 -- include: clock
 -- include: record
 -- include: runs
-local now = clock.nowMs()
+local now = clock.now(C)
 local state, skip, want = A.state, tonumber(A.offset), tonumber(A.count)
 local most = tonumber(A.preview)
 local picked, total = {}, 0
@@ -78,7 +78,7 @@ for i = 1, #picked, 2 do
   local id = picked[i]
   local raw = nil
   -- A done row is a run (include: runs): its field is its member, its id what follows the run.
-  if state == 'done' then raw = redis.call('HGET', K.history, id); id = rowId(id) else raw = redis.call('HGET', K.tasks, id) end
+  if state == 'done' then raw = redis.call('HGET', K.history, id); id = runs.rowId(id) else raw = redis.call('HGET', K.tasks, id) end
   local meta, payload = nil, nil
   if raw then meta, payload = record.split(raw) end
   local level = state == 'ready' and picked[i + 1] or ''

@@ -14,7 +14,7 @@
 -- include: lease
 -- include: logs
 -- include: many
-local now = clock.nowMs()
+local now = clock.now(C)
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 0 end

@@ -11,7 +11,7 @@ local id = A.id
 local head = redis.call('HGET', K.logs, id)
 if not head then
   -- Done, and its latest run kept with the newest entries of its log (one chunk), or no log at all.
-  local row = latestField(id)
+  local row = runs.latestField(C, id)
   local kept = row and redis.call('HGET', K.history, row .. '|log')
   if kept then return { kept } end
   return {}

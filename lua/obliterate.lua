@@ -27,7 +27,7 @@ if A.force ~= '1' then
   if leased > 0 then return { 'active', leased } end
 end
 local QUEUE = string.match(K.tasks, '{(.*)}')
-local now = clock.nowMs()
+local now = clock.now(C)
 -- The steps for other queues, as the outbox's score-member pairs (score: when due, now).
 local steps = {}
 -- Ids and hashes hold no '|': a member splits at its first two, and the queue is the rest.

@@ -8,7 +8,7 @@
   ARGV[+1] step  a step carried (applied in its queue): removed
   Returns: { now, then each step taken } ]]
 -- include: clock
-local now = clock.nowMs()
+local now = clock.now(C)
 for i = 1, ITEMS do redis.call('ZREM', K.outbox, item(i)) end
 local steps = redis.call('ZRANGEBYSCORE', K.outbox, '-inf', now, 'LIMIT', 0, tonumber(A.most))
 local leased = {}

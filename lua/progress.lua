@@ -11,7 +11,7 @@
 -- include: clock
 -- include: lease
 -- include: events
-local now = clock.nowMs()
+local now = clock.now(C)
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 0 end

@@ -34,7 +34,9 @@
 -- include: deps
 -- include: settle
 -- include: records
-local now = clock.nowMs()
+-- include: rerun
+-- include: options
+local now = clock.now(C)
 local count = tonumber(A.count)
 local out, dups, added, replaced = {}, 0, 0, 0
 local cap = tonumber(A.events)
@@ -53,7 +55,7 @@ local stored = redis.call('HMGET', K.tasks, unpack(bases))
 -- done history (which a new run drops: include: outcomes, rerun) at all: a queue with none
 -- (most) pays nothing more.
 if redis.call('EXISTS', K.redirects, K.windows, K.results, K.history) == 0 then
-  knowRedirects(false); knowWindows(false); outcomes.knowOutcomes(C, false); knowHistory(false)
+  knowRedirects(false); windows.knowWindows(C, false); outcomes.knowOutcomes(C, false); rerun.knowHistory(C, false)
 else
   knowRedirects(redis.call('EXISTS', K.redirects) == 1)
 end
@@ -68,8 +70,8 @@ local function duplicate(id, runAt)
 end
 
 for i = 1, count do
-  local _, payload, options, after = item(i)
-  local o = parse(options)
+  local _, payload, given, after = item(i)
+  local o = options.parse(C, given)
   local skip = skipped(o)
   local base = bases[i]
   if skip then
@@ -83,7 +85,7 @@ for i = 1, count do
     end
     local state = old and (pending[id] and 'pending' or (old.t and 'active') or (redis.call('ZSCORE', K.dead, id) and 'dead') or 'pending')
     local closes = nil
-    if not old or state == 'dead' then closes = windowEnd(base) end
+    if not old or state == 'dead' then closes = windows.windowEnd(C, base) end
     if old and state ~= 'dead' then
       if state == 'pending' and string.find(o.mode, '[rd]') and not old.a then
         -- replace, debounce: a task not yet leased takes this put's data and options.

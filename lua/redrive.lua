@@ -14,7 +14,7 @@
 -- include: wake
 -- include: ready
 -- include: refusals
-local now = clock.nowMs()
+local now = clock.now(C)
 local ids
 if A.id ~= '' then
   local id = A.id

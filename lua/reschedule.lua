@@ -13,7 +13,7 @@
 -- include: wake
 -- include: ready
 -- include: refusals
-local now = clock.nowMs()
+local now = clock.now(C)
 local id, at = A.id, tonumber(A.at)
 local raw = redis.call('HGET', K.tasks, id)
 local refused = refusal(id, raw, true)

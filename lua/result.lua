@@ -29,14 +29,14 @@ if raw then
 end
 local outcome = redis.call('HGET', K.results, id)
 if outcome then
-  local now = clock.nowMs()
+  local now = clock.now(C)
   -- Past its keep-until, an outcome is gone, whether or not a later write has deleted it yet.
   local until_ = tonumber(string.match(outcome, '^[^|]*|[^|]*|[^|]*|([^|]*)|'))
   if until_ and until_ > now then return { 'kept', outcome, '', '', '', stream } end
 end
 -- Kept by the history (its caps, not keepResult, bound it): its latest run (include: runs), as an
 -- outcome string as outcomes keeps.
-local done = latestRun(id)
+local done = runs.latestRun(C, id)
 if done then
   local meta = record.peek(done)
   return { 'kept', 'done|' .. meta.f .. '|' .. meta.n .. '||' .. (meta.rs or ''), '', '', '', stream }

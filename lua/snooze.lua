@@ -18,7 +18,7 @@
 -- include: ready
 -- include: events
 -- include: controls
-local now = clock.nowMs()
+local now = clock.now(C)
 local id = A.id
 local meta = held(id, A.token, now)
 if not meta then return 0 end

@@ -13,11 +13,11 @@
 
 -- The run number of the next finish the history keeps (include: runs), as 12 hex digits: the
 -- queue's counter `order` is read once a call, at the first, taking one number per ack of the call.
-local runs = nil
+local lastRun = nil
 local function nextRun(acks)
-  if not runs then runs = redis.call('HINCRBY', K.counts, 'order', acks) - acks end
-  runs = runs + 1
-  return string.format('%012x', runs)
+  if not lastRun then lastRun = redis.call('HINCRBY', K.counts, 'order', acks) - acks end
+  lastRun = lastRun + 1
+  return string.format('%012x', lastRun)
 end
 
 -- Acks A.acks tasks (3 ARGV slots each after the named ones: id, lease token, result), appending 1

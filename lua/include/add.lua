@@ -5,6 +5,7 @@
 -- include: rerun
 -- include: many
 -- include: outcomes
+-- include: windows
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
 -- (with what this call gathered before it, which may hold a task it names; the flush also marks
@@ -39,7 +40,7 @@ local function add(id, base, old, payload, o, after)
   -- A new run: what was kept of an earlier run at this id is not its outcome (include: outcomes),
   -- nor its state once this run ends without a trace (purged, cancelled, expired: include: history).
   outcomes.dropOutcome(C, id)
-  dropDone(id)
+  rerun.dropDone(C, id)
   local meta = metaOf(o, o.at or now + (o.delay or 0))
   meta._ = payload
   if id ~= base then
@@ -50,6 +51,6 @@ local function add(id, base, old, payload, o, after)
   end
   remember(id, meta, batch)
   if after == '' then store(id, meta, payload) else wait(id, meta, payload, after) end
-  if o.window then openWindow(base, o.window) end
+  if o.window then windows.openWindow(C, base, o.window) end
   return meta.r
 end

@@ -3,8 +3,10 @@
   milliseconds, so clients' clocks can drift without effect (docs/design.md#the-clock). ]]
 local clock = {}
 
--- The Redis server's time, in epoch ms.
-function clock.nowMs()
+-- The Redis server's time in epoch ms, read once per call: kept as C.now, the clock the library's
+-- modules read, so that every step of one call sees the same instant.
+function clock.now(C)
   local t = redis.call('TIME')
-  return t[1] * 1000 + math.floor(t[2] / 1000)
+  C.now = t[1] * 1000 + math.floor(t[2] / 1000)
+  return C.now
 end

@@ -31,12 +31,12 @@ end
 -- nil), and whether claim stops here (paused, or no room: out[2] says when to look again). A call
 -- that asks for none (acks only) goes on when nothing stops it, to wake an idle worker for a backlog.
 local function gate(count, now, extras, d, a, out)
-  local controls = extras and redis.call('EXISTS', K.paused, K.limits) or 0
-  if controls > 0 and redis.call('EXISTS', K.paused) == 1 then
+  local stops = extras and redis.call('EXISTS', K.paused, K.limits) or 0
+  if stops > 0 and redis.call('EXISTS', K.paused) == 1 then
     if d or a then out[2] = math.min(d or a, a or d) end
     return 0, false, false, nil, true
   end
-  if controls == 0 then return count, false, false, nil, false end
+  if stops == 0 then return count, false, false, nil, false end
   -- The queue's own limits: lapsed leases were re-queued above, so `active` counts only live ones.
   -- A queue with no room leases nothing; its worker looks again when the rate allows the next
   -- claim, a lease may lapse, or a finished task's wake token comes.

@@ -106,7 +106,7 @@ local function trimDone(now, count, age, added, own)
   end
   if #old > 0 then
     redis.call('ZREM', K.done, unpack(old))
-    dropRows(old)
+    runs.dropRows(C, old)
   end
   if own and redis.call('PTTL', K.done) >= age then return end
   redis.call('PEXPIRE', K.done, age)

@@ -24,7 +24,7 @@ local function gone(out, count)
   local def = schedule ~= '' and redis.call('HGET', K.schedules, schedule)
   if schedule ~= '' and (not def or paused(def)) then
     for i = 1, count do
-      table.insert(out, ''); table.insert(out, -1); table.insert(out, parse(select(3, item(i))).at)
+      table.insert(out, ''); table.insert(out, -1); table.insert(out, options.parse(C, select(3, item(i))).at)
     end
     return true
   end

@@ -8,18 +8,28 @@
   how long one attempt may run (ms), nm the task's name (part of its identity), k the de-dup key,
   kp what the queue keeps once the task finishes (put's `keep`: dc, da the done count and age,
   include: history; xc, xa the dead ones, include: deadcaps), sc the schedule that puts it outside its occurrences (runScheduleNow). An
-  occurrence put (A.schedule, include: occurrences) names its schedule too: o.schedule, for the
+  occurrence put (C.A.schedule, include: occurrences) names its schedule too: o.schedule, for the
   record. One format, decoded once per task by cjson
   (Redis's own), with no field order to keep in step. ]]
+local options = {}
 
-local DEFAULTS = { level = 0, attempts = tonumber(A.maxAttempts), group = '', trace = '', key = '', mode = '', name = '' }
--- The schedule whose occurrences this call puts, or nil (a plain put).
-local SCHEDULE = A.schedule ~= '' and A.schedule or nil
--- The options of one task, defaults filled in.
-local function parse(options)
-  if options == '' then return DEFAULTS end
-  local o = cjson.decode(options)
-  return { delay = o.d, at = o.a, level = o.p or 0, expire = o.x, attempts = o.m or DEFAULTS.attempts, group = o.g or '',
+-- The options of a task put with none (its options ''), made once per call (C.defaults): the
+-- attempts are the call's own (A.maxAttempts).
+local function defaults(C)
+  local d = C.defaults
+  if not d then
+    d = { level = 0, attempts = tonumber(C.A.maxAttempts), group = '', trace = '', key = '', mode = '', name = '' }
+    C.defaults = d
+  end
+  return d
+end
+-- The options of one task, defaults filled in; `schedule`: the schedule whose occurrences the call
+-- puts, or nil (a plain put).
+function options.parse(C, text)
+  if text == '' then return defaults(C) end
+  local o = cjson.decode(text)
+  local schedule = C.A.schedule ~= '' and C.A.schedule or nil
+  return { delay = o.d, at = o.a, level = o.p or 0, expire = o.x, attempts = o.m or defaults(C).attempts, group = o.g or '',
     trace = o.tr or '', keep = o.kr, mode = o.md or '', window = o.w, timeout = o.to, name = o.nm or '', key = o.k or '',
-    caps = o.kp, schedule = o.sc or SCHEDULE }
+    caps = o.kp, schedule = o.sc or schedule }
 end

@@ -9,39 +9,40 @@
   log is its field plus '|log'. Rows written before runs are a record at '<id>' itself (a record
   holds a newline, a run number none), member '<id>': read as they are, and dropped by the next
   run of their id, as they always were. ]]
+local runs = {}
 
 -- The task id a row's member (or field) `m` is of: what follows its run; a row from before runs is its id.
-local function rowId(m) return string.match(m, '^%x+|(.+)$') or m end
+function runs.rowId(m) return string.match(m, '^%x+|(.+)$') or m end
 
 -- The name of the field in the history that holds task id's latest run, or nil when none is kept;
 -- and the row itself when that is what the field '<id>' held (a row from before runs). Task ids
 -- hold no '|': a name with one is no task.
-local function latestField(id)
+function runs.latestField(C, id)
   if string.find(id, '|', 1, true) then return nil end
-  local run = redis.call('HGET', K.history, id)
+  local run = redis.call('HGET', C.K.history, id)
   if not run then return nil end
   if string.find(run, '\n', 1, true) then return id, run end
   return run .. '|' .. id
 end
 
 -- The history's row of task id's latest run (record, newline, payload), or nil.
-local function latestRun(id)
-  local field, row = latestField(id)
+function runs.latestRun(C, id)
+  local field, row = runs.latestField(C, id)
   if not field then return nil end
-  return row or redis.call('HGET', K.history, field) or nil
+  return row or redis.call('HGET', C.K.history, field) or nil
 end
 
 -- Deletes the history's rows `rows` (their fields, as in the `done` ZSET), each with its kept log
 -- (a field that is not there costs nothing), and the pointer of each id whose latest run is among
 -- them.
-local function dropRows(rows)
+function runs.dropRows(C, rows)
   local fields, ids = {}, {}
   for i, row in ipairs(rows) do
     table.insert(fields, row); table.insert(fields, row .. '|log')
-    ids[i] = rowId(row)
+    ids[i] = runs.rowId(row)
   end
-  for i, run in ipairs(redis.call('HMGET', K.history, unpack(ids))) do
+  for i, run in ipairs(redis.call('HMGET', C.K.history, unpack(ids))) do
     if run and rows[i] == run .. '|' .. ids[i] then table.insert(fields, ids[i]) end
   end
-  redis.call('HDEL', K.history, unpack(fields))
+  redis.call('HDEL', C.K.history, unpack(fields))
 end

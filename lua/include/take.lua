@@ -31,14 +31,14 @@ local function take(out, count, now, cap, batch, limited, held, life)
   local untilText, history = string.format('%d', until_), nil -- history: whether it is on, read at need
   local taken, dropped, skipped, parked, refilled, back, regrouped = {}, 0, 0, 0, 0, 0, {}
   local leased, scored, holders, leasedGroups, reopens = {}, {}, {}, {}, nil
-  local sources, ghosts = sourcesOf()
+  local list, ghosts = sources.sourcesOf(C)
   -- Whether group g has no rate room now (groupRoom counts a lease when it has); `reopens` says when.
   local function rateHeld(g) local ok, at = groupRoom(g, now); reopens = at; return not ok end
   local source, round, tags = 1, nil, {}
-  while #taken < count and dropped + skipped + parked < batch * 10 and source <= #sources do
+  while #taken < count and dropped + skipped + parked < batch * 10 and source <= #list do
     local want = count - #taken
-    local from = sources[source]
-    local ids, popped = pop(from, want, tags)
+    local from = list[source]
+    local ids, popped = sources.pop(C, from, want, tags)
     round = popped or round
     if not ids or #ids < want then
       -- This list is empty now: a priority level leaves the index, and the next list is next.
@@ -97,7 +97,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
       end
     end
     -- Expiries let parked tasks (`back`, of groups `regrouped`) ahead in `grouped`: it goes again.
-    if back > 0 and sources[source] ~= from and from.grouped then source = source - 1 end
+    if back > 0 and list[source] ~= from and from.grouped then source = source - 1 end
     if back > 0 then refilled, back, regrouped = refilled + back, 0, {} end
   end
   -- The round grouped claims reached (an idle group joins it); only onward: unparked tasks sit below.
@@ -113,8 +113,8 @@ local function take(out, count, now, cap, batch, limited, held, life)
     many.many('ZADD', K.active, scored)
     many.many('ZADD', K.held, holders)
   end
-  local more = source < #sources or (source == #sources and redis.call('LLEN', K.ready) > 0)
+  local more = source < #list or (source == #list and redis.call('LLEN', K.ready) > 0)
   -- Still short of `count` with sources left: the loop ended at its bound of work.
-  local stopped = #taken < count and source <= #sources
+  local stopped = #taken < count and source <= #list
   return #taken, more, held, refilled, #taken > 0 and until_ or nil, stopped
 end

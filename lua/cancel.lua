@@ -36,7 +36,7 @@ if raw and A.running == '1' and redis.call('ZSCORE', K.active, id) then
   if meta.cx then return { 'stopping', meta.w or '' } end
   return { 'stopping', markCancel(id, meta, clock.now(C)) }
 end
-local refused = refusal(id, raw, false)
+local refused = refusals.refusal(C, id, raw, false)
 if refused then return refused end
 local meta = record.decode(raw)
 if redis.call('ZREM', K.dead, id) == 0 then

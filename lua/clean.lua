@@ -31,6 +31,8 @@
 -- include: settle
 -- include: records
 -- include: levels
+-- include: groups
+-- include: logs
 local source, before, most, scan, cursor, cap = A.source, tonumber(A.before), tonumber(A.most), tonumber(A.scan), A.cursor, tonumber(A.events)
 local now = clock.now(C)
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
@@ -43,7 +45,7 @@ if source == 'dead' then
   local ids = redis.call('ZRANGEBYSCORE', K.dead, '-inf', before < 0 and '+inf' or A.before, 'LIMIT', 0, most)
   many.many('ZREM', K.dead, ids)
   for _, key in ipairs({ K.tasks, K.progress, K.deplist }) do many.many('HDEL', key, ids) end
-  forgetLogs(ids)
+  logs.forgetLogs(C, ids)
   -- A dead head that held its ordered group (holdOnDead) is gone: the group goes on (include: heads).
   if dropHeads(ids) > 0 then wake.wakeIdle(C) end
   return { #ids, #ids < most and 1 or 0, '', 0 }
@@ -65,7 +67,7 @@ if source == 'delayed' or source == 'grouped' then
     if not meta then kept = kept + 1; return end
     redis.call('ZREM', key, id)
     -- As cancel: a grouped task leaving unclaimed lets its group's first parked task in.
-    if source == 'grouped' then refill(meta.g) end
+    if source == 'grouped' then groups.refill(C, meta.g) end
     drop(id, meta)
   end)
   done, nextCursor = n == #entries / 2 and n < scan, last and (last .. '|' .. kept) or ''

@@ -9,7 +9,7 @@
 -- include: clock
 -- include: lease
 local now = clock.now(C)
-local meta = held(A.id, A.token, now)
+local meta = lease.held(C, A.id, A.token, now)
 if not meta then return 0 end
 meta.l = now + tonumber(A.by)
 redis.call('ZADD', K.active, meta.l, A.id)

@@ -32,7 +32,7 @@
 -- include: attempt
 local now = clock.now(C)
 local id = A.id
-local meta = held(id, A.token, now)
+local meta = lease.held(C, id, A.token, now)
 if not meta then return 'lost' end
 
 local cap = tonumber(A.events)

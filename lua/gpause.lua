@@ -48,7 +48,7 @@ local members = redis.call('ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g ..
 -- task of its lane, some of which may wait in `grouped` still (no claim reached them) or be put
 -- between two calls of this resume: a new tag would put it behind those. The group so catches up
 -- on the turns it missed while paused, as far as its limit lets it.
-for _, m in ipairs(members) do unparkMember(m) end
+for _, m in ipairs(members) do groups.unparkMember(C, m) end
 if #members > 0 then
   redis.call('ZADD', K.levels, 0.5, 'g')
   wake.wakeIdle(C)

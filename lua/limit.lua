@@ -26,7 +26,7 @@ local function room(g, most, before)
   local n = most
   if limit then n = math.min(most, limit - before - (tonumber(redis.call('HGET', K.gactive, g)) or 0)) end
   if n <= 0 then return 0 end
-  return unpark(g, n)
+  return groups.unpark(C, g, n)
 end
 
 local moved, nextFrom = 0, ''

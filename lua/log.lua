@@ -16,7 +16,7 @@
 -- include: many
 local now = clock.now(C)
 local id = A.id
-local meta = held(id, A.token, now)
+local meta = lease.held(C, id, A.token, now)
 if not meta then return 0 end
 local maxLines, maxBytes = tonumber(A.maxLines), tonumber(A.maxBytes)
 -- A chunk grows to this many bytes, or holds one entry over it: a write moves at most this much
@@ -29,7 +29,7 @@ local added = {}
 local head = redis.call('HGET', K.logs, id)
 local first, offset, last, lines, bytes = 1, 0, 0, 0, 0
 if head then
-  first, offset, last, lines, bytes = logHead(head)
+  first, offset, last, lines, bytes = logs.logHead(head)
   if not first then
     first, offset, last, lines, bytes = 1, 0, 0, 0, 0
     for entry in string.gmatch(head, '[^\n]*\n') do table.insert(added, entry) end
@@ -46,11 +46,11 @@ while #added - from + 1 > maxLines or size > maxBytes do
 end
 local gone, chunk = {}, nil
 while lines > 0 and (lines + #added - from + 1 > maxLines or bytes + size > maxBytes) do
-  chunk = chunk or redis.call('HGET', K.logs, chunkField(id, first))
+  chunk = chunk or redis.call('HGET', K.logs, logs.chunkField(id, first))
   local stop = string.find(chunk, '\n', offset + 1, true)
   lines, bytes, offset = lines - 1, bytes - (stop - offset), stop
   if offset == #chunk then
-    table.insert(gone, chunkField(id, first))
+    table.insert(gone, logs.chunkField(id, first))
     first, offset, chunk = first + 1, 0, nil
   end
 end
@@ -59,13 +59,13 @@ many.many('HDEL', K.logs, gone)
 -- The entries fill the last chunk while it has room, then new ones. Its size is read (HSTRLEN),
 -- and its value only when an entry fits in it.
 local n, fill, extend = last, CHUNK, false
-if lines > 0 then fill, extend = redis.call('HSTRLEN', K.logs, chunkField(id, last)), true end
+if lines > 0 then fill, extend = redis.call('HSTRLEN', K.logs, logs.chunkField(id, last)), true end
 local fields, parts = {}, {}
 local function close()
   if #parts > 0 then
     local value = table.concat(parts)
-    if extend then value = redis.call('HGET', K.logs, chunkField(id, n)) .. value end
-    table.insert(fields, chunkField(id, n)); table.insert(fields, value)
+    if extend then value = redis.call('HGET', K.logs, logs.chunkField(id, n)) .. value end
+    table.insert(fields, logs.chunkField(id, n)); table.insert(fields, value)
   end
   parts, extend = {}, false
 end

@@ -16,6 +16,6 @@ if not head then
   if kept then return { kept } end
   return {}
 end
-local first, offset, last = logHead(head)
+local first, offset, last = logs.logHead(head)
 if not first then return { head } end
-return readChunks(id, first, offset, last)
+return logs.readChunks(C, id, first, offset, last)

@@ -20,7 +20,7 @@
 local id, level = A.id, tonumber(A.level)
 local raw = redis.call('HGET', K.tasks, id)
 -- Active: its worker holds it, and a retry keeps the level it had (as reschedule, refused).
-local refused = refusal(id, raw, true)
+local refused = refusals.refusal(C, id, raw, true)
 if refused then return refused end
 local meta = record.decode(raw)
 local old = meta.p or 0

@@ -13,7 +13,7 @@
 -- include: events
 local now = clock.now(C)
 local id = A.id
-local meta = held(id, A.token, now)
+local meta = lease.held(C, id, A.token, now)
 if not meta then return 0 end
 redis.call('HSET', K.progress, id, A.value)
 -- The flag tells the scripts that delete the task to delete its progress too: one HDEL for the

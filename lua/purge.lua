@@ -17,6 +17,6 @@ for _, id in ipairs(ids) do
   -- Unconditional, unlike the claim's trim: purge is rare, and reading each meta costs more.
   redis.call('HDEL', K.deplist, id)
 end
-forgetLogs(ids)
+logs.forgetLogs(C, ids)
 if dropHeads(ids) > 0 then wake.wakeIdle(C) end
 return #ids

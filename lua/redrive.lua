@@ -20,7 +20,7 @@ if A.id ~= '' then
   local id = A.id
   -- Not dead: the answer says why, in the same step (no caller reads the task again to guess).
   if not redis.call('ZSCORE', K.dead, id) then
-    return refusal(id, redis.call('HGET', K.tasks, id), false) or { 'pending' }
+    return refusals.refusal(C, id, redis.call('HGET', K.tasks, id), false) or { 'pending' }
   end
   ids = { id }
 else

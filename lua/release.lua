@@ -13,9 +13,10 @@
 -- include: lease
 -- include: wake
 -- include: ready
+-- include: groups
 local now = clock.now(C)
 local id = A.id
-local meta = held(id, A.token, now)
+local meta = lease.held(C, id, A.token, now)
 if not meta then return 0 end
 redis.call('ZREM', K.active, id)
 redis.call('ZREM', K.held, meta.w .. '|' .. id)
@@ -23,6 +24,6 @@ meta.n, meta.t, meta.l, meta.w = math.max(0, meta.n - 1), nil, nil, nil
 redis.call('HSET', K.tasks, id, record.encode(meta))
 push(id, meta, true)
 -- Queued at the current round, it takes its group's place again itself.
-finished(meta, true)
+groups.finished(C, meta, true)
 wake.wakeIdle(C)
 return 1

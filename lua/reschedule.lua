@@ -16,7 +16,7 @@
 local now = clock.now(C)
 local id, at = A.id, tonumber(A.at)
 local raw = redis.call('HGET', K.tasks, id)
-local refused = refusal(id, raw, true)
+local refused = refusals.refusal(C, id, raw, true)
 if refused then return refused end
 local meta = record.decode(raw)
 local delayed = redis.call('ZSCORE', K.delayed, id)

@@ -18,9 +18,10 @@
 -- include: ready
 -- include: events
 -- include: controls
+-- include: groups
 local now = clock.now(C)
 local id = A.id
-local meta = held(id, A.token, now)
+local meta = lease.held(C, id, A.token, now)
 if not meta then return 0 end
 redis.call('ZREM', K.active, id)
 redis.call('ZREM', K.held, meta.w .. '|' .. id)
@@ -31,7 +32,7 @@ meta.r = now + tonumber(A.delay)
 -- Its group has one less active task: the group's parked tasks may move up.
 -- An ordered group's head keeps its place while snoozed (include: controls).
 controls.holdHead(C, id, meta, false)
-local refilled = finished(meta)
+local refilled = groups.finished(C, meta)
 local toWake = refilled > 0 or redis.call('EXISTS', K.limits) == 1
 if meta.r <= now then
   push(id, meta)

@@ -19,8 +19,8 @@ local out = {
 }
 -- Paused groups are few (an operator's kill switches): listed whole. A HASH (group -> 1), not a
 -- SET, so a restricted Redis user needs no command beyond the ones docket already asks for.
-local groups = redis.call('HGETALL', K.gpaused)
-table.insert(out, #groups / 2)
-for i = 1, #groups, 2 do table.insert(out, groups[i]) end
+local pausedGroups = redis.call('HGETALL', K.gpaused)
+table.insert(out, #pausedGroups / 2)
+for i = 1, #pausedGroups, 2 do table.insert(out, pausedGroups[i]) end
 for _, v in ipairs(redis.call('HGETALL', K.counts)) do table.insert(out, v) end
 return out

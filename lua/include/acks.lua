@@ -10,6 +10,7 @@
 -- include: events
 -- include: many
 -- include: outcomes
+-- include: lease
 
 -- The run number of the next finish the history keeps (include: runs), as 12 hex digits: the
 -- queue's counter `order` is read once a call, at the first, taking one number per ack of the call.
@@ -40,11 +41,11 @@ local function ackAll(out, now, cap)
   for j = 1, acks do
     local ok = 0
     local meta = metas[j] and record.peek(metas[j])
-    if live(deadlines[j], meta, tokens[j], now) then
+    if lease.live(deadlines[j], meta, tokens[j], now) then
       ok = 1
       if not seen[ids[j]] then
         seen[ids[j]] = true
-        refilled = refilled + finished(meta)
+        refilled = refilled + groups.finished(C, meta)
         local result = select(3, item(j))
         -- A kept result of up to 1 KiB rides in the event: a caller waiting for it needs no read.
         if meta.kr and #result <= 1024 then
@@ -75,7 +76,7 @@ local function ackAll(out, now, cap)
     many.many('HDEL', K.tasks, gone)
     many.many('ZADD', K.acked, remembered)
     redis.call('HINCRBY', K.counts, 'completed', #gone)
-    countMinute('c', #gone, now)
+    minutes.countMinute(C, 'c', #gone, now)
     -- The memory of acks goes too once a queue falls quiet.
     redis.call('PEXPIRE', K.acked, remember)
   end

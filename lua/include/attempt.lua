@@ -12,6 +12,7 @@
 -- include: events
 -- include: outcomes
 -- include: controls
+-- include: groups
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
 -- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap,
@@ -32,7 +33,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
   local into = meta.n < maxAttempts and waitingCopy(id, meta)
   -- An ordered group's head that runs again keeps its group's place (include: controls).
   if not into then controls.holdHead(C, id, meta, meta.n >= maxAttempts) end
-  local refilled = finished(meta)
+  local refilled = groups.finished(C, meta)
   if into then
     forget(id, meta)
     redis.call('HINCRBY', K.counts, 'merged', 1)
@@ -48,7 +49,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
     redis.call('ZADD', K.dead, now, id)
     redis.call('HINCRBY', K.counts, 'dead', 1)
     events.countNamed(K.counts, 'dead', meta)
-    countMinute('d', 1, now)
+    minutes.countMinute(C, 'd', 1, now)
     events.emitFor(C, cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'ending', ending)
     outcomes.keepOutcome(C, id, meta, now, ending == 'failed' and 'dead' or 'dead:' .. ending, err)
     fire(id, meta, 'dead', now)
@@ -61,7 +62,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
     end
   else
     events.emitFor(C, cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'ending', ending)
-    countMinute('f', 1, now)
+    minutes.countMinute(C, 'f', 1, now)
     repoint(id, meta)
     if retryAt then meta.r = retryAt end
     if not retryAt or retryAt <= now then

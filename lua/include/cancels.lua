@@ -11,6 +11,7 @@
 -- include: events
 -- include: outcomes
 -- include: record
+-- include: groups
 
 -- Marks active task id (meta: its decoded record) as cancelled while it runs. Returns its holder.
 local function markCancel(id, meta, now)
@@ -31,7 +32,7 @@ local function endCancel(id, meta, now, cap)
     redis.call('ZREM', K.held, member)
     redis.call('ZREM', K.cancels, member)
   end
-  local refilled = finished(meta)
+  local refilled = groups.finished(C, meta)
   redis.call('HINCRBY', K.counts, 'cancelled', 1)
   events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n)
   outcomes.keepOutcome(C, id, meta, now, 'cancelled')

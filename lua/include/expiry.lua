@@ -5,6 +5,7 @@
 -- include: events
 -- include: outcomes
 -- include: controls
+-- include: groups
 
 -- Drops task id (meta: its record), expired while unclaimed: deleted, with its event, kept outcome
 -- and dependents told, so it never vanishes silently (the caller counts it). `grouped`: it was
@@ -20,5 +21,5 @@ local function expire(id, meta, grouped, now, cap)
   fire(id, meta, 'expired', now)
   if not grouped then return 0 end
   controls.unhead(C, id, meta.g)
-  return refill(meta.g)
+  return groups.refill(C, meta.g)
 end

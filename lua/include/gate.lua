@@ -19,7 +19,7 @@ local function park(id, meta, tag)
     meta.q = ((meta.p or 0) > 0 and '0' or '1') .. string.format('%016d', tag)
     redis.call('HSET', K.tasks, id, record.encode(meta))
   end
-  redis.call('ZADD', K.parked, 0, parkedAs(id, meta))
+  redis.call('ZADD', K.parked, 0, groups.parkedAs(id, meta))
 end
 
 -- Claim's step 4: how many of `count` tasks it may lease. A paused queue leases none; housekeeping

@@ -28,7 +28,7 @@ local function flush()
   if #grouped > 0 then
     many.many('ZADD', K.grouped, grouped)
     local latest = {}
-    for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, tagged.lanes[lane]) end
+    for lane in pairs(lanes) do table.insert(latest, lane); table.insert(latest, C.tagged.lanes[lane]) end
     many.many('HSET', K.gtags, latest)
     redis.call('ZADD', K.levels, 0.5, 'g')
   end
@@ -69,8 +69,8 @@ local function store(id, meta, payload)
   table.insert(records, id); table.insert(records, record.encode(meta))
   if meta.r <= now then
     if meta.g then
-      table.insert(grouped, tagOf(meta)); table.insert(grouped, id)
-      lanes[laneOf(meta)] = true
+      table.insert(grouped, groups.tagOf(C, meta)); table.insert(grouped, id)
+      lanes[groups.laneOf(meta)] = true
     else
       table.insert(queued[meta.p or 0], id)
     end

@@ -21,7 +21,7 @@ end
 -- goes on (its first parked task takes the place). Returns how many parked tasks moved back.
 local function dropHead(id, meta)
   if not controls.unhead(C, id, meta.g) then return 0 end
-  return refill(meta.g)
+  return groups.refill(C, meta.g)
 end
 
 -- Dead tasks `ids` were deleted (purge, clean, the trims by queue and task caps): in a queue whose groups a dead head

@@ -22,12 +22,12 @@ local LOG_KEPT = 65536
 local function newestLog(id)
   local head = redis.call('HGET', K.logs, id)
   if not head then return '' end
-  local first, offset, last = logHead(head)
+  local first, offset, last = logs.logHead(head)
   local parts, size = { head }, #head
   if first then
     parts, size = {}, 0
     for n = last, first, -1 do
-      local chunk = redis.call('HGET', K.logs, chunkField(id, n))
+      local chunk = redis.call('HGET', K.logs, logs.chunkField(id, n))
       if chunk then
         if n == first then chunk = string.sub(chunk, offset + 1) end
         table.insert(parts, 1, chunk)

@@ -81,12 +81,12 @@ local function reopen(now)
     redis.call('ZREM', K.gheld, g)
     local r = rateOf(g)
     if not r then
-      unpark(g)
+      groups.unpark(C, g)
     else
       local from, to = '[' .. g .. '|', '(' .. g .. '|~'
       redis.call('ZREMRANGEBYLEX', K.rates, from, '(' .. g .. stamp(now - r[2] + 1))
       groupUsed[g] = redis.call('ZLEXCOUNT', K.rates, from, to)
-      if r[1] > groupUsed[g] then unpark(g, r[1] - groupUsed[g]) end
+      if r[1] > groupUsed[g] then groups.unpark(C, g, r[1] - groupUsed[g]) end
       if #redis.call('ZRANGEBYLEX', K.parked, '[' .. g .. '|', '(' .. g .. '}', 'LIMIT', 0, 1) > 0 then
         local oldest = redis.call('ZRANGEBYLEX', K.rates, from, to, 'LIMIT', 0, 1)[1]
         redis.call('ZADD', K.gheld, (oldest and tonumber(string.sub(oldest, #g + 2, #g + 17)) or now) + r[2], g)
@@ -96,14 +96,14 @@ local function reopen(now)
 end
 
 -- Records the leases made now under rate limits: the queue's (if any) and each group's.
-local function counted(tokens, groups, now)
+local function counted(tokens, ofGroup, now)
   local per = tonumber(redis.call('HGET', K.limits, 'per')) or 0
   local members = {}
   for i, token in ipairs(tokens) do
     if per > 0 then table.insert(members, 0); table.insert(members, stamp(now) .. token) end
-    local r = groups[i] and rateOf(groups[i])
+    local r = ofGroup[i] and rateOf(ofGroup[i])
     if r then
-      table.insert(members, 0); table.insert(members, groups[i] .. stamp(now) .. token)
+      table.insert(members, 0); table.insert(members, ofGroup[i] .. stamp(now) .. token)
       per = math.max(per, r[2])
     end
   end

@@ -11,12 +11,13 @@
   log 0.1 stored: all its entries in that one field (read as it is, deleted as a head without
   chunks, converted to chunks by its first write: lua/log.lua). ]]
 -- include: many
+local logs = {}
 
 -- The field of chunk n of task id's log.
-local function chunkField(id, n) return id .. '|' .. n end
+function logs.chunkField(id, n) return id .. '|' .. n end
 
 -- A head's first, offset, last, lines and bytes; nil for a log stored by 0.1.
-local function logHead(head)
+function logs.logHead(head)
   local first, offset, last, lines, bytes = string.match(head, '^(%d+) (%d+) (%d+) (%d+) (%d+)$')
   if first then return tonumber(first), tonumber(offset), tonumber(last), tonumber(lines), tonumber(bytes) end
 end
@@ -27,34 +28,34 @@ local LOG_BATCH = 1000
 -- Deletes the logs of tasks `ids` (those without one cost nothing but the read of heads): each
 -- head and its chunks. It costs the chunks deleted, each written by earlier log calls: at most
 -- one per 16 KiB of log (plus one per line over that), so bounded by the caps they were kept under.
-local function forgetLogs(ids)
+function logs.forgetLogs(C, ids)
   for part in many.slices(ids) do
-    local heads = redis.call('HMGET', K.logs, unpack(part))
+    local heads = redis.call('HMGET', C.K.logs, unpack(part))
     local names = {}
     for j, id in ipairs(part) do
       if heads[j] then
         table.insert(names, id)
-        local first, _, last = logHead(heads[j])
+        local first, _, last = logs.logHead(heads[j])
         for n = first or 1, last or 0 do
-          table.insert(names, chunkField(id, n))
-          if #names == LOG_BATCH then redis.call('HDEL', K.logs, unpack(names)); names = {} end
+          table.insert(names, logs.chunkField(id, n))
+          if #names == LOG_BATCH then redis.call('HDEL', C.K.logs, unpack(names)); names = {} end
         end
       end
     end
-    many.many('HDEL', K.logs, names)
+    many.many('HDEL', C.K.logs, names)
   end
 end
 
 -- Deletes task id's log, if it has one.
-local function forgetLog(id) forgetLogs({ id }) end
+function logs.forgetLog(C, id) logs.forgetLogs(C, { id }) end
 
 -- The kept entries of task id's log as chunk values, oldest first (the first cut at offset).
-local function readChunks(id, first, offset, last)
+function logs.readChunks(C, id, first, offset, last)
   local chunks = {}
   for from = first, last, LOG_BATCH do
     local names = {}
-    for n = from, math.min(from + LOG_BATCH - 1, last) do table.insert(names, chunkField(id, n)) end
-    for j, chunk in ipairs(redis.call('HMGET', K.logs, unpack(names))) do
+    for n = from, math.min(from + LOG_BATCH - 1, last) do table.insert(names, logs.chunkField(id, n)) end
+    for j, chunk in ipairs(redis.call('HMGET', C.K.logs, unpack(names))) do
       if chunk and from + j - 1 == first then chunk = string.sub(chunk, offset + 1) end
       if chunk then table.insert(chunks, chunk) end
     end

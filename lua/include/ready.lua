@@ -8,7 +8,7 @@
 -- Queues a ready task: at the tail of its level or lane, or at the head (for a group: the current
 -- round) for a task handed back unfinished.
 local function push(id, meta, head)
-  if meta.g then pushGroup(id, meta, head) else levels.pushLevel(C, id, meta, head) end
+  if meta.g then groups.pushGroup(C, id, meta, head) else levels.pushLevel(C, id, meta, head) end
 end
 
 -- Takes a ready task out of wherever it waits (cancel, reschedule, priority, a put that replaces
@@ -16,7 +16,7 @@ end
 -- a ghost (include: levels), since finding it in the list would be O(N). `moved` is the including
 -- script's key. Returns 1, or 0 for a grouped task found in neither place.
 local function unqueue(id, meta, moved)
-  if meta.g then return unqueueGroup(id, meta) end
+  if meta.g then return groups.unqueueGroup(C, id, meta) end
   levels.ghost(C, moved, meta.p or 0, id)
   return 1
 end

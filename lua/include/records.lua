@@ -11,7 +11,7 @@ local function load(id) return record.decode(redis.call('HGET', K.tasks, id)) en
 -- the record is not known: meta nil).
 local function forgetExtras(id, meta)
   if not meta or meta.pg then redis.call('HDEL', K.progress, id) end
-  if not meta or meta.lg then forgetLog(id) end
+  if not meta or meta.lg then logs.forgetLog(C, id) end
   if not meta or meta.dl then redis.call('HDEL', K.deplist, id) end
 end
 

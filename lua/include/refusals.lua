@@ -6,11 +6,12 @@
   { 'dead' }             out of attempts; only when the script refuses dead tasks (cancel takes them)
   { 'pending' }          redrive's own: the task waits to run (delayed, ready, waiting), not dead ]]
 -- include: record
+local refusals = {}
 
 -- The refusal for task id (its record `raw`, or nil), or nil when the change may go ahead.
-local function refusal(id, raw, refuseDead)
+function refusals.refusal(C, id, raw, refuseDead)
   if not raw then return { 'missing' } end
-  if redis.call('ZSCORE', K.active, id) then return { 'active', record.peek(raw).w or '' } end
-  if refuseDead and redis.call('ZSCORE', K.dead, id) then return { 'dead' } end
+  if redis.call('ZSCORE', C.K.active, id) then return { 'active', record.peek(raw).w or '' } end
+  if refuseDead and redis.call('ZSCORE', C.K.dead, id) then return { 'dead' } end
   return nil
 end

@@ -25,7 +25,7 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
     if meta.df == 'c' then
       redis.call('HDEL', K.tasks, id); redis.call('HDEL', K.deplist, id)
       if meta.pg then redis.call('HDEL', K.progress, id) end
-      if meta.lg then forgetLog(id) end
+      if meta.lg then logs.forgetLog(C, id) end
       unpoint(id, meta)
       events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'error', meta.err)
       outcomes.keepOutcome(C, id, meta, now, 'cancelled', meta.err)

@@ -51,7 +51,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
       local meta = metas[j] and record.decode(metas[j])
       if meta and tags[id] then
         -- The lane's latest tag is reached: forget it, so a group's hash field goes with its tasks.
-        local lane = laneOf(meta)
+        local lane = groups.laneOf(meta)
         if (tonumber(redis.call('HGET', K.gtags, lane)) or 0) <= tags[id] then redis.call('HDEL', K.gtags, lane) end
       end
       if ghosts and not from.grouped and levels.unghost(C, K.moved, from.level or '0', id) then
@@ -104,9 +104,9 @@ local function take(out, count, now, cap, batch, limited, held, life)
   if round and round > (tonumber(redis.call('HGET', K.gtags, '')) or 0) then redis.call('HSET', K.gtags, '', round) end
   if dropped > 0 then redis.call('HINCRBY', K.counts, 'expired', dropped) end
   if limited and #taken > 0 then
-    local tokens, groups = {}, {}
-    for i = 1, #taken do tokens[i] = token .. ':' .. i; groups[i] = leasedGroups[i] or false end
-    counted(tokens, groups, now)
+    local tokens, ofGroup = {}, {}
+    for i = 1, #taken do tokens[i] = token .. ':' .. i; ofGroup[i] = leasedGroups[i] or false end
+    counted(tokens, ofGroup, now)
   end
   if #taken > 0 then
     many.many('HSET', K.tasks, leased)

@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { includesOf as namedIncludes } from '../lib/redis/library';
 import { LUA_DIR } from '../lib/redis/scripts';
 
 const INCLUDES = path.join(LUA_DIR, 'include');
@@ -163,7 +164,7 @@ function moduleNames(files = luaFiles()): Set<string> {
 }
 
 /** The names a file's `-- include:` lines name. */
-const includesOf = (source: string) => new Set([...source.matchAll(/^-- include: (\w+)$/gm)].map((m) => m[1]));
+const includesOf = (source: string) => new Set(namedIncludes(source));
 
 /**
  * Walks a Lua file's tokens with its scopes: the names it reads that no scope of its own declares

@@ -12,14 +12,7 @@
   ARGV[1] events  most entries kept in the events stream; 0 for no events
   ARGV[+1] step   a step for this queue, as JSON (include: deps)
   Returns: { steps left in `settle`, when this queue's outbox has steps due (ms) or '' } ]]
--- include: clock
--- include: wake
--- include: ready
--- include: events
--- include: outcomes
--- include: identity
--- include: deps
--- include: settle
+-- include: clock, wake, ready, events, outcomes, identity, deps, settle
 local now = clock.now(C)
 local cap = tonumber(A.events)
 for i = 1, ITEMS do

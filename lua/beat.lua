@@ -12,16 +12,7 @@
   ARGV[2] ttl     ms until this heartbeat runs out; 0 when the worker leaves
   ARGV[3] events  most entries kept in the events stream; 0 for no events
   Returns: { how many leases were lapsed, then the id of each task of this worker cancelled } ]]
--- include: clock
--- include: wake
--- include: ready
--- include: events
--- include: outcomes
--- include: identity
--- include: deps
--- include: records
--- include: cancels
--- include: record
+-- include: clock, wake, ready, events, outcomes, identity, deps, records, cancels, record
 local now = clock.now(C)
 local ttl = tonumber(A.ttl)
 if ttl > 0 then

@@ -14,19 +14,8 @@
     steps in `settle` past its batch (a failure down a long chain), for the caller to carry, else
     0; { 'stopping', worker }: an active task marked (or marked already) for its holder `worker`
     ('' if not recorded) to stop; or a refusal (include: refusals): { 'missing' }, { 'active', worker } ]]
--- include: clock
--- include: wake
--- include: ready
--- include: refusals
--- include: events
--- include: outcomes
--- include: identity
--- include: deps
--- include: settle
--- include: records
--- include: cancels
--- include: heads
--- include: record
+-- include: clock, wake, ready, refusals, events, outcomes, identity, deps, settle, records, cancels
+-- include: heads, record
 local id = A.id
 local raw = redis.call('HGET', K.tasks, id)
 if raw and A.running == '1' and redis.call('ZSCORE', K.active, id) then
@@ -43,14 +32,14 @@ if redis.call('ZREM', K.dead, id) == 0 then
   -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
   local now = clock.now(C)
   if meta.a then unwait(id, now) elseif redis.call('ZREM', K.delayed, id) == 0 then unqueue(id, meta, K.moved) end
-  unpoint(id, meta)
+  identity.unpoint(C, id, meta)
   fire(id, meta, 'cancelled', now)
   redis.call('HINCRBY', K.counts, 'cancelled', 1)
   if meta.n > 0 then events.emitFor(C, tonumber(A.events), meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else events.emitFor(C, tonumber(A.events), meta, 'type', 'cancelled', 'id', id) end
   outcomes.keepOutcome(C, id, meta, now, 'cancelled')
 end
 -- It held its ordered group's head (waiting for a retry, or dead): the group goes on.
-if dropHead(id, meta) > 0 then wake.wakeIdle(C) end
+if heads.dropHead(C, id, meta) > 0 then wake.wakeIdle(C) end
 forget(id, meta)
 if stepped then
   -- The tasks that waited on it learn now (a batch; the client carries on with the rest).

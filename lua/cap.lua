@@ -8,8 +8,7 @@
   ARGV[+1] name  the field: concurrency, rate, per or until
   ARGV[+2] value its new value; '' removes it; '+<ms>' is that long after the server's now
   Returns: the values written, in order ('' for a removal) ]]
--- include: clock
--- include: wake
+-- include: clock, wake
 local now = clock.now(C)
 local out = {}
 for i = 1, tonumber(A.count) do

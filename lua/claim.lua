@@ -28,24 +28,8 @@
     had leased `count`, for the caller to claim again at once, else 0; then 1 (acked) or 0 (lease
     lost) for each ack, then id, payload, attempt, run-at, expire-at or '', trace or '', keepResult
     (ms) or '', timeout (ms) or '', name or '', group or '' for each leased task } ]]
--- include: clock
--- include: many
--- include: wake
--- include: lease
--- include: ready
--- include: events
--- include: outcomes
--- include: identity
--- include: limits
--- include: deps
--- include: settle
--- include: records
--- include: attempt
--- include: acks
--- include: upkeep
--- include: gate
--- include: take
--- include: drained
+-- include: clock, many, wake, lease, ready, events, outcomes, identity, limits, deps, settle
+-- include: records, attempt, acks, upkeep, gate, take, drained
 local now = clock.now(C)
 local BATCH = 100 -- bounds the housekeeping one call does, so a backlog never stalls Redis
 local cap, life = tonumber(A.events), A.lifecycle == '1'

@@ -20,19 +20,8 @@
   Returns: { deleted, 1 when the source is done else 0, next cursor, 1 when steps for other
     queues were made, or steps were left in `settle` past this call's batch (for the caller to
     carry) else 0 } ]]
--- include: clock
--- include: many
--- include: wake
--- include: ready
--- include: events
--- include: outcomes
--- include: identity
--- include: deps
--- include: settle
--- include: records
--- include: levels
--- include: groups
--- include: logs
+-- include: clock, many, wake, ready, events, outcomes, identity, deps, settle, records, levels
+-- include: groups, logs, heads
 local source, before, most, scan, cursor, cap = A.source, tonumber(A.before), tonumber(A.most), tonumber(A.scan), A.cursor, tonumber(A.events)
 local now = clock.now(C)
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
@@ -47,7 +36,7 @@ if source == 'dead' then
   for _, key in ipairs({ K.tasks, K.progress, K.deplist }) do many.many('HDEL', key, ids) end
   logs.forgetLogs(C, ids)
   -- A dead head that held its ordered group (holdOnDead) is gone: the group goes on (include: heads).
-  if dropHeads(ids) > 0 then wake.wakeIdle(C) end
+  if heads.dropHeads(C, ids) > 0 then wake.wakeIdle(C) end
   return { #ids, #ids < most and 1 or 0, '', 0 }
 end
 

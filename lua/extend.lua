@@ -5,9 +5,7 @@
   ARGV[2] token  the lease token handed out by claim
   ARGV[3] by     new lease length from the server's now (ms)
   Returns: the new lease deadline (ms), or 0 when the lease was lost ]]
--- include: record
--- include: clock
--- include: lease
+-- include: record, clock, lease
 local now = clock.now(C)
 local meta = lease.held(C, A.id, A.token, now)
 if not meta then return 0 end

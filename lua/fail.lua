@@ -19,17 +19,7 @@
     waiting: deleted instead of retried) or 'lost'; ':carry' appended when the call left steps in
     the outbox for other queues (a dead task others wait on), or in `settle` past its batch (a
     failure down a long chain), for the client to carry at once ]]
--- include: clock
--- include: lease
--- include: wake
--- include: ready
--- include: events
--- include: outcomes
--- include: identity
--- include: deps
--- include: settle
--- include: records
--- include: attempt
+-- include: clock, lease, wake, ready, events, outcomes, identity, deps, settle, records, attempt
 local now = clock.now(C)
 local id = A.id
 local meta = lease.held(C, id, A.token, now)

@@ -6,8 +6,7 @@
   ARGV[2] history  '1' to read only the task's entry in the history (runAgain), else ''
   Returns: { payload, meta JSON, state, progress JSON or false } or false for an unknown task; a
     task kept in the history once done (include: history) is 'done', with no progress ]]
--- include: record
--- include: runs
+-- include: record, runs
 local id = A.id
 local raw = A.history ~= '1' and redis.call('HGET', K.tasks, id)
 if not raw then

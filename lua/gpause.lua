@@ -18,10 +18,7 @@
   ARGV[5] events  most entries kept in the events stream; 0 for no events
   Returns: { changed, moved }: changed 1 when this call changed the group's state, else 0; moved
     how many parked tasks went back into `grouped` ]]
--- include: wake
--- include: groups
--- include: events
--- include: controls
+-- include: wake, groups, events, controls
 local g, cap = A.group, tonumber(A.events)
 if A.paused == '1' then
   redis.call('HSET', K.glimits, g .. '|paused', '1')

@@ -11,9 +11,7 @@
   ARGV[4] batch  most parked tasks to move (and groups to look at) in this call
   Returns: { moved, next }: how many parked tasks went back to `grouped`, and where to go on from,
     or '' when no parked task is left that the limit has room for ]]
--- include: wake
--- include: groups
--- include: controls
+-- include: wake, groups, controls
 local group, from, batch = A.group, A.from, tonumber(A.batch)
 if from == '' then
   if A.limit == '' then redis.call('HDEL', K.glimits, group) else redis.call('HSET', K.glimits, group, A.limit) end

@@ -16,9 +16,7 @@
     meta JSON, score or '', progress JSON (or its first bytes) or false for each task }: score is
     the run-at (delayed), lease end (active), died-at (dead), finished-at (done), or how many of its dependencies are
     not yet settled (waiting). A task whose payload is missing (a damaged record) has false and 0. ]]
--- include: clock
--- include: record
--- include: runs
+-- include: clock, record, runs
 local now = clock.now(C)
 local state, skip, want = A.state, tonumber(A.offset), tonumber(A.count)
 local most = tonumber(A.preview)

@@ -9,11 +9,7 @@
   ARGV[4] maxBytes  most bytes kept for the task (its entries, times and newlines included)
   ARGV[+1] line     a line, as a JSON string (stored as given: never decoded here)
   Returns: 1 when stored, 0 when the lease is lost ]]
--- include: record
--- include: clock
--- include: lease
--- include: logs
--- include: many
+-- include: record, clock, lease, logs, many
 local now = clock.now(C)
 local id = A.id
 local meta = lease.held(C, id, A.token, now)

@@ -5,8 +5,7 @@
   ARGV[1] id  task id
   Returns: its entries as chunks, oldest first: each chunk one or more entries, '<at> <line as a
     JSON string>\n' each; {} for none. A log 0.1 stored comes back as one chunk. ]]
--- include: logs
--- include: runs
+-- include: logs, runs
 local id = A.id
 local head = redis.call('HGET', K.logs, id)
 if not head then

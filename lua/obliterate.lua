@@ -20,8 +20,7 @@
   ARGV[1] force  1 to delete even while tasks are leased, else 0
   Returns: { 'ok', keys deleted }, { 'carry', keys deleted } (every key but the outbox, which
     holds steps for other queues), or { 'active', leased tasks } (then nothing was deleted) ]]
--- include: clock
--- include: many
+-- include: clock, many
 if A.force ~= '1' then
   local leased = redis.call('ZCARD', K.active)
   if leased > 0 then return { 'active', leased } end

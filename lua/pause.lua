@@ -6,8 +6,7 @@
   ARGV[1] paused  1 to pause, 0 to resume
   ARGV[2] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when this call changed the queue's state, 0 when it was already so ]]
--- include: wake
--- include: events
+-- include: wake, events
 local cap = tonumber(A.events)
 if A.paused == '1' then
   if not redis.call('SET', K.paused, '1', 'NX') then return 0 end

@@ -14,9 +14,7 @@
     record changed: delayed, waiting, or a grouped task that stays in its lane), { 'same' } (already
     at that level; nothing written), or a refusal (include: refusals): { 'missing' },
     { 'active', worker }, { 'dead' } ]]
--- include: record
--- include: ready
--- include: refusals
+-- include: record, ready, refusals
 local id, level = A.id, tonumber(A.level)
 local raw = redis.call('HGET', K.tasks, id)
 -- Active: its worker holds it, and a retry keeps the level it had (as reschedule, refused).

@@ -7,10 +7,7 @@
   ARGV[3] value   the progress, as JSON (stored as given: never decoded here)
   ARGV[4] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when stored, 0 when the lease is lost ]]
--- include: record
--- include: clock
--- include: lease
--- include: events
+-- include: record, clock, lease, events
 local now = clock.now(C)
 local id = A.id
 local meta = lease.held(C, id, A.token, now)

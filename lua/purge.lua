@@ -6,9 +6,7 @@
     gtags, parked, gactive, glimits
   ARGV[1] most  most tasks to delete in this call
   Returns: how many were deleted ]]
--- include: logs
--- include: wake
--- include: heads
+-- include: logs, wake, heads
 local ids = redis.call('ZRANGE', K.dead, 0, tonumber(A.most) - 1)
 for _, id in ipairs(ids) do
   redis.call('ZREM', K.dead, id)
@@ -18,5 +16,5 @@ for _, id in ipairs(ids) do
   redis.call('HDEL', K.deplist, id)
 end
 logs.forgetLogs(C, ids)
-if dropHeads(ids) > 0 then wake.wakeIdle(C) end
+if heads.dropHeads(C, ids) > 0 then wake.wakeIdle(C) end
 return #ids

@@ -24,30 +24,16 @@
     task revived by this put, 3 a pending task replaced (replace, debounce), 0 a duplicate (of a
     live task, or of one put within its window: then run-at is when the window ends); a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
--- include: clock
--- include: many
--- include: wake
--- include: ready
--- include: events
--- include: outcomes
--- include: identity
--- include: deps
--- include: settle
--- include: records
--- include: rerun
+-- include: clock, many, wake, ready, events, outcomes, identity, deps, settle, records, rerun
 -- include: options
 local now = clock.now(C)
 local count = tonumber(A.count)
 local out, dups, added, replaced = {}, 0, 0, 0
 local cap = tonumber(A.events)
 local life = A.lifecycle == '1'
--- include: occurrences
--- include: gather
--- include: replace
--- include: windows
--- include: add
+-- include: occurrences, gather, replace, windows, add
 
-if gone(out, count) then return out end
+if occurrences.gone(C, out, count, item) then return out end
 local bases = {}
 for i = 1, count do bases[i] = item(i) end
 local stored = redis.call('HMGET', K.tasks, unpack(bases))
@@ -55,9 +41,9 @@ local stored = redis.call('HMGET', K.tasks, unpack(bases))
 -- done history (which a new run drops: include: outcomes, rerun) at all: a queue with none
 -- (most) pays nothing more.
 if redis.call('EXISTS', K.redirects, K.windows, K.results, K.history) == 0 then
-  knowRedirects(false); windows.knowWindows(C, false); outcomes.knowOutcomes(C, false); rerun.knowHistory(C, false)
+  identity.knowRedirects(C, false); windows.knowWindows(C, false); outcomes.knowOutcomes(C, false); rerun.knowHistory(C, false)
 else
-  knowRedirects(redis.call('EXISTS', K.redirects) == 1)
+  identity.knowRedirects(C, redis.call('EXISTS', K.redirects) == 1)
 end
 readEarliest()
 
@@ -72,18 +58,18 @@ end
 for i = 1, count do
   local _, payload, given, after = item(i)
   local o = options.parse(C, given)
-  local skip = skipped(o)
+  local skip = occurrences.skipped(C, o)
   local base = bases[i]
   if skip then
     answer('', 0, o.at)
   else
     local id, old = base, nil
-    if stored[i] or pending[base] or redirectsKnown or stale then
+    if stored[i] or identity.pending(C, base) or C.redirectsKnown or stale then
       local raw = nil
       if not stale then raw = stored[i] end
-      id, old = find(base, payload, o.key, o.name, raw)
+      id, old = identity.find(C, base, payload, o.key, o.name, raw)
     end
-    local state = old and (pending[id] and 'pending' or (old.t and 'active') or (redis.call('ZSCORE', K.dead, id) and 'dead') or 'pending')
+    local state = old and (identity.pending(C, id) and 'pending' or (old.t and 'active') or (redis.call('ZSCORE', K.dead, id) and 'dead') or 'pending')
     local closes = nil
     if not old or state == 'dead' then closes = windows.windowEnd(C, base) end
     if old and state ~= 'dead' then
@@ -108,7 +94,7 @@ for i = 1, count do
     end
   end
 end
-occurred()
+occurrences.occurred(C)
 flush()
 if dups > 0 then redis.call('HINCRBY', K.counts, 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', K.counts, 'added', added) end

@@ -9,11 +9,7 @@
   Returns: { 'redriven', how many went back to ready } (a batch: 0 to most; one task: 1), or for
     one task a refusal (include: refusals): { 'missing' }, { 'active', worker }, or { 'pending' }
     (it waits to run: delayed, ready or waiting on its dependencies, so not dead) ]]
--- include: record
--- include: clock
--- include: wake
--- include: ready
--- include: refusals
+-- include: record, clock, wake, ready, refusals
 local now = clock.now(C)
 local ids
 if A.id ~= '' then

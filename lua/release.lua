@@ -8,12 +8,7 @@
   ARGV[1] id     task id
   ARGV[2] token  the lease token handed out by claim
   Returns: 1 when released, 0 when the lease was already lost ]]
--- include: record
--- include: clock
--- include: lease
--- include: wake
--- include: ready
--- include: groups
+-- include: record, clock, lease, wake, ready, groups
 local now = clock.now(C)
 local id = A.id
 local meta = lease.held(C, id, A.token, now)

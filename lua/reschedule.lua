@@ -8,11 +8,7 @@
   ARGV[2] at  new run-at (epoch ms)
   Returns: { 'moved' }, or a refusal (include: refusals): { 'missing' }, { 'active', worker },
     { 'dead' } ]]
--- include: record
--- include: clock
--- include: wake
--- include: ready
--- include: refusals
+-- include: record, clock, wake, ready, refusals
 local now = clock.now(C)
 local id, at = A.id, tonumber(A.at)
 local raw = redis.call('HGET', K.tasks, id)

@@ -8,9 +8,7 @@
     (delayed, ready, active or dead), c = progress JSON or '', d = died-at (dead) or ''; 'kept'
     with a = the outcome string (include: outcomes), or one made of the task's done record in the
     history (include: history), keep-until '' ; 'none' ]]
--- include: clock
--- include: record
--- include: runs
+-- include: clock, record, runs
 local id = A.id
 local stream = ''
 if A.stream == '1' then

@@ -11,14 +11,7 @@
   ARGV[3] delay   ms from the server's now until it runs again (0: ready at once, behind the rest)
   ARGV[4] events  most entries kept in the events stream; 0 for no events
   Returns: 1 when snoozed, 0 when the lease was already lost (nothing changed) ]]
--- include: record
--- include: clock
--- include: lease
--- include: wake
--- include: ready
--- include: events
--- include: controls
--- include: groups
+-- include: record, clock, lease, wake, ready, events, controls, groups
 local now = clock.now(C)
 local id = A.id
 local meta = lease.held(C, id, A.token, now)

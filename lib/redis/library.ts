@@ -114,15 +114,28 @@ function items(named: number, stride: number | undefined): string {
  * once at the library's top level, and its name goes to `modules` (after the modules it needs).
  */
 export function withIncludes(source: string, seen: Set<string> = new Set(), modules: string[] = []): string {
-  return source.replace(/^-- include: (\w+)$/gm, (_, name: string) => {
-    if (isModule(name)) {
-      addModule(name, modules);
-      return `-- (include: ${name}, a module of the library)`;
-    }
-    if (seen.has(name)) return `-- (include: ${name}, above)`;
-    seen.add(name);
-    return withIncludes(includeSource(name), seen, modules);
-  });
+  return source.replace(INCLUDE_LINE, (_, names: string) =>
+    names
+      .split(/,\s*/)
+      .map((name) => {
+        if (isModule(name)) {
+          addModule(name, modules);
+          return `-- (include: ${name}, a module of the library)`;
+        }
+        if (seen.has(name)) return `-- (include: ${name}, above)`;
+        seen.add(name);
+        return withIncludes(includeSource(name), seen, modules);
+      })
+      .join('\n'),
+  );
+}
+
+/** A line that names includes: `-- include: <name>`, or several, `-- include: <name>, <name>`. */
+const INCLUDE_LINE = /^-- include: (\w+(?:, \w+)*)$/gm;
+
+/** The includes a Lua file's include lines name, in order. */
+export function includesOf(source: string): string[] {
+  return [...source.matchAll(INCLUDE_LINE)].flatMap((m) => m[1].split(', '));
 }
 
 /**
@@ -138,7 +151,7 @@ export function isModule(name: string): boolean {
 /** Adds module `name` to `modules`, after the modules it includes (each must be a module too). */
 function addModule(name: string, modules: string[]): void {
   if (modules.includes(name)) return;
-  for (const [, dep] of includeSource(name).matchAll(/^-- include: (\w+)$/gm)) {
+  for (const dep of includesOf(includeSource(name))) {
     if (!isModule(dep)) throw new Error(`lua/include/${name}.lua is a module of the library, so it may include only modules; ${dep} is not one`);
     addModule(dep, modules);
   }
@@ -153,7 +166,7 @@ function addModule(name: string, modules: string[]): void {
 export function moduleCode(names: readonly string[]): string {
   return names
     .map((name) => {
-      const source = includeSource(name).replace(/^-- include: (\w+)$/gm, '-- (include: $1, a module above)');
+      const source = includeSource(name).replace(INCLUDE_LINE, '-- (include: $1: modules above)');
       return `local ${name} = {}\ndo\n${source.replace(new RegExp(`^local ${name} = \\{\\}$`, 'm'), '')}\nend`;
     })
     .join('\n');

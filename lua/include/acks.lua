@@ -3,14 +3,7 @@
   A finished task leaves no records behind in `tasks`, and its de-dup identity is free again; the
   queue's history keeps it (include: history) unless its caps are 0. Acks of a call are checked
   with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
--- include: record
--- include: groups
--- include: history
--- include: minutes
--- include: events
--- include: many
--- include: outcomes
--- include: lease
+-- include: record, groups, history, minutes, events, many, outcomes, lease
 
 -- The run number of the next finish the history keeps (include: runs), as 12 hex digits: the
 -- queue's counter `order` is read once a call, at the first, taking one number per ack of the call.

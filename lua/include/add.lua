@@ -1,11 +1,7 @@
 --[[ add: included by put after outcomes, gather and windows (not a script itself). A task new to
   the queue, or a dead one revived by putting it again, gets its record and its place: queued
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
--- include: record
--- include: rerun
--- include: many
--- include: outcomes
--- include: windows
+-- include: record, rerun, many, outcomes, windows, identity
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
 -- (with what this call gathered before it, which may hold a task it names; the flush also marks
@@ -47,9 +43,9 @@ local function add(id, base, old, payload, o, after)
     -- Not at its base (an until-start identity whose task there runs, or a collision): a
     -- pointer lets later lookups find it even once the base's record is gone.
     meta.b = base
-    repoint(id, meta)
+    identity.repoint(C, id, meta)
   end
-  remember(id, meta, batch)
+  identity.remember(C, id, meta, batch)
   if after == '' then store(id, meta, payload) else wait(id, meta, payload, after) end
   if o.window then windows.openWindow(C, base, o.window) end
   return meta.r

@@ -5,14 +5,7 @@
   there are never two copies waiting), made dead when out of attempts (kept for inspection and
   re-drive; claim trims the dead set by count and age), or retried: ready now, or delayed until
   `retryAt`. Needs the includes events, outcomes, identity, deps and records before it. ]]
--- include: record
--- include: ready
--- include: minutes
--- include: deadcaps
--- include: events
--- include: outcomes
--- include: controls
--- include: groups
+-- include: record, ready, minutes, deadcaps, events, outcomes, controls, groups, identity
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
 -- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap,
@@ -30,7 +23,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
   if ending == 'failed' then meta.en = nil else meta.en = ending end
   redis.call('HINCRBY', K.counts, 'failed', 1)
   events.countNamed(K.counts, 'failed', meta)
-  local into = meta.n < maxAttempts and waitingCopy(id, meta)
+  local into = meta.n < maxAttempts and identity.waitingCopy(C, id, meta)
   -- An ordered group's head that runs again keeps its group's place (include: controls).
   if not into then controls.holdHead(C, id, meta, meta.n >= maxAttempts) end
   local refilled = groups.finished(C, meta)
@@ -63,7 +56,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
   else
     events.emitFor(C, cap, meta, 'type', 'failed', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'ending', ending)
     minutes.countMinute(C, 'f', 1, now)
-    repoint(id, meta)
+    identity.repoint(C, id, meta)
     if retryAt then meta.r = retryAt end
     if not retryAt or retryAt <= now then
       push(id, meta)

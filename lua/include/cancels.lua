@@ -8,10 +8,7 @@
   aborts the handler's signal; a holder that died beats no more, so its lease lapses and the claim
   that finds it ends it the same way instead of running it again (include: upkeep).
   Needs record, groups, events, outcomes, deps and records before it. ]]
--- include: events
--- include: outcomes
--- include: record
--- include: groups
+-- include: events, outcomes, record, groups
 
 -- Marks active task id (meta: its decoded record) as cancelled while it runs. Returns its holder.
 local function markCancel(id, meta, now)

@@ -19,7 +19,7 @@ local function keepDead(id, meta, now)
   if count == 0 then
     redis.call('ZREM', K.dead, id)
     forget(id, meta)
-    return true, dropHead(id, meta)
+    return true, heads.dropHead(C, id, meta)
   end
   if not count and not age then return false, 0 end
   local old = {}
@@ -38,5 +38,5 @@ local function keepDead(id, meta, now)
   for _, gone in ipairs(old) do
     if gone ~= id then redis.call('ZREM', K.dead, gone); forget(gone); table.insert(trimmed, gone) end
   end
-  return false, dropHeads(trimmed)
+  return false, heads.dropHeads(C, trimmed)
 end

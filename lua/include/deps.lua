@@ -21,9 +21,7 @@
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
   Here: routing steps, how a task ended (outcomeOf), a task ending (fire), leaving the wait early
   (unwait) or done (unblock); applying them: include: settle. Needs events, outcomes, identity. ]]
--- include: record
--- include: many
--- include: ready
+-- include: record, many, ready
 
 -- This queue's name: its keys' hash tag (names hold no braces).
 local QUEUE = string.match(K.tasks, '{(.*)}')

@@ -2,9 +2,7 @@
   take. Before it, the queue as a whole (gate): a paused queue leases nothing, and its own limits
   (include: limits) cap the count. During it, a grouped task whose group is at its concurrency
   limit (full) is set aside (park) until the group has a place (include: groups). ]]
--- include: record
--- include: groups
--- include: controls
+-- include: record, groups, controls
 
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
 local function full(g)

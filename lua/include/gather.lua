@@ -3,10 +3,7 @@
   their places in the queue, gathered (store) and made a few variadic calls per chunk (flush),
   and whether they call for an idle worker (woken). Uses put's `now` and `count` (declared before
   it); put calls readEarliest before its first store. ]]
--- include: record
--- include: options
--- include: many
--- include: groups
+-- include: record, options, many, groups
 
 -- Writes are gathered and made at the end (flush), a few variadic calls per chunk instead of
 -- several per task. `pending` (include: identity) holds what this call is about to write, so a

@@ -2,32 +2,36 @@
   itself). A task's id is its identity's hash, the base; a collision (another identity with the
   same hash) probes base-1, base-2, ... An `until-start` task (meta.us) releases its identity once
   leased: a leased or dead until-start record no longer matches, so a put of the same data adds a
-  new task, at the next free id. When that id is not the base, the `redirects` HASH (K.redirects)
+  new task, at the next free id. When that id is not the base, the `redirects` HASH (C.K.redirects)
   points from the base to it (and the task carries meta.b = base) until it is leased or leaves, so
   a later lookup finds it even after the base's record is gone.
-  It reads K.tasks, K.dead and K.redirects, and a record's payload as meta._ (include: record);
+  It reads C.K.tasks, C.K.dead and C.K.redirects, and a record's payload as meta._ (include: record);
   put fills `pending` with the tasks it is adding in the same call (remember). ]]
 -- include: record
-local pending = {}
--- Whether K.redirects exists, read once per call (nil: not read yet); a caller that has read it
--- already says so (knowRedirects).
-local redirectsKnown = nil
-local function knowRedirects(known) redirectsKnown = known end
+local identity = {}
+-- Whether K.redirects exists, read once per call and kept in C.redirectsKnown (nil: not read yet); a
+-- caller that has read it already says so (knowRedirects).
+function identity.knowRedirects(C, known) C.redirectsKnown = known end
 
 -- A task this call is adding or replacing, in flush batch `batch` (include: gather): a lookup in
 -- the same call finds it before its record is written.
-local function remember(id, meta, batch) pending[id] = { meta = meta, batch = batch } end
+function identity.remember(C, id, meta, batch)
+  if not C.pending then C.pending = {} end
+  C.pending[id] = { meta = meta, batch = batch }
+end
+-- What remember() holds of task id this call ({ meta, batch }), or nil.
+function identity.pending(C, id) return C.pending and C.pending[id] end
 
 -- Whether a record's identity is released: an until-start task once leased (active, or dead).
-local function released(id, meta)
-  return meta.us ~= nil and (meta.t ~= nil or redis.call('ZSCORE', K.dead, id) ~= false)
+function identity.released(C, id, meta)
+  return meta.us ~= nil and (meta.t ~= nil or redis.call('ZSCORE', C.K.dead, id) ~= false)
 end
 
 -- Whether stored payloads a and b hold the same data. Under encryption each put seals its payload
 -- with a fresh nonce (lib/domain/crypto.ts), so two seals of the same data differ after the
 -- `enc:v2:<key id>:<mac>:` that heads them; that head (the MAC of the data in this queue, under the
 -- same key) is what is compared. Only reached on a record at the id: a new id costs nothing.
-local function sameData(a, b)
+function identity.sameData(a, b)
   if a == b then return true end
   if type(a) ~= 'string' or type(b) ~= 'string' or string.sub(a, 1, 7) ~= 'enc:v2:' or string.sub(b, 1, 7) ~= 'enc:v2:' then return false end
   local id = string.find(a, ':', 8, true)
@@ -37,56 +41,57 @@ end
 
 -- Whether the record at id (meta, its payload in meta._) is the identity name + payload/key.
 -- Same hash is not same task: the identity itself is compared, so a collision is stored apart.
-local function matches(meta, payload, key, name)
+function identity.matches(meta, payload, key, name)
   if (meta.nm or '') ~= name then return false end
   if key ~= '' then return meta.k == key end
   if meta.k ~= nil then return false end
-  return sameData(meta._, payload)
+  return identity.sameData(meta._, payload)
 end
 
 -- The live record of this identity (id, meta), skipping `self` and released ones; else a free id
 -- and nil. `raw` is the base's meta when the caller has read it already (false: none), else nil.
-local function find(base, payload, key, name, raw, self)
-  if redirectsKnown == nil then redirectsKnown = redis.call('EXISTS', K.redirects) == 1 end
-  if redirectsKnown then
-    local w = redis.call('HGET', K.redirects, base)
-    local r = w and w ~= self and (pending[w] and true or redis.call('HGET', K.tasks, w))
+function identity.find(C, base, payload, key, name, raw, self)
+  local pending = C.pending or {}
+  if C.redirectsKnown == nil then C.redirectsKnown = redis.call('EXISTS', C.K.redirects) == 1 end
+  if C.redirectsKnown then
+    local w = redis.call('HGET', C.K.redirects, base)
+    local r = w and w ~= self and (pending[w] and true or redis.call('HGET', C.K.tasks, w))
     if r then
       local p = pending[w]
       local meta = p and p.meta or record.decode(r)
-      if matches(meta, payload, key, name) and not released(w, meta) then return w, meta end
+      if identity.matches(meta, payload, key, name) and not identity.released(C, w, meta) then return w, meta end
     end
   end
   local n = 0
   while true do
     local id = n == 0 and base or (base .. '-' .. n)
     local p = pending[id]
-    if n > 0 or raw == nil then raw = redis.call('HGET', K.tasks, id) end
+    if n > 0 or raw == nil then raw = redis.call('HGET', C.K.tasks, id) end
     if not p and not raw then return id, nil end
     local meta = p and p.meta or record.decode(raw)
-    if id ~= self and matches(meta, payload, key, name) and not released(id, meta) then return id, meta end
+    if id ~= self and identity.matches(meta, payload, key, name) and not identity.released(C, id, meta) then return id, meta end
     n = n + 1
   end
 end
 
 -- An until-start task that failed while another task of its identity already waits (put while
 -- it ran): that one will do the same work, so this one is not queued again. Its id, else nil.
-local function waitingCopy(id, meta)
+function identity.waitingCopy(C, id, meta)
   if not meta.us then return nil end
   local payload = meta.k == nil and meta._ or ''
-  local other, found = find(meta.b or id, payload, meta.k or '', meta.nm or '', nil, id)
+  local other, found = identity.find(C, meta.b or id, payload, meta.k or '', meta.nm or '', nil, id)
   return found and other or nil
 end
 
 -- A task leased, or leaving unleased (cancel, expiry): it is no longer its identity's waiting copy.
-local function unpoint(id, meta)
-  if meta.b and redis.call('HGET', K.redirects, meta.b) == id then redis.call('HDEL', K.redirects, meta.b) end
+function identity.unpoint(C, id, meta)
+  if meta.b and redis.call('HGET', C.K.redirects, meta.b) == id then redis.call('HDEL', C.K.redirects, meta.b) end
 end
 
 -- A task away from its base waits again (a retry): it is its identity's waiting copy once more.
-local function repoint(id, meta)
+function identity.repoint(C, id, meta)
   if meta.b then
-    redis.call('HSET', K.redirects, meta.b, id)
-    redirectsKnown = true
+    redis.call('HSET', C.K.redirects, meta.b, id)
+    C.redirectsKnown = true
   end
 end

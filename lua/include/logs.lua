@@ -30,12 +30,12 @@ local LOG_BATCH = 1000
 -- one per 16 KiB of log (plus one per line over that), so bounded by the caps they were kept under.
 function logs.forgetLogs(C, ids)
   for part in many.slices(ids) do
-    local heads = redis.call('HMGET', C.K.logs, unpack(part))
+    local logHeads = redis.call('HMGET', C.K.logs, unpack(part))
     local names = {}
     for j, id in ipairs(part) do
-      if heads[j] then
+      if logHeads[j] then
         table.insert(names, id)
-        local first, _, last = logs.logHead(heads[j])
+        local first, _, last = logs.logHead(logHeads[j])
         for n = first or 1, last or 0 do
           table.insert(names, logs.chunkField(id, n))
           if #names == LOG_BATCH then redis.call('HDEL', C.K.logs, unpack(names)); names = {} end

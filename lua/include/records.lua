@@ -1,8 +1,7 @@
 --[[ records: included by the scripts that delete tasks. A task's records are its field in `tasks`
   (its record and payload, include: record), plus those its record says it has: progress (meta.pg), log lines
   (meta.lg) and its dependency list (meta.dl). A finished, cancelled or expired task leaves none. ]]
--- include: record
--- include: logs
+-- include: record, logs
 
 -- Task id's decoded record (it must exist).
 local function load(id) return record.decode(redis.call('HGET', K.tasks, id)) end

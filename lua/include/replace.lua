@@ -5,11 +5,11 @@
   now + delay or its `at` (debounce: the task runs once puts have stopped for `delay`). The task
   keeps its deliveries, creation time and last error; a ready task that stays ready at the same
   level in the same group keeps its place in line, any other is queued anew. ]]
--- include: record
--- include: ready
+-- include: record, ready, identity
 local function replace(id, old, payload, o)
   -- Added earlier in this same call: its writes go out first, so it is moved like any other.
-  if pending[id] and pending[id].batch == batch then flush() end
+  local p = identity.pending(C, id)
+  if p and p.batch == batch then flush() end
   local runAt = old.r
   if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or now + (o.delay or 0) end
   local meta = metaOf(o, runAt, old)
@@ -25,6 +25,6 @@ local function replace(id, old, payload, o)
     if wasDelayed then redis.call('ZREM', K.delayed, id) else unqueue(id, old, K.moved) end
     store(id, meta, newData)
   end
-  remember(id, meta, batch)
+  identity.remember(C, id, meta, batch)
   return runAt
 end

@@ -1,11 +1,7 @@
 --[[ settle: included right after deps (not a script itself): the side that applies its steps. A
   waiting task learns how a dependency ended (settle), a dependent registers with a task of this
   queue (register; registerAll for a task just put), and steps in `settle` are applied (drain). ]]
--- include: record
--- include: many
--- include: logs
--- include: events
--- include: outcomes
+-- include: record, many, logs, events, outcomes, identity
 -- Waiting task id's dependency ref (of refQueue) ended with `outcome`. Done: once none is left,
 -- the task is queued. Failed (dead, expired, cancelled): as onDependencyFailure says, the task
 -- goes dead (meta.df nil), is cancelled ('c'), or counts it as settled and runs ('r'). Merged
@@ -26,7 +22,7 @@ local function settle(id, ref, refQueue, outcome, into, now, cap)
       redis.call('HDEL', K.tasks, id); redis.call('HDEL', K.deplist, id)
       if meta.pg then redis.call('HDEL', K.progress, id) end
       if meta.lg then logs.forgetLog(C, id) end
-      unpoint(id, meta)
+      identity.unpoint(C, id, meta)
       events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'error', meta.err)
       outcomes.keepOutcome(C, id, meta, now, 'cancelled', meta.err)
       fire(id, meta, 'cancelled', now)

@@ -4,17 +4,8 @@
   its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include: levels) and
   expired tasks, and parks tasks of a group at its concurrency or rate limit (include: gate, limits),
   paused (include: groups) or held by its ordered head (include: controls). ]]
--- include: record
--- include: levels
--- include: groups
--- include: gate
--- include: heads
--- include: expiry
--- include: sources
--- include: history
--- include: events
--- include: many
--- include: controls
+-- include: record, levels, groups, gate, heads, expiry, sources, history, events, many, controls
+-- include: identity
 -- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
 local function parkIn(id, meta, tag)
   if not meta.q and controls.headOf(C, meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, record.encode(meta)) end
@@ -62,7 +53,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
       elseif meta.e and meta.e <= now then -- expired while unclaimed: dropped (include: expiry), counted
         local moved = expire(id, meta, tags[id] ~= nil, now, cap)
         dropped, back = dropped + 1, back + moved; if moved > 0 then regrouped[meta.g] = true end
-      elseif tags[id] and (controls.pausedGroup(C, meta.g) or full(meta.g) or heldBack(id, meta.g) or regrouped[meta.g]) then
+      elseif tags[id] and (controls.pausedGroup(C, meta.g) or full(meta.g) or heads.heldBack(C, id, meta.g) or regrouped[meta.g]) then
         -- Paused, full, held by its ordered head, or behind a parked task an expiry let back: set aside.
         parkIn(id, meta, tags[id]); parked = parked + 1
       elseif tags[id] and limited and rateHeld(meta.g) then
@@ -82,7 +73,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
         if not meta.s and (meta.kp or history) then meta.s = now end -- first started: history on, or own keep
         if keep > 0 and not meta.kr then meta.kr = keep end
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
-        if meta.b then unpoint(id, meta) end
+        if meta.b then identity.unpoint(C, id, meta) end
         taken[i] = id
         if life then events.emitFor(C, cap, meta, 'type', 'active', 'id', id, 'attempt', meta.n, 'worker', worker) end -- events: 'all'
         leasedGroups[i] = tags[id] and meta.g

@@ -3,12 +3,7 @@
   it ran (include: cancels: its holder died before its beat could), and the dead set is trimmed.
   Each step looks at the earliest member first, so an idle queue pays one read per structure; each
   does at most `batch` tasks a call, so a backlog never stalls Redis (the rest waits a call). ]]
--- include: many
--- include: ready
--- include: cancels
--- include: heads
--- include: events
--- include: record
+-- include: many, ready, cancels, heads, events, record
 
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
@@ -91,7 +86,7 @@ local function upkeep(now, cap, batch, life)
     -- Their records say nothing of what else they have: all of it goes (meta nil).
     for _, id in ipairs(old) do redis.call('ZREM', K.dead, id); forget(id) end
     -- A dead head that held its ordered group is gone: the group goes on (include: heads).
-    refilled = refilled + dropHeads(old)
+    refilled = refilled + heads.dropHeads(C, old)
   end
   return d, a, refilled
 end

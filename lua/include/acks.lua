@@ -26,7 +26,7 @@ local function ackAll(out, now, cap)
   local metas = redis.call('HMGET', K.tasks, unpack(ids))
   local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
   local remember = tonumber(A.remember)
-  local keepCount, keepAge = doneCaps()
+  local keepCount, keepAge = history.doneCaps(C)
   -- Numbers go to Redis as text made once (or per task with %d): a Lua number is printed with %.17g.
   local nowText = string.format('%d', now)
   local trims = {}
@@ -49,8 +49,8 @@ local function ackAll(out, now, cap)
         outcomes.keepOutcome(C, ids[j], meta, now, 'done', result)
         -- Its own caps (put's `keep`) or the queue's (include: history).
         local count, age, own = keepCount, keepAge, false
-        if meta.kp then count, age, own = capsFor(meta, keepCount, keepAge) end
-        if count > 0 and keepDone(ids[j], metas[j], now, result, meta, nextRun(acks)) == 1 then noteKept(trims, count, age, own) end
+        if meta.kp then count, age, own = history.capsFor(C, meta, keepCount, keepAge) end
+        if count > 0 and history.keepDone(C, ids[j], metas[j], now, result, meta, nextRun(acks)) == 1 then history.noteKept(trims, count, age, own) end
         events.countNamed(K.counts, 'completed', meta)
         fire(ids[j], meta, 'done', now)
         forgetExtras(ids[j], meta)
@@ -73,6 +73,6 @@ local function ackAll(out, now, cap)
     -- The memory of acks goes too once a queue falls quiet.
     redis.call('PEXPIRE', K.acked, remember)
   end
-  trimAll(now, trims)
+  history.trimAll(C, now, trims)
   return #gone, refilled
 end

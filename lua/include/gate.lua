@@ -2,7 +2,7 @@
   take. Before it, the queue as a whole (gate): a paused queue leases nothing, and its own limits
   (include: limits) cap the count. During it, a grouped task whose group is at its concurrency
   limit (full) is set aside (park) until the group has a place (include: groups). ]]
--- include: record, groups, controls
+-- include: limits, record, groups, controls
 
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
 local function full(g)
@@ -39,8 +39,8 @@ local function gate(count, now, extras, d, a, out)
   -- A queue with no room leases nothing; its worker looks again when the rate allows the next
   -- claim, a lease may lapse, or a finished task's wake token comes.
   local capped, later
-  count, capped, later = allowed(count, now)
-  reopen(now)
+  count, capped, later = limits.allowed(C, count, now)
+  limits.reopen(C, now)
   local reopens = tonumber(redis.call('ZRANGE', K.gheld, 0, 0, 'WITHSCORES')[2])
   if count == 0 then
     if later then out[2] = later elseif d or a then out[2] = math.min(d or a, a or d) end

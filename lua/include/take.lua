@@ -4,8 +4,8 @@
   its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include: levels) and
   expired tasks, and parks tasks of a group at its concurrency or rate limit (include: gate, limits),
   paused (include: groups) or held by its ordered head (include: controls). ]]
--- include: record, levels, groups, gate, heads, expiry, sources, history, events, many, controls
--- include: identity
+-- include: limits, record, levels, groups, gate, heads, expiry, sources, history, events, many
+-- include: controls, identity
 -- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
 local function parkIn(id, meta, tag)
   if not meta.q and controls.headOf(C, meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, record.encode(meta)) end
@@ -19,12 +19,12 @@ end
 local function take(out, count, now, cap, batch, limited, held, life)
   local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
   -- The score as text made once: a Lua number goes to Redis printed with %.17g, each time.
-  local untilText, history = string.format('%d', until_), nil -- history: whether it is on, read at need
+  local untilText, historyOn = string.format('%d', until_), nil -- whether the history is on, read at need
   local taken, dropped, skipped, parked, refilled, back, regrouped = {}, 0, 0, 0, 0, 0, {}
   local leased, scored, holders, leasedGroups, reopens = {}, {}, {}, {}, nil
   local list, ghosts = sources.sourcesOf(C)
   -- Whether group g has no rate room now (groupRoom counts a lease when it has); `reopens` says when.
-  local function rateHeld(g) local ok, at = groupRoom(g, now); reopens = at; return not ok end
+  local function rateHeld(g) local ok, at = limits.groupRoom(C, g, now); reopens = at; return not ok end
   local source, round, tags = 1, nil, {}
   while #taken < count and dropped + skipped + parked < batch * 10 and source <= #list do
     local want = count - #taken
@@ -69,8 +69,8 @@ local function take(out, count, now, cap, batch, limited, held, life)
           meta.q = nil; controls.unhead(C, id, meta.g)
         end
         meta.n, meta.t, meta.l, meta.w = meta.n + 1, string.format('%s:%d', token, i), until_, worker
-        if not meta.s and not meta.kp and history == nil then history = doneCaps() > 0 end
-        if not meta.s and (meta.kp or history) then meta.s = now end -- first started: history on, or own keep
+        if not meta.s and not meta.kp and historyOn == nil then historyOn = history.doneCaps(C) > 0 end
+        if not meta.s and (meta.kp or historyOn) then meta.s = now end -- first started: history on, or own keep
         if keep > 0 and not meta.kr then meta.kr = keep end
         -- Leased: an until-start task's identity is free again, so it is no longer the one waiting.
         if meta.b then identity.unpoint(C, id, meta) end
@@ -97,7 +97,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
   if limited and #taken > 0 then
     local tokens, ofGroup = {}, {}
     for i = 1, #taken do tokens[i] = token .. ':' .. i; ofGroup[i] = leasedGroups[i] or false end
-    counted(tokens, ofGroup, now)
+    limits.counted(C, tokens, ofGroup, now)
   end
   if #taken > 0 then
     many.many('HSET', K.tasks, leased)

@@ -31,7 +31,7 @@ local meta = record.decode(raw)
 if redis.call('ZREM', K.dead, id) == 0 then
   -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
   local now = clock.now(C)
-  if meta.a then unwait(id, now) elseif redis.call('ZREM', K.delayed, id) == 0 then unqueue(id, meta, K.moved) end
+  if meta.a then unwait(id, now) elseif redis.call('ZREM', K.delayed, id) == 0 then ready.unqueue(C, id, meta, K.moved) end
   identity.unpoint(C, id, meta)
   fire(id, meta, 'cancelled', now)
   redis.call('HINCRBY', K.counts, 'cancelled', 1)
@@ -40,7 +40,7 @@ if redis.call('ZREM', K.dead, id) == 0 then
 end
 -- It held its ordered group's head (waiting for a retry, or dead): the group goes on.
 if heads.dropHead(C, id, meta) > 0 then wake.wakeIdle(C) end
-forget(id, meta)
+records.forget(C, id, meta)
 if stepped then
   -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
   drain(100, clock.now(C), tonumber(A.events))

@@ -29,13 +29,13 @@ local requeue = not meta.a and not redis.call('ZSCORE', K.delayed, id)
   and (not meta.g or (old > 0) ~= (level > 0))
 -- Out of the old place first (by the old level): a grouped task's ZSET member goes; an
 -- ungrouped one's old entry is left in its list as a ghost, since finding it would be O(N).
-if requeue and unqueue(id, meta, K.moved) == 0 then
+if requeue and ready.unqueue(C, id, meta, K.moved) == 0 then
   -- In no line at all (cannot happen while the invariants hold): nothing to move, nothing written.
   return { 'missing' }
 end
 -- As put stores it: no field for level 0.
 if level > 0 then meta.p = level else meta.p = nil end
-if requeue then push(id, meta) end
+if requeue then ready.push(C, id, meta) end
 redis.call('HSET', K.tasks, id, record.encode(meta))
 if requeue then return { 'moved' } end
 return { 'kept' }

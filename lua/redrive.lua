@@ -29,7 +29,7 @@ for _, id in ipairs(ids) do
   if meta.x then meta.e = now + meta.x end
   redis.call('ZREM', K.dead, id)
   redis.call('HSET', K.tasks, id, record.encode(meta))
-  push(id, meta)
+  ready.push(C, id, meta)
 end
 if #ids > 0 then wake.wakeIdle(C) end
 return { 'redriven', #ids }

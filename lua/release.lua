@@ -17,7 +17,7 @@ redis.call('ZREM', K.active, id)
 redis.call('ZREM', K.held, meta.w .. '|' .. id)
 meta.n, meta.t, meta.l, meta.w = math.max(0, meta.n - 1), nil, nil, nil
 redis.call('HSET', K.tasks, id, record.encode(meta))
-push(id, meta, true)
+ready.push(C, id, meta, true)
 -- Queued at the current round, it takes its group's place again itself.
 groups.finished(C, meta, true)
 wake.wakeIdle(C)

@@ -26,12 +26,12 @@ if meta.a then
 end
 local toWake = false
 if at > now then
-  if not delayed then unqueue(id, meta, K.moved) end
+  if not delayed then ready.unqueue(C, id, meta, K.moved) end
   redis.call('ZADD', K.delayed, at, id)
   toWake = redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
 elseif delayed then
   redis.call('ZREM', K.delayed, id)
-  push(id, meta)
+  ready.push(C, id, meta)
   toWake = true
 end
 redis.call('HSET', K.tasks, id, record.encode(meta))

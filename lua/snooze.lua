@@ -28,7 +28,7 @@ controls.holdHead(C, id, meta, false)
 local refilled = groups.finished(C, meta)
 local toWake = refilled > 0 or redis.call('EXISTS', K.limits) == 1
 if meta.r <= now then
-  push(id, meta)
+  ready.push(C, id, meta)
   toWake = true
 else
   redis.call('ZADD', K.delayed, meta.r, id)

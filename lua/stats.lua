@@ -6,14 +6,14 @@
   Returns: { ready, delayed, active, dead, waiting, paused (1|0), paused groups (n), then the n
     paused groups' names (gpause.lua), then counter name, count, ... } ]]
 -- Ready tasks wait in the level-0 list, the nine priority-level lists and the grouped set.
-local ready = redis.call('LLEN', K.ready)
-for level = 1, 9 do ready = ready + redis.call('LLEN', K['ready' .. level]) end
+local readyCount = redis.call('LLEN', K.ready)
+for level = 1, 9 do readyCount = readyCount + redis.call('LLEN', K['ready' .. level]) end
 -- Tasks parked while their group is at its limit are ready too: only the limit holds them.
-ready = ready + redis.call('ZCARD', K.grouped) + redis.call('ZCARD', K.parked)
+readyCount = readyCount + redis.call('ZCARD', K.grouped) + redis.call('ZCARD', K.parked)
 -- Ghosts (entries left behind by cancels, reschedules, priority changes) are not tasks (include: levels).
-ready = ready - (tonumber(redis.call('HGET', K.moved, '')) or 0)
+readyCount = readyCount - (tonumber(redis.call('HGET', K.moved, '')) or 0)
 local out = {
-  ready, redis.call('ZCARD', K.delayed),
+  readyCount, redis.call('ZCARD', K.delayed),
   redis.call('ZCARD', K.active), redis.call('ZCARD', K.dead), redis.call('ZCARD', K.blocked),
   redis.call('EXISTS', K.paused),
 }

@@ -1,7 +1,7 @@
 --[[ add: included by put after outcomes, gather and windows (not a script itself). A task new to
   the queue, or a dead one revived by putting it again, gets its record and its place: queued
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
--- include: record, rerun, many, outcomes, windows, identity
+-- include: records, record, rerun, many, outcomes, windows, identity
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
 -- (with what this call gathered before it, which may hold a task it names; the flush also marks
@@ -31,7 +31,7 @@ end
 local function add(id, base, old, payload, o, after)
   if old then
     redis.call('ZREM', K.dead, id)
-    forgetExtras(id, old)
+    records.forgetExtras(C, id, old)
   end
   -- A new run: what was kept of an earlier run at this id is not its outcome (include: outcomes),
   -- nor its state once this run ends without a trace (purged, cancelled, expired: include: history).

@@ -5,7 +5,7 @@
   there are never two copies waiting), made dead when out of attempts (kept for inspection and
   re-drive; claim trims the dead set by count and age), or retried: ready now, or delayed until
   `retryAt`. Needs the includes events, outcomes, identity, deps and records before it. ]]
--- include: record, ready, minutes, deadcaps, events, outcomes, controls, groups, identity
+-- include: records, record, ready, minutes, deadcaps, events, outcomes, controls, groups, identity
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
 -- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap,
@@ -28,7 +28,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
   if not into then controls.holdHead(C, id, meta, meta.n >= maxAttempts) end
   local refilled = groups.finished(C, meta)
   if into then
-    forget(id, meta)
+    records.forget(C, id, meta)
     redis.call('HINCRBY', K.counts, 'merged', 1)
     events.emitFor(C, cap, meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'into', into)
     outcomes.keepOutcome(C, id, meta, now, 'merged', into)
@@ -49,7 +49,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
     -- Its own dead caps (put's `keep`, include: deadcaps): not kept at all, or the dead set trimmed.
     -- A group held by it (not kept) or by a dead task the trim took goes on (include: heads).
     if meta.kp then
-      local gone, moved = keepDead(id, meta, now)
+      local gone, moved = deadcaps.keepDead(C, id, meta, now)
       refilled = refilled + moved
       if gone then return outcome, refilled, false end
     end
@@ -59,7 +59,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
     identity.repoint(C, id, meta)
     if retryAt then meta.r = retryAt end
     if not retryAt or retryAt <= now then
-      push(id, meta)
+      ready.push(C, id, meta)
       toWake = true
     else
       redis.call('ZADD', K.delayed, meta.r, id)

@@ -107,7 +107,7 @@ local function unblock(id, meta, now)
   if meta.r > now then
     redis.call('ZADD', K.delayed, meta.r, id)
   else
-    push(id, meta)
+    ready.push(C, id, meta)
   end
   redis.call('HSET', K.tasks, id, record.encode(meta))
   stepped = true

@@ -1,7 +1,7 @@
 --[[ expiry: the end of a task that a claim pops past its expiry (meta.e), unclaimed (included by
   take, not a script itself). Needs the includes records, identity, events, outcomes and deps
   before it. ]]
--- include: heads, events, outcomes, controls, groups, identity
+-- include: records, heads, events, outcomes, controls, groups, identity
 
 -- Drops task id (meta: its record), expired while unclaimed: deleted, with its event, kept outcome
 -- and dependents told, so it never vanishes silently (the caller counts it). `grouped`: it was
@@ -9,7 +9,7 @@
 -- held its ordered group's head (a retry that expired), which goes too. Returns how many parked
 -- tasks moved back.
 local function expire(id, meta, grouped, now, cap)
-  forget(id, meta)
+  records.forget(C, id, meta)
   identity.unpoint(C, id, meta)
   -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
   if meta.n > 0 then events.emitFor(C, cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else events.emitFor(C, cap, meta, 'type', 'expired', 'id', id) end

@@ -8,7 +8,7 @@
 -- Writes are gathered and made at the end (flush), a few variadic calls per chunk instead of
 -- several per task. `pending` (include: identity) holds what this call is about to write, so a
 -- duplicate within the call is found.
-local records, delayed = {}, {}
+local toWrite, delayed = {}, {}
 -- Ready ids by priority level (0-9), each pushed at its list's tail: FIFO within a level.
 local queued = {}
 for level = 0, 9 do queued[level] = {} end
@@ -20,7 +20,7 @@ local stale, batch = false, 0
 
 -- Makes the gathered writes.
 local function flush()
-  many.many('HSET', K.tasks, records)
+  many.many('HSET', K.tasks, toWrite)
   many.many('RPUSH', K.ready, queued[0])
   if #grouped > 0 then
     many.many('ZADD', K.grouped, grouped)
@@ -36,7 +36,7 @@ local function flush()
     end
   end
   many.many('ZADD', K.delayed, delayed)
-  records, delayed, grouped, lanes = {}, {}, {}, {}
+  toWrite, delayed, grouped, lanes = {}, {}, {}, {}
   for level = 0, 9 do queued[level] = {} end
   stale, batch = true, batch + 1
 end
@@ -63,7 +63,7 @@ end
 local function store(id, meta, payload)
   if payload then meta._ = payload end
   if meta.r > now then order(meta) end
-  table.insert(records, id); table.insert(records, record.encode(meta))
+  table.insert(toWrite, id); table.insert(toWrite, record.encode(meta))
   if meta.r <= now then
     if meta.g then
       table.insert(grouped, groups.tagOf(C, meta)); table.insert(grouped, id)

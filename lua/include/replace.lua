@@ -22,7 +22,7 @@ local function replace(id, old, payload, o)
     if newData then meta._ = newData end
     redis.call('HSET', K.tasks, id, record.encode(meta))
   else
-    if wasDelayed then redis.call('ZREM', K.delayed, id) else unqueue(id, old, K.moved) end
+    if wasDelayed then redis.call('ZREM', K.delayed, id) else ready.unqueue(C, id, old, K.moved) end
     store(id, meta, newData)
   end
   identity.remember(C, id, meta, batch)

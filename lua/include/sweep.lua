@@ -3,7 +3,7 @@
   whose head it held goes on, include: heads), and the walk over a slice of entries that stops
   once `most` are deleted (walk), counting what it deleted (deletedCount) and the parked tasks
   that moved back (refilled). Uses clean's `before`, `most`, `now` and `cap` (declared before it). ]]
--- include: record, heads, events, outcomes, identity
+-- include: records, record, heads, events, outcomes, identity
 
 -- How many tasks this call deleted; how many parked tasks the groups it let go on moved back.
 local deleted, refilled = 0, 0
@@ -27,7 +27,7 @@ local function drop(id, meta)
   outcomes.keepOutcome(C, id, meta, now, 'cancelled')
   -- It held its ordered group's head (waiting for a retry, snoozed, or back ready): the group goes on.
   refilled = refilled + heads.dropHead(C, id, meta)
-  forget(id, meta)
+  records.forget(C, id, meta)
   deleted = deleted + 1
 end
 

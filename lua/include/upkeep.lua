@@ -3,7 +3,7 @@
   it ran (include: cancels: its holder died before its beat could), and the dead set is trimmed.
   Each step looks at the earliest member first, so an idle queue pays one read per structure; each
   does at most `batch` tasks a call, so a backlog never stalls Redis (the rest waits a call). ]]
--- include: many, ready, cancels, heads, events, record
+-- include: records, many, ready, cancels, heads, events, record
 
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
@@ -46,7 +46,7 @@ local function promote(now, batch)
   end
   if tied then table.sort(entries, before) end
   many.many('ZREM', K.delayed, ids)
-  for _, e in ipairs(entries) do push(e.id, e.meta) end
+  for _, e in ipairs(entries) do ready.push(C, e.id, e.meta) end
 end
 
 -- Runs the housekeeping. Returns the earliest run-at and lease deadline left (ms, or nil) and how
@@ -61,7 +61,7 @@ local function upkeep(now, cap, batch, life)
   -- once, and counted as a failed attempt too: the attempt ended without an ack.
   if a and a <= now then
     for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.active, '-inf', now, 'LIMIT', 0, batch)) do
-      local meta = load(id)
+      local meta = records.load(C, id)
       if meta.cx then
         -- Cancelled while it ran: it ends so, never runs again.
         refilled = refilled + endCancel(id, meta, now, cap)
@@ -84,7 +84,7 @@ local function upkeep(now, cap, batch, life)
     local excess = math.min(dead - maxCount, batch)
     if excess > 0 then old = redis.call('ZRANGE', K.dead, 0, excess - 1) end
     -- Their records say nothing of what else they have: all of it goes (meta nil).
-    for _, id in ipairs(old) do redis.call('ZREM', K.dead, id); forget(id) end
+    for _, id in ipairs(old) do redis.call('ZREM', K.dead, id); records.forget(C, id) end
     -- A dead head that held its ordered group is gone: the group goes on (include: heads).
     refilled = refilled + heads.dropHeads(C, old)
   end

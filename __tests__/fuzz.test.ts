@@ -14,6 +14,7 @@ import type { RedisClientType } from 'redis';
 import { DocketError, type Scheduler, type Task } from '../lib';
 import { MAX_INSTANT_MS } from '../lib/domain/options';
 import { testUrl, useRedis } from './support/harness';
+import { runLua } from './support/lua';
 
 const SEED = Number(process.env.DOCKET_FUZZ_SEED ?? 20_240_611);
 const CASES = Number(process.env.DOCKET_FUZZ_CASES ?? 6000);
@@ -436,7 +437,7 @@ async function snapshot(raw: RedisClientType, prefix: string): Promise<Map<strin
   if (keys.length === 0) return map;
   const digest = `local out = {} for i, k in ipairs(KEYS) do local d = redis.call('DUMP', k)
     out[i] = { d and redis.sha1hex(d) or '', redis.call('PTTL', k) } end return out`;
-  const reply = (await raw.sendCommand(['EVAL', digest, String(keys.length), ...keys])) as Array<[string, number]>;
+  const reply = (await runLua(raw, digest, keys)) as Array<[string, number]>;
   // PTTL -2: the key expired between SCAN and the script.
   keys.forEach((k, i) => reply[i][1] !== -2 && map.set(k, reply[i]));
   return map;

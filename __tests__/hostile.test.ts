@@ -9,6 +9,7 @@ import { createScheduler, PayloadTooLargeError, ValidationError, type Json, type
 import { MAX_DEPTH } from '../lib/domain/payload';
 import { MAX_INSTANT_MS, MAX_SPAN_MS } from '../lib/domain/options';
 import { keysUnder, testUrl, useRedis } from './support/harness';
+import { runLua } from './support/lua';
 
 const redis = useRedis();
 
@@ -83,9 +84,9 @@ describe('nesting depth', () => {
     const raw = await redis.raw();
     const json = JSON.stringify(nested(MAX_DEPTH, 'array'));
     const decode = `local ok = pcall(cjson.decode, ARGV[1]) return ok and 1 or 0`;
-    expect(await raw.sendCommand(['EVAL', decode, '0', json])).toBe(1);
+    expect(await runLua(raw, decode, [], [json])).toBe(1);
     // The limit this stays under: cjson refuses past 1,000 levels.
-    expect(await raw.sendCommand(['EVAL', decode, '0', JSON.stringify(nested(1001, 'array'))])).toBe(0);
+    expect(await runLua(raw, decode, [], [JSON.stringify(nested(1001, 'array'))])).toBe(0);
   });
 });
 

@@ -18,11 +18,11 @@ local cap = tonumber(A.events)
 for i = 1, ITEMS do
   local step = cjson.decode(item(i))
   -- A step names the queue it is for: one for another queue is not this script's to apply.
-  if step[2] == QUEUE then apply(step, now, cap) end
+  if step[2] == deps.queue(C) then settle.apply(C, step, now, cap) end
 end
 -- Steps for this queue that these made (a failure passed down), or that earlier calls left, are
 -- applied too, a batch.
-drain(100, now, cap)
-if stepped then wake.wakeIdle(C) end
+settle.drain(C, 100, now, cap)
+if C.stepped then wake.wakeIdle(C) end
 local due = redis.call('ZRANGE', K.outbox, 0, 0, 'WITHSCORES')[2]
 return { redis.call('LLEN', K.settle), due or '' }

@@ -31,9 +31,9 @@ local meta = record.decode(raw)
 if redis.call('ZREM', K.dead, id) == 0 then
   -- A pending task ends here: its outcome is 'cancelled'. (A dead one's outcome was kept when it died.)
   local now = clock.now(C)
-  if meta.a then unwait(id, now) elseif redis.call('ZREM', K.delayed, id) == 0 then ready.unqueue(C, id, meta, K.moved) end
+  if meta.a then deps.unwait(C, id, now) elseif redis.call('ZREM', K.delayed, id) == 0 then ready.unqueue(C, id, meta, K.moved) end
   identity.unpoint(C, id, meta)
-  fire(id, meta, 'cancelled', now)
+  deps.fire(C, id, meta, 'cancelled', now)
   redis.call('HINCRBY', K.counts, 'cancelled', 1)
   if meta.n > 0 then events.emitFor(C, tonumber(A.events), meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else events.emitFor(C, tonumber(A.events), meta, 'type', 'cancelled', 'id', id) end
   outcomes.keepOutcome(C, id, meta, now, 'cancelled')
@@ -41,9 +41,9 @@ end
 -- It held its ordered group's head (waiting for a retry, or dead): the group goes on.
 if heads.dropHead(C, id, meta) > 0 then wake.wakeIdle(C) end
 records.forget(C, id, meta)
-if stepped then
+if C.stepped then
   -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
-  drain(100, clock.now(C), tonumber(A.events))
+  settle.drain(C, 100, clock.now(C), tonumber(A.events))
   wake.wakeIdle(C)
 end
-return { 'cancelled', toCarry() and 1 or 0 }
+return { 'cancelled', deps.toCarry(C) and 1 or 0 }

@@ -40,13 +40,13 @@ local freed, refilled = ackAll(out, now, cap)
 local count = tonumber(A.count)
 if count == 0 then
   -- What the acks released is ready when the call returns (a batch; claims take the rest).
-  if stepped then drain(BATCH, now, cap) end
+  if C.stepped then settle.drain(C, BATCH, now, cap) end
   -- Only acks: a parked task they moved back, or a concurrency slot freed, is for an idle worker.
   local slots = freed > 0 and redis.call('EXISTS', K.limits) == 1
-  if refilled > 0 or slots or stepped then wake.wakeIdle(C) end
+  if refilled > 0 or slots or C.stepped then wake.wakeIdle(C) end
   -- A finished task that tasks of other queues wait on, or one whose dependents' steps outran this
   -- call's batch: its client carries the steps at once (include: deps, toCarry).
-  if toCarry() then out[3] = now end
+  if deps.toCarry(C) then out[3] = now end
   return out
 end
 
@@ -63,7 +63,7 @@ local extras = redis.call('EXISTS', K.settle, K.outbox, K.paused, K.limits) > 0
 local carry, settling = nil, false
 if extras and redis.call('EXISTS', K.settle, K.outbox) > 0 then
   settling = true
-  drain(BATCH, now, cap)
+  settle.drain(C, BATCH, now, cap)
   carry = earliest(K.outbox)
   if carry then out[3] = carry end
   d = earliest(K.delayed)
@@ -71,7 +71,7 @@ end
 
 -- 4. Pause and limits (include: gate): a paused queue, or one with no room, leases nothing.
 local capped, limited, held, stop
-count, capped, limited, held, stop = gate(count, now, extras, d, a, out)
+count, capped, limited, held, stop = gate.gate(C, count, now, extras, d, a, out)
 if stop then return out end
 -- 5. Lease (include: take).
 local taken, more, until_, stopped
@@ -80,13 +80,13 @@ refilled = refilled + moved
 if stopped then out[4] = 1 end
 if until_ then a = math.min(a or until_, until_) end
 -- Tasks that waited on tasks this call dropped as expired learn now (ready ones: include: drained).
-if stepped then drain(BATCH, now, cap) end
-drained.drainedAfter(C, life, cap, taken, more or stepped)
+if C.stepped then settle.drain(C, BATCH, now, cap) end
+drained.drainedAfter(C, life, cap, taken, more or C.stepped)
 
 -- 6. When the worker should look again: now if ready tasks remain, else the next run-at or lease end.
 -- Steps left in `settle` (a batch a call): the worker claims again at once to take the next, and
 -- the client carries them on (lib/features/deps.ts), for a claim() caller that is no worker.
-local unsettled = (settling or stepped) and redis.call('LLEN', K.settle) > 0
+local unsettled = (settling or C.stepped) and redis.call('LLEN', K.settle) > 0
 if unsettled then out[3] = now end
 local backlog = more or (refilled > 0 and redis.call('ZCARD', K.grouped) > 0) or unsettled
 -- (At its concurrency limit, the queue has no room now: the next lease end, or a wake token, will;

@@ -99,9 +99,9 @@ else
   done, nextCursor = n == #ids and n < scan, tostring(start + n - marked)
 end
 
-if stepped then
+if C.stepped then
   -- The tasks that waited on them learn now (a batch; the client carries on with the rest).
-  drain(100, now, cap)
+  settle.drain(C, 100, now, cap)
 end
-if stepped or refilledCount() > 0 then wake.wakeIdle(C) end
-return { deletedCount(), done and 1 or 0, nextCursor, toCarry() and 1 or 0 }
+if C.stepped or refilledCount() > 0 then wake.wakeIdle(C) end
+return { deletedCount(), done and 1 or 0, nextCursor, deps.toCarry(C) and 1 or 0 }

@@ -34,7 +34,7 @@ if A.ending == 'unrecoverable' then maxAttempts = meta.n end
 local retryAt = A.retryAt ~= '' and tonumber(A.retryAt) or now + tonumber(A.retryIn)
 local outcome, refilled, toWake = endAttempt(id, meta, A.error, maxAttempts, retryAt, now, cap, A.ending, A.lifecycle == '1')
 -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
-if stepped then drain(100, now, cap) end
-if toWake or refilled > 0 or slots or stepped then wake.wakeIdle(C) end
-if toCarry() then return outcome .. ':carry' end
+if C.stepped then settle.drain(C, 100, now, cap) end
+if toWake or refilled > 0 or slots or C.stepped then wake.wakeIdle(C) end
+if deps.toCarry(C) then return outcome .. ':carry' end
 return outcome

@@ -99,5 +99,5 @@ flush()
 if dups > 0 then redis.call('HINCRBY', K.counts, 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', K.counts, 'added', added) end
 if replaced > 0 then redis.call('HINCRBY', K.counts, 'replaced', replaced) end
-if woken() or stepped then wake.wakeIdle(C) end
+if woken() or C.stepped then wake.wakeIdle(C) end
 return out

@@ -3,7 +3,7 @@
   A finished task leaves no records behind in `tasks`, and its de-dup identity is free again; the
   queue's history keeps it (include: history) unless its caps are 0. Acks of a call are checked
   with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
--- include: records, record, groups, history, minutes, events, many, outcomes, lease
+-- include: deps, records, record, groups, history, minutes, events, many, outcomes, lease
 
 -- The run number of the next finish the history keeps (include: runs), as 12 hex digits: the
 -- queue's counter `order` is read once a call, at the first, taking one number per ack of the call.
@@ -52,7 +52,7 @@ local function ackAll(out, now, cap)
         if meta.kp then count, age, own = history.capsFor(C, meta, keepCount, keepAge) end
         if count > 0 and history.keepDone(C, ids[j], metas[j], now, result, meta, nextRun(acks)) == 1 then history.noteKept(trims, count, age, own) end
         events.countNamed(K.counts, 'completed', meta)
-        fire(ids[j], meta, 'done', now)
+        deps.fire(C, ids[j], meta, 'done', now)
         records.forgetExtras(C, ids[j], meta)
         table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
         table.insert(remembered, nowText); table.insert(remembered, tokens[j])

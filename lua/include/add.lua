@@ -1,7 +1,7 @@
 --[[ add: included by put after outcomes, gather and windows (not a script itself). A task new to
   the queue, or a dead one revived by putting it again, gets its record and its place: queued
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
--- include: records, record, rerun, many, outcomes, windows, identity
+-- include: settle, records, record, rerun, many, outcomes, windows, identity
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
 -- (with what this call gathered before it, which may hold a task it names; the flush also marks
@@ -23,7 +23,7 @@ local function wait(id, meta, payload, after)
     table.insert(entries, 0); table.insert(entries, id .. '|' .. ref[2] .. '|' .. ref[1])
   end
   many.many('ZADD', K.after, entries)
-  registerAll(named, id, now, cap)
+  settle.registerAll(C, named, id, now, cap)
 end
 
 -- A task added (new, or revived: it starts afresh, so its progress and logs go, and the tasks it

@@ -5,7 +5,8 @@
   there are never two copies waiting), made dead when out of attempts (kept for inspection and
   re-drive; claim trims the dead set by count and age), or retried: ready now, or delayed until
   `retryAt`. Needs the includes events, outcomes, identity, deps and records before it. ]]
--- include: records, record, ready, minutes, deadcaps, events, outcomes, controls, groups, identity
+-- include: deps, records, record, ready, minutes, deadcaps, events, outcomes, controls, groups
+-- include: identity
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
 -- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap,
@@ -33,7 +34,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
     events.emitFor(C, cap, meta, 'type', 'merged', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'into', into)
     outcomes.keepOutcome(C, id, meta, now, 'merged', into)
     -- Tasks that waited on this one wait on the copy now: it does the work they waited for.
-    fire(id, meta, 'merged', now, into)
+    deps.fire(C, id, meta, 'merged', now, into)
     return 'merged', refilled, false
   end
   local outcome, toWake = 'retry', false
@@ -45,7 +46,7 @@ local function endAttempt(id, meta, err, maxAttempts, retryAt, now, cap, ending,
     minutes.countMinute(C, 'd', 1, now)
     events.emitFor(C, cap, meta, 'type', 'dead', 'id', id, 'attempt', meta.n, 'error', events.brief(err), 'ending', ending)
     outcomes.keepOutcome(C, id, meta, now, ending == 'failed' and 'dead' or 'dead:' .. ending, err)
-    fire(id, meta, 'dead', now)
+    deps.fire(C, id, meta, 'dead', now)
     -- Its own dead caps (put's `keep`, include: deadcaps): not kept at all, or the dead set trimmed.
     -- A group held by it (not kept) or by a dead task the trim took goes on (include: heads).
     if meta.kp then

@@ -8,7 +8,7 @@
   aborts the handler's signal; a holder that died beats no more, so its lease lapses and the claim
   that finds it ends it the same way instead of running it again (include: upkeep).
   Needs record, groups, events, outcomes, deps and records before it. ]]
--- include: records, events, outcomes, record, groups
+-- include: deps, records, events, outcomes, record, groups
 
 -- Marks active task id (meta: its decoded record) as cancelled while it runs. Returns its holder.
 local function markCancel(id, meta, now)
@@ -33,7 +33,7 @@ local function endCancel(id, meta, now, cap)
   redis.call('HINCRBY', K.counts, 'cancelled', 1)
   events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n)
   outcomes.keepOutcome(C, id, meta, now, 'cancelled')
-  fire(id, meta, 'cancelled', now)
+  deps.fire(C, id, meta, 'cancelled', now)
   records.forget(C, id, meta)
   return refilled
 end

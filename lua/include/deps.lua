@@ -21,42 +21,44 @@
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
   Here: routing steps, how a task ended (outcomeOf), a task ending (fire), leaving the wait early
   (unwait) or done (unblock); applying them: include: settle. Needs events, outcomes, identity. ]]
+local deps = {}
 -- include: record, many, ready
 
--- This queue's name: its keys' hash tag (names hold no braces).
-local QUEUE = string.match(K.tasks, '{(.*)}')
+-- This queue's name: its keys' hash tag (names hold no braces), read once a call (C.queue).
+function deps.queue(C)
+  if not C.queue then C.queue = string.match(C.K.tasks, '{(.*)}') end
+  return C.queue
+end
 
--- Whether this call added steps (the caller then wakes an idle worker to take them), and steps
--- for other queues (the caller may say so, for its client to carry them at once).
-local stepped, outboxed = false, false
-
+-- C.stepped: whether this call added steps (the caller then wakes an idle worker to take them);
+-- C.outboxed: steps for other queues (the caller may say so, for its client to carry them at once).
 -- Sends steps where they are applied: this queue's `settle` list, or the outbox for another
 -- queue. Many at once in a few variadic calls, not one call each (a task with 10,000 dependents).
-local function routeAll(steps, now)
+function deps.routeAll(C, steps, now)
   local here, there = {}, {}
   for _, step in ipairs(steps) do
-    if step[2] == QUEUE then
+    if step[2] == deps.queue(C) then
       table.insert(here, cjson.encode(step))
     else
       table.insert(there, now); table.insert(there, cjson.encode(step))
     end
   end
-  many.many('RPUSH', K.settle, here)
-  many.many('ZADD', K.outbox, there)
-  if #steps > 0 then stepped = true end
-  if #there > 0 then outboxed = true end
+  many.many('RPUSH', C.K.settle, here)
+  many.many('ZADD', C.K.outbox, there)
+  if #steps > 0 then C.stepped = true end
+  if #there > 0 then C.outboxed = true end
 end
-local function route(step, now) routeAll({ step }, now) end
+function deps.route(C, step, now) deps.routeAll(C, { step }, now) end
 
 -- How a task that is not live ended, as a dependency sees it: 'dead', 'expired', 'cancelled',
 -- 'merged' (and the task that does its work), or 'done'. A task with no record and no kept
 -- outcome counts as done. nil while it is live (pending, waiting or active).
-local function outcomeOf(id, raw, now)
+function deps.outcomeOf(C, id, raw, now)
   if raw then
-    if redis.call('ZSCORE', K.dead, id) then return 'dead' end
+    if redis.call('ZSCORE', C.K.dead, id) then return 'dead' end
     return nil
   end
-  local kept = redis.call('HGET', K.results, id)
+  local kept = redis.call('HGET', C.K.results, id)
   if not kept then return 'done' end
   local state, untilAt, body = string.match(kept, '^([^|]*)|[^|]*|[^|]*|([^|]*)|(.*)$')
   if tonumber(untilAt) <= now then return 'done' end
@@ -65,17 +67,17 @@ local function outcomeOf(id, raw, now)
 end
 
 -- Task id ended (done, dead, expired, cancelled; or merged `into` its copy): its waiters learn.
-local function fire(id, meta, outcome, now, into)
+function deps.fire(C, id, meta, outcome, now, into)
   if not meta.dp then return end
   meta.dp = nil
   local from, to = '[' .. id .. '|', '[' .. id .. '|\255'
   local steps = {}
-  for _, m in ipairs(redis.call('ZRANGEBYLEX', K.dependents, from, to)) do
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', C.K.dependents, from, to)) do
     local dependent, queue = string.match(m, '^[^|]*|([^|]*)|(.*)$')
-    table.insert(steps, { 'res', queue, dependent, id, QUEUE, outcome, into })
+    table.insert(steps, { 'res', queue, dependent, id, deps.queue(C), outcome, into })
   end
-  routeAll(steps, now)
-  redis.call('ZREMRANGEBYLEX', K.dependents, from, to)
+  deps.routeAll(C, steps, now)
+  redis.call('ZREMRANGEBYLEX', C.K.dependents, from, to)
 end
 
 -- Waiting task id leaves the waiting state before all its dependencies settled (one failed, or it
@@ -83,36 +85,36 @@ end
 -- now, not through `settle`: a ZREM costs less than the step, and a step left there for a later
 -- claim would remove the registration of the same task put again meanwhile (same id), which would
 -- then wait for ever.
-local function unwait(id, now)
-  redis.call('ZREM', K.blocked, id)
+function deps.unwait(C, id, now)
+  redis.call('ZREM', C.K.blocked, id)
   local from, to = '[' .. id .. '|', '[' .. id .. '|\255'
   local mine, steps = {}, {}
-  for _, m in ipairs(redis.call('ZRANGEBYLEX', K.after, from, to)) do
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', C.K.after, from, to)) do
     local ref, queue = string.match(m, '^[^|]*|([^|]*)|(.*)$')
-    if queue == QUEUE then
-      table.insert(mine, ref .. '|' .. id .. '|' .. QUEUE)
+    if queue == deps.queue(C) then
+      table.insert(mine, ref .. '|' .. id .. '|' .. deps.queue(C))
     else
-      table.insert(steps, { 'unr', queue, ref, id, QUEUE })
+      table.insert(steps, { 'unr', queue, ref, id, deps.queue(C) })
     end
   end
-  many.many('ZREM', K.dependents, mine)
-  routeAll(steps, now)
-  redis.call('ZREMRANGEBYLEX', K.after, from, to)
+  many.many('ZREM', C.K.dependents, mine)
+  deps.routeAll(C, steps, now)
+  redis.call('ZREMRANGEBYLEX', C.K.after, from, to)
 end
 
 -- Queues a task whose dependencies are all done: ready now, or delayed until its run-at.
-local function unblock(id, meta, now)
-  redis.call('ZREM', K.blocked, id)
+function deps.unblock(C, id, meta, now)
+  redis.call('ZREM', C.K.blocked, id)
   meta.a = nil
   if meta.r > now then
-    redis.call('ZADD', K.delayed, meta.r, id)
+    redis.call('ZADD', C.K.delayed, meta.r, id)
   else
     ready.push(C, id, meta)
   end
-  redis.call('HSET', K.tasks, id, record.encode(meta))
-  stepped = true
+  redis.call('HSET', C.K.tasks, id, record.encode(meta))
+  C.stepped = true
 end
 
 -- Whether the client has steps to carry on with: for other queues, or left in `settle` past this
 -- call's batch (a failure down a long chain), which it applies itself: no worker needs to claim.
-local function toCarry() return outboxed or (stepped and redis.call('LLEN', K.settle) > 0) end
+function deps.toCarry(C) return C.outboxed or (C.stepped and redis.call('LLEN', C.K.settle) > 0) end

@@ -1,7 +1,7 @@
 --[[ expiry: the end of a task that a claim pops past its expiry (meta.e), unclaimed (included by
   take, not a script itself). Needs the includes records, identity, events, outcomes and deps
   before it. ]]
--- include: records, heads, events, outcomes, controls, groups, identity
+-- include: deps, records, heads, events, outcomes, controls, groups, identity
 
 -- Drops task id (meta: its record), expired while unclaimed: deleted, with its event, kept outcome
 -- and dependents told, so it never vanishes silently (the caller counts it). `grouped`: it was
@@ -14,7 +14,7 @@ local function expire(id, meta, grouped, now, cap)
   -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.
   if meta.n > 0 then events.emitFor(C, cap, meta, 'type', 'expired', 'id', id, 'attempt', meta.n) else events.emitFor(C, cap, meta, 'type', 'expired', 'id', id) end
   outcomes.keepOutcome(C, id, meta, now, 'expired')
-  fire(id, meta, 'expired', now)
+  deps.fire(C, id, meta, 'expired', now)
   if not grouped then return 0 end
   controls.unhead(C, id, meta.g)
   return groups.refill(C, meta.g)

@@ -2,22 +2,23 @@
   take. Before it, the queue as a whole (gate): a paused queue leases nothing, and its own limits
   (include: limits) cap the count. During it, a grouped task whose group is at its concurrency
   limit (full) is set aside (park) until the group has a place (include: groups). ]]
+local gate = {}
 -- include: limits, record, groups, controls
 
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
-local function full(g)
+function gate.full(C, g)
   local limit = controls.limitOf(C, g)
-  return limit and (tonumber(redis.call('HGET', K.gactive, g)) or 0) >= limit
+  return limit and (tonumber(redis.call('HGET', C.K.gactive, g)) or 0) >= limit
 end
 
 -- Sets a task of a group at its limit aside until the group has a place (see groups: refill). Its
 -- place in the group's order is fixed the first time, so a task parked again keeps it.
-local function park(id, meta, tag)
+function gate.park(C, id, meta, tag)
   if not meta.q then
     meta.q = ((meta.p or 0) > 0 and '0' or '1') .. string.format('%016d', tag)
-    redis.call('HSET', K.tasks, id, record.encode(meta))
+    redis.call('HSET', C.K.tasks, id, record.encode(meta))
   end
-  redis.call('ZADD', K.parked, 0, groups.parkedAs(id, meta))
+  redis.call('ZADD', C.K.parked, 0, groups.parkedAs(id, meta))
 end
 
 -- Claim's step 4: how many of `count` tasks it may lease. A paused queue leases none; housekeeping
@@ -28,9 +29,9 @@ end
 -- limits (its leases are then counted), the earliest time a group held by its rate reopens (or
 -- nil), and whether claim stops here (paused, or no room: out[2] says when to look again). A call
 -- that asks for none (acks only) goes on when nothing stops it, to wake an idle worker for a backlog.
-local function gate(count, now, extras, d, a, out)
-  local stops = extras and redis.call('EXISTS', K.paused, K.limits) or 0
-  if stops > 0 and redis.call('EXISTS', K.paused) == 1 then
+function gate.gate(C, count, now, extras, d, a, out)
+  local stops = extras and redis.call('EXISTS', C.K.paused, C.K.limits) or 0
+  if stops > 0 and redis.call('EXISTS', C.K.paused) == 1 then
     if d or a then out[2] = math.min(d or a, a or d) end
     return 0, false, false, nil, true
   end
@@ -41,7 +42,7 @@ local function gate(count, now, extras, d, a, out)
   local capped, later
   count, capped, later = limits.allowed(C, count, now)
   limits.reopen(C, now)
-  local reopens = tonumber(redis.call('ZRANGE', K.gheld, 0, 0, 'WITHSCORES')[2])
+  local reopens = tonumber(redis.call('ZRANGE', C.K.gheld, 0, 0, 'WITHSCORES')[2])
   if count == 0 then
     if later then out[2] = later elseif d or a then out[2] = math.min(d or a, a or d) end
   end

@@ -3,7 +3,7 @@
   whose head it held goes on, include: heads), and the walk over a slice of entries that stops
   once `most` are deleted (walk), counting what it deleted (deletedCount) and the parked tasks
   that moved back (refilled). Uses clean's `before`, `most`, `now` and `cap` (declared before it). ]]
--- include: records, record, heads, events, outcomes, identity
+-- include: deps, records, record, heads, events, outcomes, identity
 
 -- How many tasks this call deleted; how many parked tasks the groups it let go on moved back.
 local deleted, refilled = 0, 0
@@ -22,7 +22,7 @@ end
 -- A pending task, already out of its list, ends as cancel ends it.
 local function drop(id, meta)
   identity.unpoint(C, id, meta)
-  fire(id, meta, 'cancelled', now)
+  deps.fire(C, id, meta, 'cancelled', now)
   if meta.n > 0 then events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n) else events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id) end
   outcomes.keepOutcome(C, id, meta, now, 'cancelled')
   -- It held its ordered group's head (waiting for a retry, snoozed, or back ready): the group goes on.

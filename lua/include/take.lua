@@ -9,7 +9,7 @@
 -- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
 local function parkIn(id, meta, tag)
   if not meta.q and controls.headOf(C, meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, record.encode(meta)) end
-  park(id, meta, tag)
+  gate.park(C, id, meta, tag)
 end
 -- Leases up to `count` tasks. `limited`: the queue has limits of its own (rates are counted); `held`:
 -- when the first group held by its rate reopens (or nil). Returns how many were leased, whether
@@ -53,7 +53,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
       elseif meta.e and meta.e <= now then -- expired while unclaimed: dropped (include: expiry), counted
         local moved = expire(id, meta, tags[id] ~= nil, now, cap)
         dropped, back = dropped + 1, back + moved; if moved > 0 then regrouped[meta.g] = true end
-      elseif tags[id] and (controls.pausedGroup(C, meta.g) or full(meta.g) or heads.heldBack(C, id, meta.g) or regrouped[meta.g]) then
+      elseif tags[id] and (controls.pausedGroup(C, meta.g) or gate.full(C, meta.g) or heads.heldBack(C, id, meta.g) or regrouped[meta.g]) then
         -- Paused, full, held by its ordered head, or behind a parked task an expiry let back: set aside.
         parkIn(id, meta, tags[id]); parked = parked + 1
       elseif tags[id] and limited and rateHeld(meta.g) then

@@ -139,7 +139,7 @@ describe('Lua headers', () => {
     expect(shared).toEqual(expect.arrayContaining(['ackAll', 'take']));
     const source = code(inlined(opNamed(name)));
     // A parameter or variable of the same name (a callback called `take`) is not the include's function.
-    const shadowed = new Set([...source.matchAll(/function\s*\w*\s*\(([^)]*)\)/g)].flatMap((m) => m[1].split(/\s*,\s*/)));
+    const shadowed = new Set([...source.matchAll(/function\s*[\w.]*\s*\(([^)]*)\)/g)].flatMap((m) => m[1].split(/\s*,\s*/)));
     for (const m of source.matchAll(/\blocal\s+(?!function)([\w\s,]+?)\s*=/g)) for (const v of m[1].split(/\s*,\s*/)) shadowed.add(v);
     const defined = new Map<string, number>();
     for (const m of source.matchAll(/\blocal function (\w+)/g)) if (!defined.has(m[1])) defined.set(m[1], m.index);

@@ -28,7 +28,7 @@ for _, m in ipairs(redis.call('ZRANGEBYLEX', K.cancels, '[' .. A.worker .. '|', 
   local raw = redis.call('HGET', K.tasks, id)
   local meta = raw and record.peek(raw)
   if meta and meta.cx and meta.w == A.worker and redis.call('ZSCORE', K.active, id) then
-    endCancel(id, meta, now, tonumber(A.events))
+    cancels.endCancel(C, id, meta, now, tonumber(A.events))
     table.insert(out, id)
     woken = true
   else

@@ -23,7 +23,7 @@ if raw and A.running == '1' and redis.call('ZSCORE', K.active, id) then
   -- at the holder's next beat, or when its lease lapses if the holder died. Asked twice: as once.
   local meta = record.decode(raw)
   if meta.cx then return { 'stopping', meta.w or '' } end
-  return { 'stopping', markCancel(id, meta, clock.now(C)) }
+  return { 'stopping', cancels.markCancel(C, id, meta, clock.now(C)) }
 end
 local refused = refusals.refusal(C, id, raw, false)
 if refused then return refused end

@@ -24,6 +24,7 @@
 -- include: groups, logs, heads
 local source, before, most, scan, cursor, cap = A.source, tonumber(A.before), tonumber(A.most), tonumber(A.scan), A.cursor, tonumber(A.events)
 local now = clock.now(C)
+sweep.start(C, before, most, cap)
 -- What a cleaned list entry becomes until one LREM takes them all: task ids hold no '|'.
 local TOMB = '|cleaned|'
 -- include: sweep
@@ -49,27 +50,27 @@ if source == 'delayed' or source == 'grouped' then
   local start = score and redis.call('ZCOUNT', key, '-inf', '(' .. score) + tonumber(skip) or 0
   local entries = redis.call('ZRANGE', key, start, start + scan - 1, 'WITHSCORES')
   local last, kept = score, tonumber(skip) or 0
-  local n = walk(entries, 2, function(i)
+  local n = sweep.walk(C, entries, 2, function(i)
     if entries[i + 1] ~= last then last, kept = entries[i + 1], 0 end
     local id = entries[i]
-    local meta = doomed(id)
+    local meta = sweep.doomed(C, id)
     if not meta then kept = kept + 1; return end
     redis.call('ZREM', key, id)
     -- As cancel: a grouped task leaving unclaimed lets its group's first parked task in.
     if source == 'grouped' then groups.refill(C, meta.g) end
-    drop(id, meta)
+    sweep.drop(C, id, meta)
   end)
   done, nextCursor = n == #entries / 2 and n < scan, last and (last .. '|' .. kept) or ''
 elseif source == 'parked' then
   local members = redis.call('ZRANGEBYLEX', K.parked, cursor == '' and '-' or '(' .. cursor, '+', 'LIMIT', 0, scan)
   local last = cursor
-  local n = walk(members, 1, function(i)
+  local n = sweep.walk(C, members, 1, function(i)
     last = members[i]
     local id = string.match(last, '|([^|]*)$')
-    local meta = doomed(id)
+    local meta = sweep.doomed(C, id)
     -- Gone from `parked` since the read: a held head dropped just before let it back into
     -- `grouped`, whose walk comes next.
-    if meta and redis.call('ZREM', K.parked, last) == 1 then drop(id, meta) end
+    if meta and redis.call('ZREM', K.parked, last) == 1 then sweep.drop(C, id, meta) end
   end)
   done, nextCursor = n == #members and n < scan, last
 else
@@ -83,17 +84,17 @@ else
   -- An entry a priority change left behind goes as any cleaned entry does, but its task (ready
   -- under its new level, or active, or gone) is not this entry's to delete (include: levels).
   local ghosts = redis.call('EXISTS', K.moved) == 1
-  local n = walk(ids, 1, function(i)
+  local n = sweep.walk(C, ids, 1, function(i)
     if ghosts and levels.unghost(C, K.moved, level or 0, ids[i]) then
       redis.call('LSET', key, start + i - 1, TOMB)
       marked = marked + 1
       return
     end
-    local meta = doomed(ids[i])
+    local meta = sweep.doomed(C, ids[i])
     if not meta then return end
     redis.call('LSET', key, start + i - 1, TOMB)
     marked = marked + 1
-    drop(ids[i], meta)
+    sweep.drop(C, ids[i], meta)
   end)
   if marked > 0 then redis.call('LREM', key, marked, TOMB) end
   done, nextCursor = n == #ids and n < scan, tostring(start + n - marked)
@@ -103,5 +104,5 @@ if C.stepped then
   -- The tasks that waited on them learn now (a batch; the client carries on with the rest).
   settle.drain(C, 100, now, cap)
 end
-if C.stepped or refilledCount() > 0 then wake.wakeIdle(C) end
-return { deletedCount(), done and 1 or 0, nextCursor, deps.toCarry(C) and 1 or 0 }
+if C.stepped or sweep.refilledCount(C) > 0 then wake.wakeIdle(C) end
+return { sweep.deletedCount(C), done and 1 or 0, nextCursor, deps.toCarry(C) and 1 or 0 }

@@ -32,7 +32,7 @@ local maxAttempts = A.maxAttempts ~= '' and tonumber(A.maxAttempts) or meta.m
 -- An unrecoverable failure has no attempts left: this one was its last.
 if A.ending == 'unrecoverable' then maxAttempts = meta.n end
 local retryAt = A.retryAt ~= '' and tonumber(A.retryAt) or now + tonumber(A.retryIn)
-local outcome, refilled, toWake = endAttempt(id, meta, A.error, maxAttempts, retryAt, now, cap, A.ending, A.lifecycle == '1')
+local outcome, refilled, toWake = attempt.endAttempt(C, id, meta, A.error, maxAttempts, retryAt, now, cap, A.ending, A.lifecycle == '1')
 -- The tasks that waited on it learn now (a batch; the client carries on with the rest).
 if C.stepped then settle.drain(C, 100, now, cap) end
 if toWake or refilled > 0 or slots or C.stepped then wake.wakeIdle(C) end

@@ -18,7 +18,7 @@ local meta = lease.held(C, id, A.token, now)
 if not meta then return 0 end
 redis.call('ZREM', K.active, id)
 redis.call('ZREM', K.held, meta.w .. '|' .. id)
-local attempt = meta.n
+local delivery = meta.n
 -- Not counted: the claim that delivers it again counts it once more, as the same attempt.
 meta.n, meta.t, meta.l, meta.w, meta.en = math.max(0, meta.n - 1), nil, nil, nil, 'snoozed'
 meta.r = now + tonumber(A.delay)
@@ -36,6 +36,6 @@ else
   toWake = toWake or redis.call('ZRANGE', K.delayed, 0, 0)[1] == id
 end
 redis.call('HSET', K.tasks, id, record.encode(meta))
-events.emitFor(C, tonumber(A.events), meta, 'type', 'snoozed', 'id', id, 'attempt', attempt)
+events.emitFor(C, tonumber(A.events), meta, 'type', 'snoozed', 'id', id, 'attempt', delivery)
 if toWake then wake.wakeIdle(C) end
 return 1

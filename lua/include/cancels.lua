@@ -2,19 +2,20 @@
   with `running` marks an active task (markCancel): its record gets meta.cx (when the cancel was asked)
   and loses its lease token (meta.t false, which no holder's token equals: from then on its ack,
   fail, extend, progress and log are refused, as for a lease lost), and `cancels` (ZSET, lex,
-  score 0, K.cancels) gets '<worker>|<id>', so the holder's next beat finds its own marks in one
+  score 0, C.K.cancels) gets '<worker>|<id>', so the holder's next beat finds its own marks in one
   range read, with no read per task. The task stays active until then, so its concurrency places
   stay taken while its handler may still run. The beat ends it (endCancel) and tells the holder, which
   aborts the handler's signal; a holder that died beats no more, so its lease lapses and the claim
   that finds it ends it the same way instead of running it again (include: upkeep).
   Needs record, groups, events, outcomes, deps and records before it. ]]
+local cancels = {}
 -- include: deps, records, events, outcomes, record, groups
 
 -- Marks active task id (meta: its decoded record) as cancelled while it runs. Returns its holder.
-local function markCancel(id, meta, now)
+function cancels.markCancel(C, id, meta, now)
   meta.cx, meta.t = now, false
-  redis.call('HSET', K.tasks, id, record.encode(meta))
-  if meta.w then redis.call('ZADD', K.cancels, 0, meta.w .. '|' .. id) end
+  redis.call('HSET', C.K.tasks, id, record.encode(meta))
+  if meta.w then redis.call('ZADD', C.K.cancels, 0, meta.w .. '|' .. id) end
   return meta.w or ''
 end
 
@@ -22,15 +23,15 @@ end
 -- place is given back, and it ends `cancelled` as a pending task's cancel does (its event, its
 -- outcome kept with keepResult, its waiters told), counted in `counts` as 'cancelled'. Returns how
 -- many parked tasks of its group moved back.
-local function endCancel(id, meta, now, cap)
-  redis.call('ZREM', K.active, id)
+function cancels.endCancel(C, id, meta, now, cap)
+  redis.call('ZREM', C.K.active, id)
   if meta.w then
     local member = meta.w .. '|' .. id
-    redis.call('ZREM', K.held, member)
-    redis.call('ZREM', K.cancels, member)
+    redis.call('ZREM', C.K.held, member)
+    redis.call('ZREM', C.K.cancels, member)
   end
   local refilled = groups.finished(C, meta)
-  redis.call('HINCRBY', K.counts, 'cancelled', 1)
+  redis.call('HINCRBY', C.K.counts, 'cancelled', 1)
   events.emitFor(C, cap, meta, 'type', 'cancelled', 'id', id, 'attempt', meta.n)
   outcomes.keepOutcome(C, id, meta, now, 'cancelled')
   deps.fire(C, id, meta, 'cancelled', now)

@@ -1,6 +1,7 @@
 --[[ expiry: the end of a task that a claim pops past its expiry (meta.e), unclaimed (included by
   take, not a script itself). Needs the includes records, identity, events, outcomes and deps
   before it. ]]
+local expiry = {}
 -- include: deps, records, heads, events, outcomes, controls, groups, identity
 
 -- Drops task id (meta: its record), expired while unclaimed: deleted, with its event, kept outcome
@@ -8,7 +9,7 @@
 -- popped from `grouped`, so its group's first parked task takes the place it leaves; it may have
 -- held its ordered group's head (a retry that expired), which goes too. Returns how many parked
 -- tasks moved back.
-local function expire(id, meta, grouped, now, cap)
+function expiry.expire(C, id, meta, grouped, now, cap)
   records.forget(C, id, meta)
   identity.unpoint(C, id, meta)
   -- The attempt field only when it had deliveries (a retry that expired): null otherwise, as ever.

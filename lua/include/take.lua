@@ -51,7 +51,7 @@ local function take(out, count, now, cap, batch, limited, held, life)
       elseif not meta then
         skipped = skipped + 1 -- no record: nothing to run (cannot happen while the invariants hold)
       elseif meta.e and meta.e <= now then -- expired while unclaimed: dropped (include: expiry), counted
-        local moved = expire(id, meta, tags[id] ~= nil, now, cap)
+        local moved = expiry.expire(C, id, meta, tags[id] ~= nil, now, cap)
         dropped, back = dropped + 1, back + moved; if moved > 0 then regrouped[meta.g] = true end
       elseif tags[id] and (controls.pausedGroup(C, meta.g) or gate.full(C, meta.g) or heads.heldBack(C, id, meta.g) or regrouped[meta.g]) then
         -- Paused, full, held by its ordered head, or behind a parked task an expiry let back: set aside.

@@ -3,7 +3,7 @@
   it ran (include: cancels: its holder died before its beat could), and the dead set is trimmed.
   Each step looks at the earliest member first, so an idle queue pays one read per structure; each
   does at most `batch` tasks a call, so a backlog never stalls Redis (the rest waits a call). ]]
--- include: records, many, ready, cancels, heads, events, record
+-- include: attempt, records, many, ready, cancels, heads, events, record
 
 local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
@@ -64,12 +64,12 @@ local function upkeep(now, cap, batch, life)
       local meta = records.load(C, id)
       if meta.cx then
         -- Cancelled while it ran: it ends so, never runs again.
-        refilled = refilled + endCancel(id, meta, now, cap)
+        refilled = refilled + cancels.endCancel(C, id, meta, now, cap)
       else
         redis.call('HINCRBY', K.counts, 'lease-lost', 1)
         -- Its lease ran out (a dead worker's, lapsed by a heartbeat, too): lapsed, then failed (events: 'all').
         events.emitLife(C, life, cap, meta, 'type', 'lapsed', 'id', id, 'attempt', meta.n, 'worker', meta.w or '')
-        local _, moved = endAttempt(id, meta, 'lease expired', meta.m, nil, now, cap, nil, life)
+        local _, moved = attempt.endAttempt(C, id, meta, 'lease expired', meta.m, nil, now, cap, nil, life)
         refilled = refilled + moved
       end
     end

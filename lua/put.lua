@@ -45,7 +45,7 @@ if redis.call('EXISTS', K.redirects, K.windows, K.results, K.history) == 0 then
 else
   identity.knowRedirects(C, redis.call('EXISTS', K.redirects) == 1)
 end
-readEarliest()
+gather.start(C, count)
 
 local function answer(id, code, runAt) table.insert(out, id); table.insert(out, code); table.insert(out, runAt) end
 -- A duplicate: a result, not an error.
@@ -64,9 +64,9 @@ for i = 1, count do
     answer('', 0, o.at)
   else
     local id, old = base, nil
-    if stored[i] or identity.pending(C, base) or C.redirectsKnown or stale then
+    if stored[i] or identity.pending(C, base) or C.redirectsKnown or C.gather.stale then
       local raw = nil
-      if not stale then raw = stored[i] end
+      if not C.gather.stale then raw = stored[i] end
       id, old = identity.find(C, base, payload, o.key, o.name, raw)
     end
     local state = old and (identity.pending(C, id) and 'pending' or (old.t and 'active') or (redis.call('ZSCORE', K.dead, id) and 'dead') or 'pending')
@@ -75,7 +75,7 @@ for i = 1, count do
     if old and state ~= 'dead' then
       if state == 'pending' and string.find(o.mode, '[rd]') and not old.a then
         -- replace, debounce: a task not yet leased takes this put's data and options.
-        local runAt = replace(id, old, payload, o)
+        local runAt = replace.replace(C, id, old, payload, o)
         replaced = replaced + 1
         events.emit(C, cap, 'type', 'replaced', 'id', id)
         answer(id, 3, runAt)
@@ -87,7 +87,7 @@ for i = 1, count do
       duplicate(old and id or base, closes)
     else
       -- New, or a dead task revived (include: add).
-      local runAt = add(id, base, old, payload, o, after)
+      local runAt = add.add(C, id, base, old, payload, o, after)
       added = added + 1
       events.emitLife(C, life, cap, o.name ~= '' and { nm = o.name } or nil, 'type', 'added', 'id', id, 'runAt', runAt)
       answer(id, old and 2 or 1, runAt)
@@ -95,9 +95,9 @@ for i = 1, count do
   end
 end
 occurrences.occurred(C)
-flush()
+gather.flush(C)
 if dups > 0 then redis.call('HINCRBY', K.counts, 'deduplicated', dups) end
 if added > 0 then redis.call('HINCRBY', K.counts, 'added', added) end
 if replaced > 0 then redis.call('HINCRBY', K.counts, 'replaced', replaced) end
-if woken() or C.stepped then wake.wakeIdle(C) end
+if gather.woken(C) or C.stepped then wake.wakeIdle(C) end
 return out

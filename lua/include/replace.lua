@@ -5,26 +5,28 @@
   now + delay or its `at` (debounce: the task runs once puts have stopped for `delay`). The task
   keeps its deliveries, creation time and last error; a ready task that stays ready at the same
   level in the same group keeps its place in line, any other is queued anew. ]]
+-- include: gather
+local replace = {}
 -- include: record, ready, identity
-local function replace(id, old, payload, o)
+function replace.replace(C, id, old, payload, o)
   -- Added earlier in this same call: its writes go out first, so it is moved like any other.
   local p = identity.pending(C, id)
-  if p and p.batch == batch then flush() end
+  if p and p.batch == C.gather.batch then gather.flush(C) end
   local runAt = old.r
-  if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or now + (o.delay or 0) end
-  local meta = metaOf(o, runAt, old)
+  if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or C.now + (o.delay or 0) end
+  local meta = gather.metaOf(C, o, runAt, old)
   meta.b = old.b
   meta._ = old._
-  local wasDelayed = redis.call('ZSCORE', K.delayed, id)
+  local wasDelayed = redis.call('ZSCORE', C.K.delayed, id)
   local newData = o.key ~= '' and payload or nil
-  if not wasDelayed and runAt <= now and (meta.p or 0) == (old.p or 0) and meta.g == old.g then
+  if not wasDelayed and runAt <= C.now and (meta.p or 0) == (old.p or 0) and meta.g == old.g then
     meta.q = old.q
     if newData then meta._ = newData end
-    redis.call('HSET', K.tasks, id, record.encode(meta))
+    redis.call('HSET', C.K.tasks, id, record.encode(meta))
   else
-    if wasDelayed then redis.call('ZREM', K.delayed, id) else ready.unqueue(C, id, old, K.moved) end
-    store(id, meta, newData)
+    if wasDelayed then redis.call('ZREM', C.K.delayed, id) else ready.unqueue(C, id, old, C.K.moved) end
+    gather.store(C, id, meta, newData)
   end
-  identity.remember(C, id, meta, batch)
+  identity.remember(C, id, meta, C.gather.batch)
   return runAt
 end

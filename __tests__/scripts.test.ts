@@ -13,7 +13,8 @@ import { queueKeys, READY_LEVELS, SUFFIXES } from '../lib/domain/keys';
 import { connect } from '../lib/redis/connection';
 import { script } from '../lib/redis/op';
 import { array, num, text } from '../lib/redis/reply';
-import { compile, inlined, LUA_DIR, Scripts } from '../lib/redis/scripts';
+import { docketLibrary, isModule } from '../lib/redis/library';
+import { body, compile, inlined, LUA_DIR, Scripts } from '../lib/redis/scripts';
 import { eventually, testUrl } from './support/harness';
 import { opFiles, OPS, type AnyOp } from './support/ops';
 import { startRedis, type ControlledRedis } from './support/redis-server';
@@ -130,24 +131,25 @@ describe('Lua headers', () => {
     }
   });
 
-  it.each(NAMES)('%s, with its includes, defines every include function it calls before the call', (name) => {
-    // A Lua local is seen only by code after it: a function named before its include is inlined
-    // (or never included) is a global lookup, which Redis refuses only when that line runs.
-    const code = (lua: string) => lua.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--[^\n]*/g, '');
+  it('makes every include a module of the library, defined once at its top level', () => {
     const include = path.join(LUA_DIR, 'include');
-    const shared = readdirSync(include).flatMap((f) => [...code(readFileSync(path.join(include, f), 'utf8')).matchAll(/^local function (\w+)/gm)].map((m) => m[1]));
-    expect(shared).toEqual(expect.arrayContaining(['ackAll', 'take']));
-    const source = code(inlined(opNamed(name)));
-    // A parameter or variable of the same name (a callback called `take`) is not the include's function.
-    const shadowed = new Set([...source.matchAll(/function\s*[\w.]*\s*\(([^)]*)\)/g)].flatMap((m) => m[1].split(/\s*,\s*/)));
-    for (const m of source.matchAll(/\blocal\s+(?!function)([\w\s,]+?)\s*=/g)) for (const v of m[1].split(/\s*,\s*/)) shadowed.add(v);
-    const defined = new Map<string, number>();
-    for (const m of source.matchAll(/\blocal function (\w+)/g)) if (!defined.has(m[1])) defined.set(m[1], m.index);
-    const early = [...source.matchAll(/(?<![.:\w])(\w+)\s*\(/g)]
-      .filter((m) => shared.includes(m[1]) && !shadowed.has(m[1]))
-      .filter((m) => !((defined.get(m[1]) ?? Infinity) <= m.index))
-      .map((m) => m[1]);
-    expect([...new Set(early)]).toEqual([]);
+    const names = readdirSync(include)
+      .filter((f) => f.endsWith('.lua'))
+      .map((f) => f.replace(/\.lua$/, ''));
+    expect(names.filter((name) => !isModule(name))).toEqual([]);
+  });
+
+  it.each(NAMES)('%s defines no include function per call: its body holds only its own code', (name) => {
+    // The function's body (what each call runs) after the line that names K and A: an include's
+    // code there would be defined again on every call.
+    const code = body(opNamed(name)).split('\n').slice(1).join('\n');
+    expect(code).not.toMatch(/^\s*function \w+\.\w+\(/m);
+    // The library defines each module once, before the first function that calls one.
+    const library = docketLibrary().source;
+    const modules = [...library.matchAll(/^local (\w+) = \{\}\ndo$/gm)];
+    expect(modules.length).toBeGreaterThan(30);
+    expect(new Set(modules.map((m) => m[1])).size).toBe(modules.length);
+    expect(library.indexOf('redis.register_function')).toBeGreaterThan(modules[modules.length - 1].index);
   });
 
   it.each(NAMES)('%s.lua builds no key names (cluster and ACL safety)', (name) => {

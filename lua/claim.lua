@@ -36,7 +36,7 @@ local cap, life = tonumber(A.events), A.lifecycle == '1'
 local out = { now, '', '', 0 }
 
 -- 1. Acks (include: acks). `refilled` counts parked tasks moved back into `grouped` by this call.
-local freed, refilled = ackAll(out, now, cap)
+local freed, refilled = acks.ackAll(C, out, now, cap, item)
 local count = tonumber(A.count)
 if count == 0 then
   -- What the acks released is ready when the call returns (a batch; claims take the rest).
@@ -51,7 +51,7 @@ if count == 0 then
 end
 
 -- 2. Housekeeping (include: upkeep): due tasks become ready, lapsed leases end, the dead are trimmed.
-local d, a, moved = upkeep(now, cap, BATCH, life)
+local d, a, moved = upkeep.upkeep(C, now, cap, BATCH, life)
 refilled = refilled + moved
 
 -- One EXISTS for the four keys a plain queue lacks (dependency steps, pause, its own limits): a
@@ -75,7 +75,7 @@ count, capped, limited, held, stop = gate.gate(C, count, now, extras, d, a, out)
 if stop then return out end
 -- 5. Lease (include: take).
 local taken, more, until_, stopped
-taken, more, held, moved, until_, stopped = take(out, count, now, cap, BATCH, limited, held, life)
+taken, more, held, moved, until_, stopped = take.take(C, out, count, now, cap, BATCH, limited, held, life)
 refilled = refilled + moved
 if stopped then out[4] = 1 end
 if until_ then a = math.min(a or until_, until_) end

@@ -24,7 +24,7 @@ local picked, total = {}, 0
 
 -- Takes up to `want` entries from one source of `size` entries after skipping `skip` in all;
 -- `range(from, to)` reads a slice as { id, score, id, score, ... } (score '' where there is none).
-local function take(size, range)
+local function pick(size, range)
   total = total + size
   if want <= 0 or skip >= size then skip = math.max(0, skip - size); return end
   local slice = range(skip, math.min(size, skip + want) - 1)
@@ -53,16 +53,16 @@ local function head(payload)
   return string.sub(payload, 1, cut)
 end
 
-if state == 'delayed' then take(redis.call('ZCARD', K.delayed), zset(K.delayed))
-elseif state == 'active' then take(redis.call('ZCARD', K.active), zset(K.active))
-elseif state == 'dead' then take(redis.call('ZCARD', K.dead), zset(K.dead, true))
-elseif state == 'done' then take(redis.call('ZCARD', K.done), zset(K.done, true))
-elseif state == 'waiting' then take(redis.call('ZCARD', K.blocked), zset(K.blocked))
+if state == 'delayed' then pick(redis.call('ZCARD', K.delayed), zset(K.delayed))
+elseif state == 'active' then pick(redis.call('ZCARD', K.active), zset(K.active))
+elseif state == 'dead' then pick(redis.call('ZCARD', K.dead), zset(K.dead, true))
+elseif state == 'done' then pick(redis.call('ZCARD', K.done), zset(K.done, true))
+elseif state == 'waiting' then pick(redis.call('ZCARD', K.blocked), zset(K.blocked))
 else
-  for level = 9, 1, -1 do take(redis.call('LLEN', K['ready' .. level]), bare('LRANGE', K['ready' .. level], nil, level)) end
-  take(redis.call('ZCARD', K.grouped), bare('ZRANGE', K.grouped))
-  take(redis.call('LLEN', K.ready), bare('LRANGE', K.ready, nil, 0))
-  take(redis.call('ZCARD', K.parked), bare('ZRANGE', K.parked, parkedId))
+  for level = 9, 1, -1 do pick(redis.call('LLEN', K['ready' .. level]), bare('LRANGE', K['ready' .. level], nil, level)) end
+  pick(redis.call('ZCARD', K.grouped), bare('ZRANGE', K.grouped))
+  pick(redis.call('LLEN', K.ready), bare('LRANGE', K.ready, nil, 0))
+  pick(redis.call('ZCARD', K.parked), bare('ZRANGE', K.parked, parkedId))
 end
 
 -- Ghosts, the entries cancels, reschedules and priority changes leave behind (include: levels),

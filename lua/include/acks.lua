@@ -4,34 +4,35 @@
   queue's history keeps it (include: history) unless its caps are 0. Acks of a call are checked
   with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
 -- include: deps, records, record, groups, history, minutes, events, many, outcomes, lease
+local acks = {}
 
 -- The run number of the next finish the history keeps (include: runs), as 12 hex digits: the
--- queue's counter `order` is read once a call, at the first, taking one number per ack of the call.
-local lastRun = nil
-local function nextRun(acks)
-  if not lastRun then lastRun = redis.call('HINCRBY', K.counts, 'order', acks) - acks end
-  lastRun = lastRun + 1
-  return string.format('%012x', lastRun)
+-- queue's counter `order` is read once a call, at the first, taking one number per ack of the call
+-- (C.lastRun: the last taken).
+function acks.nextRun(C, count)
+  if not C.lastRun then C.lastRun = redis.call('HINCRBY', C.K.counts, 'order', count) - count end
+  C.lastRun = C.lastRun + 1
+  return string.format('%012x', C.lastRun)
 end
 
--- Acks A.acks tasks (3 ARGV slots each after the named ones: id, lease token, result), appending 1
+-- Acks C.A.acks tasks (3 ARGV slots each after the named ones: id, lease token, result), appending 1
 -- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its
 -- concurrency slot back) and how many parked tasks of their groups moved back.
-local function ackAll(out, now, cap)
-  local acks = tonumber(A.acks)
-  if acks == 0 then return 0, 0 end
+function acks.ackAll(C, out, now, cap, item)
+  local n = tonumber(C.A.acks)
+  if n == 0 then return 0, 0 end
   local ids, tokens = {}, {}
-  for j = 1, acks do ids[j], tokens[j] = item(j) end
-  local deadlines = redis.call('ZMSCORE', K.active, unpack(ids))
-  local metas = redis.call('HMGET', K.tasks, unpack(ids))
+  for j = 1, n do ids[j], tokens[j] = item(j) end
+  local deadlines = redis.call('ZMSCORE', C.K.active, unpack(ids))
+  local metas = redis.call('HMGET', C.K.tasks, unpack(ids))
   local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
-  local remember = tonumber(A.remember)
+  local remember = tonumber(C.A.remember)
   local keepCount, keepAge = history.doneCaps(C)
   -- Numbers go to Redis as text made once (or per task with %d): a Lua number is printed with %.17g.
   local nowText = string.format('%d', now)
   local trims = {}
-  redis.call('ZREMRANGEBYSCORE', K.acked, '-inf', now - remember)
-  for j = 1, acks do
+  redis.call('ZREMRANGEBYSCORE', C.K.acked, '-inf', now - remember)
+  for j = 1, n do
     local ok = 0
     local meta = metas[j] and record.peek(metas[j])
     if lease.live(deadlines[j], meta, tokens[j], now) then
@@ -50,8 +51,8 @@ local function ackAll(out, now, cap)
         -- Its own caps (put's `keep`) or the queue's (include: history).
         local count, age, own = keepCount, keepAge, false
         if meta.kp then count, age, own = history.capsFor(C, meta, keepCount, keepAge) end
-        if count > 0 and history.keepDone(C, ids[j], metas[j], now, result, meta, nextRun(acks)) == 1 then history.noteKept(trims, count, age, own) end
-        events.countNamed(K.counts, 'completed', meta)
+        if count > 0 and history.keepDone(C, ids[j], metas[j], now, result, meta, acks.nextRun(C, n)) == 1 then history.noteKept(trims, count, age, own) end
+        events.countNamed(C.K.counts, 'completed', meta)
         deps.fire(C, ids[j], meta, 'done', now)
         records.forgetExtras(C, ids[j], meta)
         table.insert(gone, ids[j]); table.insert(held, meta.w .. '|' .. ids[j])
@@ -60,18 +61,18 @@ local function ackAll(out, now, cap)
     end
     -- Tokens are random per lease, so a remembered one can only be this very lease's ack, retried
     -- because its first reply was lost.
-    if ok == 0 and redis.call('ZSCORE', K.acked, tokens[j]) then ok = 1 end
+    if ok == 0 and redis.call('ZSCORE', C.K.acked, tokens[j]) then ok = 1 end
     table.insert(out, ok)
   end
   if #gone > 0 then
-    many.many('ZREM', K.active, gone)
-    many.many('ZREM', K.held, held)
-    many.many('HDEL', K.tasks, gone)
-    many.many('ZADD', K.acked, remembered)
-    redis.call('HINCRBY', K.counts, 'completed', #gone)
+    many.many('ZREM', C.K.active, gone)
+    many.many('ZREM', C.K.held, held)
+    many.many('HDEL', C.K.tasks, gone)
+    many.many('ZADD', C.K.acked, remembered)
+    redis.call('HINCRBY', C.K.counts, 'completed', #gone)
     minutes.countMinute(C, 'c', #gone, now)
     -- The memory of acks goes too once a queue falls quiet.
-    redis.call('PEXPIRE', K.acked, remember)
+    redis.call('PEXPIRE', C.K.acked, remember)
   end
   history.trimAll(C, now, trims)
   return #gone, refilled

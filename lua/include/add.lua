@@ -1,9 +1,8 @@
 --[[ add: included by put after outcomes, gather and windows (not a script itself). A task new to
   the queue, or a dead one revived by putting it again, gets its record and its place: queued
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
--- include: gather
+-- include: gather, settle, records, record, rerun, many, outcomes, windows, identity
 local add = {}
--- include: settle, records, record, rerun, many, outcomes, windows, identity
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
 -- (with what this call gathered before it, which may hold a task it names; the flush also marks

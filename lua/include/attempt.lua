@@ -5,9 +5,9 @@
   there are never two copies waiting), made dead when out of attempts (kept for inspection and
   re-drive; claim trims the dead set by count and age), or retried: ready now, or delayed until
   `retryAt`. Needs the includes events, outcomes, identity, deps and records before it. ]]
-local attempt = {}
 -- include: deps, records, record, ready, minutes, deadcaps, events, outcomes, controls, groups
 -- include: identity
+local attempt = {}
 
 -- Ends task id's attempt (meta: its decoded record) with error `err`; `maxAttempts` is its
 -- most attempts, `retryAt` when a retry runs (nil: at once, keeping its run-at), `cap` the events cap,

@@ -8,8 +8,8 @@
   aborts the handler's signal; a holder that died beats no more, so its lease lapses and the claim
   that finds it ends it the same way instead of running it again (include: upkeep).
   Needs record, groups, events, outcomes, deps and records before it. ]]
-local cancels = {}
 -- include: deps, records, events, outcomes, record, groups
+local cancels = {}
 
 -- Marks active task id (meta: its decoded record) as cancelled while it runs. Returns its holder.
 function cancels.markCancel(C, id, meta, now)

@@ -21,8 +21,8 @@
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
   Here: routing steps, how a task ended (outcomeOf), a task ending (fire), leaving the wait early
   (unwait) or done (unblock); applying them: include: settle. Needs events, outcomes, identity. ]]
-local deps = {}
 -- include: record, many, ready
+local deps = {}
 
 -- This queue's name: its keys' hash tag (names hold no braces), read once a call (C.queue).
 function deps.queue(C)

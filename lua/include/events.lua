@@ -13,6 +13,7 @@
   put or claim of a queue that does not pays nothing for them; paused and resumed (rare admin
   calls) are always written. ]]
 local events = {}
+
 -- The cap as text, made once per call and cap (kept in the call's C): a Lua number goes to Redis
 -- printed with %.17g, a few thousand instructions each time (docs/performance.md, issue 31).
 function events.capAsText(C, cap)

@@ -1,8 +1,8 @@
 --[[ expiry: the end of a task that a claim pops past its expiry (meta.e), unclaimed (included by
   take, not a script itself). Needs the includes records, identity, events, outcomes and deps
   before it. ]]
-local expiry = {}
 -- include: deps, records, heads, events, outcomes, controls, groups, identity
+local expiry = {}
 
 -- Drops task id (meta: its record), expired while unclaimed: deleted, with its event, kept outcome
 -- and dependents told, so it never vanishes silently (the caller counts it). `grouped`: it was

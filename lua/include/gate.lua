@@ -2,8 +2,8 @@
   take. Before it, the queue as a whole (gate): a paused queue leases nothing, and its own limits
   (include: limits) cap the count. During it, a grouped task whose group is at its concurrency
   limit (full) is set aside (park) until the group has a place (include: groups). ]]
-local gate = {}
 -- include: limits, record, groups, controls
+local gate = {}
 
 -- Whether group g is at its limit of active tasks (leases of this call already counted).
 function gate.full(C, g)

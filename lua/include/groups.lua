@@ -17,15 +17,15 @@
   alone goes back while it waits. ]]
 -- include: controls
 local groups = {}
+
 -- The `gtags` field that holds a grouped task's lane's latest tag.
 function groups.laneOf(meta)
   if (meta.p or 0) > 0 then return meta.g .. '|p' end
   return meta.g
 end
 
--- The round and lane tags read or given in this script call, so that a script queueing many
--- grouped tasks reads each once. (Claim's lease loop, which moves the round on, queues nothing.)
--- The tags read this call (C.tagged, made at its first use): the round and each lane's last tag.
+-- The round and lane tags read or given in this call (C.tagged, made at its first use), so that a
+-- call queueing many grouped tasks reads each once. (Claim's lease loop, which moves the round on, queues nothing.)
 local function taggedOf(C)
   if not C.tagged then C.tagged = { round = nil, lanes = {} } end
   return C.tagged

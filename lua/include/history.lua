@@ -10,8 +10,8 @@
   of its own (a cap it leaves out is the queue's: BullMQ's removeOnComplete). A kept run that logged
   keeps its log's newest whole entries, up to LOG_KEPT bytes, in its row's field plus '|log', in a
   chunk's format (include: logs), removed with its row (trim, TTL). ]]
-local history = {}
 -- include: logs, runs
+local history = {}
 
 -- The most bytes of a done task's log the history keeps: its newest whole entries.
 local LOG_KEPT = 65536

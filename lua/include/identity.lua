@@ -9,6 +9,7 @@
   put fills `pending` with the tasks it is adding in the same call (remember). ]]
 -- include: record
 local identity = {}
+
 -- Whether K.redirects exists, read once per call and kept in C.redirectsKnown (nil: not read yet); a
 -- caller that has read it already says so (knowRedirects).
 function identity.knowRedirects(C, known) C.redirectsKnown = known end

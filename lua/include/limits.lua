@@ -14,6 +14,7 @@
   including script names limits, rates and gheld among its keys (C.K.limits, C.K.rates, C.K.gheld). ]]
 -- include: groups
 local limits = {}
+
 function limits.stamp(ms) return string.format('|%016d|', ms) end
 
 -- How many of `count` leases the queue's limits allow now (after lapsed leases were re-queued),

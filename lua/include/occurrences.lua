@@ -6,6 +6,7 @@
   `paused`: pauseSchedule), so a pause holds from the moment it is written. ]]
 -- include: options
 local occurrences = {}
+
 -- The schedule (A.schedule, '' for plain puts) and its latest occurrence put (epoch ms, or nil),
 -- read once a call by gone() and kept in C.latest.
 

@@ -2,8 +2,8 @@
   ready task waits in one of two places: a task of a fair group in `grouped` (include: groups),
   any other in its priority level's list (include: levels). push and unqueue choose between them,
   so no script needs to know which. ]]
-local ready = {}
 -- include: levels, groups
+local ready = {}
 
 -- Queues a ready task: at the tail of its level or lane, or at the head (for a group: the current
 -- round) for a task handed back unfinished.

@@ -1,8 +1,8 @@
 --[[ records: included by the scripts that delete tasks. A task's records are its field in `tasks`
   (its record and payload, include: record), plus those its record says it has: progress (meta.pg), log lines
   (meta.lg) and its dependency list (meta.dl). A finished, cancelled or expired task leaves none. ]]
-local records = {}
 -- include: record, logs
+local records = {}
 
 -- Task id's decoded record (it must exist).
 function records.load(C, id) return record.decode(redis.call('HGET', C.K.tasks, id)) end

@@ -5,9 +5,9 @@
   now + delay or its `at` (debounce: the task runs once puts have stopped for `delay`). The task
   keeps its deliveries, creation time and last error; a ready task that stays ready at the same
   level in the same group keeps its place in line, any other is queued anew. ]]
--- include: gather
+-- include: gather, record, ready, identity
 local replace = {}
--- include: record, ready, identity
+
 function replace.replace(C, id, old, payload, o)
   -- Added earlier in this same call: its writes go out first, so it is moved like any other.
   local p = identity.pending(C, id)

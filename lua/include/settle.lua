@@ -1,9 +1,9 @@
 --[[ settle: included right after deps (not a script itself): the side that applies its steps. A
   waiting task learns how a dependency ended (settle), a dependent registers with a task of this
   queue (register; registerAll for a task just put), and steps in `settle` are applied (drain). ]]
--- include: deps
+-- include: deps, record, many, logs, events, outcomes, identity
 local settle = {}
--- include: record, many, logs, events, outcomes, identity
+
 -- Waiting task id's dependency ref (of refQueue) ended with `outcome`. Done: once none is left,
 -- the task is queued. Failed (dead, expired, cancelled): as onDependencyFailure says, the task
 -- goes dead (meta.df nil), is cancelled ('c'), or counts it as settled and runs ('r'). Merged

@@ -3,8 +3,8 @@
   whose head it held goes on, include: heads), and the walk over a slice of entries that stops
   once `most` are deleted (walk), counting what it deleted (deletedCount) and the parked tasks
   that moved back (refilled). clean hands it its `before`, `most` and `cap` in C.sweep (start). ]]
-local sweep = {}
 -- include: deps, records, record, heads, events, outcomes, identity
+local sweep = {}
 
 -- The call's sweep: clean's bounds and event cap, how many tasks it deleted, and how many parked
 -- tasks the groups it let go on moved back.
@@ -34,14 +34,14 @@ function sweep.drop(C, id, meta)
   swept.deleted = swept.deleted + 1
 end
 
--- Walks `entries` (flat, `step` values per entry) until `most` are deleted; `take(i)` deletes
+-- Walks `entries` (flat, `step` values per entry) until `most` are deleted; `visit(i)` deletes
 -- entry i when it is to go and says whether it did. Returns how many were examined.
-function sweep.walk(C, entries, step, take)
+function sweep.walk(C, entries, step, visit)
   local n = 0
   for i = 1, #entries, step do
     if C.sweep.deleted >= C.sweep.most then break end
     n = n + 1
-    take(i)
+    visit(i)
   end
   return n
 end

@@ -1,30 +1,32 @@
 --[[ take: claim's lease step. Takes up to `count` ready tasks, highest priority level first, then
   the fair groups (lowest tag first: include: groups), then ungrouped normal tasks (include: sources);
-  leases each to the calling worker until now + A.lease with token A.token .. ':' .. i, and appends
+  leases each to the calling worker until now + C.A.lease with token C.A.token .. ':' .. i, and appends
   its reply entries (claim's Returns) to `out`. On the way it drops ghosts (include: levels) and
   expired tasks, and parks tasks of a group at its concurrency or rate limit (include: gate, limits),
   paused (include: groups) or held by its ordered head (include: controls). ]]
 -- include: limits, record, levels, groups, gate, heads, expiry, sources, history, events, many
 -- include: controls, identity
+local take = {}
+
 -- Parks a grouped task (include: gate); an ordered group's held head parks first in its group ('!').
-local function parkIn(id, meta, tag)
-  if not meta.q and controls.headOf(C, meta.g) == id then meta.q = '!'; redis.call('HSET', K.tasks, id, record.encode(meta)) end
+function take.parkIn(C, id, meta, tag)
+  if not meta.q and controls.headOf(C, meta.g) == id then meta.q = '!'; redis.call('HSET', C.K.tasks, id, record.encode(meta)) end
   gate.park(C, id, meta, tag)
 end
+-- Whether group g has no rate room now (groupRoom counts a lease when it has); C.reopens says when.
+local function rateHeld(C, g, now) local ok, at = limits.groupRoom(C, g, now); C.reopens = at; return not ok end
 -- Leases up to `count` tasks. `limited`: the queue has limits of its own (rates are counted); `held`:
 -- when the first group held by its rate reopens (or nil). Returns how many were leased, whether
 -- ready tasks remain, `held`, how many parked tasks moved back, the leases' end, and whether it
 -- stopped early: past `batch` * 10 entries that lease nothing (ghosts, expired or parked tasks),
 -- each gone from the lists, so the next call goes on behind them (lib/life/lease.ts).
-local function take(out, count, now, cap, batch, limited, held, life)
-  local until_, keep, token, worker = now + tonumber(A.lease), tonumber(A.keep), A.token, A.worker
+function take.take(C, out, count, now, cap, batch, limited, held, life)
+  local until_, keep, token, worker = now + tonumber(C.A.lease), tonumber(C.A.keep), C.A.token, C.A.worker
   -- The score as text made once: a Lua number goes to Redis printed with %.17g, each time.
   local untilText, historyOn = string.format('%d', until_), nil -- whether the history is on, read at need
   local taken, dropped, skipped, parked, refilled, back, regrouped = {}, 0, 0, 0, 0, 0, {}
-  local leased, scored, holders, leasedGroups, reopens = {}, {}, {}, {}, nil
+  local leased, scored, holders, leasedGroups = {}, {}, {}, {}
   local list, ghosts = sources.sourcesOf(C)
-  -- Whether group g has no rate room now (groupRoom counts a lease when it has); `reopens` says when.
-  local function rateHeld(g) local ok, at = limits.groupRoom(C, g, now); reopens = at; return not ok end
   local source, round, tags = 1, nil, {}
   while #taken < count and dropped + skipped + parked < batch * 10 and source <= #list do
     local want = count - #taken
@@ -33,19 +35,19 @@ local function take(out, count, now, cap, batch, limited, held, life)
     round = popped or round
     if not ids or #ids < want then
       -- This list is empty now: a priority level leaves the index, and the next list is next.
-      if from.level then redis.call('ZREM', K.levels, from.level) end
+      if from.level then redis.call('ZREM', C.K.levels, from.level) end
       source = source + 1
     end
     ids = ids or {}
-    local metas = #ids > 0 and redis.call('HMGET', K.tasks, unpack(ids)) or {}
+    local metas = #ids > 0 and redis.call('HMGET', C.K.tasks, unpack(ids)) or {}
     for j, id in ipairs(ids) do
       local meta = metas[j] and record.decode(metas[j])
       if meta and tags[id] then
         -- The lane's latest tag is reached: forget it, so a group's hash field goes with its tasks.
         local lane = groups.laneOf(meta)
-        if (tonumber(redis.call('HGET', K.gtags, lane)) or 0) <= tags[id] then redis.call('HDEL', K.gtags, lane) end
+        if (tonumber(redis.call('HGET', C.K.gtags, lane)) or 0) <= tags[id] then redis.call('HDEL', C.K.gtags, lane) end
       end
-      if ghosts and not from.grouped and levels.unghost(C, K.moved, from.level or '0', id) then
+      if ghosts and not from.grouped and levels.unghost(C, C.K.moved, from.level or '0', id) then
         -- Left behind by a cancel, reschedule, priority change or replacing put (include: levels).
         skipped = skipped + 1
       elseif not meta then
@@ -55,16 +57,16 @@ local function take(out, count, now, cap, batch, limited, held, life)
         dropped, back = dropped + 1, back + moved; if moved > 0 then regrouped[meta.g] = true end
       elseif tags[id] and (controls.pausedGroup(C, meta.g) or gate.full(C, meta.g) or heads.heldBack(C, id, meta.g) or regrouped[meta.g]) then
         -- Paused, full, held by its ordered head, or behind a parked task an expiry let back: set aside.
-        parkIn(id, meta, tags[id]); parked = parked + 1
-      elseif tags[id] and limited and rateHeld(meta.g) then
+        take.parkIn(C, id, meta, tags[id]); parked = parked + 1
+      elseif tags[id] and limited and rateHeld(C, meta.g, now) then
         -- Its group has used its rate: parked until the window reopens (include: limits).
-        parkIn(id, meta, tags[id]); parked = parked + 1
-        redis.call('ZADD', K.gheld, reopens, meta.g)
-        held = math.min(held or reopens, reopens)
+        take.parkIn(C, id, meta, tags[id]); parked = parked + 1
+        redis.call('ZADD', C.K.gheld, C.reopens, meta.g)
+        held = math.min(held or C.reopens, C.reopens)
       else
         local i = #taken + 1
         if tags[id] then
-          redis.call('HINCRBY', K.gactive, meta.g, 1)
+          redis.call('HINCRBY', C.K.gactive, meta.g, 1)
           -- An ordered group's held head (include: controls) holds its place as an active task now.
           meta.q = nil; controls.unhead(C, id, meta.g)
         end
@@ -92,19 +94,19 @@ local function take(out, count, now, cap, batch, limited, held, life)
     if back > 0 then refilled, back, regrouped = refilled + back, 0, {} end
   end
   -- The round grouped claims reached (an idle group joins it); only onward: unparked tasks sit below.
-  if round and round > (tonumber(redis.call('HGET', K.gtags, '')) or 0) then redis.call('HSET', K.gtags, '', round) end
-  if dropped > 0 then redis.call('HINCRBY', K.counts, 'expired', dropped) end
+  if round and round > (tonumber(redis.call('HGET', C.K.gtags, '')) or 0) then redis.call('HSET', C.K.gtags, '', round) end
+  if dropped > 0 then redis.call('HINCRBY', C.K.counts, 'expired', dropped) end
   if limited and #taken > 0 then
     local tokens, ofGroup = {}, {}
     for i = 1, #taken do tokens[i] = token .. ':' .. i; ofGroup[i] = leasedGroups[i] or false end
     limits.counted(C, tokens, ofGroup, now)
   end
   if #taken > 0 then
-    many.many('HSET', K.tasks, leased)
-    many.many('ZADD', K.active, scored)
-    many.many('ZADD', K.held, holders)
+    many.many('HSET', C.K.tasks, leased)
+    many.many('ZADD', C.K.active, scored)
+    many.many('ZADD', C.K.held, holders)
   end
-  local more = source < #list or (source == #list and redis.call('LLEN', K.ready) > 0)
+  local more = source < #list or (source == #list and redis.call('LLEN', C.K.ready) > 0)
   -- Still short of `count` with sources left: the loop ended at its bound of work.
   local stopped = #taken < count and source <= #list
   return #taken, more, held, refilled, #taken > 0 and until_ or nil, stopped

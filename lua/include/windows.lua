@@ -5,6 +5,7 @@
   (include: outcomes): each window opened removes up to two that have ended, and the key's TTL is
   at least its longest window, so Redis deletes it once the last one ends. ]]
 local windows = {}
+
 -- A caller that has read whether C.K.windows exists says so: not read again.
 function windows.knowWindows(C, known) C.windowsKnown = known end
 

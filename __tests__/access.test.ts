@@ -2,6 +2,8 @@
  * The start-up check of what the Redis user may run: a user without a command docket's scripts
  * need is refused before anything is written (a script refused half-way would strand a task);
  * one without CLIENT UNBLOCK is warned once, and delayed tasks still start close to their time.
+ * guarantees.md, "The Redis user (ACL)": a user who may not run FUNCTION LOAD, FCALL_RO or FCALL is
+ * refused with a PermissionError naming it, and nothing is written.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -247,6 +247,7 @@ describe('putMany', () => {
     expect((await s.claimMany(10)).map((t) => t.data)).toEqual(['b', 'a']);
   });
 
+  // guarantees.md: "Every operation is a function call of docket's library; a node that lost it loads it again, and no caller sees "Function not found".
   it('stores a many-chunk putMany in put order on a Redis that lost its functions (Function not found, then FUNCTION LOAD)', async () => {
     const s = await redis.scheduler();
     const raw = await redis.raw();

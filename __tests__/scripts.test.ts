@@ -382,6 +382,7 @@ describe('a full Redis (maxmemory, noeviction)', () => {
   });
 });
 
+// guarantees.md: "Every operation is a function call of docket's library; a node that lost it loads it again, and no caller sees "Function not found".
 describe('a server that lost its functions', () => {
   let server: ControlledRedis;
   beforeAll(async () => {

@@ -1,7 +1,8 @@
 /**
  * docket runs every operation as a Redis Functions call, so it needs Redis 7.0 or later (Valkey
  * 7.2 or later): createScheduler refuses a server without Functions with a typed error that names
- * the version it found and the one it needs, before it writes anything.
+ * the version it found and the one it needs, before it writes anything (guarantees.md, the
+ * settings the promises assume: "Redis 7.0 or later (Valkey 7.2 or later)").
  */
 import { createClient } from 'redis';
 import { createScheduler, UnsupportedServerError } from '../lib';

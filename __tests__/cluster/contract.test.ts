@@ -212,6 +212,7 @@ describe('on a Redis Cluster', () => {
     }
   });
 
+  // guarantees.md: "Every operation is a function call of docket's library; a node that lost it loads it again, and no caller sees "Function not found".
   it('loads the library on each master at its first call there, and again on a master that lost it, keeping put order', async () => {
     const s = await open();
     try {

@@ -9,6 +9,9 @@
  * client may be of node-redis 4, 5 or 6 (docs/api.md#redis-clients): docket needs only the few
  * methods of RedisClientLike, which those three share. An ioredis client or cluster is sent
  * through by way of the adapter in ioredis.ts.
+ *
+ * Every connection docket opens carries the name `docket:<library>` (client-name.ts), which
+ * `docket libraries` reads; a caller's own client keeps its name.
  */
 import type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../domain/client';
 import { ClusterLink, type Cluster } from './cluster';

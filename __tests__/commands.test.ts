@@ -4,13 +4,16 @@
  * routed and within a deadline, and a connection of its own), and a ReplyError naming the command
  * for a reply of another shape: a real reply of another command, or a made-up one.
  */
+import { randomBytes } from 'node:crypto';
 import { ReplyError, TimeoutError } from '../lib/domain/errors';
 import { hget, hgetall, hscanFields, hset } from '../lib/ops/commands/hashes';
 import { exists } from '../lib/ops/commands/keyspace';
-import { blpop, clientId, clientUnblock, configGet, time } from '../lib/ops/commands/server';
+import { functionDelete, functionList } from '../lib/ops/commands/functions';
+import { blpop, clientId, clientNames, clientUnblock, configGet, time } from '../lib/ops/commands/server';
 import { sadd, smembers, smismember, srem } from '../lib/ops/commands/sets';
 import { latest, xinfoStream, xrange, xread, xrevrange } from '../lib/ops/commands/streams';
-import { dedicated, routed, type Via } from '../lib/ops/commands/via';
+import { atNode, dedicated, routed, type Via } from '../lib/ops/commands/via';
+import { clientName } from '../lib/redis/client-name';
 import { zcard, zrange, zrangeWithScores } from '../lib/ops/commands/zsets';
 import { connect, type Connection, type Standalone } from '../lib/redis/connection';
 import { callerClient, eventually, testUrl, uniquePrefix, useRedis } from './support/harness';
@@ -209,6 +212,22 @@ describe('server commands', () => {
     }
   });
 
+  it("list a master's Functions libraries by pattern, delete one, and list its connections' names", async () => {
+    const masters = await conn.masters();
+    expect(masters).toHaveLength(1);
+    const node = atNode(masters[0], { ms: 1000, what: 'test' });
+    const name = `t_${randomBytes(6).toString('hex')}`;
+    const fns = [`${name}_a`, `${name}_b`].map((fn) => `redis.register_function('${fn}', function() return 1 end)`);
+    await client.sendCommand(['FUNCTION', 'LOAD', `#!lua name=${name}\n${fns.join('\n')}`]);
+    expect(await functionList(node, `${name}*`)).toEqual([{ name, functions: 2 }]);
+    await functionDelete(node, name);
+    expect(await functionList(node, `${name}*`)).toEqual([]);
+    // docket's own connection carries docket's name; the raw client none.
+    const names = await clientNames(node);
+    expect(names).toContain(clientName());
+    expect(names).toContain('');
+  });
+
   it("routed, a call past its deadline is a TimeoutError named by the deadline's what", async () => {
     const key = `${uniquePrefix()}:wake`;
     const slow = await connect({ url: testUrl() });
@@ -256,6 +275,9 @@ describe('a reply of another shape', () => {
       ['CLIENT ID', clientId.decode, bulk],
       ['CLIENT UNBLOCK', clientUnblock.decode, bulk],
       ['BLPOP', blpop.decode, oddList],
+      ['FUNCTION LIST', functionList.decode, pairs],
+      ['FUNCTION DELETE', functionDelete.decode, integer],
+      ['CLIENT LIST', clientNames.decode, pairs],
     ];
     for (const [command, decode, reply] of cases) {
       const err = await failure(() => decode(reply));
@@ -277,6 +299,8 @@ describe('a reply of another shape', () => {
       ['BLPOP', () => blpop.decode(['k', null])],
       ['XINFO STREAM', () => xinfoStream.decode(['length', 1, 'entries-added', 1, 'recorded-first-entry-id', 'soon'])],
       ['XREAD', () => xread.decode([['k', [['1-0', ['type']]]]])],
+      ['FUNCTION LIST', () => functionList.decode([['library_name', 'x', 'functions']])],
+      ['FUNCTION LIST', () => functionList.decode([['library_name', 'x', 'functions', 3]])],
     ];
     for (const [command, call] of cases) {
       const err = await failure(call);

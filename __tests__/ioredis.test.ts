@@ -12,7 +12,10 @@ import { Redis } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
 import { createScheduler, type DocketError, IndeterminateError, RedisError, ValidationError } from '../lib';
 import { duplicateIoRedis, type IoStandalone } from '../lib/redis/ioredis';
+import { createClient, type RedisClientType } from 'redis';
+import { clientName } from '../lib/redis/client-name';
 import { eventually, keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
+import { startRedis, type RedisServer } from './support/redis-server';
 import { connectionsNamed, roundTrip } from './support/round-trip';
 
 const redis = useRedis();
@@ -32,26 +35,43 @@ afterEach(async () => {
 });
 
 describe("a caller's ioredis client", () => {
+  // A server of its own: connections under docket's name are counted, and every scheduler names its own so.
+  let server: RedisServer;
+  let raw: RedisClientType;
+  beforeAll(async () => {
+    server = await startRedis();
+    raw = createClient({ url: server.url }) as RedisClientType;
+    await raw.connect();
+  });
+  afterAll(async () => {
+    await raw.disconnect();
+    await server.stop();
+  });
+
   it.each([
-    ['5', (name: string) => new Redis(testUrl(), { connectionName: name })],
-    ['6 (RESP3 by default)', (name: string) => new Redis6(testUrl(), { connectionName: name })],
-    ['5 with keyPrefix and stringNumbers', (name: string) => new Redis(testUrl(), { connectionName: name, keyPrefix: 'app:', stringNumbers: true })],
+    ['5', (name: string, url: string) => new Redis(url, { connectionName: name })],
+    ['6 (RESP3 by default)', (name: string, url: string) => new Redis6(url, { connectionName: name })],
+    ['5 with keyPrefix and stringNumbers', (name: string, url: string) => new Redis(url, { connectionName: name, keyPrefix: 'app:', stringNumbers: true })],
   ])('of ioredis %s carries a task through put, claim and ack; close() ends what docket opened and leaves it open', async (_kind, make) => {
     const name = `io-${randomBytes(4).toString('hex')}`;
-    const client = make(name);
+    const client = make(name, server.url);
     client.on('error', () => {});
     try {
       const prefix = uniquePrefix('io');
       const s = await createScheduler({ client, prefix, onWarning: () => {} });
       await roundTrip(s);
       // The caller's keyPrefix never reaches docket's keys.
-      expect(await keysUnder(await redis.raw(), `app:${prefix}`)).toEqual([]);
-      expect((await keysUnder(await redis.raw(), prefix)).length).toBeGreaterThan(0);
+      expect(await keysUnder(raw, `app:${prefix}`)).toEqual([]);
+      expect((await keysUnder(raw, prefix)).length).toBeGreaterThan(0);
+      // docket's duplicates carry docket's name (docket libraries counts them); the caller's keeps its own.
+      expect(await connectionsNamed(raw, clientName())).toBeGreaterThanOrEqual(1);
+      expect(await connectionsNamed(raw, name)).toBe(1);
       await s.close();
       expect(client.status).toBe('ready');
       expect(await client.call('PING')).toBe('PONG');
-      // Only the caller's own connection is left under its name: docket's duplicates are gone.
-      await eventually(async () => (await connectionsNamed(await redis.raw(), name)) === 1);
+      // docket's duplicates are gone; the caller's own connection is left, under its name.
+      await eventually(async () => (await connectionsNamed(raw, clientName())) === 0);
+      expect(await connectionsNamed(raw, name)).toBe(1);
     } finally {
       await client.quit();
     }

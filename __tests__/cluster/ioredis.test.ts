@@ -10,17 +10,18 @@ import { createScheduler, type Task } from '../../lib';
 import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';
 import { connectionsNamed } from '../support/round-trip';
+import { clientName } from '../../lib/redis/client-name';
 
 const clusterOf = useCluster();
 let cluster: TestCluster;
 let queues: Array<{ queue: string; port: number }>;
 let caller: Cluster;
-/** The caller's connection name, which the connections docket opens from its cluster inherit. */
+/** The caller's connection name; the connections docket opens from its cluster carry docket's own (clientName()). */
 const NAME = `io-${randomBytes(4).toString('hex')}`;
 
-/** How many connections the cluster's nodes hold under NAME. */
-async function named(): Promise<number> {
-  const counts = await Promise.all(cluster.clients.filter((_, i) => cluster.nodes[i].running).map((raw) => connectionsNamed(raw, NAME)));
+/** How many connections the cluster's nodes hold under `name`. */
+async function named(name = NAME): Promise<number> {
+  const counts = await Promise.all(cluster.clients.filter((_, i) => cluster.nodes[i].running).map((raw) => connectionsNamed(raw, name)));
   return counts.reduce((a, b) => a + b, 0);
 }
 
@@ -45,6 +46,7 @@ describe("a caller's ioredis Cluster", () => {
     // Every node connection of the caller's own is open first (ioredis opens them lazily), so the count below is docket's alone.
     await Promise.all(caller.nodes('all').map((node) => node.call('PING')));
     const own = await named();
+    const docket = await named(clientName());
     const s = await createScheduler({ client: caller, prefix: uniquePrefix('io'), onWarning: () => {} });
     try {
       const before = await cluster.redirects();
@@ -58,14 +60,17 @@ describe("a caller's ioredis Cluster", () => {
         expect(await s.stats({ queue })).toMatchObject({ ready: 0, active: 0, deduplicated: 1 });
       }
       expect((await cluster.redirects()) - before).toBe(0);
-      expect(await named()).toBeGreaterThan(own);
+      // docket's duplicate is named as docket's; the caller's connections keep their name.
+      expect(await named(clientName())).toBeGreaterThan(docket);
+      expect(await named()).toBe(own);
     } finally {
       await s.close();
     }
     expect(caller.status).toBe('ready');
     expect(await caller.call('PING')).toBe('PONG');
     // docket's duplicate of the cluster is gone; the caller's own connections stay.
-    await eventually(async () => (await named()) === own);
+    await eventually(async () => (await named(clientName())) === docket);
+    expect(await named()).toBe(own);
   });
 
   it('runs workers that wait on the master of their queue, woken by a put, and waits for results there', async () => {

@@ -22,6 +22,8 @@ export interface Cluster {
   sendCommand(firstKey: string, isReadonly: boolean, args: string[]): Promise<unknown>;
   /** The master that owns a slot, in the client's own terms: what nodeClient takes. */
   getSlotMaster(slot: number): unknown;
+  /** Every master of the current slot map, in the terms nodeClient takes. */
+  readonly masters: ReadonlyArray<{ readonly address: string }>;
   nodeClient(master: unknown): Standalone | Promise<Standalone>;
   duplicate(): Cluster;
   connect(): Promise<unknown>;
@@ -68,6 +70,12 @@ export class ClusterLink {
   async nodeFor(key: string): Promise<Standalone> {
     const cluster = this.current.client;
     return await cluster.nodeClient(cluster.getSlotMaster(this.slotOf(key)));
+  }
+
+  /** Every master of the current map, with its client. */
+  async masters(): Promise<Array<{ address: string; client: Standalone }>> {
+    const cluster = this.current.client;
+    return Promise.all(cluster.masters.map(async (master) => ({ address: master.address, client: await cluster.nodeClient(master) })));
   }
 
   /** Called with each failed call's error: a lost or silent node makes the slot map suspect. */

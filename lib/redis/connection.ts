@@ -9,12 +9,17 @@
  * client may be of node-redis 4, 5 or 6 (docs/api.md#redis-clients): docket needs only the few
  * methods of RedisClientLike, which those three share. An ioredis client or cluster is sent
  * through by way of the adapter in ioredis.ts.
+ *
+ * Every connection docket opens carries the name `docket:<library>` (client-name.ts), which
+ * `docket libraries` reads; a caller's own client keeps its name.
  */
 import type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../domain/client';
 import { ClusterLink, type Cluster } from './cluster';
-import { duplicateIoRedis, isIoRedis } from './ioredis';
+import { duplicateIoRedis, IoStandalone, isIoRedis } from './ioredis';
+import { clientName, isNameRefusal, nameOnConnect } from './client-name';
+import { addressOf, masterNode, type MasterNode } from './masters';
 import { slotOf } from './slots';
-import { withDeadline } from './deadline';
+import { withDeadline, type Deadline } from './deadline';
 import { ConnectionError, fromRedisError, ValidationError } from '../domain/errors';
 import { redact } from '../domain/redis-url';
 
@@ -26,6 +31,7 @@ const RECONNECT_MAX_MS = 2000;
 const CLOSE_WAIT_MS = 5000;
 
 export type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../domain/client';
+export type { MasterNode } from './masters';
 
 /** Where to connect: a caller's client, the root nodes of a cluster, or a URL (with client options). */
 export interface Target {
@@ -35,11 +41,7 @@ export interface Target {
   clientOptions?: ClientOptions;
 }
 
-/** How long a call may wait for its reply, and what to call it in errors. */
-export interface Deadline {
-  ms: number;
-  what: string;
-}
+export type { Deadline } from './deadline';
 
 export interface Connection {
   /**
@@ -49,8 +51,16 @@ export interface Connection {
   send(firstKey: string, args: string[], deadline?: Deadline): Promise<unknown>;
   /** A new connection of its own for blocking commands, on the node that owns `firstKey`. */
   duplicate(firstKey: string, timeoutMs: number): Promise<Standalone>;
+  /**
+   * Every master: the one server, or on a cluster each master of the current slot map. For the
+   * commands about a node rather than a key (FUNCTION LIST, CLIENT LIST).
+   */
+  masters(): Promise<MasterNode[]>;
   close(): Promise<void>;
 }
+
+/** Where the ACL refused CLIENT SETNAME: a cluster is then opened again without a name (connect()). */
+const NAME_REFUSED = new Error('CLIENT SETNAME refused');
 
 /** A client docket sends through: node-redis's, or the adapter around a caller's ioredis client. */
 type Sendable = Standalone | Cluster;
@@ -85,25 +95,42 @@ export async function connect(target: Target): Promise<Connection> {
     } as ClientOptions['socket'];
     return { options, connected: () => void (connected = true), retire: () => void (retired = true) };
   };
-  const first = socket();
-  const openOwnCluster = (urls: string[], s: ReturnType<typeof socket>) => openCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { ...clientOptions, socket: s.options } });
-  const adopted = target.client ? await adopt(target.client) : null;
-  const own = adopted === null || adopted.own;
-  const c: Sendable =
-    adopted?.client ?? (roots ? openOwnCluster(roots, first) : openClient({ ...clientOptions, url, socket: first.options }, clientOptions ? 'options.clientOptions' : 'options.url'));
-  if (adopted === null) {
+  // Each connection docket opens carries docket's name (client-name.ts), unless the caller named them.
+  const naming = clientOptions?.name === undefined;
+  // A cluster's node clients are made inside node-redis, so they are named by its `name` option,
+  // which fails their connect where the ACL refuses CLIENT SETNAME: the cluster is then opened again unnamed.
+  let clusterName = naming && roots !== undefined;
+  const openOwnCluster = (urls: string[], s: ReturnType<typeof socket>) =>
+    openCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { ...(clusterName ? { name: clientName() } : {}), ...clientOptions, socket: s.options } });
+  const openOwn = async (s: ReturnType<typeof socket>): Promise<Sendable> => {
+    const client: Sendable = roots ? openOwnCluster(roots, s) : openClient({ ...clientOptions, url, socket: s.options }, clientOptions ? 'options.clientOptions' : 'options.url');
+    if (!roots && naming) nameOnConnect(client as Standalone);
+    let nameRefused = false;
     // Without a listener an 'error' event would crash the process; the client reconnects itself.
-    c.on('error', () => {});
+    client.on('error', (err) => void (nameRefused ||= isNameRefusal(err)));
     // connectTimeout covers the socket only: a server that accepts but never answers node-redis's
     // start-up commands (a wrong port, a proxy with no backend) would hang connect() for ever.
-    const opening: Promise<unknown> = c.connect();
+    const opening: Promise<unknown> = client.connect();
     opening.catch(() => {}); // reported through the deadline below, not as an unhandled rejection
     await withDeadline(opening, connectMs, 'connect').catch(async (err: unknown) => {
-      first.retire();
-      await c.disconnect().catch(() => {});
-      throw new ConnectionError(err);
+      s.retire();
+      await client.disconnect().catch(() => {});
+      throw nameRefused && clusterName ? NAME_REFUSED : new ConnectionError(err);
     });
-    first.connected();
+    s.connected();
+    return client;
+  };
+  let first = socket();
+  const adopted = target.client ? await adopt(target.client) : null;
+  const own = adopted === null || adopted.own;
+  let c: Sendable;
+  if (adopted) c = adopted.client;
+  else {
+    c = await openOwn(first).catch(async (err: unknown) => {
+      if (err !== NAME_REFUSED) throw err;
+      clusterName = false;
+      return openOwn((first = socket()));
+    });
   }
   const link = isCluster(c)
     ? new ClusterLink({ client: c, connected: () => {}, retire: first.retire }, own, connectMs, slotOf, () => {
@@ -135,6 +162,10 @@ export async function connect(target: Target): Promise<Connection> {
     async duplicate(firstKey, timeoutMs) {
       const origin = link ? await link.nodeFor(firstKey) : (c as Standalone);
       const dup = origin.duplicate();
+      // A duplicate of the caller's client is docket's connection: it gets docket's name. One of a
+      // client docket opened keeps the name the caller gave in clientOptions. ioredis ones are
+      // named by their connectionName (ioredis.ts).
+      if (!(dup instanceof IoStandalone) && (adopted !== null || naming)) nameOnConnect(dup);
       dup.on('error', () => {});
       try {
         await withDeadline<unknown>(dup.connect(), timeoutMs, 'connect');
@@ -144,6 +175,10 @@ export async function connect(target: Target): Promise<Connection> {
         throw fromRedisError(err, 'connect');
       }
       return dup;
+    },
+    async masters() {
+      const nodes = link ? await link.masters() : [{ address: addressOf(c as Standalone), client: c as Standalone }];
+      return nodes.map(({ address, client }) => masterNode(address, client));
     },
     async close() {
       // Calls whose callers still wait get their replies first, each within its own deadline.
@@ -180,7 +215,9 @@ async function adopt(client: RedisLike): Promise<{ client: Sendable; own: boolea
   // What only RESP3 allows goes too: node-redis 6 refuses maintenance notices or a client-side cache on RESP2.
   // A mapping set with withTypeMapping() lives in the command options a duplicate inherits: they go.
   const plain = { RESP: 2, typeMapping: {}, commandOptions: undefined, maintNotifications: 'disabled', clientSideCache: undefined, emitInvalidate: false };
-  return { client: await opened((nodeRedisClient.duplicate as (overrides: typeof plain) => RedisClientLike).call(nodeRedisClient, plain)), own: true };
+  const dup = (nodeRedisClient.duplicate as (overrides: typeof plain) => RedisClientLike).call(nodeRedisClient, plain);
+  nameOnConnect(dup);
+  return { client: await opened(dup), own: true };
 }
 
 /** A connection docket opened from a caller's client, connected (or ended, and a ConnectionError thrown). */

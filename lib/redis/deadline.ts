@@ -5,6 +5,12 @@
  */
 import { TimeoutError } from '../domain/errors';
 
+/** How long a call may wait for its reply, and what to call it in errors. */
+export interface Deadline {
+  ms: number;
+  what: string;
+}
+
 /**
  * `promise`, or a TimeoutError once `ms` pass. The loser is still handled, so its late failure
  * is no unhandled rejection.

@@ -16,6 +16,7 @@
 import type { IoRedisCluster, IoRedisLike, IoRedisStandalone, RedisClientLike } from '../domain/client';
 import { ConnectionError, fromRedisError, IndeterminateError } from '../domain/errors';
 import { slotOf } from './slots';
+import { clientName } from './client-name';
 
 /** What docket sets on each connection it opens from a caller's ioredis client (see the top). */
 const PLAIN = {
@@ -31,6 +32,14 @@ const PLAIN = {
   protocol: 2,
 };
 
+/**
+ * PLAIN, and docket's connection name (client-name.ts): ioredis sends CLIENT SETNAME on each
+ * connect and ignores a refusal, so an ACL without it costs nothing but the name.
+ */
+function plain(): typeof PLAIN & { connectionName: string } {
+  return { ...PLAIN, connectionName: clientName() };
+}
+
 /** Whether a client is an ioredis one (both classes carry `isCluster`, node-redis clients do not). */
 export function isIoRedis(client: unknown): client is IoRedisLike {
   const c = client as Partial<IoRedisStandalone>;
@@ -41,10 +50,10 @@ export function isIoRedis(client: unknown): client is IoRedisLike {
 export function duplicateIoRedis(client: IoRedisLike): IoStandalone | IoCluster {
   if (client.isCluster) {
     const cluster = client as IoRedisCluster;
-    const redisOptions = { ...cluster.options.redisOptions, ...PLAIN, lazyConnect: undefined, keyPrefix: undefined };
+    const redisOptions = { ...cluster.options.redisOptions, ...plain(), lazyConnect: undefined, keyPrefix: undefined };
     return new IoCluster(cluster.duplicate([], { lazyConnect: true, keyPrefix: '', enableOfflineQueue: true, scaleReads: 'master', redisOptions }));
   }
-  return new IoStandalone((client as IoRedisStandalone).duplicate(PLAIN));
+  return new IoStandalone((client as IoRedisStandalone).duplicate(plain()));
 }
 
 /** A call that may settle on its own or be ended by a lost connection. */
@@ -97,7 +106,7 @@ export class IoStandalone implements RedisClientLike {
   }
 
   duplicate(): IoStandalone {
-    return new IoStandalone(this.io.duplicate(PLAIN));
+    return new IoStandalone(this.io.duplicate(plain()));
   }
 
   async connect(): Promise<void> {
@@ -143,7 +152,14 @@ export class IoCluster {
     return master;
   }
 
-  nodeClient(nodeKey: string): IoStandalone {
+  /** Every master ioredis is connected to, as `host:port`. */
+  get masters(): Array<{ address: string }> {
+    return this.io.nodes('master').map((n) => ({ address: `${n.options.host}:${n.options.port}` }));
+  }
+
+  /** The connection to a master, by its `host:port` (getSlotMaster) or as `masters` lists it. */
+  nodeClient(master: string | { address: string }): IoStandalone {
+    const nodeKey = typeof master === 'string' ? master : master.address;
     const node = this.io.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === nodeKey);
     if (!node) throw new ConnectionError(new Error(`not connected to ${nodeKey}`));
     let adapted = this.nodes.get(node);

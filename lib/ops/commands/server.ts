@@ -29,6 +29,19 @@ export const clientId = command(
   (reply) => count('CLIENT ID', reply, 'the client id'),
 );
 
+/**
+ * CLIENT LIST: the name of each connection of the node ('' for one without), one per connection.
+ * Each line is `field=value` pairs; a name holds no spaces (CLIENT SETNAME refuses them).
+ */
+export const clientNames = command(
+  () => ['CLIENT', 'LIST'],
+  (reply) =>
+    text('CLIENT LIST', reply, 'the client list')
+      .split(/\r?\n/)
+      .filter((line) => line.trim() !== '')
+      .map((line) => / name=(\S*)/.exec(` ${line}`)?.[1] ?? ''),
+);
+
 /** CLIENT UNBLOCK: true when the client was blocked and is now let go, false when it was not blocked. */
 export const clientUnblock = command(
   (id: number) => ['CLIENT', 'UNBLOCK', String(id)],

@@ -6,7 +6,7 @@
  * caller reads a raw reply. docket reads on RESP2 only (connection.ts duplicates a RESP3 client
  * onto RESP2), so the decoders read RESP2 shapes, save where a note says otherwise.
  */
-import type { Connection, Deadline, Standalone } from '../../redis/connection';
+import type { Connection, Deadline, MasterNode, Standalone } from '../../redis/connection';
 
 /**
  * Sends a command's arguments and resolves to its raw reply: the same shape as a script's Via
@@ -20,6 +20,14 @@ export type Via = (args: string[]) => Promise<unknown>;
  */
 export function routed(conn: Connection, key: string, deadline: Deadline): Via {
   return (args) => conn.send(key, args, deadline);
+}
+
+/**
+ * Straight to one master node (Connection.masters), for a command about the node rather than a key
+ * (FUNCTION LIST, CLIENT LIST), within `deadline`; failures are DocketErrors.
+ */
+export function atNode(node: MasterNode, deadline: Deadline): Via {
+  return (args) => node.send(args, deadline);
 }
 
 /**

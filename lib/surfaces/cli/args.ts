@@ -39,6 +39,7 @@ const OPTIONS = {
   force: { type: 'boolean' },
   running: { type: 'boolean' },
   queue: { type: 'string' },
+  'remove-unused': { type: 'boolean' },
 } as const;
 
 /**
@@ -80,6 +81,7 @@ export const FLAG_HELP: Record<keyof typeof OPTIONS, readonly [string, string]> 
   force: ['--force', 'even while tasks of the queue are leased (their workers lose them)'],
   running: ['--running', 'an active task too: its worker aborts its handler at its next heartbeat'],
   queue: ['--queue <queue>', 'only this queue (as the <queue> argument; default: every queue in the registry)'],
+  'remove-unused': ['--remove-unused', "delete the libraries that no connection names and that are not this docket's, after confirmation"],
 };
 
 /** Flags every command takes. */

@@ -23,7 +23,7 @@ function olderThanArg(text: string | undefined): number | undefined {
 }
 
 /** Asks unless --yes; a no ends the command with exit code 1 and nothing deleted. */
-async function confirmed(ctx: RunContext, yes: boolean, question: string): Promise<void> {
+export async function confirmed(ctx: RunContext, yes: boolean, question: string): Promise<void> {
   if (yes) return;
   if (!(await ctx.confirm(question))) throw new RunError('not confirmed: nothing was deleted');
 }

@@ -100,6 +100,7 @@ export interface CommandFlags {
   force?: boolean;
   running?: boolean;
   queue?: string;
+  'remove-unused'?: boolean;
 }
 
 /** A command's arguments: the positionals after its name, its own flags, and the environment. */

@@ -13,6 +13,7 @@ import { pauseSchedule, resumeSchedule, runSchedule, schedules, unschedule } fro
 import { watch } from './watch';
 import { workers } from './workers';
 import { clean, obliterate, purgeDead } from './clean';
+import { libraries } from './libraries';
 
 const help: Command = {
   name: 'help',
@@ -53,6 +54,7 @@ export const COMMANDS: readonly Command[] = [
   runSchedule,
   watch,
   workers,
+  libraries,
   dashboard,
   help,
 ];

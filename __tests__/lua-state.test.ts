@@ -154,6 +154,9 @@ const GLOBALS = new Set(
   ),
 );
 
+/** What a script's body may read besides globals and modules: what its function's first line makes. */
+const SCRIPT_NAMES = new Set(['K', 'A', 'C', 'ITEMS', 'item', 'KEYS']);
+
 /** The modules of the library (library.ts isModule): includes whose code declares `local <name> = {}`. */
 function moduleNames(files = luaFiles()): Set<string> {
   return new Set(
@@ -181,7 +184,6 @@ function walk(source: string): { free: Set<string>; top: Set<string>; topWrites:
   const everyName = new Set<string>();
   const isTop = (name: string) => scopes[0].has(name) && !scopes.slice(1).some((s) => s.has(name));
   let forVars: string[] | null = null;
-  let declaring = false;
   for (let i = 0; i < t.length; i++) {
     const tok = t[i];
     const prev = t[i - 1];
@@ -192,28 +194,17 @@ function walk(source: string): { free: Set<string>; top: Set<string>; topWrites:
         everyName.add(t[k]);
         if (t[k + 1] !== ',') break;
       }
-      // The names after `local`, declared once the statement's values are read (from the `=` on).
+      // The names after `local`.
       const names: string[] = [];
       let k = i + 1;
       for (; /^[A-Za-z_]\w*$/.test(t[k] ?? ''); k += 2) {
         names.push(t[k]);
         if (t[k + 1] !== ',') break;
       }
-      let end = k + 1;
-      if (t[end] === '=') {
-        // Declared after the values: `local x = x` reads an outer x. Walk the values in place.
-        declaring = true;
-        const pending = names;
-        const resume = i;
-        void resume;
-        i = end;
-        // Mark the names declared at the next statement start: approximated by declaring now, after the `=`.
-        pending.forEach((n) => scopes[scopes.length - 1].add(n));
-        declaring = false;
-        continue;
-      }
+      // Declared from here on: `local x = x` reads an outer x only in a form this walk does not
+      // need to tell apart (no module or script declares a local named as a free name it reads).
       names.forEach((n) => scopes[scopes.length - 1].add(n));
-      i = end - 1;
+      i = k;
       continue;
     }
     if (tok === 'function') {
@@ -278,7 +269,6 @@ function walk(source: string): { free: Set<string>; top: Set<string>; topWrites:
       const inserted = t[i - 2] === '.' && t[i - 3] === 'table' && /^(insert|remove)$/.test(t[i - 1] ?? '');
       if (assigned || inserted || (prev === '(' && t[i - 2] === 'insert' && t[i - 3] === '.' && t[i - 4] === 'table')) topWrites.add(tok);
     }
-    void declaring;
   }
   if (scopes.length !== 1) throw new Error(`unbalanced blocks (${scopes.length - 1} open at the end)`);
   return { free, top: scopes[0], topWrites, names: everyName };
@@ -294,7 +284,8 @@ function moduleProblems(file: string, source: string, modules: Set<string>): str
   const self = path.basename(file, '.lua');
   const included = includesOf(source);
   const problems: string[] = [];
-  const { free, top, topWrites, names } = walk(source);
+  // The `#!lua flags=...` line is Redis's, not Lua.
+  const { free, top, topWrites, names } = walk(source.replace(/^#!.*/, ''));
   const isModule = file.startsWith('include/') && modules.has(self);
   // A local named as a module hides it from the code after it (`local options = ...` in put.lua
   // made its options.parse(...) a call of nothing): no Lua file names a local as a module.
@@ -304,6 +295,8 @@ function moduleProblems(file: string, source: string, modules: Set<string>): str
     if (modules.has(name) && included.has(name)) continue;
     if (modules.has(name)) problems.push(`${file} calls ${name}, a module its header does not include`);
     else if (isModule) problems.push(`${file} reads ${name}, which it does not declare (a free host local)`);
+    // A script's body has the names its function's first line makes (library.ts body()), and no other.
+    else if (!file.startsWith('include/') && !SCRIPT_NAMES.has(name)) problems.push(`${file} reads ${name}, which nothing declares`);
   }
   if (isModule) {
     for (const name of topWrites) problems.push(`${file} keeps state in top-level local ${name}`);
@@ -318,11 +311,18 @@ describe('the library modules take what they use', () => {
     const host = ['--[[ m: x ]]', 'local m = {}', 'function m.f(C) return now + C.K.x end'].join('\n');
     expect(moduleProblems('include/m.lua', host, new Set([...mods, 'm']))).toEqual(['include/m.lua reads now, which it does not declare (a free host local)']);
     const state = ['--[[ m: x ]]', 'local m = {}', 'local seen = nil', 'local cache = {}', 'function m.f(C, v) seen = v cache[v] = 1 end'].join('\n');
-    expect(moduleProblems('include/m.lua', state, new Set([...mods, 'm'])).sort()).toEqual(['include/m.lua keeps state in top-level local cache', 'include/m.lua keeps state in top-level local seen']);
+    expect(moduleProblems('include/m.lua', state, new Set([...mods, 'm'])).sort()).toEqual([
+      'include/m.lua keeps state in top-level local cache',
+      'include/m.lua keeps state in top-level local seen',
+    ]);
     const undeclared = ['--[[ m: x ]]', '-- include: clock', 'local m = {}', 'function m.f(C) return record.decode(clock.now(C)) end'].join('\n');
     expect(moduleProblems('include/m.lua', undeclared, new Set([...mods, 'm']))).toEqual(['include/m.lua calls record, a module its header does not include']);
     const hidden = ['--[[ m: x ]]', '-- include: clock', 'local m = {}', 'function m.f(C, clock) return clock.now(C) end'].join('\n');
     expect(moduleProblems('include/m.lua', hidden, new Set([...mods, 'm']))).toEqual(['include/m.lua declares clock, which hides the module of that name']);
+    // A script reads only what its first line makes, globals and modules.
+    expect(moduleProblems('claim.lua', '-- include: clock\nlocal d = earliest(K.delayed)\nreturn { clock.now(C), d, A.count, ITEMS, item(1) }', mods)).toEqual([
+      'claim.lua reads earliest, which nothing declares',
+    ]);
     // A script too: a module call needs its include line.
     expect(moduleProblems('put.lua', 'local now = clock.now(C)\nreturn now', mods)).toEqual(['put.lua calls clock, a module its header does not include']);
     // Constants, private functions, parameters, loop variables, table keys and globals are fine.

@@ -64,9 +64,9 @@ local carry, settling = nil, false
 if extras and redis.call('EXISTS', K.settle, K.outbox) > 0 then
   settling = true
   settle.drain(C, BATCH, now, cap)
-  carry = earliest(K.outbox)
+  carry = upkeep.earliest(K.outbox)
   if carry then out[3] = carry end
-  d = earliest(K.delayed)
+  d = upkeep.earliest(K.delayed)
 end
 
 -- 4. Pause and limits (include: gate): a paused queue, or one with no room, leases nothing.

@@ -6,7 +6,8 @@
 -- include: attempt, records, many, ready, cancels, heads, events, record
 local upkeep = {}
 
-local function earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
+-- The lowest score of ZSET `key` (its earliest run-at, deadline or due step), or nil when empty.
+function upkeep.earliest(key) return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) end
 
 -- Whether due entry a (run-at, record, id) goes before b: run-at, then put order (creation time,
 -- then `o`, which put gives delayed tasks: include: gather), then id. The `delayed` ZSET breaks a
@@ -53,10 +54,10 @@ end
 -- Runs the housekeeping. Returns the earliest run-at and lease deadline left (ms, or nil) and how
 -- many parked tasks moved back into `grouped`.
 function upkeep.upkeep(C, now, cap, batch, life)
-  local d, a, refilled = earliest(C.K.delayed), earliest(C.K.active), 0
+  local d, a, refilled = upkeep.earliest(C.K.delayed), upkeep.earliest(C.K.active), 0
   if d and d <= now then
     upkeep.promote(C, now, batch)
-    d = earliest(C.K.delayed)
+    d = upkeep.earliest(C.K.delayed)
   end
   -- A lapsed lease was a delivery (counted when leased): out of attempts means dead. Retried at
   -- once, and counted as a failed attempt too: the attempt ended without an ack.
@@ -74,7 +75,7 @@ function upkeep.upkeep(C, now, cap, batch, life)
         refilled = refilled + moved
       end
     end
-    a = earliest(C.K.active)
+    a = upkeep.earliest(C.K.active)
   end
   local dead = redis.call('ZCARD', C.K.dead)
   if dead > 0 then

@@ -1,103 +1,99 @@
 /**
- * Would Redis Functions pay (issue 32)? Redis 7.0 keeps nothing between two EVALSHA calls, so a
- * script defines every function its includes hold on every call; a Functions library defines them
- * once, at FUNCTION LOAD. This measures what that could save, on a throwaway redis-server:
+ * What one operation call costs Redis (issue 42): the time Redis spends in docket's script or
+ * function calls, from INFO commandstats (`usec` per call of EVALSHA, EVAL, FCALL and FCALL_RO
+ * together), so the client's speed does not enter. On a throwaway redis-server, one scheduler:
  *
- * - `defs`: the claim and put scripts cut right after their includes (every function defined,
- *   nothing run), against `empty` (`return 0` behind the same K/A line), with the same 41 keys and
- *   14 arguments, each as EVALSHA and as FCALL of the same body wrapped in a registered function;
- * - for scale, a real drain: the average Redis time of one script call while 20,000 tasks are put
- *   (putMany) and then worked at concurrency 32.
+ * - a claim that finds nothing (an empty queue), 5,000 calls one after another;
+ * - a put of one task, 5,000 calls one after another;
+ * - a putMany of 20,000 tasks (calls of 250);
+ * - a drain of those 20,000 at concurrency 32 (claim calls that carry acks and lease tasks).
  *
- * Times are Redis's own (INFO commandstats usec per call), so the client's speed does not enter.
- * `npm run bench:functions`; docs/performance.md#redis-functions has the figures and the verdict.
+ * The same file runs on an older checkout (where every call was an EVALSHA) for the before column:
+ * it uses the public API only. `npm run bench:functions`; docs/performance.md#redis-functions.
  */
 import { cpus } from 'node:os';
 import { createClient } from 'redis';
 import { createScheduler } from '../lib';
-import { claim } from '../lib/ops/claim';
-import { put } from '../lib/ops/put';
-import { compile } from '../lib/redis/scripts';
 import { startRedis } from '../__tests__/support/redis-server';
 
-const CALLS = 20_000;
-const PIPELINE = 500;
+const CALLS = 5_000;
 const TASKS = 20_000;
 
 type Admin = ReturnType<typeof createClient>;
 
-/** usec per call of `command` since the last CONFIG RESETSTAT. */
-async function perCall(admin: Admin, command: string): Promise<number> {
-  const m = new RegExp(`cmdstat_${command}:calls=(\\d+),usec=(\\d+)`).exec(await admin.info('commandstats'));
-  return m ? Number(m[2]) / Number(m[1]) : NaN;
+/** Calls and usec of docket's operation calls since the last CONFIG RESETSTAT. */
+async function callStats(admin: Admin): Promise<{ calls: number; usec: number }> {
+  const info = await admin.info('commandstats');
+  let calls = 0;
+  let usec = 0;
+  for (const m of info.matchAll(/^cmdstat_(?:evalsha|eval|fcall|fcall_ro):calls=(\d+),usec=(\d+)/gm)) {
+    calls += Number(m[1]);
+    usec += Number(m[2]);
+  }
+  return { calls, usec };
 }
 
-/** Runs `args` CALLS times, PIPELINE at once, and answers Redis's usec per call. */
-async function timed(admin: Admin, command: string, args: string[]): Promise<number> {
+/** Runs `work` and answers Redis's µs per operation call it made. */
+async function measured(admin: Admin, work: () => Promise<void>): Promise<{ perCall: number; calls: number }> {
   await admin.sendCommand(['CONFIG', 'RESETSTAT']);
-  for (let i = 0; i < CALLS; i += PIPELINE) await Promise.all(Array.from({ length: PIPELINE }, () => admin.sendCommand(args)));
-  return perCall(admin, command);
-}
-
-/** The compiled script cut after its includes (`defs`), and `return 0` behind the same first two lines (`empty`). */
-function variants(source: string): { defs: string; empty: string } {
-  const lines = source.split('\n');
-  // Each script's own code starts with the clock read once its includes are in.
-  const at = lines.findIndex((line) => /^local now = nowMs\(\)/.test(line));
-  if (at < 0) throw new Error('no `local now = nowMs()` line to cut at');
-  return { defs: [...lines.slice(0, at), 'do return 0 end'].join('\n'), empty: [lines[0], lines[1], 'return 0'].join('\n') };
+  await work();
+  const { calls, usec } = await callStats(admin);
+  return { perCall: usec / calls, calls };
 }
 
 async function main(): Promise<void> {
   const redis = await startRedis();
   const admin = createClient({ url: redis.url });
   await admin.connect();
-  const keys = Array.from({ length: 41 }, (_, i) => `{q}:k${i}`);
-  const args = Array.from({ length: 14 }, (_, i) => String(i));
   const rows: string[] = [];
+  const add = (label: string, r: { perCall: number; calls: number }) => rows.push(`| ${label} | ${r.perCall.toFixed(1)} | ${r.calls} |`);
   try {
-    for (const op of [claim, put]) {
-      for (const [label, source] of Object.entries(variants(compile(op)))) {
-        const sha = (await admin.sendCommand(['SCRIPT', 'LOAD', source])) as string;
-        const evalsha = await timed(admin, 'evalsha', ['EVALSHA', sha, String(keys.length), ...keys, ...args]);
-        const name = `bench_${op.name}_${label}`;
-        const body = source.slice(source.indexOf('\n') + 1);
-        await admin.sendCommand([
-          'FUNCTION',
-          'LOAD',
-          'REPLACE',
-          `#!lua name=${name}\nredis.register_function{function_name='${name}', callback=function(KEYS, ARGV)\n${body}\nend, flags={'allow-oom'}}`,
-        ]);
-        const fcall = await timed(admin, 'fcall', ['FCALL', name, String(keys.length), ...keys, ...args]);
-        rows.push(`| ${op.name} | ${label} | ${evalsha.toFixed(1)} | ${fcall.toFixed(1)} |`);
-      }
-    }
-    await admin.sendCommand(['FUNCTION', 'FLUSH']);
-    const scheduler = await createScheduler({ url: redis.url, queue: 'bench' });
-    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
-    for (let i = 0; i < TASKS; i += 1000) await scheduler.putMany(Array.from({ length: 1000 }, (_, k) => ({ data: { n: i + k } })));
-    const putCall = await perCall(admin, 'evalsha');
-    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
-    let done = 0;
-    await new Promise<void>((resolve) => {
-      const worker = scheduler.work(
-        async () => {
-          if (++done === TASKS) setImmediate(() => void worker.close().then(resolve));
-        },
-        { concurrency: 32 },
-      );
-    });
-    const drainCall = await perCall(admin, 'evalsha');
-    await scheduler.close();
+    const s = await createScheduler({ url: redis.url, queue: 'bench', warnings: { aof: false } });
+    // Warm: the first calls load the code (a library, or scripts) and the JIT.
+    for (let i = 0; i < 200; i++) await s.claim();
+    for (let i = 0; i < 200; i++) await s.put({ warm: i });
+    await s.obliterate({ queue: 'bench', force: true });
+    add(
+      'claim that finds nothing',
+      await measured(admin, async () => {
+        for (let i = 0; i < CALLS; i++) await s.claim();
+      }),
+    );
+    add(
+      'put of one task',
+      await measured(admin, async () => {
+        for (let i = 0; i < CALLS; i++) await s.put({ one: i });
+      }),
+    );
+    await s.obliterate({ queue: 'bench', force: true });
+    add(
+      'putMany, 250 tasks a call',
+      await measured(admin, async () => {
+        for (let i = 0; i < TASKS; i += 1000) await s.putMany(Array.from({ length: 1000 }, (_, k) => ({ data: { n: i + k } })));
+      }),
+    );
+    add(
+      'drain at concurrency 32 (claims with acks)',
+      await measured(admin, async () => {
+        let done = 0;
+        await new Promise<void>((resolve) => {
+          const worker = s.work(
+            async () => {
+              if (++done === TASKS) setImmediate(() => void worker.close().then(resolve));
+            },
+            { concurrency: 32 },
+          );
+        });
+      }),
+    );
+    await s.close();
     console.log(
       [
-        `Redis time per script call (µs, INFO commandstats), ${CALLS} calls each, ${PIPELINE} in flight; ${cpus().length} cores, Node ${process.version}`,
+        `Redis time per operation call (µs, INFO commandstats: EVALSHA, EVAL, FCALL and FCALL_RO); ${cpus().length} cores, Node ${process.version}`,
         '',
-        '| Script | Variant | EVALSHA | FCALL |',
-        '| --- | --- | --- | --- |',
+        '| Call | µs per call | calls |',
+        '| --- | --- | --- |',
         ...rows,
-        '',
-        `A real put call (putMany, 1,000 tasks a batch): ${putCall.toFixed(1)} µs; a real drain call (claim with acks, concurrency 32): ${drainCall.toFixed(1)} µs.`,
       ].join('\n'),
     );
   } finally {

@@ -4,7 +4,7 @@
  * is a function of that library (library.ts), so a server that cannot load it can run none: it is
  * refused at start-up with a typed error, before anything is written.
  */
-import { PermissionError, RedisError, UnsupportedServerError } from '../domain/errors';
+import { OutOfMemoryError, PermissionError, RedisError, UnsupportedServerError } from '../domain/errors';
 import { info } from '../ops/commands/server';
 import { routed } from '../ops/commands/via';
 import { access } from '../ops/access';
@@ -28,7 +28,7 @@ export function olderThan(found: string, needed: string): boolean {
  * on the node that owns `firstKey` (a key of the default queue; other nodes load it on their first
  * call). A user who may not read INFO is not refused for it: the load then tells. A server that
  * knows no FUNCTION command is too old; a user who may not run FUNCTION LOAD gets a
- * PermissionError that names it.
+ * PermissionError that names it. A full Redis (maxmemory) is not refused here: see below.
  */
 export async function loadFunctions(ctx: Context, firstKey: string): Promise<void> {
   const deadline = { ms: ctx.options.commandTimeout, what: 'INFO' };
@@ -40,6 +40,10 @@ export async function loadFunctions(ctx: Context, firstKey: string): Promise<voi
   try {
     await ctx.scripts.load(access, firstKey);
   } catch (err) {
+    // A full Redis refuses FUNCTION LOAD (a write) even of a library it has, and a worker must
+    // still start there to drain it: the first call tells whether the library is there, and
+    // loads it if it can (else that call is refused with the same OutOfMemoryError).
+    if (err instanceof OutOfMemoryError) return;
     const message = (err as { cause?: unknown }).cause instanceof Error ? ((err as { cause: Error }).cause.message ?? '') : '';
     if (err instanceof RedisError && /unknown command/i.test(message)) throw new UnsupportedServerError(found ?? 'unknown', NEEDED_VERSION, err);
     if (err instanceof PermissionError) {

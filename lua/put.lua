@@ -47,22 +47,13 @@ else
 end
 gather.start(C, count)
 
-local function answer(id, code, runAt) table.insert(out, id); table.insert(out, code); table.insert(out, runAt) end
--- A duplicate: a result, not an error.
-local function duplicate(id, runAt)
-  dups = dups + 1
-  events.emit(C, cap, 'type', 'deduplicated', 'id', id)
-  answer(id, 0, runAt)
-end
-
+-- Each task is answered { id, code, run-at } (Returns above); a duplicate is a result, not an error.
 for i = 1, count do
   local _, payload, given, after = item(i)
   local o = options.parse(C, given)
-  local skip = occurrences.skipped(C, o)
   local base = bases[i]
-  if skip then
-    answer('', 0, o.at)
-  else
+  local answerId, code, runAt = '', 0, o.at
+  if not occurrences.skipped(C, o) then
     local id, old = base, nil
     if stored[i] or identity.pending(C, base) or C.redirectsKnown or C.gather.stale then
       local raw = nil
@@ -75,24 +66,27 @@ for i = 1, count do
     if old and state ~= 'dead' then
       if state == 'pending' and string.find(o.mode, '[rd]') and not old.a then
         -- replace, debounce: a task not yet leased takes this put's data and options.
-        local runAt = replace.replace(C, id, old, payload, o)
+        answerId, code, runAt = id, 3, replace.replace(C, id, old, payload, o)
         replaced = replaced + 1
         events.emit(C, cap, 'type', 'replaced', 'id', id)
-        answer(id, 3, runAt)
       else
-        duplicate(id, old.r)
+        answerId, runAt = id, old.r
       end
     elseif closes then
       -- Within its window the identity stays taken, whatever became of its task.
-      duplicate(old and id or base, closes)
+      answerId, runAt = old and id or base, closes
     else
       -- New, or a dead task revived (include: add).
-      local runAt = add.add(C, id, base, old, payload, o, after)
+      answerId, code, runAt = id, old and 2 or 1, add.add(C, id, base, old, payload, o, after)
       added = added + 1
       events.emitLife(C, life, cap, o.name ~= '' and { nm = o.name } or nil, 'type', 'added', 'id', id, 'runAt', runAt)
-      answer(id, old and 2 or 1, runAt)
+    end
+    if code == 0 then
+      dups = dups + 1
+      events.emit(C, cap, 'type', 'deduplicated', 'id', answerId)
     end
   end
+  table.insert(out, answerId); table.insert(out, code); table.insert(out, runAt)
 end
 occurrences.occurred(C)
 gather.flush(C)

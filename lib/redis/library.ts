@@ -78,12 +78,12 @@ function registration(op: string, source: string, modules: string[]): string {
 }
 
 /**
- * What a call of `op` runs: its Lua file with its includes inlined (withIncludes), without the
- * `#!lua` line, after one line that builds the table `K` of its keys by suffix (`K.meta`,
- * `K.ready`) and the table `A` of its arguments by name (`A.lease`, `A.token`). A key's or an
- * argument's position is said once, here; scripts and includes only name them (the slots repeated
- * per item, `each`, through `item(i)`: see items()). A table, not one local per key: every
- * function the body defines would capture each key it uses as an upvalue of its own.
+ * What a call of `op` runs: its Lua file without the `#!lua` line (its include lines name the
+ * modules it calls, which the library defines once: withIncludes collects them in `modules`),
+ * after one line that builds the table `K` of its keys by suffix (`K.meta`, `K.ready`), the table
+ * `A` of its arguments by name (`A.lease`, `A.token`) and the call's table `C` the modules are
+ * handed (`C.K`, `C.A`). A key's or an argument's position is said once, here; scripts and modules
+ * only name them (the slots repeated per item, `each`, through `item(i)`: see items()).
  */
 export function body(op: Shape, source: string = readFileSync(op.file ?? path.join(LUA_DIR, `${op.name}.lua`), 'utf8'), modules: string[] = []): string {
   const code = withIncludes(source, new Set(), modules);

@@ -122,8 +122,9 @@ async function loadLibrary(send: Via, library: Library): Promise<void> {
 }
 
 /**
- * The source Redis runs for `op`, as one Lua chunk: its function's body (library.ts) behind a
- * `#!lua` line with its flags. For tests and benchmarks that look at or time one op's code alone.
+ * `op` as one Lua chunk a script could be: its function's body (library.ts), with the code of the
+ * modules it calls after the body's first line, behind a `#!lua` line with its flags. For tests and
+ * benchmarks that look at or time one op's code alone; docket runs the library.
  */
 export function compile(op: ScriptSpec): string {
   const modules: string[] = [];
@@ -132,7 +133,7 @@ export function compile(op: ScriptSpec): string {
 }
 
 /**
- * The op's Lua file with its includes inlined, before body() names its keys, and then the code of
+ * The op's Lua file, its include lines marked, before body() names its keys, and then the code of
  * the library's modules it uses: all the Lua a call of it can run, for tests that read it.
  */
 export function inlined(op: Pick<ScriptSpec, 'name' | 'file'>): string {

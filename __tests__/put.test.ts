@@ -1,6 +1,7 @@
 /**
  * put and putMany: de-duplication, the key option, collisions, priority and FIFO order.
  */
+import { performance } from 'node:perf_hooks';
 import { createClient, type RedisClientType } from 'redis';
 import { createScheduler, RetryLaterError, type HashFunction, type Scheduler } from '../lib';
 import { keysUnder, serverNow, sleep, useRedis } from './support/harness';
@@ -230,6 +231,67 @@ describe('tasks due at the same instant', () => {
     for (const task of tasks.reverse()) expect(await s.fail(task, { error: new RetryLaterError('later', { at: again }) })).toBe('retry');
     await sleep(400);
     expect(await drainMany(s, 3)).toEqual([0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11]);
+  });
+});
+
+/** Keeps this process's event loop busy for `ms`: a put made before it waits that long to be sent. */
+function busy(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+describe('a delay counts from the put() call', () => {
+  // guarantees.md, "No task runs early": the time a put waited in this process is taken off its delay.
+  it('takes off the time a put waited in the client before it was sent, and no more', async () => {
+    const s = await redis.scheduler();
+    await s.put('warm'); // the library is loaded, the connection open
+    const raw = await redis.raw();
+    const before = await serverNow(raw);
+    const waiting = s.put({ late: 1 }, { delay: 2_000 });
+    busy(400); // the put is made, but nothing can be sent until this turn ends
+    const { runAt } = await waiting;
+    const after = await serverNow(raw);
+    // Counted from when Redis ran the put, the run-at would be at least `before` + 400 + 2,000.
+    expect(runAt).toBeLessThan(before + 2_000 + 200);
+    // Never from before the call: at least the delay after `before` (taken before put() was called).
+    expect(runAt).toBeGreaterThanOrEqual(before + 2_000);
+    expect(after - before).toBeGreaterThanOrEqual(400);
+    expect((await s.get((await waiting).hash))!.runAt).toBe(runAt);
+  });
+
+  it('keeps put order for one delay across calls, though a later call waited longer', async () => {
+    const s = await redis.scheduler();
+    await s.put('warm');
+    await s.claim(); // out of the way
+    // 60 single puts in one turn go in three calls (25 a call), the later ones sent later; a
+    // putMany of 600 in three calls of 250. Each call's anchor is its now less what it waited, and
+    // never before the one of an earlier call.
+    const singles = Array.from({ length: 60 }, (_, i) => s.put({ single: i }, { delay: 300 }));
+    busy(50);
+    const results = await Promise.all(singles);
+    const many = s.putMany(Array.from({ length: 600 }, (_, i) => ({ data: { many: i }, options: { delay: 300 } })));
+    busy(50);
+    results.push(...(await many));
+    const runAts = results.map((r) => r.runAt);
+    expect(runAts).toEqual([...runAts].sort((a, b) => a - b));
+    await sleep(400);
+    const order: unknown[] = [];
+    for (let batch = await s.claimMany(50); batch.length > 0; batch = await s.claimMany(50)) order.push(...batch.map((t) => t.data));
+    expect(order).toEqual([...Array.from({ length: 60 }, (_, i) => ({ single: i })), ...Array.from({ length: 600 }, (_, i) => ({ many: i }))]);
+  });
+
+  it("counts a debounced put's delay from its call too", async () => {
+    const s = await redis.scheduler();
+    await s.put('warm');
+    const raw = await redis.raw();
+    await s.put({ v: 1 }, { key: 'k', onDuplicate: 'debounce', delay: 2_000 });
+    const before = await serverNow(raw);
+    const waiting = s.put({ v: 2 }, { key: 'k', onDuplicate: 'debounce', delay: 2_000 });
+    busy(400);
+    const r = await waiting;
+    expect(r.status).toBe('replaced');
+    expect(r.runAt).toBeLessThan(before + 2_000 + 200);
+    expect(r.runAt).toBeGreaterThanOrEqual(before + 2_000);
   });
 });
 

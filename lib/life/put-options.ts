@@ -28,7 +28,8 @@ export interface PutOptions {
    */
   group?: string;
   /**
-   * Run this long after the Redis server's now, so the caller's clock does not matter: a
+   * Run this long after this put() call, on the Redis server's clock, so the caller's clock does not
+   * matter (the time the put waited in this process before it was sent is taken off): a
    * {@link Span} (`5000`, `{ minutes: 5 }`). Not together with `at` (a {@link ValidationError} with
    * `field: 'options.at'`). Default: 0, ready at once.
    */

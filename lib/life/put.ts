@@ -7,6 +7,7 @@
  * A put, from the caller's items to the script's answer: each step (options, payload, identity,
  * chunking, gathering single puts) is a function here; put()'s options are in put-options.ts.
  */
+import { performance } from 'node:perf_hooks';
 import { registryKey } from '../domain/keys';
 import { register } from '../redis/registry';
 import type { Context } from '../redis/context';
@@ -39,12 +40,15 @@ interface Prepared {
   others: string[];
   /** The schedule that puts it (runNow), for its record; '' for none. */
   schedule: string;
+  /** When put() or putMany() was called (performance.now()): its `delay` counts from then. */
+  calledAt: number;
 }
 type ParsedPut = typeof DEFAULTS;
 
 export async function putMany(ctx: Context, items: Array<{ data: Json; options?: unknown }>): Promise<PutResult[]> {
   if (!Array.isArray(items)) throw new ValidationError('items', 'expected an array of { data, options }');
-  const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`));
+  const calledAt = performance.now();
+  const prepared = items.map((item, i) => prepare(ctx, item, `items[${i}].`, '', calledAt));
   await checkQueues(ctx, prepared);
   return withTrace(prepared, async () => (await Promise.all(chunks(ctx, prepared, CHUNK_ITEMS).map((c) => c.results))).flat());
 }
@@ -145,7 +149,7 @@ async function flush(ctx: Context): Promise<void> {
   );
 }
 
-function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string, schedule = ''): Prepared {
+function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: string, schedule = '', calledAt = performance.now()): Prepared {
   if (at && (typeof item !== 'object' || item === null)) throw new ValidationError(at.slice(0, -1), 'expected { data, options }');
   const o = item.options == null ? DEFAULTS : parse(putOptions, item.options, `${at}options`);
   const payload = canonicalJson(item.data, `${at}data`, { bytes: ctx.options.maxPayloadBytes });
@@ -156,7 +160,7 @@ function prepare(ctx: Context, item: { data: Json; options?: unknown }, at: stri
   const after = afterArg(queue, id, o.after, o.onDependencyFailure, at);
   // Sealed with its MAC, so that put.lua's de-dup tells equal payloads of the queue (crypto.ts).
   const stored = ctx.keyring ? ctx.keyring.sealPayload(payload, ctx.options.prefix, queue) : payload;
-  return { queue, item: { id, payload: stored, options: optionsJson(o, '', schedule), after }, bytes, options: o, others: otherQueues(queue, after), schedule };
+  return { queue, item: { id, payload: stored, options: optionsJson(o, '', schedule), after }, bytes, options: o, others: otherQueues(queue, after), schedule, calledAt };
 }
 
 /**
@@ -246,12 +250,24 @@ function chunks(ctx: Context, prepared: Prepared[], most: number): Array<{ size:
   );
 }
 
+/**
+ * Whole ms the youngest put of `chunk` has waited in this process (gathered, chunked, behind the
+ * calls before it) up to now, as it is sent: put.lua counts a `delay` from the put() call, less
+ * nothing the caller did not wait. The youngest, so that no task of the chunk comes due before its
+ * delay has passed since its own call; a monotonic duration, so the caller's clock plays no part.
+ */
+function waited(chunk: Prepared[]): number {
+  let youngest = 0;
+  for (const p of chunk) if (p.calledAt > youngest) youngest = p.calledAt;
+  return Math.max(0, Math.floor(performance.now() - youngest));
+}
+
 /** What a put did, by its code; a skipped occurrence (-1, the schedule is gone) reads as a duplicate. */
 const STATUS: Record<PutCode, PutStatus> = { 1: 'added', 2: 'revived', 3: 'replaced', 0: 'duplicate', [-1]: 'duplicate' };
 
 /** One put.lua call; `code` is 1 (added), 2 (revived), 3 (replaced), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
 async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string, answered?: () => void): Promise<Array<{ code: PutCode; result: PutResult }>> {
-  const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, ...eventArgs(ctx.options), items: chunk.map((p) => p.item) };
+  const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, ...eventArgs(ctx.options), waited: waited(chunk), items: chunk.map((p) => p.item) };
   let answers;
   try {
     answers = await ctx.scripts.run(put, ctx.keys(queue), input);

@@ -1,7 +1,7 @@
 --[[ add: included by put after outcomes, gather and windows (not a script itself). A task new to
   the queue, or a dead one revived by putting it again, gets its record and its place: queued
   (store), or waiting on the tasks it names (`after`, include: deps and settle). ]]
--- include: gather, settle, records, record, rerun, many, outcomes, windows, identity
+-- include: gather, settle, records, record, rerun, many, outcomes, windows, identity, anchor
 local add = {}
 
 -- A task put `after` others waits in `blocked` (include: deps): its record is written at once
@@ -38,7 +38,7 @@ function add.add(C, id, base, old, payload, o, after)
   -- nor its state once this run ends without a trace (purged, cancelled, expired: include: history).
   outcomes.dropOutcome(C, id)
   rerun.dropDone(C, id)
-  local meta = gather.metaOf(C, o, o.at or C.now + (o.delay or 0))
+  local meta = gather.metaOf(C, o, o.at or (o.delay and anchor.at(C) + o.delay) or C.now)
   meta._ = payload
   if id ~= base then
     -- Not at its base (an until-start identity whose task there runs, or a collision): a

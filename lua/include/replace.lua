@@ -1,11 +1,12 @@
 --[[ replace: included by put (not a script itself). onDuplicate 'replace' and 'debounce': a put
   that finds its identity's task still pending (delayed or ready, never leased now) gives it this
   put's options (priority, group, expire, maxAttempts, unique) and, for a `key` identity, its
-  data. The run-at moves when this put gives `delay` or `at` (replace), or always, to this put's
-  now + delay or its `at` (debounce: the task runs once puts have stopped for `delay`). The task
-  keeps its deliveries, creation time and last error; a ready task that stays ready at the same
-  level in the same group keeps its place in line, any other is queued anew. ]]
--- include: gather, record, ready, identity
+  data. The run-at moves when this put gives `delay` or `at` (replace), or always, to its `delay`
+  counted from the put() call (include: anchor) or its `at` (debounce: the task runs once puts
+  have stopped for `delay`). The task keeps its deliveries, creation time and last error; a ready
+  task that stays ready at the same level in the same group keeps its place in line, any other is
+  queued anew. ]]
+-- include: gather, record, ready, identity, anchor
 local replace = {}
 
 function replace.replace(C, id, old, payload, o)
@@ -13,7 +14,7 @@ function replace.replace(C, id, old, payload, o)
   local p = identity.pending(C, id)
   if p and p.batch == C.gather.batch then gather.flush(C) end
   local runAt = old.r
-  if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or C.now + (o.delay or 0) end
+  if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or (o.delay and anchor.at(C) + o.delay) or C.now end
   local meta = gather.metaOf(C, o, runAt, old)
   meta.b = old.b
   meta._ = old._

@@ -90,13 +90,12 @@ const CASES = new Map([
       maxAttempts: 5,
       schedule: '',
       events: 1000,
-      waited: 3,
       items: [
         { id: 'h1', payload: '{"a":1}', options: '', after: '' },
         { id: 'h2', payload: '"x"', options: '{"a":1700000000000,"p":9}', after: 'd[["q","h1"]]' },
       ],
     },
-    args: { count: 2, maxAttempts: 5, schedule: '', events: 1000, lifecycle: 0, waited: 3 },
+    args: { count: 2, maxAttempts: 5, schedule: '', events: 1000, lifecycle: 0 },
     each: [
       { id: 'h1', payload: '{"a":1}', options: '', after: '' },
       { id: 'h2', payload: '"x"', options: '{"a":1700000000000,"p":9}', after: 'd[["q","h1"]]' },

@@ -75,8 +75,9 @@ export const ROWS: Row[] = [
     scenario: 'drain32',
     metric: 'rate',
     label: (s) => `drain ${k(s.tasks)}, c=32 (jobs/s)`,
-    target: '≥ 1.4× bee-queue',
-    met: (m) => atLeast(m, 'bee-queue', 1.4),
+    // Issue 42: stays at least 1.3× bee-queue (issue 4 asked 1.4×, measured with 20,000 tasks).
+    target: '≥ 1.3× bee-queue',
+    met: (m) => atLeast(m, 'bee-queue', 1.3),
     versus: (m) => times(m, 'bullmq', 'bee-queue'),
     gap: 'drain-c32',
   },
@@ -86,19 +87,20 @@ export const ROWS: Row[] = [
     scenario: 'pickup',
     metric: 'p99',
     label: (s) => `pickup latency p99, ${k(s.pickup)} at 500/s (ms)`,
-    // Issue 32: at most 0.8× bee-queue's p99 in the same run (issue 16 asked for no worse).
-    target: '≤ 0.8× bee-queue p99',
-    met: (m) => (known(m.docket, m['bee-queue']) ? m.docket! <= 0.8 * m['bee-queue']! : undefined),
+    // Issue 42: at most bee-queue's p99 in the same run (issue 32 asked 0.8×, issue 16 no worse).
+    target: '≤ 1.0× bee-queue p99',
+    met: (m) => (known(m.docket, m['bee-queue']) ? m.docket! <= m['bee-queue']! : undefined),
     versus: ms,
     gap: 'pickup-latency',
   },
   {
     scenario: 'delayed',
     metric: 'p99',
-    label: (s) => `delayed lateness p99, ${k(s.delayed)} over 1–3 s (ms)`,
-    target: '≤ 5 ms',
-    met: (m) => (known(m.docket) ? m.docket! <= 5 : undefined),
-    versus: ms,
+    label: (s) => `delayed lateness p99, ${k(s.delayed)} over 1–3 s, 100 in flight (ms)`,
+    // Issue 42: from the put() call, p50 as well as p99 (the p50 showed the lateness systematic).
+    target: 'p50 ≤ 1.5 ms and p99 ≤ 5 ms',
+    met: (m) => (known(m.docket, m['docket.p50']) ? m.docket! <= 5 && m['docket.p50']! <= 1.5 : undefined),
+    versus: (m) => (known(m.docket, m['docket.p50']) ? `p50 ${m['docket.p50']!.toFixed(2)} ms, p99 ${m.docket!.toFixed(2)} ms` : '—'),
     gap: 'delayed-lateness',
   },
   { scenario: 'scaleSmall', metric: 'rate', label: (s) => `claim+ack c=32, ${k(s.scaleSmall)} pending (jobs/s)` },
@@ -107,9 +109,10 @@ export const ROWS: Row[] = [
     scenario: 'memory',
     metric: 'bytes',
     label: (s) => `memory per pending task, ${k(s.memory)} loaded (bytes)`,
-    target: '≤ 0.75× BullMQ and ≤ bee-queue',
-    met: (m) => (known(m.docket, m.bullmq, m['bee-queue']) ? m.docket! <= 0.75 * m.bullmq! && m.docket! <= m['bee-queue']! : undefined),
-    versus: (m) => times(m, 'bullmq'),
+    // Issue 42: at most 0.8× bee-queue (issue 4 asked no more than bee-queue).
+    target: '≤ 0.75× BullMQ and ≤ 0.8× bee-queue',
+    met: (m) => (known(m.docket, m.bullmq, m['bee-queue']) ? m.docket! <= 0.75 * m.bullmq! && m.docket! <= 0.8 * m['bee-queue']! : undefined),
+    versus: (m) => times(m, 'bullmq', 'bee-queue'),
     gap: 'memory',
   },
   {

@@ -5,7 +5,7 @@
     wake, occurred, schedules, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
     ready8, ready9, grouped, gtags, parked, gactive, glimits, events, progress, windows, redirects,
     results, kept, blocked, after, dependents, deplist, settle, outbox, logs, moved, history, done
-  ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[7]
+  ARGV[1] count         number of tasks in this call; then 4 slots per task, starting at ARGV[6]
   ARGV[2] maxAttempts   deliveries before a task goes dead, for tasks whose options are ''
   ARGV[3] schedule      '' for plain puts; else the name of the recurring schedule whose
                         occurrences these tasks are (each with an `at`): an occurrence at or before
@@ -13,8 +13,6 @@
                         none is put once the schedule is gone (unschedule)
   ARGV[4] events        most entries kept in the events stream; 0 for no events
   ARGV[5] lifecycle     1 to write an `added` event per task added (events: 'all'), else 0
-  ARGV[6] waited        ms the call's youngest put waited in the client before it was sent: a
-                        `delay` counts from the put() call (include: anchor)
   ARGV[+1] id           identity hash (hex), the base id; a collision probes id-1, id-2, ...
   ARGV[+2] payload      canonical JSON payload
   ARGV[+3] options      '' for the defaults (due now, normal priority, no expiry, de-dup on the

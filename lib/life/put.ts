@@ -251,15 +251,15 @@ function chunks(ctx: Context, prepared: Prepared[], most: number): Array<{ size:
 }
 
 /**
- * Whole ms the youngest put of `chunk` has waited in this process (gathered, chunked, behind the
- * calls before it) up to now, as it is sent: put.lua counts a `delay` from the put() call, less
- * nothing the caller did not wait. The youngest, so that no task of the chunk comes due before its
- * delay has passed since its own call; a monotonic duration, so the caller's clock plays no part.
+ * The items as sent: a delayed task's options also carry `wt`, the whole ms its put waited in this
+ * process (gathered, chunked, behind the calls before it) up to now, as it is sent, so that put.lua
+ * counts its `delay` from the put() call (lua/include/anchor.lua). A duration on the monotonic
+ * clock, floored: the caller's clock plays no part, and no task comes due before its delay has
+ * passed since its call. Only delayed tasks carry it: the common put sends nothing more.
  */
-function waited(chunk: Prepared[]): number {
-  let youngest = 0;
-  for (const p of chunk) if (p.calledAt > youngest) youngest = p.calledAt;
-  return Math.max(0, Math.floor(performance.now() - youngest));
+function sentItems(chunk: Prepared[]): PutItem[] {
+  const now = performance.now();
+  return chunk.map((p) => (p.options.delay === undefined ? p.item : { ...p.item, options: `{"wt":${Math.max(0, Math.floor(now - p.calledAt))},${p.item.options.slice(1)}` }));
 }
 
 /** What a put did, by its code; a skipped occurrence (-1, the schedule is gone) reads as a duplicate. */
@@ -267,7 +267,7 @@ const STATUS: Record<PutCode, PutStatus> = { 1: 'added', 2: 'revived', 3: 'repla
 
 /** One put.lua call; `code` is 1 (added), 2 (revived), 3 (replaced), 0 (a duplicate, or an occurrence put before) or -1 (schedule gone). */
 async function call(ctx: Context, queue: string, chunk: Prepared[], schedule: string, answered?: () => void): Promise<Array<{ code: PutCode; result: PutResult }>> {
-  const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, ...eventArgs(ctx.options), waited: waited(chunk), items: chunk.map((p) => p.item) };
+  const input = { maxAttempts: DEFAULT_MAX_ATTEMPTS, schedule, ...eventArgs(ctx.options), items: sentItems(chunk) };
   let answers;
   try {
     answers = await ctx.scripts.run(put, ctx.keys(queue), input);

@@ -26,12 +26,6 @@ export interface PutInput {
   events: number;
   /** Write an `added` event per task added (the scheduler's option events: 'all'). Default false. */
   lifecycle?: boolean;
-  /**
-   * Whole ms the youngest of these puts waited in this process before the call was sent (the
-   * monotonic clock's duration): a `delay` counts from the put() call (lua/include/anchor.lua).
-   * Default 0.
-   */
-  waited?: number;
   items: readonly PutItem[];
 }
 
@@ -75,10 +69,10 @@ export const put = script<PutInput, PutAnswer[]>({
     'history',
     'done',
   ],
-  args: ['count', 'maxAttempts', 'schedule', 'events', 'lifecycle', 'waited'],
+  args: ['count', 'maxAttempts', 'schedule', 'events', 'lifecycle'],
   each: ['id', 'payload', 'options', 'after'],
   encode(i) {
-    const argv: Array<string | number> = [i.items.length, i.maxAttempts, i.schedule, i.events, i.lifecycle ? 1 : 0, i.waited ?? 0];
+    const argv: Array<string | number> = [i.items.length, i.maxAttempts, i.schedule, i.events, i.lifecycle ? 1 : 0];
     for (const item of i.items) argv.push(item.id, item.payload, item.options, item.after);
     return argv;
   },

@@ -38,7 +38,7 @@ function add.add(C, id, base, old, payload, o, after)
   -- nor its state once this run ends without a trace (purged, cancelled, expired: include: history).
   outcomes.dropOutcome(C, id)
   rerun.dropDone(C, id)
-  local meta = gather.metaOf(C, o, o.at or (o.delay and anchor.at(C) + o.delay) or C.now)
+  local meta = gather.metaOf(C, o, o.at or (o.delay and anchor.at(C, o.waited) + o.delay) or C.now)
   meta._ = payload
   if id ~= base then
     -- Not at its base (an until-start identity whose task there runs, or a collision): a

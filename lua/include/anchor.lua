@@ -2,18 +2,18 @@
   counts from the put() call, not from when Redis runs the put (docs/design.md#the-clock). ]]
 local anchor = {}
 
--- The instant this call's delays count from, worked out once a call: the client sends how long
--- (ms, on its monotonic clock: a duration, not a time) the call's youngest put waited before it was
--- sent (C.A.waited), and the anchor is the server's now less that. It never goes back past the anchor of an earlier
--- put call (the queue's `anchor` in `counts`): a put made after another with the same delay never
--- comes due before it, so put order holds for ties (include: upkeep). Nor past now.
-function anchor.at(C)
-  if C.anchor then return C.anchor end
-  local waited = tonumber(C.A.waited) or 0
-  local at = C.now - waited
-  local last = tonumber(redis.call('HGET', C.K.counts, 'anchor'))
+-- The instant a delay counts from: the server's now less `waited`, the ms (a duration on the
+-- client's monotonic clock, not a time) the task's put waited in its process before it was sent
+-- (options' wt). Never back past an earlier put's anchor (the queue's `anchor` in `counts`, read
+-- once a call into C.anchor): a put made after another with the same delay never comes due before
+-- it, so put order holds for ties (include: upkeep). Nor past now.
+function anchor.at(C, waited)
+  if C.anchor == nil then C.anchor = tonumber(redis.call('HGET', C.K.counts, 'anchor')) or false end
+  local at, last = C.now - (waited or 0), C.anchor
   if last and last > at then at = math.min(last, C.now) end
-  if not last or at > last then redis.call('HSET', C.K.counts, 'anchor', at) end
-  C.anchor = at
+  if not last or at > last then
+    redis.call('HSET', C.K.counts, 'anchor', at)
+    C.anchor = at
+  end
   return at
 end

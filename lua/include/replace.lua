@@ -14,7 +14,7 @@ function replace.replace(C, id, old, payload, o)
   local p = identity.pending(C, id)
   if p and p.batch == C.gather.batch then gather.flush(C) end
   local runAt = old.r
-  if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or (o.delay and anchor.at(C) + o.delay) or C.now end
+  if string.find(o.mode, 'd', 1, true) or o.at or o.delay then runAt = o.at or (o.delay and anchor.at(C, o.waited) + o.delay) or C.now end
   local meta = gather.metaOf(C, o, runAt, old)
   meta.b = old.b
   meta._ = old._

@@ -155,7 +155,7 @@ const GLOBALS = new Set(
 );
 
 /** What a script's body may read besides globals and modules: what its function's first line makes. */
-const SCRIPT_NAMES = new Set(['K', 'A', 'C', 'ITEMS', 'item', 'KEYS']);
+const SCRIPT_NAMES = new Set(['K', 'A', 'C', 'ITEMS', 'KEYS']);
 
 /** The modules of the library (library.ts isModule): includes whose code declares `local <name> = {}`. */
 function moduleNames(files = luaFiles()): Set<string> {
@@ -302,6 +302,11 @@ function moduleProblems(file: string, source: string, modules: Set<string>): str
     for (const name of topWrites) problems.push(`${file} keeps state in top-level local ${name}`);
     if (!top.has(self)) problems.push(`${file} declares no module table ${self}`);
   }
+  // A script's body runs on every call: a function it defines is made anew each time. Its
+  // helpers belong to a module, which the library defines once, at load.
+  if (!file.startsWith('include/') && /\bfunction\b/.test(source.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--.*$/gm, ''))) {
+    problems.push(`${file} defines a function on every call`);
+  }
   return problems;
 }
 
@@ -320,9 +325,12 @@ describe('the library modules take what they use', () => {
     const hidden = ['--[[ m: x ]]', '-- include: clock', 'local m = {}', 'function m.f(C, clock) return clock.now(C) end'].join('\n');
     expect(moduleProblems('include/m.lua', hidden, new Set([...mods, 'm']))).toEqual(['include/m.lua declares clock, which hides the module of that name']);
     // A script reads only what its first line makes, globals and modules.
-    expect(moduleProblems('claim.lua', '-- include: clock\nlocal d = earliest(K.delayed)\nreturn { clock.now(C), d, A.count, ITEMS, item(1) }', mods)).toEqual([
+    expect(moduleProblems('claim.lua', '-- include: clock\nlocal d = earliest(K.delayed)\nreturn { clock.now(C), d, A.count, ITEMS }', mods)).toEqual([
       'claim.lua reads earliest, which nothing declares',
     ]);
+    // A script defines no function: each would be made anew on every call.
+    expect(moduleProblems('log.lua', '-- include: clock\nlocal function close() return clock.now(C) end\nreturn close()', mods)).toEqual(['log.lua defines a function on every call']);
+    expect(moduleProblems('clean.lua', '-- include: clock\nlocal n = walk(K.x, function(i) return i end)\nreturn n', mods)).toEqual(['clean.lua reads walk, which nothing declares', 'clean.lua defines a function on every call']);
     // A script too: a module call needs its include line.
     expect(moduleProblems('put.lua', 'local now = clock.now(C)\nreturn now', mods)).toEqual(['put.lua calls clock, a module its header does not include']);
     // Constants, private functions, parameters, loop variables, table keys and globals are fine.

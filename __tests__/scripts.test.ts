@@ -101,8 +101,9 @@ describe('Lua headers', () => {
     // place an argument is read by a fixed position: the code names them (K.tasks, A.token).
     const named = op.args.length > 0 ? ` local A = { ${op.args.map((a, i) => `${a} = ARGV[${i + 1}]`).join(', ')} }` : '';
     expect(lines[1].startsWith(`local K = { ${op.keys.map((k, i) => `${k} = KEYS[${i + 1}]`).join(', ')} }${named}`)).toBe(true);
-    // Slots repeated per item are read through item(i), which hands them back in the op's order.
-    if (op.each) expect(lines[1]).toMatch(new RegExp(`local function item\\(i\\) local at = ${op.args.length} \\+ ${op.each.length} \\* \\(i - 1\\) return ARGV\\[at \\+ 1\\]`));
+    // Slots repeated per item are read through each.item(C, i) (lua/include/each.lua), which
+    // hands them back in the op's order: the line gives C the ARGV table and the shape.
+    if (op.each) expect(lines[1]).toContain(`, V = ARGV, named = ${op.args.length}, stride = ${op.each.length} } local ITEMS = each.count(C)`);
     const code = lines
       .slice(2)
       .join('\n')
@@ -303,9 +304,9 @@ describe('a new operation is one Lua file plus one TypeScript file', () => {
           '  ARGV[1] greeting  any string',
           '  ARGV[+1] word     once per item',
           "  Returns: { greeting, the tasks key's name, the items, the words joined by ' ', now (ms) } ]]",
-          '-- include: clock',
+          '-- include: clock, each',
           'local words = {}',
-          'for i = 1, ITEMS do words[i] = item(i) end',
+          'for i = 1, ITEMS do words[i] = each.item(C, i) end',
           "return { A.greeting, K.tasks, ITEMS, table.concat(words, ' '), clock.now(C) }",
           '',
         ].join('\n'),

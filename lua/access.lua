@@ -6,10 +6,11 @@
   ARGV[+1] line  one command line as a JSON array of strings, e.g. ["XADD", "<key>", "*", "f", "v"]
   Returns: the 1-based indexes of the refused lines, each with Redis's reason ('' when it is the
   ACL), flat: { index, reason, ... }; or false when this Redis has no acl_check_cmd ]]
+-- include: each
 if not redis.acl_check_cmd then return false end
 local refused = {}
 for i = 1, ITEMS do
-  local ok, allowed = pcall(redis.acl_check_cmd, unpack(cjson.decode(item(i))))
+  local ok, allowed = pcall(redis.acl_check_cmd, unpack(cjson.decode(each.item(C, i))))
   -- Not ok: Redis does not know the command or its form (an older server), so docket cannot run it either.
   if not ok or not allowed then
     table.insert(refused, i)

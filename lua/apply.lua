@@ -12,11 +12,11 @@
   ARGV[1] events  most entries kept in the events stream; 0 for no events
   ARGV[+1] step   a step for this queue, as JSON (include: deps)
   Returns: { steps left in `settle`, when this queue's outbox has steps due (ms) or '' } ]]
--- include: clock, wake, ready, events, outcomes, identity, deps, settle
+-- include: clock, wake, ready, events, outcomes, identity, deps, settle, each
 local now = clock.now(C)
 local cap = tonumber(A.events)
 for i = 1, ITEMS do
-  local step = cjson.decode(item(i))
+  local step = cjson.decode(each.item(C, i))
   -- A step names the queue it is for: one for another queue is not this script's to apply.
   if step[2] == deps.queue(C) then settle.apply(C, step, now, cap) end
 end

@@ -8,11 +8,11 @@
   ARGV[+1] name  the field: concurrency, rate, per or until
   ARGV[+2] value its new value; '' removes it; '+<ms>' is that long after the server's now
   Returns: the values written, in order ('' for a removal) ]]
--- include: clock, wake
+-- include: clock, wake, each
 local now = clock.now(C)
 local out = {}
 for i = 1, tonumber(A.count) do
-  local name, value = item(i)
+  local name, value = each.item(C, i)
   if string.sub(value, 1, 1) == '+' then value = tostring(now + tonumber(string.sub(value, 2))) end
   if value == '' then redis.call('HDEL', K.limits, name) else redis.call('HSET', K.limits, name, value) end
   table.insert(out, value)

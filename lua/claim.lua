@@ -29,14 +29,14 @@
     lost) for each ack, then id, payload, attempt, run-at, expire-at or '', trace or '', keepResult
     (ms) or '', timeout (ms) or '', name or '', group or '' for each leased task } ]]
 -- include: clock, many, wake, lease, ready, events, outcomes, identity, limits, deps, settle
--- include: records, attempt, acks, upkeep, gate, take, drained
+-- include: records, attempt, acks, upkeep, gate, take, drained, each
 local now = clock.now(C)
 local BATCH = 100 -- bounds the housekeeping one call does, so a backlog never stalls Redis
 local cap, life = tonumber(A.events), A.lifecycle == '1'
 local out = { now, '', '', 0 }
 
 -- 1. Acks (include: acks). `refilled` counts parked tasks moved back into `grouped` by this call.
-local freed, refilled = acks.ackAll(C, out, now, cap, item)
+local freed, refilled = acks.ackAll(C, out, now, cap)
 local count = tonumber(A.count)
 if count == 0 then
   -- What the acks released is ready when the call returns (a batch; claims take the rest).

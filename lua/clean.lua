@@ -49,29 +49,36 @@ if source == 'delayed' or source == 'grouped' then
   local score, skip = string.match(cursor, '^(.*)|(%d+)$')
   local start = score and redis.call('ZCOUNT', key, '-inf', '(' .. score) + tonumber(skip) or 0
   local entries = redis.call('ZRANGE', key, start, start + scan - 1, 'WITHSCORES')
-  local last, kept = score, tonumber(skip) or 0
-  local n = sweep.walk(C, entries, 2, function(i)
+  local last, kept, n = score, tonumber(skip) or 0, 0
+  for i = 1, #entries, 2 do
+    if sweep.full(C) then break end
+    n = n + 1
     if entries[i + 1] ~= last then last, kept = entries[i + 1], 0 end
     local id = entries[i]
     local meta = sweep.doomed(C, id)
-    if not meta then kept = kept + 1; return end
-    redis.call('ZREM', key, id)
-    -- As cancel: a grouped task leaving unclaimed lets its group's first parked task in.
-    if source == 'grouped' then groups.refill(C, meta.g) end
-    sweep.drop(C, id, meta)
-  end)
+    if not meta then
+      kept = kept + 1
+    else
+      redis.call('ZREM', key, id)
+      -- As cancel: a grouped task leaving unclaimed lets its group's first parked task in.
+      if source == 'grouped' then groups.refill(C, meta.g) end
+      sweep.drop(C, id, meta)
+    end
+  end
   done, nextCursor = n == #entries / 2 and n < scan, last and (last .. '|' .. kept) or ''
 elseif source == 'parked' then
   local members = redis.call('ZRANGEBYLEX', K.parked, cursor == '' and '-' or '(' .. cursor, '+', 'LIMIT', 0, scan)
-  local last = cursor
-  local n = sweep.walk(C, members, 1, function(i)
+  local last, n = cursor, 0
+  for i = 1, #members do
+    if sweep.full(C) then break end
+    n = n + 1
     last = members[i]
     local id = string.match(last, '|([^|]*)$')
     local meta = sweep.doomed(C, id)
     -- Gone from `parked` since the read: a held head dropped just before let it back into
     -- `grouped`, whose walk comes next.
     if meta and redis.call('ZREM', K.parked, last) == 1 then sweep.drop(C, id, meta) end
-  end)
+  end
   done, nextCursor = n == #members and n < scan, last
 else
   -- A ready list: entries to go are overwritten in place and removed by one LREM from the head,
@@ -84,18 +91,22 @@ else
   -- An entry a priority change left behind goes as any cleaned entry does, but its task (ready
   -- under its new level, or active, or gone) is not this entry's to delete (include: levels).
   local ghosts = redis.call('EXISTS', K.moved) == 1
-  local n = sweep.walk(C, ids, 1, function(i)
+  local n = 0
+  for i = 1, #ids do
+    if sweep.full(C) then break end
+    n = n + 1
     if ghosts and levels.unghost(C, K.moved, level or 0, ids[i]) then
       redis.call('LSET', key, start + i - 1, TOMB)
       marked = marked + 1
-      return
+    else
+      local meta = sweep.doomed(C, ids[i])
+      if meta then
+        redis.call('LSET', key, start + i - 1, TOMB)
+        marked = marked + 1
+        sweep.drop(C, ids[i], meta)
+      end
     end
-    local meta = sweep.doomed(C, ids[i])
-    if not meta then return end
-    redis.call('LSET', key, start + i - 1, TOMB)
-    marked = marked + 1
-    sweep.drop(C, ids[i], meta)
-  end)
+  end
   if marked > 0 then redis.call('LREM', key, marked, TOMB) end
   done, nextCursor = n == #ids and n < scan, tostring(start + n - marked)
 end

@@ -11,27 +11,17 @@
   ARGV[4] batch  most parked tasks to move (and groups to look at) in this call
   Returns: { moved, next }: how many parked tasks went back to `grouped`, and where to go on from,
     or '' when no parked task is left that the limit has room for ]]
--- include: wake, groups, controls
+-- include: wake, groups, controls, reopen
 local group, from, batch = A.group, A.from, tonumber(A.batch)
 if from == '' then
   if A.limit == '' then redis.call('HDEL', K.glimits, group) else redis.call('HSET', K.glimits, group, A.limit) end
-end
-
--- Moves up to `most` of group g's parked tasks, as many as its limit has room for (tasks already
--- back in `grouped` are not counted: one too many only parks again).
-local function room(g, most, before)
-  local limit = controls.limitOf(C, g)
-  local n = most
-  if limit then n = math.min(most, limit - before - (tonumber(redis.call('HGET', K.gactive, g)) or 0)) end
-  if n <= 0 then return 0 end
-  return groups.unpark(C, g, n)
 end
 
 local moved, nextFrom = 0, ''
 if group ~= '' then
   -- For one group, `from` counts the tasks earlier calls moved, so the batches add up to the room.
   local before = tonumber(from) or 0
-  moved = room(group, batch, before)
+  moved = reopen.unpark(C, group, batch, before)
   if moved == batch then nextFrom = tostring(before + moved) end
 else
   -- Every group with parked tasks, in name order: the first member at or after `from` names the
@@ -41,7 +31,7 @@ else
     local m = redis.call('ZRANGEBYLEX', K.parked, cursor, '+', 'LIMIT', 0, 1)[1]
     if not m then cursor = nil; break end
     local g = string.match(m, '^([^|]*)|')
-    local n = room(g, batch - moved, 0)
+    local n = reopen.unpark(C, g, batch - moved, 0)
     moved, looked = moved + n, looked + 1
     -- A group cut short by the batch is looked at again from its own members.
     cursor = (moved == batch) and ('[' .. g .. '|') or ('[' .. g .. '}')

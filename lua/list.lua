@@ -16,54 +16,23 @@
     meta JSON, score or '', progress JSON (or its first bytes) or false for each task }: score is
     the run-at (delayed), lease end (active), died-at (dead), finished-at (done), or how many of its dependencies are
     not yet settled (waiting). A task whose payload is missing (a damaged record) has false and 0. ]]
--- include: clock, record, runs
+-- include: clock, record, runs, page
 local now = clock.now(C)
-local state, skip, want = A.state, tonumber(A.offset), tonumber(A.count)
+local state = A.state
 local most = tonumber(A.preview)
-local picked, total = {}, 0
+page.start(C, tonumber(A.offset), tonumber(A.count))
 
--- Takes up to `want` entries from one source of `size` entries after skipping `skip` in all;
--- `range(from, to)` reads a slice as { id, score, id, score, ... } (score '' where there is none).
-local function pick(size, range)
-  total = total + size
-  if want <= 0 or skip >= size then skip = math.max(0, skip - size); return end
-  local slice = range(skip, math.min(size, skip + want) - 1)
-  skip = 0
-  for i = 1, #slice, 2 do table.insert(picked, slice[i]); table.insert(picked, slice[i + 1]); want = want - 1 end
-end
--- A slice of bare ids (no scores wanted), each through `idOf` when members are not plain ids.
--- Entries of a ready list carry its level in the score slot, for the ghost check below.
-local function bare(cmd, key, idOf, level) return function(from, to)
-  local out = {}
-  for _, m in ipairs(redis.call(cmd, key, from, to)) do table.insert(out, idOf and idOf(m) or m); table.insert(out, level or '') end
-  return out
-end end
-local function zset(key, reverse) return function(from, to)
-  return redis.call(reverse and 'ZREVRANGE' or 'ZRANGE', key, from, to, 'WITHSCORES')
-end end
--- A parked member ends with '|<id>'; task ids hold no '|'.
-local function parkedId(member) return string.match(member, '([^|]*)$') end
--- The first `most` bytes of a payload, so a page of 500 KB payloads costs a few KB (the
--- dashboard refreshes every 2 s). The cut backs up past continuation bytes (0x80-0xBF), so it
--- never splits a character and the client decodes clean UTF-8.
-local function head(payload)
-  if most == 0 or #payload <= most then return payload end
-  local cut = most
-  while cut > 0 and string.byte(payload, cut + 1) >= 0x80 and string.byte(payload, cut + 1) < 0xC0 do cut = cut - 1 end
-  return string.sub(payload, 1, cut)
-end
-
-if state == 'delayed' then pick(redis.call('ZCARD', K.delayed), zset(K.delayed))
-elseif state == 'active' then pick(redis.call('ZCARD', K.active), zset(K.active))
-elseif state == 'dead' then pick(redis.call('ZCARD', K.dead), zset(K.dead, true))
-elseif state == 'done' then pick(redis.call('ZCARD', K.done), zset(K.done, true))
-elseif state == 'waiting' then pick(redis.call('ZCARD', K.blocked), zset(K.blocked))
+local ZSETS = { delayed = { K.delayed }, active = { K.active }, dead = { K.dead, true }, done = { K.done, true }, waiting = { K.blocked } }
+local zset = ZSETS[state]
+if zset then page.pick(C, redis.call('ZCARD', zset[1]), zset[1], { reverse = zset[2] })
 else
-  for level = 9, 1, -1 do pick(redis.call('LLEN', K['ready' .. level]), bare('LRANGE', K['ready' .. level], nil, level)) end
-  pick(redis.call('ZCARD', K.grouped), bare('ZRANGE', K.grouped))
-  pick(redis.call('LLEN', K.ready), bare('LRANGE', K.ready, nil, 0))
-  pick(redis.call('ZCARD', K.parked), bare('ZRANGE', K.parked, parkedId))
+  -- Entries of a ready list carry its level in the score slot, for the ghost check below.
+  for level = 9, 1, -1 do page.pick(C, redis.call('LLEN', K['ready' .. level]), K['ready' .. level], { cmd = 'LRANGE', level = level }) end
+  page.pick(C, redis.call('ZCARD', K.grouped), K.grouped, { cmd = 'ZRANGE' })
+  page.pick(C, redis.call('LLEN', K.ready), K.ready, { cmd = 'LRANGE', level = 0 })
+  page.pick(C, redis.call('ZCARD', K.parked), K.parked, { cmd = 'ZRANGE', parked = true })
 end
+local picked, total = C.page.picked, C.page.total
 
 -- Ghosts, the entries cancels, reschedules and priority changes leave behind (include: levels),
 -- are not tasks: the total leaves them out, and a page skips them as a claim would, the first
@@ -87,7 +56,7 @@ for i = 1, #picked, 2 do
     if seen[field] <= (tonumber(redis.call('HGET', K.moved, field)) or 0) then meta = nil end
   end
   if meta then
-    table.insert(out, id); table.insert(out, payload and head(payload))
+    table.insert(out, id); table.insert(out, payload and page.head(most, payload))
     table.insert(out, payload and #payload or 0)
     -- A waiting task's score says what it waits for: its unsettled dependencies (ids hold no
     -- '|', so '<id>|' bounds its entries), one O(log n) count each, for this page only.
@@ -95,7 +64,7 @@ for i = 1, #picked, 2 do
     if state == 'waiting' then score = redis.call('ZLEXCOUNT', K.after, '[' .. id .. '|', '[' .. id .. '|\255') end
     table.insert(out, meta); table.insert(out, score)
     local progress = string.find(meta, '"pg":', 1, true) and redis.call('HGET', K.progress, id)
-    table.insert(out, progress and head(progress) or false)
+    table.insert(out, progress and page.head(most, progress) or false)
   end
 end
 return out

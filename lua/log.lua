@@ -9,7 +9,7 @@
   ARGV[4] maxBytes  most bytes kept for the task (its entries, times and newlines included)
   ARGV[+1] line     a line, as a JSON string (stored as given: never decoded here)
   Returns: 1 when stored, 0 when the lease is lost ]]
--- include: record, clock, lease, logs, many
+-- include: record, clock, lease, logs, many, each
 local now = clock.now(C)
 local id = A.id
 local meta = lease.held(C, id, A.token, now)
@@ -31,7 +31,7 @@ if head then
     for entry in string.gmatch(head, '[^\n]*\n') do table.insert(added, entry) end
   end
 end
-for i = 1, ITEMS do table.insert(added, now .. ' ' .. item(i) .. '\n') end
+for i = 1, ITEMS do table.insert(added, now .. ' ' .. each.item(C, i) .. '\n') end
 
 -- Over a cap, the oldest lines go first, so the log always ends with what was written last: those
 -- to add first, while they alone are over (added[from] on are kept), then stored ones.
@@ -54,27 +54,18 @@ many.many('HDEL', K.logs, gone)
 
 -- The entries fill the last chunk while it has room, then new ones. Its size is read (HSTRLEN),
 -- and its value only when an entry fits in it.
-local n, fill, extend = last, CHUNK, false
-if lines > 0 then fill, extend = redis.call('HSTRLEN', K.logs, logs.chunkField(id, last)), true end
-local fields, parts = {}, {}
-local function close()
-  if #parts > 0 then
-    local value = table.concat(parts)
-    if extend then value = redis.call('HGET', K.logs, logs.chunkField(id, n)) .. value end
-    table.insert(fields, logs.chunkField(id, n)); table.insert(fields, value)
-  end
-  parts, extend = {}, false
-end
+local w, fill = { id = id, n = last, parts = {}, extend = false, fields = {} }, CHUNK
+if lines > 0 then fill, w.extend = redis.call('HSTRLEN', K.logs, logs.chunkField(id, last)), true end
 for i = from, #added do
   if fill > 0 and fill + #added[i] > CHUNK then
-    close()
-    n, fill = n + 1, 0
+    logs.closeChunk(C, w)
+    w.n, fill = w.n + 1, 0
   end
-  table.insert(parts, added[i]); fill = fill + #added[i]
+  table.insert(w.parts, added[i]); fill = fill + #added[i]
 end
-close()
-many.many('HSET', K.logs, fields)
-lines, bytes, last = lines + #added - from + 1, bytes + size, n
+logs.closeChunk(C, w)
+many.many('HSET', K.logs, w.fields)
+lines, bytes, last = lines + #added - from + 1, bytes + size, w.n
 if lines == 0 then
   redis.call('HDEL', K.logs, id)
 else

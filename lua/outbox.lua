@@ -7,9 +7,9 @@
   ARGV[2] most   most steps to take
   ARGV[+1] step  a step carried (applied in its queue): removed
   Returns: { now, then each step taken } ]]
--- include: clock
+-- include: clock, each
 local now = clock.now(C)
-for i = 1, ITEMS do redis.call('ZREM', K.outbox, item(i)) end
+for i = 1, ITEMS do redis.call('ZREM', K.outbox, each.item(C, i)) end
 local steps = redis.call('ZRANGEBYSCORE', K.outbox, '-inf', now, 'LIMIT', 0, tonumber(A.most))
 local leased = {}
 for _, step in ipairs(steps) do table.insert(leased, now + tonumber(A.lease)); table.insert(leased, step) end

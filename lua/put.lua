@@ -25,7 +25,7 @@
     live task, or of one put within its window: then run-at is when the window ends); a skipped
     occurrence answers { '', 0, run-at }, or { '', -1, run-at } when the schedule is gone ]]
 -- include: clock, many, wake, ready, events, outcomes, identity, deps, settle, records, rerun
--- include: options
+-- include: options, each
 local now = clock.now(C)
 local count = tonumber(A.count)
 local out, dups, added, replaced = {}, 0, 0, 0
@@ -33,15 +33,21 @@ local cap = tonumber(A.events)
 local life = A.lifecycle == '1'
 -- include: occurrences, gather, replace, windows, add
 
-if occurrences.gone(C, out, count, item) then return out end
+if occurrences.gone(C, out, count) then return out end
 local bases = {}
-for i = 1, count do bases[i] = item(i) end
+for i = 1, count do bases[i] = each.item(C, i) end
 local stored = redis.call('HMGET', K.tasks, unpack(bases))
 -- One EXISTS tells whether the queue has until-start pointers, de-dup windows, kept outcomes or a
--- done history (which a new run drops: include: outcomes, rerun) at all: a queue with none
--- (most) pays nothing more.
-if redis.call('EXISTS', K.redirects, K.windows, K.results, K.history) == 0 then
-  identity.knowRedirects(C, false); windows.knowWindows(C, false); outcomes.knowOutcomes(C, false); rerun.knowHistory(C, false)
+-- done history (which a new run drops: include: outcomes, rerun) at all: a queue with none pays
+-- nothing more. One with only its done history (the default, once a task is done) pays one more.
+local extras = redis.call('EXISTS', K.redirects, K.windows, K.results, K.history)
+if extras == 1 and redis.call('EXISTS', K.history) == 1 then
+  rerun.knowHistory(C, true)
+  extras = 0
+end
+if extras == 0 then
+  identity.knowRedirects(C, false); windows.knowWindows(C, false); outcomes.knowOutcomes(C, false)
+  if C.historyKnown == nil then rerun.knowHistory(C, false) end
 else
   identity.knowRedirects(C, redis.call('EXISTS', K.redirects) == 1)
 end
@@ -49,7 +55,7 @@ gather.start(C, count)
 
 -- Each task is answered { id, code, run-at } (Returns above); a duplicate is a result, not an error.
 for i = 1, count do
-  local _, payload, given, after = item(i)
+  local _, payload, given, after = each.item(C, i)
   local o = options.parse(C, given)
   local base = bases[i]
   local answerId, code, runAt = '', 0, o.at

@@ -83,7 +83,7 @@ function registration(op: string, source: string, modules: string[]): string {
  * after one line that builds the table `K` of its keys by suffix (`K.meta`, `K.ready`), the table
  * `A` of its arguments by name (`A.lease`, `A.token`) and the call's table `C` the modules are
  * handed (`C.K`, `C.A`). A key's or an argument's position is said once, here; scripts and modules
- * only name them (the slots repeated per item, `each`, through `item(i)`: see items()).
+ * only name them (the slots repeated per item, `each`, through `each.item(C, i)`: see items()).
  */
 export function body(op: Shape, source: string = readFileSync(op.file ?? path.join(LUA_DIR, `${op.name}.lua`), 'utf8'), modules: string[] = []): string {
   const code = withIncludes(source, new Set(), modules);
@@ -91,19 +91,19 @@ export function body(op: Shape, source: string = readFileSync(op.file ?? path.jo
   const named = keys.map((suffix, i) => `${suffix} = KEYS[${i + 1}]`).join(', ');
   const argued = args.length > 0 ? ` local A = { ${args.map((arg, i) => `${arg} = ARGV[${i + 1}]`).join(', ')} }` : '';
   // C: the call, which the library's modules are handed (isModule); K and A, as the body reads them.
-  const call = ` local C = { K = K${args.length > 0 ? ', A = A' : ''} }`;
-  return `local K = { ${named} }${argued}${items(args.length, each?.length)}${call}\n${code.slice(code.indexOf('\n') + 1)}`;
+  const call = ` local C = { K = K${args.length > 0 ? ', A = A' : ''}${items(args.length, each?.length)} }`;
+  return `local K = { ${named} }${argued}${call}${each?.length ? ' local ITEMS = each.count(C)' : ''}\n${code.slice(code.indexOf('\n') + 1)}`;
 }
 
 /**
  * The slots repeated per item after the named arguments (`each`, e.g. put's id, payload, options
- * and after per task): `ITEMS`, how many items the call carries, and `item(i)`, the slots of item
- * i in the op's order, so no script reads ARGV by its position.
+ * and after per task), as C carries them for lua/include/each.lua: `ITEMS`, how many items the
+ * call carries (each.count), and each.item(C, i), the slots of item i in the op's order, so no
+ * script reads ARGV by its position, and no call defines a function to read them.
  */
 function items(named: number, stride: number | undefined): string {
   if (!stride) return '';
-  const slots = Array.from({ length: stride }, (_, k) => `ARGV[at + ${k + 1}]`).join(', ');
-  return ` local ITEMS = (#ARGV - ${named}) / ${stride} local function item(i) local at = ${named} + ${stride} * (i - 1) return ${slots} end`;
+  return `, V = ARGV, named = ${named}, stride = ${stride}`;
 }
 
 /**

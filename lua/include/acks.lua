@@ -3,7 +3,7 @@
   A finished task leaves no records behind in `tasks`, and its de-dup identity is free again; the
   queue's history keeps it (include: history) unless its caps are 0. Acks of a call are checked
   with two bulk reads (ZMSCORE, HMGET) and written with a few variadic calls. ]]
--- include: deps, records, record, groups, history, minutes, events, many, outcomes, lease
+-- include: deps, records, record, groups, history, minutes, events, many, outcomes, lease, each
 local acks = {}
 
 -- The run number of the next finish the history keeps (include: runs), as 12 hex digits: the
@@ -18,11 +18,11 @@ end
 -- Acks C.A.acks tasks (3 ARGV slots each after the named ones: id, lease token, result), appending 1
 -- (acked) or 0 (lease lost) per ack to `out`. Returns how many tasks finished (each gives its
 -- concurrency slot back) and how many parked tasks of their groups moved back.
-function acks.ackAll(C, out, now, cap, item)
+function acks.ackAll(C, out, now, cap)
   local n = tonumber(C.A.acks)
   if n == 0 then return 0, 0 end
   local ids, tokens = {}, {}
-  for j = 1, n do ids[j], tokens[j] = item(j) end
+  for j = 1, n do ids[j], tokens[j] = each.item(C, j) end
   local deadlines = redis.call('ZMSCORE', C.K.active, unpack(ids))
   local metas = redis.call('HMGET', C.K.tasks, unpack(ids))
   local gone, held, seen, remembered, refilled = {}, {}, {}, {}, 0
@@ -40,7 +40,7 @@ function acks.ackAll(C, out, now, cap, item)
       if not seen[ids[j]] then
         seen[ids[j]] = true
         refilled = refilled + groups.finished(C, meta)
-        local result = select(3, item(j))
+        local result = select(3, each.item(C, j))
         -- A kept result of up to 1 KiB rides in the event: a caller waiting for it needs no read.
         if meta.kr and #result <= 1024 then
           events.emitFor(C, cap, meta, 'type', 'completed', 'id', ids[j], 'attempt', string.format('%d', meta.n), 'result', result)

@@ -15,12 +15,12 @@ local gather = {}
 -- - stale: set once a flush has written part of the call (the base records read up front are then
 --   stale); batch counts flushes, so a task added since the last one is known as not yet written;
 -- - earliest: the queue's earliest run-at (a new earliest means an idle worker must re-arm its
---   timer), read up front; woke: whether a stored task calls for an idle worker;
+--   timer), read at the call's first delayed task (a put of ready tasks never reads it: false when
+--   read and none); woke: whether a stored task calls for an idle worker;
 -- - count, orders: the call's tasks, and the put order last taken (order).
 function gather.start(C, count)
   C.gather = {
     toWrite = {}, delayed = {}, queued = {}, grouped = {}, lanes = {}, stale = false, batch = 0, woke = false, count = count,
-    earliest = tonumber(redis.call('ZRANGE', C.K.delayed, 0, 0, 'WITHSCORES')[2]),
   }
   for level = 0, 9 do C.gather.queued[level] = {} end
 end
@@ -80,6 +80,8 @@ function gather.store(C, id, meta, payload)
     end
     g.woke = true
   else
+    -- Read before this call writes a delayed task: a flush writes them only once one was stored.
+    if g.earliest == nil then g.earliest = tonumber(redis.call('ZRANGE', C.K.delayed, 0, 0, 'WITHSCORES')[2]) or false end
     table.insert(g.delayed, meta.r); table.insert(g.delayed, id)
     if not g.earliest or meta.r < g.earliest then g.earliest, g.woke = meta.r, true end
   end

@@ -16,6 +16,18 @@ local logs = {}
 -- The field of chunk n of task id's log.
 function logs.chunkField(id, n) return id .. '|' .. n end
 
+-- Ends the chunk a write is filling (log): `w` holds the task's id, the chunk's number n, the
+-- entries for it (parts), whether they extend what it holds already (extend), and the fields and
+-- values to write. The next chunk starts empty.
+function logs.closeChunk(C, w)
+  if #w.parts > 0 then
+    local value = table.concat(w.parts)
+    if w.extend then value = redis.call('HGET', C.K.logs, logs.chunkField(w.id, w.n)) .. value end
+    table.insert(w.fields, logs.chunkField(w.id, w.n)); table.insert(w.fields, value)
+  end
+  w.parts, w.extend = {}, false
+end
+
 -- A head's first, offset, last, lines and bytes; nil for a log stored by 0.1.
 function logs.logHead(head)
   local first, offset, last, lines, bytes = string.match(head, '^(%d+) (%d+) (%d+) (%d+) (%d+)$')

@@ -4,7 +4,7 @@
   HASH, C.K.occurred: schedule -> at) is skipped, so each is put once, ever; and none is put once
   the schedule is gone (unschedule took it out of C.K.schedules) or paused (its definition's
   `paused`: pauseSchedule), so a pause holds from the moment it is written. ]]
--- include: options
+-- include: options, each
 local occurrences = {}
 
 -- The schedule (A.schedule, '' for plain puts) and its latest occurrence put (epoch ms, or nil),
@@ -21,12 +21,12 @@ end
 
 -- Whether the schedule is gone or paused; then each of the `count` tasks is answered in `out` as
 -- { '', -1, at }. Else reads the latest occurrence put.
-function occurrences.gone(C, out, count, item)
+function occurrences.gone(C, out, count)
   local schedule = C.A.schedule
   local def = schedule ~= '' and redis.call('HGET', C.K.schedules, schedule)
   if schedule ~= '' and (not def or occurrences.paused(def)) then
     for i = 1, count do
-      table.insert(out, ''); table.insert(out, -1); table.insert(out, options.parse(C, select(3, item(i))).at)
+      table.insert(out, ''); table.insert(out, -1); table.insert(out, options.parse(C, select(3, each.item(C, i))).at)
     end
     return true
   end

@@ -34,14 +34,5 @@ function sweep.drop(C, id, meta)
   swept.deleted = swept.deleted + 1
 end
 
--- Walks `entries` (flat, `step` values per entry) until `most` are deleted; `visit(i)` deletes
--- entry i when it is to go and says whether it did. Returns how many were examined.
-function sweep.walk(C, entries, step, visit)
-  local n = 0
-  for i = 1, #entries, step do
-    if C.sweep.deleted >= C.sweep.most then break end
-    n = n + 1
-    visit(i)
-  end
-  return n
-end
+-- Whether the call has deleted its `most`: a walk over the entries it read stops there.
+function sweep.full(C) return C.sweep.deleted >= C.sweep.most end

@@ -330,7 +330,10 @@ describe('the library modules take what they use', () => {
     ]);
     // A script defines no function: each would be made anew on every call.
     expect(moduleProblems('log.lua', '-- include: clock\nlocal function close() return clock.now(C) end\nreturn close()', mods)).toEqual(['log.lua defines a function on every call']);
-    expect(moduleProblems('clean.lua', '-- include: clock\nlocal n = walk(K.x, function(i) return i end)\nreturn n', mods)).toEqual(['clean.lua reads walk, which nothing declares', 'clean.lua defines a function on every call']);
+    expect(moduleProblems('clean.lua', '-- include: clock\nlocal n = walk(K.x, function(i) return i end)\nreturn n', mods)).toEqual([
+      'clean.lua reads walk, which nothing declares',
+      'clean.lua defines a function on every call',
+    ]);
     // A script too: a module call needs its include line.
     expect(moduleProblems('put.lua', 'local now = clock.now(C)\nreturn now', mods)).toEqual(['put.lua calls clock, a module its header does not include']);
     // Constants, private functions, parameters, loop variables, table keys and globals are fine.

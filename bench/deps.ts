@@ -217,7 +217,7 @@ const row = (label: string, n: number, edge: Cost, base: Cost, ms: [number, numb
   `| ${label} | ${f(edge.trips * n, 0)} | ${f(edge.trips, 3)} | ${f(edge.commands)} | ${f(edge.usec)} | ${f(base.usec)} | ${f(ms[0], 0)} / ${f(ms[1], 0)} |`;
 const usecOf = (p: Part) =>
   Object.entries(p.delta)
-    .filter(([k]) => k === 'evalsha' || k === 'eval')
+    .filter(([k]) => k === 'evalsha' || k === 'eval' || k === 'fcall' || k === 'fcall_ro')
     .reduce((acc, [, v]) => acc + v.usec, 0);
 
 async function main(): Promise<void> {

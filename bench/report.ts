@@ -196,7 +196,7 @@ const list = (xs: Array<[string, number]>, n: number) =>
     .join(', ');
 
 function costTable(samples: Sample[], sizes: Sizes): string[] {
-  const lines = ['| Scenario | EVALSHA / task | top-level calls / task | commands / task | top commands inside scripts / task |', '|---|---|---|---|---|'];
+  const lines = ['| Scenario | script calls / task (FCALL, EVALSHA) | top-level calls / task | commands / task | top commands inside scripts / task |', '|---|---|---|---|---|'];
   for (const { row, cost } of costs(samples, 'docket')) {
     const top = `${cost.topLevel.toFixed(3)} (${list(cost.topLevelBy, 4)})`;
     lines.push(`| ${row.label(sizes).replace(/ \(.*\)$/, '')} | ${cost.scripts.toFixed(3)} | ${top} | ${cost.commands.toFixed(2)} | ${list(cost.inner, 6)} |`);
@@ -259,7 +259,7 @@ export function report(samples: Sample[], info: RunInfo): { markdown: string; js
     '',
     '## Cost model (docket)',
     '',
-    'Per task, from `INFO commandstats` deltas the parent took just before and after each timed part (its own INFO calls taken off), medians over runs. commandstats also counts the commands scripts run; a command named in `lua/*.lua` or `lua/include/*.lua` counts as inside a script, anything else (EVALSHA, BLPOP, CLIENT, ...) as a top-level call. The drain rows include the few `stats` calls that watch for the queue to empty.',
+    'Per task, from `INFO commandstats` deltas the parent took just before and after each timed part (its own INFO calls taken off), medians over runs. commandstats also counts the commands scripts run; a command named in `lua/*.lua` or `lua/include/*.lua` counts as inside a script, anything else (FCALL, EVALSHA, BLPOP, CLIENT, ...) as a top-level call. The drain rows include the few `stats` calls that watch for the queue to empty.',
     '',
     ...costTable(samples, info.sizes),
     '',

@@ -29,28 +29,16 @@ export class Alarm {
  * Calls `fire` once `ms` have passed by performance.now(), never sooner. A bare setTimeout may fire
  * a millisecond or more early: Node counts from the event loop's cached time, which lags by what the
  * current turn has run so far, and rounds to whole milliseconds. A claim sent that early finds the
- * task not due, or the rate window not open, and costs one more round trip. Nor much later: the
- * last millisecond is waited out turn by turn (setImmediate) rather than by another timer, which
- * would round it up to a whole millisecond or two (a delayed task's lateness was mostly such waits).
+ * task not due, or the rate window not open, and costs one more round trip.
  */
 export function notBefore(ms: number, fire: () => void): { clear: () => void } {
   const end = performance.now() + ms;
-  let timer: NodeJS.Timeout | undefined;
-  let turn: NodeJS.Immediate | undefined;
+  let timer: NodeJS.Timeout;
   const check = (): void => {
     const left = end - performance.now();
-    if (left >= LAST_MS) timer = setTimeout(check, Math.floor(left - LAST_MS / 2));
-    else if (left > 0) turn = setImmediate(check);
+    if (left > 0) timer = setTimeout(check, Math.ceil(left));
     else fire();
   };
-  timer = setTimeout(check, Math.max(0, Math.floor(ms - LAST_MS / 2)));
-  return {
-    clear: () => {
-      clearTimeout(timer);
-      clearImmediate(turn);
-    },
-  };
+  timer = setTimeout(check, Math.ceil(ms));
+  return { clear: () => clearTimeout(timer) };
 }
-
-/** The last stretch of a notBefore() wait, in ms, that it waits out turn by turn. */
-const LAST_MS = 2;

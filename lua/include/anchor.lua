@@ -9,7 +9,7 @@ local anchor = {}
 -- it, so put order holds for ties (include: upkeep). Nor past now.
 function anchor.at(C, waited)
   if C.anchor == nil then C.anchor = tonumber(redis.call('HGET', C.K.counts, 'anchor')) or false end
-  local at, last = C.now - (waited or 0), C.anchor
+  local at, last = C.now - math.max(0, waited or 0), C.anchor
   if last and last > at then at = math.min(last, C.now) end
   if not last or at > last then
     redis.call('HSET', C.K.counts, 'anchor', at)

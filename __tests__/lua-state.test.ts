@@ -1,8 +1,12 @@
 /**
- * Includes without shared state (STYLE.md, Lua): a variable an include declares at its top level
- * is written only by that include's own functions. No other Lua file assigns it (`name =`,
- * `a, name =`), writes into it (`name[k] =`, `name.f =`, `table.insert(name, ...)`), unless that
- * file declares a local of the same name itself (a parameter, a loop variable, a local) in scope.
+ * Lua files without shared state (issue 42; docs/design.md, Includes). Two checks:
+ * - A variable an include declares at its top level is written only by that include's own
+ *   functions: no other Lua file assigns it (`name =`, `a, name =`) or writes into it (`name[k] =`,
+ *   `name.f =`, `table.insert(name, ...)`), unless it declares a local of that name itself in scope.
+ * - The library's modules take what they use: a module reads no name it does not declare (a free
+ *   host local), keeps no state in a top-level local, and calls only modules its include lines
+ *   name; no file declares a local named as a module; a script reads only what its function's first
+ *   line makes, and defines no function (it would be made on every call).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,8 @@
 /**
- * Every Redis key docket uses comes from here, in the form `<prefix>:{<queue>}:<suffix>`. The
- * `{queue}` hash tag puts all keys of one queue in one Redis Cluster slot, so every script can
- * touch all of them atomically. docs/design.md lists each key with its type.
+ * Every Redis key docket uses comes from here. A queue's keys have the form
+ * `<prefix>:{<queue>}:<suffix>`: the `{queue}` hash tag puts all of them in one Redis Cluster slot,
+ * so every script can touch all of them atomically. The one key outside every queue is the registry
+ * of queue names, `<prefix>:queues` (registryKey). docs/design.md lists each key with its type.
  */
 
 /** The ready lists of priority levels 1 to 9 (level 0, normal tasks, is `ready`). */

@@ -73,8 +73,8 @@ export interface ClaimReply {
   leased: LeasedRecord[];
 }
 
-/** Entries per leased task in a claim reply (claim.lua FIELDS). */
-const LEASED_FIELDS = 10;
+/** Entries per leased task in a claim reply: the ten of claim.lua's Returns, id to group (scripts.test checks the count). */
+export const LEASED_FIELDS = 10;
 
 export const claim = script<ClaimInput, ClaimReply>({
   name: 'claim',

@@ -20,7 +20,7 @@
   queues (each is one cluster slot), so a client carries it over (lib/features/deps.ts), leasing it while it
   does, and a client that dies midway leaves it to be carried again. Every step is idempotent.
   Here: routing steps, how a task ended (outcomeOf), a task ending (fire), leaving the wait early
-  (unwait) or done (unblock); applying them: include: settle. Needs events, outcomes, identity. ]]
+  (unwait) or done (unblock); applying them: include: settle. ]]
 -- include: record, many, ready
 local deps = {}
 

@@ -133,7 +133,7 @@ const rescheduleBody = taskBody
 
 /**
  * A limit from the limits form: a whole number from 1 to `max`, or `off` (a form) or null (JSON)
- * to remove it. The bounds are the scheduler's (lib/domain/options.ts).
+ * to remove it. The bounds are the scheduler's (lib/domain/options/scheduler.ts).
  */
 function limitValue(max: number) {
   const hint = `expected a whole number from 1 to ${max}, or off`;

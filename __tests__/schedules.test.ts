@@ -100,6 +100,25 @@ describe('schedule', () => {
     expect(latest - ahead.once).toBeGreaterThanOrEqual(600);
     expect(next - latest).toBe(300);
   });
+
+  it('puts what fell due after a worker started and before its first look: late, not missed', async () => {
+    const s = await redis.scheduler();
+    await s.schedule('job', 300, 'up', { queue: 'up' });
+    const ahead = (await s.listSchedules({ queue: 'up' }))[0].latest!;
+    await sleep(4500);
+    const ran: number[] = [];
+    const startedAt = await s.time();
+    const worker = s.work(async (task: Task) => void ran.push(task.runAt), { queue: 'up' });
+    // A busy start: the worker's first look comes a second after work() returned.
+    for (const until = Date.now() + 1000; Date.now() < until;);
+    await eventually(() => ran.some((at) => at > startedAt + 1000), 5000);
+    await worker.close();
+    const upFirst = Math.ceil((startedAt + 20) / 300) * 300;
+    const late = [upFirst, upFirst + 300, upFirst + 600].filter((at) => at <= startedAt + 900);
+    expect(ran).toEqual(expect.arrayContaining(late));
+    // What passed before the worker started stays skipped, the policy being 'skip'.
+    expect(ran.filter((at) => at > ahead && at < startedAt - 100)).toEqual([]);
+  });
 });
 
 describe('pause, resume and run now', () => {

@@ -116,13 +116,18 @@ function endOf(d: Definition): number {
  * The occurrences one look at a stored schedule puts, at `now` (Redis clock), the latest put being
  * `latest`: those missed since `latest` as its policy says (they passed with no look: no worker up),
  * then every one up to AHEAD_MS ahead, and at least the next. put.lua skips those put already.
+ * `upSince` (a worker's first look) is when that worker started: occurrences due between then and
+ * its first look fell due while it was up, so they are late, not missed, and are put whatever the
+ * policy.
  */
-export function plan(d: Definition, occurrences: Occurrences, latest: number | null, now: number): number[] {
+export function plan(d: Definition, occurrences: Occurrences, latest: number | null, now: number, upSince?: number): number[] {
   const due: number[] = [];
   const missed = d.missed ?? 'skip';
-  if (latest !== null && latest < now && missed !== 'skip') {
-    due.push(...occurrences.between(latest, now, missed === 'once' ? 1 : (d.catchUpLimit ?? 10)));
+  const upFrom = latest === null || upSince === undefined ? now : Math.min(now, Math.max(upSince, latest));
+  if (latest !== null && latest < upFrom && missed !== 'skip') {
+    due.push(...occurrences.between(latest, upFrom, missed === 'once' ? 1 : (d.catchUpLimit ?? 10)));
   }
+  if (upFrom < now) due.push(...occurrences.between(upFrom, now, MAX_PER_LOOK));
   const base = Math.max(latest ?? now, now, (d.startAt ?? 0) - 1);
   const ahead = occurrences.between(base, Math.max(base, now + AHEAD_MS), MAX_PER_LOOK);
   // At least the next occurrence is put, whatever its distance, unless one ahead of now is already.

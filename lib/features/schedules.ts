@@ -110,6 +110,8 @@ export class ScheduleRunner {
   private stopped = false;
   /** Whether the last look found the queue's `schedules` hash empty (gone): the next one checks that first. */
   private empty = false;
+  /** When start() ran (performance.now), until the first look: what fell due since then is late, not missed. */
+  private startedAt: number | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -118,6 +120,7 @@ export class ScheduleRunner {
 
   start(): void {
     this.stopped = false;
+    this.startedAt = performance.now();
     this.next(0);
   }
 
@@ -134,11 +137,15 @@ export class ScheduleRunner {
     if (this.empty && only === undefined && (await exists(routed(this.ctx.conn, keys.schedules, { ms: this.ctx.options.commandTimeout, what: 'schedules' }), keys.schedules)) === 0) return;
     const [{ defs, latest }, now] = await Promise.all([readSchedules(this.ctx, this.queue, 'schedules'), serverTime(this.ctx, keys.schedules, 'schedules')]);
     this.empty = defs.size === 0;
+    // The worker was up from start(), before this first look: on the Redis clock, now less the
+    // time since (read after the reply, so it errs early, towards putting).
+    const upSince = only === undefined && this.startedAt !== null ? now - Math.ceil(performance.now() - this.startedAt) : undefined;
+    if (only === undefined) this.startedAt = null;
     const puts = [...defs]
       .filter(([name]) => only === undefined || name === only)
       .map(([name, json]) => {
         const last = latest.get(name);
-        return this.put(name, json, last, now);
+        return this.put(name, json, last, now, upSince);
       });
     // One schedule's failure (an unreadable definition) does not hold up the others'.
     const failed = (await Promise.allSettled(puts)).find((r) => r.status === 'rejected');
@@ -146,12 +153,12 @@ export class ScheduleRunner {
   }
 
   /** Puts what is due of the schedule stored as `json`, unless it is every()'s or paused. */
-  private async put(name: string, json: string, last: string | undefined, now: number): Promise<void> {
+  private async put(name: string, json: string, last: string | undefined, now: number, upSince: number | undefined): Promise<void> {
     const d = parseDefinition(name, json);
     const latest = latestOf(name, last);
     const occurrences = d.stored && !d.paused ? occurrencesOf(d) : null;
     if (occurrences === null) return;
-    const due = plan(d, occurrences, latest, now);
+    const due = plan(d, occurrences, latest, now, upSince);
     if (due.length === 0) return;
     const data = dataOf(this.ctx, name, d, false) as Json;
     const items = due.map((at) => ({ data, options: taskOptions(this.queue, d.template, occurrenceKey(name, at), at) }));

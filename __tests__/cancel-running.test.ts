@@ -5,14 +5,12 @@
  * cancel racing an ack has one winner; a holder that died has its task cancelled at the lapse of
  * its lease, never run again.
  */
-import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CancelledError, DocketError, type Task } from '../lib';
 import { createDashboard } from '../lib/surfaces/dashboard';
-import { childModule } from './support/children';
+import { forkChild } from './support/children';
 import { cli } from './support/cli';
 import { eventually, serverNow, sleep, testUrl, useRedis } from './support/harness';
 
@@ -109,18 +107,15 @@ describe('cancel a running task', () => {
 
   it('reaches a holder in another process: its handler aborts with a CancelledError', async () => {
     const s = await redis.scheduler();
-    const compiled = childModule(path.join(__dirname, 'support', 'cancel-child.ts'));
-    const child = fork(compiled.module, [testUrl(), s.prefix], { execArgv: compiled.execArgv, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const { child, out } = forkChild('cancel-child', [testUrl(), s.prefix]);
     try {
-      await eventually(() => out.includes('ready'), 15_000);
+      await eventually(() => out().includes('ready'), 15_000);
       const { hash } = await s.put('runs in the child', { keepResult: 60_000 });
-      await eventually(() => out.includes(`started ${hash}`));
+      await eventually(() => out().includes(`started ${hash}`));
       const answer = await s.cancel(hash, { running: true, explain: true });
       expect(answer).toEqual({ done: true, worker: expect.stringContaining(`:${child.pid}:`) });
-      await eventually(() => out.includes('aborted '));
-      expect(out).toContain('aborted CancelledError ERR_CANCELLED');
+      await eventually(() => out().includes('aborted '));
+      expect(out()).toContain('aborted CancelledError ERR_CANCELLED');
       expect(await s.result(hash)).toMatchObject({ state: 'cancelled' });
     } finally {
       child.kill('SIGKILL');

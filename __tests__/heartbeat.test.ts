@@ -5,7 +5,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { ClosedError, EventLoopBlockedError, ValidationError } from '../lib';
 import { HEARTBEAT_TTL_MS } from '../lib/life/heartbeat';
-import { childModule } from './support/children';
+import { childModule, forkChild } from './support/children';
 import { eventually, serverNow, sleep, testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();
@@ -55,6 +55,37 @@ describe('heartbeats', () => {
     await Promise.all([a.close(), b.close()]);
     expect(runs).toEqual([1]);
   });
+});
+
+describe('a worker killed while idle ones wait', () => {
+  it('has its task back within 2.5 s: the idle worker, told when it turned busy, looks at its deadline', async () => {
+    const s = await redis.scheduler();
+    const ran: Array<{ data: unknown; attempt: number; at: number }> = [];
+    // Idle before the child takes its task: it learns of the busy child from the wake its claim sent.
+    const worker = s.work(async (task) => void ran.push({ data: task.data, attempt: task.attempt, at: Date.now() }));
+    const { child, out } = forkChild('work-child', [testUrl(), s.prefix]);
+    try {
+      await eventually(() => out().includes('ready'), 15_000);
+      await sleep(300); // both idle
+      // Put until the child holds one (the idle worker here may take one first: it ends at once).
+      let n = 0;
+      while (!out().includes('"hang":true')) {
+        await s.put({ hang: true, n: n++ });
+        await sleep(300);
+      }
+      const held = JSON.parse(/ran (\{"hang":true[^\n]*\})/.exec(out())![1]) as { n: number };
+      await sleep(1000); // it beats, busy; the idle worker sleeps until its deadline
+      const killed = Date.now();
+      child.kill('SIGKILL');
+      await eventually(() => ran.some((r) => (r.data as { n?: number }).n === held.n), 5000);
+      const back = ran.find((r) => (r.data as { n?: number }).n === held.n)!;
+      expect(back.attempt).toBe(2);
+      expect(back.at - killed).toBeLessThan(2500);
+    } finally {
+      child.kill('SIGKILL');
+      await worker.close();
+    }
+  }, 40_000);
 });
 
 describe('heartbeat timing', () => {

@@ -1,9 +1,9 @@
 /**
  * The idle wait: woken by put and by its own timer at the next run-at, and no polling.
  */
-import net from 'node:net';
 import { createScheduler } from '../lib';
 import { eventually, sleep, useRedis } from './support/harness';
+import { clientCommands, monitor } from './support/monitor';
 import { startRedis } from './support/redis-server';
 
 const redis = useRedis();
@@ -55,25 +55,37 @@ describe('the idle wait', () => {
     expect(took).toBeLessThan(1400);
   });
 
-  it('does not poll while idle: no claim and no new wait, only its heartbeat', async () => {
+  it('does not poll while idle: no claim, no new wait and no heartbeat between its safety-net looks', async () => {
     const server = await startRedis();
     const s = await createScheduler({ url: server.url, warnings: { aof: false } });
     try {
       const worker = s.work(async () => {});
       await sleep(200);
-      const seen = await monitor(server.port, 1500);
+      const seen = clientCommands(await monitor(server.port, 1500));
       await worker.close();
-      // A claim's first key is the queue's `delayed` set (lib/ops/claim.ts); a heartbeat's is `workers`.
-      const firstKeys = seen.map((line) => /"fcall" "docket_\w+" "\d+" "([^"]+)"/i.exec(line)?.[1]).filter((key) => key !== undefined);
-      expect(firstKeys.length).toBeGreaterThan(0);
-      expect(firstKeys.filter((key) => !key.endsWith(':workers'))).toEqual([]);
-      expect(seen.filter((line) => /"blpop"/i.test(line))).toEqual([]);
-      expect(seen.some((line) => line.includes(':workers"'))).toBe(true);
+      expect(seen).toEqual([]);
     } finally {
       await s.close();
       await server.stop();
     }
   });
+
+  it('is quiet: one idle worker (concurrency 8) on an empty queue sends at most 10 commands in 10 s', async () => {
+    const server = await startRedis();
+    const s = await createScheduler({ url: server.url, warnings: { aof: false } });
+    try {
+      const worker = s.work(async () => {}, { concurrency: 8 });
+      await sleep(500);
+      const seen = clientCommands(await monitor(server.port, 10_000));
+      await worker.close();
+      // Its wait and the claim behind it, every 5 s (MAX_IDLE_MS): no beats, no look at schedules.
+      expect(seen.length).toBeLessThanOrEqual(10);
+      expect(seen.filter((line) => /"blpop"/i.test(line)).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await s.close();
+      await server.stop();
+    }
+  }, 20_000);
 
   it('picks up in one step: the claim that leases a put task runs on the blocked connection, right behind its BLPOP', async () => {
     const server = await startRedis();
@@ -121,12 +133,3 @@ describe('the idle wait', () => {
 });
 
 /** Every command the server runs for `ms`, as MONITOR prints them (node-redis v4 has no MONITOR). */
-async function monitor(port: number, ms: number): Promise<string[]> {
-  const socket = net.connect(port, '127.0.0.1');
-  let text = '';
-  socket.on('data', (chunk) => (text += chunk.toString()));
-  socket.write('MONITOR\r\n');
-  await sleep(ms);
-  socket.destroy();
-  return text.split('\r\n').filter((line) => line.startsWith('+') && line !== '+OK');
-}

@@ -12,21 +12,32 @@ import { pipeline, runOf, STAGES, type Host, type Outcome, type Run } from '../l
 import { compose, type Stage } from '../lib/life/pipeline/stage';
 import { timeout } from '../lib/life/pipeline/timeout';
 import { handlerOf } from '../lib/life/route';
+import { Heartbeat } from '../lib/life/heartbeat';
 import { contextOf } from '../lib/redis/context';
 import { eventually, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();
+const beats: Heartbeat[] = [];
+afterEach(() => Promise.all(beats.splice(0).map((b) => b.stop())));
 
 /** A worker's side of the stages, on `s`'s connection, telling `events` what the stages asked of it. */
 function hostOf(s: Scheduler, events: string[], options: { lease?: number } = {}): Host & { reported: unknown[] } {
   const reported: unknown[] = [];
+  const ctx = contextOf(s)!;
+  const parsed = parse(workOptions, options, 'options');
+  const report = (err: unknown) => reported.push(err);
+  // The worker's heartbeat, which extends the leases of the runs the keep-alive stage hands it.
+  const timing = { interval: parsed.heartbeatInterval, deadline: parsed.heartbeatDeadline, lease: parsed.lease };
+  const heartbeat = new Heartbeat(ctx, ctx.keys('default'), 'pipeline-test', { holding: () => true, cancelled: () => {}, schedules: () => {}, report }, timing);
+  beats.push(heartbeat);
   return {
-    ctx: contextOf(s)!,
+    ctx,
     queue: 'default',
     worker: 'pipeline-test',
-    options: parse(workOptions, options, 'options'),
+    options: parsed,
     reported,
-    report: (err) => reported.push(err),
+    report,
+    keep: (run) => heartbeat.keep(run),
     ran: () => events.push('metrics'),
     free: () => events.push('free'),
     ack: async (task, result) => {

@@ -4,13 +4,11 @@
  * the scheduler's log) and left out, and the queue's other schedules, its workers, `docket
  * schedules` and the dashboard's Schedules page go on.
  */
-import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { queueKeys } from '../lib/domain/keys';
 import { createDashboard } from '../lib/surfaces/dashboard';
-import { childModule } from './support/children';
+import { forkChild } from './support/children';
 import { cli } from './support/cli';
 import { eventually, testUrl, useRedis } from './support/harness';
 
@@ -76,15 +74,12 @@ describe('a schedule record no schedule() would write', () => {
 
   it("does not hold up a worker of its queue: the queue's tasks run", async () => {
     const { s } = await withBadRecords('default');
-    const compiled = childModule(path.join(__dirname, 'support', 'work-child.ts'));
-    const child = fork(compiled.module, [testUrl(), s.prefix], { execArgv: compiled.execArgv, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const { child, out } = forkChild('work-child', [testUrl(), s.prefix]);
     try {
-      await eventually(() => out.includes('ready'), 15_000);
+      await eventually(() => out().includes('ready'), 15_000);
       // Its first look at the stored schedules comes at once; a hang there stops every task.
       await s.put({ plain: true });
-      await eventually(() => out.includes('ran {"plain":true}'), 10_000);
+      await eventually(() => out().includes('ran {"plain":true}'), 10_000);
     } finally {
       child.kill('SIGKILL');
     }

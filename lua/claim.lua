@@ -6,7 +6,7 @@
     counts, wake, held, acked, levels, ready1, ready2, ready3, ready4, ready5, ready6, ready7,
     ready8, ready9, grouped, gtags, parked, gactive, glimits, paused, events, results, kept,
     progress, redirects, limits, rates, gheld, blocked, after, dependents, deplist, settle, outbox,
-    logs, moved, done, history, keep, minutes, cancels
+    logs, moved, done, history, keep, minutes, cancels, workers, busy, schedules
   ARGV[1] count         most tasks to lease; 0 to only ack
   ARGV[2] lease         lease length (ms)
   ARGV[3] token         random lease-token prefix; the i-th task leased gets token .. ':' .. i
@@ -19,21 +19,26 @@
   ARGV[10] doneMaxCount done tasks kept (include: history) when the queue has no keep() of its own
   ARGV[11] doneMaxAge   ms a done task is kept, likewise
   ARGV[12] lifecycle    1 to write the lifecycle events active, lapsed, retrying, drained, else 0
-  ARGV[13] acks         number of acks in this call; then 3 slots per ack, starting at ARGV[14]:
+  ARGV[13] beat         for an idle worker's claim (include: alive), its heartbeat ttl (ms) once
+                        it holds tasks; 0 for none (a busy worker's beats renew it; claim() callers)
+  ARGV[14] rest         for an idle worker's claim, its ttl (ms) while it stays idle: its next wait
+  ARGV[15] holding      1 when the worker still runs tasks, else 0
+  ARGV[16] acks         number of acks in this call; then 3 slots per ack, starting at ARGV[17]:
   ARGV[+1] id           id of a finished task
   ARGV[+2] ackToken     the lease token claim handed out for it
   ARGV[+3] result       the handler's result as JSON, for its kept outcome and the history; '' for none
   Returns: { now, next-due (ms) or '', when the outbox has steps due (ms) or '', stopped early: 1
     when the lease step passed over its bound of entries (ghosts, expired or parked tasks) before it
-    had leased `count`, for the caller to claim again at once, else 0; then 1 (acked) or 0 (lease
+    had leased `count`, for the caller to claim again at once, else 0; for an idle worker's claim 1
+    when the queue has stored schedules, else 0; then 1 (acked) or 0 (lease
     lost) for each ack, then id, payload, attempt, run-at, expire-at or '', trace or '', keepResult
     (ms) or '', timeout (ms) or '', name or '', group or '' for each leased task } ]]
 -- include: clock, many, wake, lease, ready, events, outcomes, identity, limits, deps, settle
--- include: records, attempt, acks, upkeep, gate, take, drained, each
+-- include: records, attempt, acks, upkeep, gate, take, drained, each, alive
 local now = clock.now(C)
 local BATCH = 100 -- bounds the housekeeping one call does, so a backlog never stalls Redis
 local cap, life = tonumber(A.events), A.lifecycle == '1'
-local out = { now, '', '', 0 }
+local out = { now, '', '', 0, 0 }
 
 -- 1. Acks (include: acks). `refilled` counts parked tasks moved back into `grouped` by this call.
 local freed, refilled = acks.ackAll(C, out, now, cap)
@@ -51,6 +56,9 @@ if count == 0 then
 end
 
 -- 2. Housekeeping (include: upkeep): due tasks become ready, lapsed leases end, the dead are trimmed.
+-- An idle worker's claim first lapses the leases of workers whose heartbeat ran out (include: alive):
+-- busy workers' beats do that, and when none is busy, the idle ones' claims must.
+if A.beat ~= '0' then alive.sweep(C, now) end
 local d, a, moved = upkeep.upkeep(C, now, cap, BATCH, life)
 refilled = refilled + moved
 
@@ -72,7 +80,11 @@ end
 -- 4. Pause and limits (include: gate): a paused queue, or one with no room, leases nothing.
 local capped, limited, held, stop
 count, capped, limited, held, stop = gate.gate(C, count, now, extras, d, a, out)
-if stop then return out end
+if stop then
+  local watch = alive.claimed(C, now, out, 0, tonumber(out[2]))
+  if watch then out[2] = watch end
+  return out
+end
 -- 5. Lease (include: take).
 local taken, more, until_, stopped
 taken, more, held, moved, until_, stopped = take.take(C, out, count, now, cap, BATCH, limited, held, life)
@@ -97,6 +109,7 @@ if held and (not due or held < due) then due = held end
 -- A step leased to a carrier that died is due again then. (One due now is this worker's to
 -- carry, which it does on this reply: no reason to claim again at once.)
 if carry and carry > now and (not due or carry < due) then due = carry end
+due = alive.claimed(C, now, out, taken, due)
 if backlog and not capped then out[2] = now elseif due then out[2] = due end
 -- This worker is now full and ready tasks remain: wake an idle worker to take them. (Run-ats and
 -- lease ends need no hand-over: every idle worker's timer already covers them, or a put woke it.)

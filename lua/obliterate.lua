@@ -12,8 +12,8 @@
   the answer says 'carry': the caller carries them (lib/features/deps.ts) and calls again, which deletes
   the outbox once it is empty.
   KEYS (as K.<name>; each described in docs/design.md#keys): tasks, delayed, ready, active, dead,
-    counts, wake, acked, workers, held, schedules, occurred, levels, ready1, ready2, ready3, ready4,
-    ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, paused,
+    counts, wake, acked, workers, held, busy, schedules, occurred, levels, ready1, ready2, ready3,
+    ready4, ready5, ready6, ready7, ready8, ready9, grouped, gtags, parked, gactive, glimits, paused,
     events, results, kept, progress, windows, redirects, limits, rates, gheld, blocked, after,
     dependents, deplist, settle, outbox, logs, moved, done, history, keep, minutes,
     cancels, gpaused, warned, data, meta, waiting

@@ -10,6 +10,7 @@
  * to lua/ (scripts are read from `<dir>/lua`) and node_modules/. childModule() maps a .ts path to its compiled twin;
  * outside a jest run (no directory set) it falls back to ts-node.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,15 @@ export function childModule(tsFile: string): { module: string; execArgv: string[
   if (!dir) return { module: tsFile, execArgv: ['-r', 'ts-node/register/transpile-only'] };
   const compiled = path.join(dir, path.relative(ROOT, tsFile)).replace(/\.ts$/, '.js');
   return { module: compiled, execArgv: [] };
+}
+
+/** A test child forked from __tests__/support/<name>.ts with `args`; `out()` is what it printed so far. */
+export function forkChild(name: string, args: string[]): { child: ChildProcess; out: () => string } {
+  const compiled = childModule(path.join(ROOT, '__tests__', 'support', `${name}.ts`));
+  const child = fork(compiled.module, args, { execArgv: compiled.execArgv, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return { child, out: () => out };
 }
 
 /** Transpiles the sources into a new directory, sets it for forked test workers, and returns it. */

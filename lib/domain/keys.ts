@@ -20,6 +20,7 @@ export const SUFFIXES = [
   'acked',
   'workers',
   'held',
+  'busy',
   'schedules',
   'occurred',
   'levels',

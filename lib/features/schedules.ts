@@ -9,7 +9,6 @@
  * hash, the `occurred` record, pause and resume, run-now and unschedule.
  */
 import { hget } from '../ops/commands/hashes';
-import { exists } from '../ops/commands/keyspace';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
 import { errorFields } from '../domain/log';
@@ -41,10 +40,11 @@ export interface ScheduleOptions extends TaskTemplateOptions {
 }
 
 /**
- * How often each work() loop looks at its queue's stored schedules. A look at a queue that had no
- * schedule at its last look is one EXISTS (most queues have none: a full look is three commands a
- * second per process per queue); it reads them all once one is there, so a new schedule is still
- * noticed within LOOK_MS (and schedule() puts its first occurrences itself, ahead of any look).
+ * How often each work() loop looks at its queue's stored schedules while the queue has some (a
+ * look is three commands). A queue with none (most queues) costs nothing: the runner sleeps until
+ * its workers' claims or beats say the queue has schedules (poke()). schedule() puts its first
+ * occurrences itself, ahead of any look, and the earliest of them wakes an idle worker, whose claim
+ * says so: a new schedule is looked at within a claim.
  */
 const LOOK_MS = 1000;
 
@@ -108,8 +108,8 @@ export async function runNow(ctx: Context, queue: string, name: unknown): Promis
 export class ScheduleRunner {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
-  /** Whether the last look found the queue's `schedules` hash empty (gone): the next one checks that first. */
-  private empty = false;
+  /** Set while the queue has no schedules: no look until poke(). */
+  private dormant = false;
   /** When start() ran (performance.now), until the first look: what fell due since then is late, not missed. */
   private startedAt: number | null = null;
 
@@ -130,13 +130,19 @@ export class ScheduleRunner {
     this.timer = null;
   }
 
+  /** The queue has stored schedules (a claim or beat said so): a dormant runner looks at once. */
+  poke(): void {
+    if (!this.dormant || this.stopped) return;
+    this.dormant = false;
+    this.next(0);
+  }
+
   /** One look at every stored schedule of the queue, or at `only` that one. */
   async look(only?: string): Promise<void> {
     const keys = this.ctx.keys(this.queue);
-    // Still none (the queue had none at the last look): one EXISTS, and nothing more to do.
-    if (this.empty && only === undefined && (await exists(routed(this.ctx.conn, keys.schedules, { ms: this.ctx.options.commandTimeout, what: 'schedules' }), keys.schedules)) === 0) return;
     const [{ defs, latest }, now] = await Promise.all([readSchedules(this.ctx, this.queue, 'schedules'), serverTime(this.ctx, keys.schedules, 'schedules')]);
-    this.empty = defs.size === 0;
+    // None: the runner sleeps until a claim or beat says there are some (poke()).
+    if (only === undefined) this.dormant = defs.size === 0;
     // The worker was up from start(), before this first look: on the Redis clock, now less the
     // time since (read after the reply, so it errs early, towards putting).
     const upSince = only === undefined && this.startedAt !== null ? now - Math.ceil(performance.now() - this.startedAt) : undefined;
@@ -171,7 +177,7 @@ export class ScheduleRunner {
       this.timer = null;
       this.look()
         .catch((err: unknown) => this.ctx.log.warn({ queue: this.queue, ...errorFields(err) }, 'docket: a look at the stored schedules failed; the next look retries'))
-        .finally(() => this.next(LOOK_MS));
+        .finally(() => this.dormant || this.next(LOOK_MS));
     }, ms);
   }
 }
@@ -182,8 +188,8 @@ export class Runners {
 
   constructor(private readonly ctx: Context) {}
 
-  /** Counts one more loop on `queue`; the function it answers counts it off. */
-  acquire(queue: string): () => void {
+  /** Counts one more loop on `queue`; `release` counts it off, `poke` says the queue has schedules. */
+  acquire(queue: string): { release: () => void; poke: () => void } {
     let held = this.byQueue.get(queue);
     if (!held) {
       held = { runner: new ScheduleRunner(this.ctx, queue), loops: 0 };
@@ -192,10 +198,11 @@ export class Runners {
     }
     held.loops++;
     const entry = held;
-    return () => {
+    const release = () => {
       if (--entry.loops > 0) return;
       entry.runner.stop();
       if (this.byQueue.get(queue) === entry) this.byQueue.delete(queue);
     };
+    return { release, poke: () => entry.runner.poke() };
   }
 }

@@ -26,6 +26,7 @@ import type { BatchHandler, BatchOptions } from './batch-options';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
 import { claimBatch, release, type Worked } from './lease';
+import type { WorkerHooks } from './worker';
 import { Acks, pipeline, type Outcome, type Run } from './pipeline';
 import { Prefetch } from './prefetch';
 import type { Handler } from './route';
@@ -75,6 +76,7 @@ export class BatchWorker {
     private readonly ctx: Context,
     private readonly handler: BatchHandler<unknown, unknown>,
     options?: BatchOptions,
+    hooks: WorkerHooks = {},
   ) {
     if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
     this.opts = parse(batchOptions, options ?? {}, 'options');
@@ -90,7 +92,9 @@ export class BatchWorker {
       this.running.forEach((run) => hashes.includes(run.task.hash) && run.controller.abort(new CancelledError(run.task.hash)));
       for (const { task } of this.gathering) if (hashes.includes(task.hash)) this.cancelledEarly.add(task.hash);
     };
-    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, report, { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline }, cancelled);
+    const holding = () => this.running.size > 0 || this.gathering.length > 0;
+    const timing = { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline, lease: this.opts.lease };
+    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, { holding, cancelled, schedules: () => hooks.schedules?.(), report }, timing);
     this.idle = new IdleWait(ctx, this.keys, report);
     this.acks = new Acks(
       (acks) => claimBatch(ctx, this.queue, 0, this.opts.lease, this.id, acks),
@@ -99,7 +103,17 @@ export class BatchWorker {
     );
     this.prefetch = new Prefetch(ctx, { concurrency: this.opts.concurrency, lease: this.opts.lease, prefetch: 0 }, report, () => {});
     const options_ = { ...this.opts, sandbox: false, prefetch: 0 };
-    const host = { ctx, queue: this.queue, worker: this.id, options: options_, report, ran: () => {}, free: () => {}, ack: (task: Run['task'], result: string) => this.ack(task, result) };
+    const host = {
+      ctx,
+      queue: this.queue,
+      worker: this.id,
+      options: options_,
+      report,
+      ran: () => {},
+      free: () => {},
+      ack: (task: Run['task'], result: string) => this.ack(task, result),
+      keep: (run: Run) => this.heartbeat.keep(run),
+    };
     this.path = pipeline(host, taskOutcome as Handler<unknown>);
     closeWhen(this, this.opts.signal, this.opts.handleSignals);
     if (this.opts.signal?.aborted) this.closing = true;
@@ -173,6 +187,9 @@ export class BatchWorker {
   /** Waits idle until `due` (or a put), then claims `count`: behind the BLPOP when it can, else on its own. */
   private async waitAndClaim(now: number, due: number | null, count: number): Promise<Reply> {
     let behind: Reply | undefined;
+    // Nothing held: the worker turns idle, and looks at the first busy worker's deadline.
+    const watch = this.running.size === 0 && this.gathering.length === 0 ? await this.heartbeat.rest() : null;
+    if (watch !== null && (due === null || watch < due)) due = watch;
     try {
       await this.idle.wait(now, due, async (via) => void (behind = await this.claim(count, via)));
     } catch (err) {
@@ -185,8 +202,10 @@ export class BatchWorker {
   /** One claim call for `count` tasks (never rejects: a failure is reported and returned). */
   private async claim(count: number, via?: Via): Promise<Reply> {
     try {
-      const batch = await claimBatch(this.ctx, this.queue, count, this.opts.lease, this.id, [], this.worked, via);
+      const heartbeat = this.heartbeat.claimArgs();
+      const batch = await claimBatch(this.ctx, this.queue, count, this.opts.lease, this.id, [], this.worked, via, heartbeat);
       const at = performance.now();
+      this.heartbeat.claimed(heartbeat !== undefined, batch.tasks.length > 0, batch.schedules);
       observeClaims(this.ctx, this.queue, batch.now, batch.tasks);
       return { leased: batch.tasks.map((task) => ({ task, serverNow: batch.now, at })), now: batch.now, nextDue: batch.nextDue, at };
     } catch (err) {

@@ -62,15 +62,18 @@ export class IdleWait {
     if (!this.blocker) this.blocker = await this.ctx.conn.duplicate(this.keys.wake, limit);
     if (this.stopped) return false;
     const blocker = this.blocker;
-    // Without CLIENT UNBLOCK (an ACL that refuses it) no timer can end the wait: BLPOP's own
-    // timeout must, at the due time, late by up to 1/hz s. With it, the timeout is a backstop.
-    const backstop = this.ctx.unblock ? Math.ceil(ms / 1000) + 1 : ms / 1000;
+    // A timer ends a wait for a due time: BLPOP's own timeout would be late by up to 1/hz s. A
+    // wait with nothing due is the safety net, which may be that late: BLPOP's timeout ends it, so
+    // an idle worker sends no CLIENT UNBLOCK. Without CLIENT UNBLOCK (an ACL that refuses it) no
+    // timer can end a wait: BLPOP's timeout must. With a timer, the timeout is a backstop.
+    const timed = this.ctx.unblock && ms < MAX_IDLE_MS;
+    const backstop = timed ? Math.ceil(ms / 1000) + 1 : ms / 1000;
     // Pipelined: one round trip.
     this.blockedId = this.ctx.unblock ? clientId(dedicated(blocker)) : null;
     const popped = blpop(dedicated(blocker), this.keys.wake, backstop);
     // Only with CLIENT UNBLOCK: close() must be able to end the BLPOP that the claim waits behind.
     const claimed = this.ctx.unblock && claim ? this.behind(blocker, backstop * 1000 + limit, claim) : null;
-    const timer = this.ctx.unblock ? notBefore(ms, () => this.unblock()) : undefined;
+    const timer = timed ? notBefore(ms, () => this.unblock()) : undefined;
     const cancelled = new Promise<void>((resolve) => (this.cancel = resolve));
     try {
       // A connection that hangs (a network black hole) would leave BLPOP pending for ever: the

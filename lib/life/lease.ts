@@ -79,6 +79,8 @@ export interface ClaimBatch<T = Json> {
   nextDue: number | null;
   /** For each task acked in the same call: true when acked, false when its lease was lost. */
   acked: boolean[];
+  /** Whether the queue has stored schedules, for a claim that carried a heartbeat (false otherwise). */
+  schedules: boolean;
 }
 
 /**
@@ -103,8 +105,9 @@ export async function claimBatch<T = Json>(
   acks: readonly Ack[] = [],
   worked: Worked = {},
   via?: Via,
+  heartbeat?: ClaimInput['heartbeat'],
 ): Promise<ClaimBatch<T>> {
-  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks, worked, via);
+  const call = () => claimCall<T>(ctx, queue, count, leaseMs, worker, acks, worked, via, heartbeat);
   const claim = count === 0 ? call : () => traced(channels.claim, () => ({ queue, count }), call);
   if (acks.length === 0) return claim();
   let batch!: ClaimBatch<T>;
@@ -125,6 +128,7 @@ async function claimCall<T>(
   acks: readonly Ack[],
   { keep = 0, onProblem }: Worked,
   via?: Via,
+  heartbeat?: ClaimInput['heartbeat'],
 ): Promise<ClaimBatch<T>> {
   const { deadMaxCount, deadMaxAge } = ctx.options;
   const token = newToken();
@@ -139,6 +143,7 @@ async function claimCall<T>(
     ...eventArgs(ctx.options),
     keep,
     acks: acks.map(({ task, result }) => ({ id: task.hash, token: task.token, result })),
+    heartbeat,
   };
   let reply = await ctx.scripts.run(claimOp, ctx.keys(queue), input, count === 0 ? 'ack' : 'claim', via);
   // The script passed over its bound of entries that lease nothing (ghosts of cancelled or moved
@@ -147,7 +152,7 @@ async function claimCall<T>(
   // answers null while a task is ready; each call stays short, and none is made when the first
   // leased a task (a claimMany then returns what it took).
   while (reply.leased.length === 0 && reply.stopped) {
-    reply = { ...(await ctx.scripts.run(claimOp, ctx.keys(queue), { ...input, acks: [] }, 'claim')), acked: reply.acked };
+    reply = { ...(await ctx.scripts.run(claimOp, ctx.keys(queue), { ...input, acks: [] }, 'claim')), acked: reply.acked, schedules: reply.schedules };
   }
   const { now, carryAt } = reply;
   // Steps for other queues are due (a task others wait on finished): carried over apart from the
@@ -178,7 +183,7 @@ async function claimCall<T>(
     return withData(ctx, task, leased.payload);
   });
   // (next-due covers steps a dead carrier holds: an idle worker wakes when its lease ends.)
-  return { tasks, now, nextDue: reply.nextDue, acked: reply.acked };
+  return { tasks, now, nextDue: reply.nextDue, acked: reply.acked, schedules: reply.schedules };
 }
 
 /**

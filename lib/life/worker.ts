@@ -14,7 +14,7 @@ import { newWorkerId, type Context } from '../redis/context';
 import { CancelledError, ClosedError, fromRedisError, ValidationError } from '../domain/errors';
 import type { QueueKeys } from '../domain/keys';
 import { claimBatch, type ClaimBatch, type Worked } from './lease';
-import { Heartbeat } from './heartbeat';
+import { Heartbeat, type HeartbeatHost, type HeartbeatTiming } from './heartbeat';
 import { IdleWait } from './idle';
 import { errorFields } from '../domain/log';
 import { observeClaims } from '../features/metrics';
@@ -46,6 +46,12 @@ type LoopState = 'claiming' | 'full' | 'waiting';
  * turns. Below it a call for every free slot is worth more (prefetch covers low concurrency).
  */
 const TWO_CALLS_FROM = 8;
+
+/** What the scheduler that started a worker hears from it. */
+export interface WorkerHooks {
+  /** A beat or claim found stored schedules on the worker's queue (features/schedules.ts keeps them going). */
+  schedules?: () => void;
+}
 
 /** A worker started by {@link Scheduler.work}: it claims its queue's tasks and runs a handler on each, with heartbeats, until close(). */
 export class Worker {
@@ -95,6 +101,7 @@ export class Worker {
     options?: WorkOptions,
     /** The threads a sandboxed handler runs in (sandbox.ts); `handler` hands tasks to it. */
     private readonly sandbox?: Sandbox,
+    hooks: WorkerHooks = {},
   ) {
     if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
     this.opts = parse(workOptions, options ?? {}, 'options');
@@ -105,13 +112,7 @@ export class Worker {
     // Its keepResult goes to the tasks it leases; a refused progress write is reported as a refused ack is.
     this.worked = { keep: this.opts.keepResult ?? 0, onProblem: report };
     this.closed = new Promise((resolve) => (this.finish = resolve));
-    // Tasks a beat ended, cancelled while leased (cancel with `running`): their handlers stop, and
-    // one still prefetched never starts (its signal, made after that beat, would never abort).
-    const cancelled = (hashes: string[]) => {
-      this.prefetch.drop(hashes);
-      this.running.forEach((run) => hashes.includes(run.task.hash) && run.controller.abort(new CancelledError(run.task.hash)));
-    };
-    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, report, { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline }, cancelled);
+    this.heartbeat = new Heartbeat(ctx, this.keys, this.id, this.heartbeatHost(report, hooks), this.timing());
     this.idle = new IdleWait(ctx, this.keys, report);
     this.acks = new Acks(
       (acks) => claimBatch(ctx, this.queue, 0, this.opts.lease, this.id, acks),
@@ -146,6 +147,25 @@ export class Worker {
     return this.closed;
   }
 
+  private timing(): HeartbeatTiming {
+    return { interval: this.opts.heartbeatInterval, deadline: this.opts.heartbeatDeadline, lease: this.opts.lease };
+  }
+
+  /** What the heartbeat needs of this worker. */
+  private heartbeatHost(report: (err: unknown) => void, hooks: WorkerHooks): HeartbeatHost {
+    return {
+      holding: () => this.running.size > 0 || this.prefetch.length > 0,
+      // Tasks a beat ended, cancelled while leased (cancel with `running`): their handlers stop, and
+      // one still prefetched never starts (its signal, made after that beat, would never abort).
+      cancelled: (hashes) => {
+        this.prefetch.drop(hashes);
+        this.running.forEach((run) => hashes.includes(run.task.hash) && run.controller.abort(new CancelledError(run.task.hash)));
+      },
+      schedules: () => hooks.schedules?.(),
+      report,
+    };
+  }
+
   /** What the pipeline's stages need of this worker. */
   private host(report: (err: unknown) => void): Host {
     return {
@@ -160,6 +180,7 @@ export class Worker {
         if (this.state === 'full') this.alarm.wake();
       },
       ack: (task, result) => this.acks.soon(task, result),
+      keep: (run) => this.heartbeat.keep(run),
     };
   }
 
@@ -204,7 +225,10 @@ export class Worker {
           // The Redis clock now: the reply's, plus what passed here since it came (its tasks
           // started, acks queued): a timer armed from the reply's alone would fire that much late.
           const now = next.now + (performance.now() - next.at);
-          await this.idle.wait(now, next.nextDue, free > 0 ? (via) => this.claim(free, [], via) : undefined);
+          // Nothing held: the worker turns idle, and looks at the first busy worker's deadline.
+          const watch = this.running.size === 0 && this.prefetch.length === 0 ? await this.heartbeat.rest() : null;
+          const due = watch !== null && (next.nextDue === null || watch < next.nextDue) ? watch : next.nextDue;
+          await this.idle.wait(now, due, free > 0 ? (via) => this.claim(free, [], via) : undefined);
         } catch (err) {
           // A broken blocking connection: reported, then backed off from like a failed call.
           this.report(err);
@@ -249,10 +273,12 @@ export class Worker {
    * the claim an idle wait sends behind its BLPOP, whose tasks a closing worker hands back.
    */
   private async claim(slots: number, acks: PendingAck[], via?: Via): Promise<void> {
+    // Read before the slots are reserved: they hold nothing yet.
+    const heartbeat = slots > 0 ? this.heartbeat.claimArgs() : undefined;
     this.reserved += slots;
     let batch: ClaimBatch<unknown>;
     try {
-      batch = await claimBatch(this.ctx, this.queue, slots > 0 ? slots + this.prefetch.extra() : 0, this.opts.lease, this.id, acks, this.worked, via);
+      batch = await claimBatch(this.ctx, this.queue, slots > 0 ? slots + this.prefetch.extra() : 0, this.opts.lease, this.id, acks, this.worked, via, heartbeat);
     } catch (err) {
       this.reserved -= slots;
       // close() gave up on the claim behind an idle wait (a Redis that does not answer): expected.
@@ -269,6 +295,7 @@ export class Worker {
     observeClaims(this.ctx, this.queue, batch.now, batch.tasks);
     this.failures = 0;
     this.acks.settle(acks, batch.acked);
+    this.heartbeat.claimed(heartbeat !== undefined, batch.tasks.length > 0, batch.schedules);
     // Woken by close() itself, most likely: what it leased goes back (drain() hands back prefetched tasks).
     const run = via && this.closing ? 0 : slots;
     // Its tasks' acks wait for the loop's next claim, as after any claim, rather than go alone.

@@ -37,6 +37,12 @@ export interface ClaimInput {
   doneMaxAge?: number;
   /** Write the lifecycle events active, lapsed, retrying and drained (the scheduler's option events: 'all'). Default false. */
   lifecycle?: boolean;
+  /**
+   * An idle worker's heartbeat, which its claims renew (lua/include/alive.lua): its ttl (ms) once it
+   * holds tasks, its ttl while it stays idle, and whether it still runs tasks. Absent for a busy
+   * worker (its beats renew it) and for claim() callers.
+   */
+  heartbeat?: { beat: number; rest: number; holding: boolean };
   acks: readonly AckItem[];
 }
 
@@ -71,6 +77,8 @@ export interface ClaimReply {
   /** For each ack, in order: true when acked, false when its lease was lost. */
   acked: boolean[];
   leased: LeasedRecord[];
+  /** For a claim with a heartbeat: whether the queue has stored schedules (false otherwise). */
+  schedules: boolean;
 }
 
 /** Entries per leased task in a claim reply: the ten of claim.lua's Returns, id to group (scripts.test checks the count). */
@@ -107,18 +115,35 @@ export const claim = script<ClaimInput, ClaimReply>({
     'keep',
     'minutes',
     'cancels',
+    'workers',
+    'busy',
+    'schedules',
   ],
-  args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'doneMaxCount', 'doneMaxAge', 'lifecycle', 'acks'],
+  args: ['count', 'lease', 'token', 'worker', 'deadMaxCount', 'deadMaxAge', 'remember', 'events', 'keep', 'doneMaxCount', 'doneMaxAge', 'lifecycle', 'beat', 'rest', 'holding', 'acks'],
   each: ['id', 'ackToken', 'result'],
   encode(i) {
     // A queue without keep() of its own keeps what the defaults say (lua/include/history.lua).
     const done = [i.doneMaxCount ?? (HISTORY_BY_DEFAULT ? DONE_HISTORY.count : 0), i.doneMaxAge ?? DONE_HISTORY.age];
-    const argv: Array<string | number> = [i.count, i.lease, i.token, i.worker, i.deadMaxCount, i.deadMaxAge, i.remember, i.events, i.keep, ...done, i.lifecycle ? 1 : 0, i.acks.length];
+    const argv: Array<string | number> = [
+      i.count,
+      i.lease,
+      i.token,
+      i.worker,
+      i.deadMaxCount,
+      i.deadMaxAge,
+      i.remember,
+      i.events,
+      i.keep,
+      ...done,
+      i.lifecycle ? 1 : 0,
+      ...heartbeatArgs(i),
+      i.acks.length,
+    ];
     for (const a of i.acks) argv.push(a.id, a.token, a.result);
     return argv;
   },
   decode(reply, input) {
-    const head = 4 + input.acks.length;
+    const head = 5 + input.acks.length;
     const r = array('claim', reply, (n) => n >= head && (n - head) % LEASED_FIELDS === 0 && (n - head) / LEASED_FIELDS <= input.count);
     const leased: LeasedRecord[] = [];
     for (let i = head; i < r.length; i += LEASED_FIELDS) {
@@ -140,8 +165,14 @@ export const claim = script<ClaimInput, ClaimReply>({
       nextDue: maybeNum('claim', r[1], 'next-due'),
       carryAt: maybeNum('claim', r[2], 'the outbox due time'),
       stopped: flag('claim', r[3], 'stopped early'),
-      acked: r.slice(4, head).map((ok) => flag('claim', ok, 'an ack')),
+      acked: r.slice(5, head).map((ok) => flag('claim', ok, 'an ack')),
       leased,
+      schedules: flag('claim', r[4], 'schedules'),
     };
   },
 });
+
+/** The heartbeat slots of a claim call: beat, rest, holding (all 0 for none). */
+function heartbeatArgs({ heartbeat: h }: ClaimInput): number[] {
+  return h ? [h.beat, h.rest, h.holding ? 1 : 0] : [0, 0, 0];
+}

@@ -25,10 +25,14 @@ export class Running {
   work<T>(handler: Handler<T> | Handlers<T> | string | URL, options: WorkOptions | undefined): Worker {
     const sandbox = sandboxOf(handler, options, this.ctx.options.maxResultBytes);
     const run = sandbox?.handler ?? (handlerOf(handler as Handler<T> | Handlers<T>) as Handler<unknown>);
-    const worker = new Worker(this.ctx, run, options, sandbox ?? undefined);
+    // Its claims and beats say when the queue has stored schedules: the runner then looks.
+    let poke = () => {};
+    const worker = new Worker(this.ctx, run, options, sandbox ?? undefined, { schedules: () => poke() });
     this.workers.add(worker);
     // Every work() loop keeps its queue's stored schedules going (features/schedules.ts).
-    const release = this.runners.acquire((options as { queue?: string } | undefined)?.queue ?? this.ctx.options.queue);
+    const runner = this.runners.acquire((options as { queue?: string } | undefined)?.queue ?? this.ctx.options.queue);
+    const release = runner.release;
+    poke = runner.poke;
     worker.closed.then(() => {
       this.workers.delete(worker);
       release();

@@ -184,9 +184,12 @@ class DocketScheduler implements Scheduler {
 
   workBatch<T = Json, R = Json>(handler: BatchHandler<T, R>, options?: BatchOptions): BatchWorker {
     if (this.closed) throw new ClosedError('scheduler');
-    const worker = new BatchWorker(this.ctx, handler as BatchHandler<unknown, unknown>, options);
+    let poke = () => {};
+    const worker = new BatchWorker(this.ctx, handler as BatchHandler<unknown, unknown>, options, { schedules: () => poke() });
     this.batches.add(worker);
-    const release = this.batchSchedules.acquire(worker.queue);
+    const runner = this.batchSchedules.acquire(worker.queue);
+    const release = runner.release;
+    poke = runner.poke;
     void worker.closed.then(() => {
       this.batches.delete(worker);
       release();

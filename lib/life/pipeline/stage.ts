@@ -51,6 +51,8 @@ export interface Host {
   free(): void;
   /** Acks a finished task with the next call to Redis; false when its lease was lost. */
   ack(task: Task<unknown>, result: string): Promise<boolean>;
+  /** Keeps a running task's lease alive (the worker's heartbeat); returns what stops that. */
+  keep(run: Run): () => void;
 }
 
 /** A Run for a task just started, with `leftMs` of its lease left; the put's timeout wins over the worker's. */

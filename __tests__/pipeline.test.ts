@@ -160,16 +160,18 @@ describe('the worker pipeline', () => {
     expect(listed).toEqual([...STAGES]);
   });
 
-  it("makes a run's signal only for a handler that can take it: one declaring only the task gets the task alone", async () => {
+  it("gives every handler its run's signal, whatever it declares, and makes it only when used", async () => {
     const s = await redis.scheduler();
-    await s.putMany(['one', 'routed', 'two', 'rest'].map((data) => ({ data })));
+    await s.putMany(['one', 'routed', 'two', 'rest', 'default'].map((data) => ({ data })));
     const argc: number[] = [];
     const signals: unknown[] = [];
+    const runs: Run[] = [];
     const runNext = async (handler: Parameters<typeof pipeline>[1]) => {
       const run = runOf((await s.claim())!, 30_000, undefined);
+      runs.push(run);
       expect(await pipeline(hostOf(s, []), handler)(run)).toEqual({ result: '' });
     };
-    // One parameter, alone or behind handlers by task name: called with the task only.
+    // One parameter, alone or behind handlers by task name: given the signal all the same.
     await runNext(async function (_task) {
       argc.push(arguments.length);
     });
@@ -180,11 +182,14 @@ describe('the worker pipeline', () => {
         },
       }),
     );
-    // Two, or none declared (a rest parameter): given the signal.
+    // Two, none declared (a rest parameter), or a default value (length 1): given it, and it is one.
     await runNext(async (_task, signal) => void signals.push(signal));
     await runNext(async (...args: unknown[]) => void signals.push(args[1]));
-    expect(argc).toEqual([1, 1]);
-    expect(signals.map((x) => x instanceof AbortSignal && !x.aborted)).toEqual([true, true]);
+    await runNext(async (_task: unknown, signal: unknown = undefined) => void signals.push(signal));
+    expect(argc).toEqual([2, 2]);
+    expect(signals.map((x) => x instanceof AbortSignal && !(x as AbortSignal).aborted)).toEqual([true, true, true]);
+    // Made only where the handler used it (`made`: the controller's AbortController).
+    expect(runs.map((run) => (run.controller as unknown as { made?: unknown }).made !== undefined)).toEqual([false, false, true, true, true]);
 
     // Stopped before its signal is read: the signal made then is already aborted, with the first reason.
     const run = runOf({ hash: 'h', timeout: null } as unknown as Task<unknown>, 1000, undefined);

@@ -87,7 +87,7 @@ export class Heartbeat {
 
   /** Enters the workers set (idle), lapsing any dead worker's leases at once. */
   start(): void {
-    this.send(this.restTtl, false, []);
+    this.beatSoon(this.restTtl, false, []);
   }
 
   /** What a claim call carries while the worker is idle: its heartbeat, which the claim renews. */
@@ -143,7 +143,7 @@ export class Heartbeat {
     this.told = 'busy';
     this.empty = 0;
     this.last = performance.now();
-    if (beatNow) this.send(this.timing.deadline, true, []);
+    if (beatNow) this.beatSoon(this.timing.deadline, true, []);
     this.timer = setInterval(() => this.tick(), this.every);
     // A heartbeat alone must not keep the process alive.
     this.timer.unref();
@@ -160,16 +160,16 @@ export class Heartbeat {
     if (!this.host.holding() && ++this.empty >= IDLE_AFTER_BEATS) {
       // Nothing held for a while (and no wait said so: rest()): idle, as this last beat says.
       this.idle();
-      return this.send(this.restTtl, false, []);
+      return this.beatSoon(this.restTtl, false, []);
     }
     if (this.host.holding()) this.empty = 0;
     const sent = performance.now();
     const due = [...this.leases].filter((kept) => kept.due(sent) > 0);
     const extend: Extension[] = due.map((kept) => ({ id: kept.task.hash, token: kept.task.token, by: kept.by }));
-    this.send(this.timing.deadline, true, extend, (extended) => extended.forEach((until, i) => due[i].answered(until, sent)));
+    this.beatSoon(this.timing.deadline, true, extend, (extended) => extended.forEach((until, i) => due[i].answered(until, sent)));
   }
 
-  private send(ttl: number, busy: boolean, extend: Extension[], then?: (extended: Array<number | null>) => void): void {
+  private beatSoon(ttl: number, busy: boolean, extend: Extension[], then?: (extended: Array<number | null>) => void): void {
     void this.beatOnce(ttl, busy, extend)
       .then((reply) => then?.(reply.extended))
       .catch((err: unknown) => this.host.report(err)); // the leases are extended at a later beat, until their deadline passes

@@ -12,7 +12,6 @@
  * part before the handler runs in this order, its part after in the reverse one.
  */
 import { pickerOf, type Handler } from '../route';
-import type { Task } from '../../domain/task';
 import { resultJson } from '../lease';
 import { flush } from './flush';
 import { keepAlive } from './keep-alive';
@@ -38,13 +37,14 @@ export function pipeline(host: Host, handler: Handler<unknown>): (run: Run) => P
 }
 
 /**
- * The handler's run: its value as ack sends it, or what it threw. A handler that declares exactly
- * one parameter (`async (task) => …`) is called with the task alone: its run's AbortSignal, which
- * it could not read, is never made (LazyAbortController, stage.ts).
+ * The handler's run: its value as ack sends it, or what it threw. The handler is always given its
+ * run's signal as its second parameter, whatever it declares, as a view that makes the
+ * AbortSignal only when used (LazyAbortController, stage.ts): one that never touches it (nor
+ * `task.signal`) makes none.
  */
 async function attempt(host: Host, handler: Handler<unknown>, run: Run): Promise<Outcome> {
   try {
-    const value = await (handler.length === 1 ? (handler as (task: Task<unknown>) => ReturnType<Handler<unknown>>)(run.task) : handler(run.task, run.controller.signal));
+    const value = await handler(run.task, run.controller.view());
     // A result that is not JSON, or too large, fails the attempt as a bad payload would. One that
     // comes after the timeout ended the attempt counts for nothing, so it is not looked at.
     return { result: run.overtime ? '' : resultJson(host.ctx, run.task, value) };

@@ -90,7 +90,7 @@ describe('documentation examples', () => {
 
   it('resolves every relative link of the guide, README.md and docs/*.md, file and #anchor', () => {
     const canary = [
-      '[api](../api.md#putoptions)',
+      '[api](../api.md#de-duplication)',
       '[gone](../nowhere.md)',
       '[bad](../api.md#no-such-heading)',
       '[here](#contents)',

@@ -75,7 +75,8 @@ describe('documentation examples', () => {
   it('finds the examples of every page, the runnable ones included', () => {
     const pages = new Set(snippets.map((s) => s.page));
     expect([...pages]).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/operations.md', 'docs/scaling.md']));
-    expect(snippets.length).toBeGreaterThan(100);
+    // Signatures live in docs/reference/ (generated) and no longer in api.md (issue 43): 75 examples then.
+    expect(snippets.length).toBeGreaterThan(60);
     expect(runnable.map((s) => s.page)).toEqual(expect.arrayContaining(['README.md', 'docs/api.md']));
   });
 

@@ -75,7 +75,8 @@ describe('documentation examples', () => {
   it('finds the examples of every page, the runnable ones included', () => {
     const pages = new Set(snippets.map((s) => s.page));
     expect([...pages]).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/operations.md', 'docs/scaling.md']));
-    expect(snippets.length).toBeGreaterThan(100);
+    // Signatures live in docs/reference/ (generated) and no longer in api.md (issue 43): 75 examples then.
+    expect(snippets.length).toBeGreaterThan(60);
     expect(runnable.map((s) => s.page)).toEqual(expect.arrayContaining(['README.md', 'docs/api.md']));
   });
 
@@ -90,7 +91,7 @@ describe('documentation examples', () => {
 
   it('resolves every relative link of the guide, README.md and docs/*.md, file and #anchor', () => {
     const canary = [
-      '[api](../api.md#putoptions)',
+      '[api](../api.md#de-duplication)',
       '[gone](../nowhere.md)',
       '[bad](../api.md#no-such-heading)',
       '[here](#contents)',

@@ -24,7 +24,7 @@ export type { PutMessage, ClaimMessage, AckMessage, FailMessage } from './featur
 export type { PutOptions } from './life/put';
 export type { ClaimOptions, FailOptions } from './life/lease';
 export type { Worker, WorkOptions } from './life/worker';
-export type { BatchWorker, BatchHandler, BatchOptions, BatchTask } from './life/batch';
+export type { BatchWorker, BatchHandler, BatchOptions, BatchTask } from './life/worker';
 export type { Handler, Handlers } from './life/route';
 export type { Task, TaskInfo, TaskState, PutResult, PutStatus, Carrier, Ending } from './domain/task';
 export type { TaskKeep, TaskCaps } from './domain/kept';

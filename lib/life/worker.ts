@@ -1,13 +1,15 @@
 /**
- * A worker loop: claims tasks and runs up to `concurrency` of them at once, each through the
- * worker pipeline (pipeline/: its timeout, lease keep-alive, metrics, progress and logs, and its
- * ack or fail). While handlers are quick it leases a few tasks ahead (prefetch), so one round trip
- * serves several. An idle worker does not poll: it blocks on its own connection until a put wakes
- * it or its own timer, armed for the next run-at on the Redis clock, ends the wait.
+ * The worker, for work() and workBatch() alike: one loop claims tasks and runs up to `concurrency`
+ * of them at once, each through the worker pipeline (pipeline/: its timeout, lease keep-alive,
+ * metrics, progress and logs, and its ack or fail). While handlers are quick it leases a few tasks
+ * ahead (prefetch), so one round trip serves several. An idle worker does not poll: it blocks on
+ * its own connection until a put wakes it or its own timer, armed for the next run-at on the Redis
+ * clock, ends the wait. A batch worker is this worker with Batching (batch.ts): its claims fill
+ * the batch being formed, and a batch starts full or once its `wait` is over.
  *
  * One concept over 300 lines: the loop. What it holds apart has its own module: the tasks leased
- * ahead (prefetch.ts), what closes a worker and what it does then with its tasks (shutdown.ts), how
- * the loop sleeps (alarm.ts), work()'s options (work-options.ts).
+ * ahead (prefetch.ts), the batches (batch.ts), what closes a worker and what it does then with its
+ * tasks (shutdown.ts), how the loop sleeps (alarm.ts), work()'s options (work-options.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { newWorkerId, type Context } from '../redis/context';
@@ -18,7 +20,7 @@ import { Heartbeat, type HeartbeatHost, type HeartbeatTiming } from './heartbeat
 import { IdleWait } from './idle';
 import { errorFields } from '../domain/log';
 import { observeClaims } from '../features/metrics';
-import { closeOptions, parse, workOptions, type ParsedWorkOptions } from '../domain/options';
+import { batchOptions, closeOptions, parse, workOptions, type ParsedWorkOptions } from '../domain/options';
 import type { Handler } from './route';
 import type { Sandbox } from '../features/sandbox';
 import type { Via } from '../redis/scripts';
@@ -27,10 +29,14 @@ import type { Span } from '../domain/time';
 import { Alarm } from './alarm';
 import { Acks, pipeline, runOf, type Host, type Outcome, type PendingAck, type Run } from './pipeline';
 import { Prefetch } from './prefetch';
+import { Batching } from './batch';
+import { taskOutcome } from './batch-run';
+import type { BatchHandler, BatchOptions } from './batch-options';
 import { closeWhen, shutDown } from './shutdown';
 import type { WorkOptions } from './work-options';
 
 export type { WorkOptions } from './work-options';
+export type { BatchHandler, BatchOptions, BatchTask } from './batch-options';
 
 /**
  * What the loop is doing, which decides how a finished task's ack goes out: `claiming` means the
@@ -53,7 +59,36 @@ export interface WorkerHooks {
   schedules?: () => void;
 }
 
-/** A worker started by {@link Scheduler.work}: it claims its queue's tasks and runs a handler on each, with heartbeats, until close(). */
+/** How a worker is made: its options, what runs each task, and what a sandbox or batches add. */
+export interface WorkerSetup {
+  opts: ParsedWorkOptions;
+  /** What runs each task: the handler, or (batches) the task's part of its batch's outcome. */
+  handler: Handler<unknown>;
+  /** The threads a sandboxed handler runs in (sandbox.ts); `handler` hands tasks to it. */
+  sandbox?: Sandbox;
+  /** Set for a batch worker (batch.ts). */
+  batching?: Batching;
+}
+
+/** Starts a worker for {@link Scheduler.work}: `handler` checked, `options` parsed. */
+export function work(ctx: Context, handler: Handler<unknown>, options: WorkOptions | undefined, sandbox?: Sandbox, hooks: WorkerHooks = {}): Worker {
+  if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
+  return new Worker(ctx, { opts: parse(workOptions, options ?? {}, 'options'), handler, sandbox }, hooks);
+}
+
+/** A worker started by {@link Scheduler.workBatch}: a {@link Worker} whose handler takes its tasks in batches. */
+export type BatchWorker = Worker;
+
+/** Starts a batch worker for {@link Scheduler.workBatch}: a Worker whose tasks go to `handler` in batches (batch.ts). */
+export function workBatch(ctx: Context, handler: BatchHandler<unknown, unknown>, options: BatchOptions | undefined, hooks: WorkerHooks = {}): BatchWorker {
+  if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
+  const opts = parse(batchOptions, options ?? {}, 'options');
+  // The loop's own options: a batch worker's, with neither prefetch nor a sandbox.
+  const { size: _size, wait: _wait, ...own } = opts;
+  return new Worker(ctx, { opts: { ...own, sandbox: false, prefetch: 0 }, handler: taskOutcome as Handler<unknown>, batching: new Batching(opts, handler) }, hooks);
+}
+
+/** A worker started by {@link Scheduler.work} or {@link Scheduler.workBatch}: it claims its queue's tasks and runs a handler on each (or on each batch), with heartbeats, until close(). */
 export class Worker {
   /** Names this worker as a lease holder and in the queue's heartbeat set (`host:pid:random`); shown as `TaskInfo.worker`. */
   readonly id = newWorkerId();
@@ -61,7 +96,10 @@ export class Worker {
   readonly closed: Promise<void>;
   private readonly opts: ParsedWorkOptions;
   private readonly worked: Worked;
-  private readonly queue: string;
+  /** The queue it works. */
+  readonly queue: string;
+  private readonly sandbox: Sandbox | undefined;
+  private readonly batching: Batching | undefined;
   private readonly keys: QueueKeys;
   /** The path each leased task takes (pipeline/), composed once. */
   private readonly path: (run: Run) => Promise<Outcome>;
@@ -97,14 +135,12 @@ export class Worker {
 
   constructor(
     private readonly ctx: Context,
-    handler: Handler<unknown>,
-    options?: WorkOptions,
-    /** The threads a sandboxed handler runs in (sandbox.ts); `handler` hands tasks to it. */
-    private readonly sandbox?: Sandbox,
+    { opts, handler, sandbox, batching }: WorkerSetup,
     hooks: WorkerHooks = {},
   ) {
-    if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
-    this.opts = parse(workOptions, options ?? {}, 'options');
+    this.opts = opts;
+    this.sandbox = sandbox;
+    this.batching = batching;
     this.queue = this.opts.queue ?? ctx.options.queue;
     this.keys = ctx.keys(this.queue);
     this.shutdownMs = this.opts.shutdownTimeout;
@@ -125,7 +161,8 @@ export class Worker {
     // The loop always starts, so that `closed` settles even for a signal that was already aborted.
     if (this.opts.signal?.aborted) this.closing = true;
     else this.heartbeat.start();
-    this.ctx.log.info({ queue: this.queue, worker: this.id, concurrency: this.opts.concurrency }, 'docket: worker started');
+    const size = batching ? { size: batching.opts.size } : {};
+    this.ctx.log.info({ queue: this.queue, worker: this.id, concurrency: this.opts.concurrency, ...size }, batching ? 'docket: batch worker started' : 'docket: worker started');
     void this.loop();
   }
 
@@ -154,11 +191,12 @@ export class Worker {
   /** What the heartbeat needs of this worker. */
   private heartbeatHost(report: (err: unknown) => void, hooks: WorkerHooks): HeartbeatHost {
     return {
-      holding: () => this.running.size > 0 || this.prefetch.length > 0,
+      holding: () => this.running.size > 0 || this.prefetch.length > 0 || (this.batching?.length ?? 0) > 0,
       // Tasks a beat ended, cancelled while leased (cancel with `running`): their handlers stop, and
       // one still prefetched never starts (its signal, made after that beat, would never abort).
       cancelled: (hashes) => {
         this.prefetch.drop(hashes);
+        this.batching?.cancelled(hashes);
         this.running.forEach((run) => hashes.includes(run.task.hash) && run.controller.abort(new CancelledError(run.task.hash)));
       },
       schedules: () => hooks.schedules?.(),
@@ -175,7 +213,9 @@ export class Worker {
       options: this.opts,
       report,
       ran: (ms) => this.prefetch.ran(ms),
+      // A batch's slot frees when its handler returns (batch.ts), not per task.
       free: () => {
+        if (this.batching) return;
         this.executing--;
         if (this.state === 'full') this.alarm.wake();
       },
@@ -193,7 +233,15 @@ export class Worker {
         await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      const free = this.opts.concurrency - this.executing - this.reserved;
+      // The batch being formed starts once full, or once its wait is over.
+      if (this.batching?.left() === 0) {
+        this.batching.start(
+          (run) => this.track(run),
+          () => this.alarm.wake(),
+        );
+        continue;
+      }
+      const free = (this.batching ? this.batching.free() : this.opts.concurrency - this.executing) - this.reserved;
       if (this.prefetch.length > 0) {
         // Prefetched tasks go first; acks wait for the claim that follows them (a few tasks later).
         if (free > 0) {
@@ -226,9 +274,10 @@ export class Worker {
           // started, acks queued): a timer armed from the reply's alone would fire that much late.
           const now = next.now + (performance.now() - next.at);
           // Nothing held: the worker turns idle, and looks at the first busy worker's deadline.
-          const watch = this.running.size === 0 && this.prefetch.length === 0 ? await this.heartbeat.rest() : null;
-          const due = watch !== null && (next.nextDue === null || watch < next.nextDue) ? watch : next.nextDue;
-          await this.idle.wait(now, due, free > 0 ? (via) => this.claim(free, [], via) : undefined);
+          const watch = this.running.size === 0 && this.prefetch.length === 0 && !this.batching?.length ? await this.heartbeat.rest() : null;
+          // The batch being formed goes at its wait's end, whatever else comes by then.
+          const due = Math.min(next.nextDue ?? Infinity, watch ?? Infinity, now + (this.batching?.left() ?? Infinity));
+          await this.idle.wait(now, Number.isFinite(due) ? due : null, free > 0 ? (via) => this.claim(free, [], via) : undefined);
         } catch (err) {
           // A broken blocking connection: reported, then backed off from like a failed call.
           this.report(err);
@@ -240,14 +289,14 @@ export class Worker {
       const half = Math.ceil(this.opts.concurrency / 2);
       // A second call goes out while one is under way once half the slots are free (see TWO_CALLS_FROM).
       // Only while the last reply filled its slots: a worker woken for one task sends one call.
-      const second = this.calls.size === 1 && this.backlog && this.opts.concurrency >= TWO_CALLS_FROM && free >= half;
+      const second = this.calls.size === 1 && this.backlog && !this.batching && this.opts.concurrency >= TWO_CALLS_FROM && free >= half;
       if ((this.calls.size > 0 && !second) || (free <= 0 && this.acks.length === 0)) {
         this.state = 'full';
         await this.alarm.sleep(Infinity);
         continue;
       }
       this.state = 'claiming';
-      const slots = Math.max(0, this.opts.concurrency >= TWO_CALLS_FROM ? Math.min(free, half) : free);
+      const slots = Math.max(0, this.opts.concurrency >= TWO_CALLS_FROM && !this.batching ? Math.min(free, half) : free);
       // Its reply wakes the loop once the call is off the list, so the loop sees it gone.
       const call = this.claim(slots, this.acks.take()).finally(() => {
         this.calls.delete(call);
@@ -260,6 +309,8 @@ export class Worker {
     // A call under way when close() came: its tasks run (or are handed back) like the others.
     await Promise.all(this.calls);
     this.enter('waiting');
+    // A batch being formed never started: back to the queue.
+    await this.batching?.handBack(this.ctx, (err) => this.report(err));
     const { ctx, queue, id: worker, running, acks, prefetch, heartbeat, idle, sandbox } = this;
     const held = { ctx, queue, worker, running, acks, prefetch, heartbeat, idle, sandbox, report: (err: unknown) => this.report(err) };
     await shutDown(held, this.closeStarted + this.shutdownMs);
@@ -300,7 +351,8 @@ export class Worker {
     const run = via && this.closing ? 0 : slots;
     // Its tasks' acks wait for the loop's next claim, as after any claim, rather than go alone.
     if (via && run > 0) this.state = 'claiming';
-    batch.tasks.forEach((task, i) => (i < run ? this.start(task, batch.now, at) : this.prefetch.keep(task, batch.now, at)));
+    if (this.batching && run > 0) for (const task of batch.tasks) this.batching.add(task, batch.now, at);
+    else batch.tasks.forEach((task, i) => (i < run ? this.start(task, batch.now, at) : this.prefetch.keep(task, batch.now, at)));
     this.prefetch.hold();
     this.started = batch.tasks.length > 0;
     this.backlog = slots > 0 && batch.tasks.length >= slots;
@@ -308,10 +360,15 @@ export class Worker {
   }
 
   private start(task: Task<unknown>, serverNow: number, at: number): void {
-    const run = runOf(task, task.leaseUntil - serverNow - (performance.now() - at), this.opts.timeout);
     this.executing++;
+    void this.track(runOf(task, task.leaseUntil - serverNow - (performance.now() - at), this.opts.timeout));
+  }
+
+  /** Takes `run` down the worker's path, kept in `running` until it is through. */
+  private track(run: Run): Promise<Outcome> {
     const going = this.path(run).finally(() => this.running.delete(going));
     this.running.set(going, run);
+    return going;
   }
 
   private enter(state: LoopState): void {

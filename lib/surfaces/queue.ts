@@ -16,7 +16,7 @@ import type { PutOptions } from '../life/put';
 import type { Handler, Handlers } from '../life/route';
 import type { PutResult, TaskInfo } from '../domain/task';
 import type { Worker, WorkOptions } from '../life/worker';
-import type { BatchHandler, BatchOptions, BatchWorker } from '../life/batch';
+import type { BatchHandler, BatchOptions, BatchWorker } from '../life/worker';
 import type { OrderGroupsOptions } from '../features/groups';
 
 /**

@@ -9,7 +9,7 @@ import { sandboxOf } from '../features/sandbox';
 import { Recurring, unschedule, type EveryOptions, type Schedule } from '../features/recurring';
 import { Runners } from '../features/schedules';
 import { handlerOf, type Handler, type Handlers } from '../life/route';
-import { Worker, type WorkOptions } from '../life/worker';
+import { work, type Worker, type WorkOptions } from '../life/worker';
 import type { QueueOption } from './scheduler-api';
 
 export class Running {
@@ -27,7 +27,7 @@ export class Running {
     const run = sandbox?.handler ?? (handlerOf(handler as Handler<T> | Handlers<T>) as Handler<unknown>);
     // Its claims and beats say when the queue has stored schedules: the runner then looks.
     let poke = () => {};
-    const worker = new Worker(this.ctx, run, options, sandbox ?? undefined, { schedules: () => poke() });
+    const worker = work(this.ctx, run, options, sandbox ?? undefined, { schedules: () => poke() });
     this.workers.add(worker);
     // Every work() loop keeps its queue's stored schedules going (features/schedules.ts).
     const runner = this.runners.acquire((options as { queue?: string } | undefined)?.queue ?? this.ctx.options.queue);

@@ -24,7 +24,7 @@ import type { ResultOptions, TaskOutcome } from '../life/outcome';
 import type { PutOptions } from '../life/put';
 import type { Handler, Handlers } from '../life/route';
 import type { Worker, WorkOptions } from '../life/worker';
-import type { BatchHandler, BatchOptions, BatchWorker } from '../life/batch';
+import type { BatchHandler, BatchOptions, BatchWorker } from '../life/worker';
 import type { Json, JsonCompatible } from '../domain/payload';
 import type { PutResult, Task, TaskInfo, TaskState } from '../domain/task';
 import type { Span } from '../domain/time';

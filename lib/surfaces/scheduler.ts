@@ -51,7 +51,7 @@ import { sharded, type Sharded } from '../features/shards';
 import type { PutResult, Task, TaskInfo, TaskState } from '../domain/task';
 import type { Span } from '../domain/time';
 import type { Worker, WorkOptions } from '../life/worker';
-import { BatchWorker, type BatchHandler, type BatchOptions } from '../life/batch';
+import { workBatch, type BatchWorker, type BatchHandler, type BatchOptions } from '../life/worker';
 import type { Handler, Handlers } from '../life/route';
 import * as claims from './claims';
 import { Deprecated } from './deprecated';
@@ -185,7 +185,7 @@ class DocketScheduler implements Scheduler {
   workBatch<T = Json, R = Json>(handler: BatchHandler<T, R>, options?: BatchOptions): BatchWorker {
     if (this.closed) throw new ClosedError('scheduler');
     let poke = () => {};
-    const worker = new BatchWorker(this.ctx, handler as BatchHandler<unknown, unknown>, options, { schedules: () => poke() });
+    const worker = workBatch(this.ctx, handler as BatchHandler<unknown, unknown>, options, { schedules: () => poke() });
     this.batches.add(worker);
     const runner = this.batchSchedules.acquire(worker.queue);
     const release = runner.release;

@@ -28,6 +28,8 @@ export class Acks {
   private flushing: Promise<void> | null = null;
   /** Set once close() gave up on in-flight work: acks whose reply was lost are not sent again. */
   private abandoned = false;
+  /** Set while a flush waits for the end of this turn, so acks that come in one turn go in one call. */
+  private soonFlush = false;
 
   constructor(
     /** One call that acks `acks` and leases nothing; its reply says, per ack, whether it was taken. */
@@ -46,7 +48,14 @@ export class Acks {
     return new Promise((resolve, reject) => {
       const settle = (outcome: { acked: boolean } | { error: unknown }) => ('acked' in outcome ? resolve(outcome.acked) : reject(outcome.error));
       this.pending.push({ task, result, tries: 0, settle });
-      if (this.waiting()) void this.flush();
+      // No claim coming soon: sent on their own, those of one turn (a batch's) together.
+      if (this.waiting() && !this.soonFlush) {
+        this.soonFlush = true;
+        setImmediate(() => {
+          this.soonFlush = false;
+          void this.flush();
+        });
+      }
     });
   }
 

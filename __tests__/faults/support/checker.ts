@@ -197,6 +197,8 @@ const SUFFIXES = [
   'acked',
   'workers',
   'held',
+  // The workers that hold leases, with their heartbeat deadlines (issue 43).
+  'busy',
   'schedules',
   'occurred',
   'levels',

@@ -2,7 +2,8 @@
  * Start-up checks: warn about settings that weaken docket's guarantees, never fail for them.
  */
 import { createClient } from 'redis';
-import { createScheduler, ValidationError, type SchedulerOptions } from '../lib';
+import { createScheduler, ValidationError } from '../lib';
+import type { SchedulerOptions } from '../lib/types/scheduler-options';
 import { AOF_WARNING_TTL_MS } from '../lib/redis/checks';
 import { startRedis, type RedisServer } from './support/redis-server';
 

@@ -2,7 +2,8 @@
  * Queue events: every task outcome lands in the queue's capped stream, and events() follows it
  * from any process.
  */
-import { ValidationError, type QueueEvent } from '../lib';
+import { ValidationError } from '../lib';
+import type { QueueEvent } from '../lib/types/events';
 import { useRedis } from './support/harness';
 
 const redis = useRedis();

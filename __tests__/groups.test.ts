@@ -3,7 +3,8 @@
  * group's backlog cannot hold up another's tasks; order and priority hold within a group; a
  * group's limit caps its active tasks across every worker.
  */
-import { ValidationError, type Task } from '../lib';
+import { ValidationError } from '../lib';
+import type { Task } from '../lib/types/task';
 import { eventually, keysUnder, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -4,7 +4,8 @@
  * the default, 'outcomes', none of them is written. paused and resumed (of a queue, of a group)
  * are written either way.
  */
-import { RetryLaterError, ValidationError, type QueueEvent, type Scheduler } from '../lib';
+import { RetryLaterError, ValidationError, type Scheduler } from '../lib';
+import type { QueueEvent } from '../lib/types/events';
 import { eventually, serverNow, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -1,7 +1,8 @@
 /**
  * Logging: a pino-shaped logger receives docket's records; without one, docket writes nothing.
  */
-import { ValidationError, type Logger } from '../lib';
+import { ValidationError } from '../lib';
+import type { Logger } from '../lib/types/log';
 import { eventually, useRedis } from './support/harness';
 
 const redis = useRedis();

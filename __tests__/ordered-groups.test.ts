@@ -4,7 +4,8 @@
  * its lease lapsed); a dead one lets the group go on, or with holdOnDead holds it until redriven,
  * cancelled or purged; other groups never wait, and the fair turn between groups holds.
  */
-import { ValidationError, type Task } from '../lib';
+import { ValidationError } from '../lib';
+import type { Task } from '../lib/types/task';
 import { eventually, keysUnder, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

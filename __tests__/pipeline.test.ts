@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunTimeoutError, type Scheduler, type Task } from '../lib';
+import { RunTimeoutError, type Scheduler } from '../lib';
+import type { Task } from '../lib/types/task';
 import { parse, workOptions } from '../lib/domain/options';
 import { pipeline, runOf, STAGES, type Host, type Outcome, type Run } from '../lib/life/pipeline';
 import { compose, type Stage } from '../lib/life/pipeline/stage';

@@ -3,7 +3,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createClient, type RedisClientType } from 'redis';
-import { createScheduler, RetryLaterError, type HashFunction, type Scheduler } from '../lib';
+import { createScheduler, RetryLaterError, type Scheduler } from '../lib';
+import type { HashFunction } from '../lib/types/scheduler-options';
 import { keysUnder, serverNow, sleep, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
 

@@ -4,7 +4,8 @@
  * typed error the same handler gets in one thread. The handlers are in support/sandbox/hostile.js.
  */
 import path from 'node:path';
-import type { Handlers, Json } from '../lib';
+import type { Handlers } from '../lib/types/work';
+import type { Json } from '../lib/types/json';
 import { eventually, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
-import { createScheduler, type Task } from '../lib';
+import { createScheduler } from '../lib';
+import type { Task } from '../lib/types/task';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDashboard } from '../lib/surfaces/dashboard';

@@ -5,7 +5,8 @@
 import diagnostics_channel from 'node:diagnostics_channel';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { instrumentOpenTelemetry, type PutMessage } from '../lib';
+import { instrumentOpenTelemetry } from '../lib';
+import type { PutMessage } from '../lib/types/tracing';
 import { eventually, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -4,7 +4,8 @@
  * MOVED or ASK redirect.
  */
 import { createCluster } from 'redis';
-import { createScheduler, type Scheduler, type Task } from '../../lib';
+import { createScheduler, type Scheduler } from '../../lib';
+import type { Task } from '../../lib/types/task';
 import { slotOf } from '../../lib/redis/connection';
 import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';

@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { createScheduler, type Task } from '../../lib';
+import { createScheduler } from '../../lib';
+import type { Task } from '../../lib/types/task';
 import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';
 import { connectionsNamed } from '../support/round-trip';

@@ -6,7 +6,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createScheduler, DocketError, type Scheduler, type Task } from '../../lib';
+import { createScheduler, DocketError, type Scheduler } from '../../lib';
+import type { Task } from '../../lib/types/task';
 import { slotOf } from '../../lib/redis/connection';
 import { type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';

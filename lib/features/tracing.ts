@@ -10,63 +10,8 @@
  * is how a consumer's span links to its producer's across processes.
  */
 import diagnostics_channel, { type TracingChannel, type TracingChannelSubscribers } from 'node:diagnostics_channel';
-import type { Carrier, PutResult, Task } from '../domain/task';
-
-/** The message of the `docket:put` channel: one put() or putMany() call. */
-export interface PutMessage {
-  /** One entry per task of this put() or putMany() call, in call order. */
-  items: Array<{
-    /** The queue the task goes to. */
-    queue: string;
-    /** Written by a subscriber in `start` (a W3C `traceparent`, say): stored with the task, and back on its claimed Task as `trace`. */
-    carrier: Carrier;
-  }>;
-  /** Set at `asyncEnd`: one {@link PutResult} per item. */
-  result?: PutResult[];
-  /** Set at `asyncEnd` when the call rejected: what it rejected with. */
-  error?: unknown;
-}
-
-/** The message of the `docket:claim` channel: one claim call (claim(), claimMany(), or a worker's). */
-export interface ClaimMessage {
-  /** The queue claimed from. */
-  queue: string;
-  /** Most tasks asked for. */
-  count: number;
-  /** What the call returned: the leased tasks, among other things. */
-  result?: {
-    /** The tasks leased, possibly none. */
-    tasks: Task<unknown>[];
-  };
-  /** Set at `asyncEnd` when the call rejected: what it rejected with. */
-  error?: unknown;
-}
-
-/** The message of the `docket:ack` channel: one ack call, of one task or several acked together. */
-export interface AckMessage {
-  /** The queue of the tasks. */
-  queue: string;
-  /** The tasks acked. */
-  tasks: Task<unknown>[];
-  /** Per task: whether the ack was taken (false: the lease was lost). */
-  result?: boolean[];
-  /** Set at `asyncEnd` when the call rejected: what it rejected with. */
-  error?: unknown;
-}
-
-/** The message of the `docket:fail` channel: one failed attempt. */
-export interface FailMessage {
-  /** The queue of the task. */
-  queue: string;
-  /** The task whose attempt failed. */
-  task: Task<unknown>;
-  /** What the attempt failed with: the `error` given to fail. */
-  failure: unknown;
-  /** Set at `asyncEnd`: what {@link Scheduler.fail} resolved to. */
-  result?: 'retry' | 'dead' | 'merged' | 'lost';
-  /** Set at `asyncEnd` when the call rejected: what it rejected with. */
-  error?: unknown;
-}
+import type { Carrier } from '../types/task';
+import type { AckMessage, ClaimMessage, FailMessage, PutMessage } from '../types/tracing';
 
 /**
  * The four TracingChannels of node:diagnostics_channel docket publishes on (exported as

@@ -13,31 +13,28 @@
  */
 import { performance } from 'node:perf_hooks';
 import { newWorkerId, type Context } from '../redis/context';
-import { CancelledError, ClosedError, fromRedisError, ValidationError } from '../domain/errors';
+import { CancelledError, ClosedError, fromRedisError, ValidationError } from '../types/errors';
 import type { QueueKeys } from '../domain/keys';
 import { errorFields } from '../domain/log';
 import { batchOptions, closeOptions, parse, type ParsedBatchOptions } from '../domain/options';
 import { observeClaims } from '../features/metrics';
 import type { Via } from '../redis/scripts';
-import type { Span } from '../domain/time';
+import type { Span } from '../types/time';
 import { Alarm } from './alarm';
 import { BatchRun, taskOutcome, type Leased } from './batch-run';
-import type { BatchHandler, BatchOptions } from './batch-options';
+import type { BatchHandler, BatchOptions, BatchWorker as BatchWorkerContract, Handler } from '../types/work';
 import { Heartbeat } from './heartbeat';
 import { IdleWait } from './idle';
 import { claimBatch, release, type Worked } from './lease';
 import { Acks, pipeline, type Outcome, type Run } from './pipeline';
 import { Prefetch } from './prefetch';
-import type { Handler } from './route';
 import { closeWhen, shutDown } from './shutdown';
-
-export type { BatchHandler, BatchOptions, BatchTask } from './batch-options';
 
 /** One claim's reply as the gathering reads it, or the error it failed with. */
 type Reply = { leased: Leased[]; now: number; nextDue: number | null; at: number } | { error: unknown };
 
 /** A worker started by {@link Scheduler.workBatch}: it claims its queue's tasks in batches and runs a batch handler on each, until close(). */
-export class BatchWorker {
+export class BatchWorker implements BatchWorkerContract {
   /** Names this worker as a lease holder: host:pid:random. */
   readonly id = newWorkerId();
   /** Settles once close() has finished. */

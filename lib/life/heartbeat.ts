@@ -14,7 +14,7 @@
  * reaches its holder within one interval, with no read per task.
  */
 import type { Context } from '../redis/context';
-import { EventLoopBlockedError } from '../domain/errors';
+import { EventLoopBlockedError } from '../types/errors';
 import type { QueueKeys } from '../domain/keys';
 import { HEARTBEAT_DEADLINE_MS, HEARTBEAT_INTERVAL_MS } from '../domain/options';
 import { beat } from '../ops/beat';

@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { newWorkerId, type Context } from '../redis/context';
-import { CancelledError, ClosedError, fromRedisError, ValidationError } from '../domain/errors';
+import { CancelledError, ClosedError, fromRedisError, ValidationError } from '../types/errors';
 import type { QueueKeys } from '../domain/keys';
 import { claimBatch, type ClaimBatch, type Worked } from './lease';
 import { Heartbeat } from './heartbeat';
@@ -19,18 +19,15 @@ import { IdleWait } from './idle';
 import { errorFields } from '../domain/log';
 import { observeClaims } from '../features/metrics';
 import { closeOptions, parse, workOptions, type ParsedWorkOptions } from '../domain/options';
-import type { Handler } from './route';
 import type { Sandbox } from '../features/sandbox';
 import type { Via } from '../redis/scripts';
-import type { Task } from '../domain/task';
-import type { Span } from '../domain/time';
+import type { Task } from '../types/task';
+import type { Span } from '../types/time';
 import { Alarm } from './alarm';
 import { Acks, pipeline, runOf, type Host, type Outcome, type PendingAck, type Run } from './pipeline';
 import { Prefetch } from './prefetch';
 import { closeWhen, shutDown } from './shutdown';
-import type { WorkOptions } from './work-options';
-
-export type { WorkOptions } from './work-options';
+import type { Handler, Worker as WorkerContract, WorkOptions } from '../types/work';
 
 /**
  * What the loop is doing, which decides how a finished task's ack goes out: `claiming` means the
@@ -48,7 +45,7 @@ type LoopState = 'claiming' | 'full' | 'waiting';
 const TWO_CALLS_FROM = 8;
 
 /** A worker started by {@link Scheduler.work}: it claims its queue's tasks and runs a handler on each, with heartbeats, until close(). */
-export class Worker {
+export class Worker implements WorkerContract {
   /** Names this worker as a lease holder and in the queue's heartbeat set (`host:pid:random`); shown as `TaskInfo.worker`. */
   readonly id = newWorkerId();
   /** A Promise that settles once the worker has closed (close() has finished). */

@@ -7,7 +7,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { childModule } from '../../support/children';
-import type { Json, PutOptions, PutResult } from '../../../lib';
+import type { PutOptions, PutResult } from '../../../lib/types/put';
+import type { Json } from '../../../lib/types/json';
 
 /** What a child does; sent to it as JSON in argv. */
 export interface ChildConfig {

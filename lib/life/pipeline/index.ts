@@ -11,8 +11,9 @@
  * and in the middle the handler itself, whose value becomes the result ack sends. Each stage's
  * part before the handler runs in this order, its part after in the reverse one.
  */
-import { pickerOf, type Handler } from '../route';
-import type { Task } from '../../domain/task';
+import { pickerOf } from '../route';
+import type { Handler } from '../../types/work';
+import type { Task } from '../../types/task';
 import { resultJson } from '../lease';
 import { flush } from './flush';
 import { keepAlive } from './keep-alive';

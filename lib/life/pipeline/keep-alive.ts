@@ -6,7 +6,7 @@
  * before any flush, ack or fail, which run on the lease as it stands.
  */
 import { performance } from 'node:perf_hooks';
-import { LeaseLostError } from '../../domain/errors';
+import { LeaseLostError } from '../../types/errors';
 import { extend, snoozing } from '../lease';
 import type { Host, Run, Stage } from './stage';
 

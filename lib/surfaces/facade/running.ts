@@ -3,14 +3,16 @@
  * schedules it declared (every()). Both outlive the call that started them, so the scheduler keeps
  * them here, and its close() ends them all before the connection they use goes.
  */
-import type { Context } from '../redis/context';
-import type { Json } from '../domain/payload';
-import { sandboxOf } from '../features/sandbox';
-import { Recurring, unschedule, type EveryOptions, type Schedule } from '../features/recurring';
-import { Runners } from '../features/schedules';
-import { handlerOf, type Handler, type Handlers } from '../life/route';
-import { Worker, type WorkOptions } from '../life/worker';
-import type { QueueOption } from './scheduler-api';
+import type { Context } from '../../redis/context';
+import type { Json } from '../../types/json';
+import { sandboxOf } from '../../features/sandbox';
+import { Recurring, unschedule } from '../../features/recurring';
+import type { EveryOptions, Schedule } from '../../types/schedules';
+import { Runners } from '../../features/schedules';
+import { handlerOf } from '../../life/route';
+import type { Handler, Handlers, WorkOptions } from '../../types/work';
+import { Worker } from '../../life/worker';
+import type { QueueOption } from '../../types/queue';
 
 export class Running {
   private readonly workers = new Set<Worker>();

@@ -6,8 +6,7 @@
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { LeaseLostError, RunTimeoutError, UnrecoverableError, ValidationError, type DocketError } from '../lib';
-import type { BatchTask } from '../lib/types/work';
+import { LeaseLostError, RunTimeoutError, UnrecoverableError, ValidationError, type BatchTask, type DocketError } from '../lib';
 import { childModule } from './support/children';
 import { eventually, sleep, testUrl, useRedis } from './support/harness';
 

@@ -2,8 +2,7 @@
  * Start-up checks: warn about settings that weaken docket's guarantees, never fail for them.
  */
 import { createClient } from 'redis';
-import { createScheduler, ValidationError } from '../lib';
-import type { SchedulerOptions } from '../lib/types/scheduler-options';
+import { createScheduler, ValidationError, type SchedulerOptions } from '../lib';
 import { AOF_WARNING_TTL_MS } from '../lib/redis/checks';
 import { startRedis, type RedisServer } from './support/redis-server';
 

@@ -6,8 +6,7 @@
  * ACL that refuses CLIENT SETNAME costs the name, not the connection.
  */
 import { createClient, type RedisClientType } from 'redis';
-import { createScheduler } from '../lib';
-import type { SchedulerOptions } from '../lib/types/scheduler-options';
+import { createScheduler, type SchedulerOptions } from '../lib';
 import { clientName, libraryOfClient } from '../lib/redis/client-name';
 import { docketLibrary } from '../lib/redis/library';
 import { eventually, uniquePrefix } from './support/harness';

@@ -5,8 +5,8 @@
  * has its case here (a new op adds its own).
  */
 import { ReplyError } from '../lib/types/errors';
-import { TASK_STATES } from '../lib/domain/domain';
-import type { TaskState, TaskState as RecordState } from '../lib/types/task';
+import { TASK_STATES, type NamedState as RecordState } from '../lib/domain/domain';
+import type { TaskState } from '../lib/types/task';
 import type { Op } from '../lib/redis/op';
 import { access } from '../lib/ops/access';
 import { apply } from '../lib/ops/apply';

@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import type { Scheduler } from '../lib';
 import { createDashboard } from '../lib/surfaces/dashboard';
 import type { DashboardOptions } from '../lib/types/dashboard';
-import { type ListPage, SEARCH_SCAN } from '../lib/surfaces/dashboard/lists';
+import type { ListPage } from '../lib/surfaces/dashboard/lists';
+import { SEARCH_SCAN } from '../lib/surfaces/dashboard/lists';
 import { eventually, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -6,8 +6,7 @@
 import type { RedisClientType } from 'redis';
 import { MAX_AFTER } from '../lib/domain/options';
 import { DONE_HISTORY } from '../lib/domain/domain';
-import type { Scheduler } from '../lib';
-import type { Task } from '../lib/types/task';
+import type { Scheduler, Task } from '../lib';
 import { eventually, keysUnder, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -2,8 +2,7 @@
  * Queue events: every task outcome lands in the queue's capped stream, and events() follows it
  * from any process.
  */
-import { ValidationError } from '../lib';
-import type { QueueEvent } from '../lib/types/events';
+import { ValidationError, type QueueEvent } from '../lib';
 import { useRedis } from './support/harness';
 
 const redis = useRedis();

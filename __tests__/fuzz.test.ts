@@ -11,8 +11,7 @@
  * (DOCKET_FUZZ_TRACE=1 shows each call before it runs, for one that never returns).
  */
 import type { RedisClientType } from 'redis';
-import { DocketError, type Scheduler } from '../lib';
-import type { Task } from '../lib/types/task';
+import { DocketError, type Scheduler, type Task } from '../lib';
 import { MAX_INSTANT_MS } from '../lib/domain/options';
 import { testUrl, useRedis } from './support/harness';
 import { runLua } from './support/lua';

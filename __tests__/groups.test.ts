@@ -3,8 +3,7 @@
  * group's backlog cannot hold up another's tasks; order and priority hold within a group; a
  * group's limit caps its active tasks across every worker.
  */
-import { ValidationError } from '../lib';
-import type { Task } from '../lib/types/task';
+import { ValidationError, type Task } from '../lib';
 import { eventually, keysUnder, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -7,9 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { RetryLaterError, UnrecoverableError, ValidationError, type Scheduler } from '../lib';
-import type { QueueEvent } from '../lib/types/events';
-import type { Task } from '../lib/types/task';
+import { RetryLaterError, UnrecoverableError, ValidationError, type QueueEvent, type Scheduler, type Task } from '../lib';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { outcomeText } from '../lib/surfaces/cli/outcome';

@@ -7,8 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keysUnder, sleep, testUrl, useRedis } from './support/harness';
 import { DONE_HISTORY, HISTORY_BY_DEFAULT } from '../lib/domain/domain';
-import type { Scheduler } from '../lib';
-import type { PutOptions } from '../lib/types/put';
+import type { PutOptions, Scheduler } from '../lib';
 import { main } from '../lib/surfaces/cli/main';
 import { createDashboard } from '../lib/surfaces/dashboard';
 

@@ -5,8 +5,7 @@
  * reaches a stack overflow, a hang or a script error.
  */
 import type { RedisClientType } from 'redis';
-import { createScheduler, PayloadTooLargeError, ValidationError, type Scheduler } from '../lib';
-import type { Json } from '../lib/types/json';
+import { createScheduler, PayloadTooLargeError, ValidationError, type Json, type Scheduler } from '../lib';
 import { MAX_DEPTH } from '../lib/domain/payload';
 import { MAX_INSTANT_MS, MAX_SPAN_MS } from '../lib/domain/options';
 import { keysUnder, testUrl, useRedis } from './support/harness';

@@ -4,8 +4,7 @@
  * the default, 'outcomes', none of them is written. paused and resumed (of a queue, of a group)
  * are written either way.
  */
-import { RetryLaterError, ValidationError, type Scheduler } from '../lib';
-import type { QueueEvent } from '../lib/types/events';
+import { RetryLaterError, ValidationError, type QueueEvent, type Scheduler } from '../lib';
 import { eventually, serverNow, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

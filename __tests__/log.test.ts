@@ -1,8 +1,7 @@
 /**
  * Logging: a pino-shaped logger receives docket's records; without one, docket writes nothing.
  */
-import { ValidationError } from '../lib';
-import type { Logger } from '../lib/types/log';
+import { ValidationError, type Logger } from '../lib';
 import { eventually, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -3,8 +3,7 @@
  * task's identity, work({ [name]: handler }) routing (with '*' for the rest), a task whose name
  * has no handler failing with a typed error until it is dead, and bad names refused.
  */
-import { UnknownTaskNameError, ValidationError } from '../lib';
-import type { Task } from '../lib/types/task';
+import { UnknownTaskNameError, ValidationError, type Task } from '../lib';
 import { eventually, keysUnder, useRedis } from './support/harness';
 
 const redis = useRedis();

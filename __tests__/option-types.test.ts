@@ -5,24 +5,38 @@
  * pair whose names, optionality or types differ. The one test below only keeps jest content.
  */
 import type { z } from 'zod';
-import type { TaskState, Worker } from '../lib';
-import type { ChangeOptions } from '../lib/types/task-calls';
-import type { DashboardOptions, ServeOptions } from '../lib/types/dashboard';
-import type { DependenciesOptions, ResultOptions } from '../lib/types/outcome';
-import type { EveryOptions, Schedule, ScheduleOptions } from '../lib/types/schedules';
-import type { PutOptions } from '../lib/types/put';
-import type { QueueOption } from '../lib/types/queue';
-import type { SchedulerOptions } from '../lib/types/scheduler-options';
-import type { WorkOptions } from '../lib/types/work';
-import type { OpenTelemetryOptions } from '../lib/types/tracing';
-import type { ClaimOptions, FailOptions } from '../lib/types/claim';
-import type { CleanOptions, ObliterateOptions } from '../lib/types/queues';
-import type { EventsOptions, ThroughputOptions } from '../lib/types/events';
-import type { GroupLimitOptions, RateLimitInput, RateLimitOptions } from '../lib/types/limits';
-import type { KeepOptions } from '../lib/types/history';
-import type { ListOptions, PreviewListOptions } from '../lib/types/lists';
-import type { Logger } from '../lib/types/log';
-import type { MetricsOptions, MetricsRegistry } from '../lib/types/metrics';
+import type {
+  OpenTelemetryOptions,
+  ChangeOptions,
+  ClaimOptions,
+  CleanOptions,
+  DashboardOptions,
+  DependenciesOptions,
+  EventsOptions,
+  EveryOptions,
+  FailOptions,
+  GroupLimitOptions,
+  KeepOptions,
+  ListOptions,
+  Logger,
+  MetricsOptions,
+  MetricsRegistry,
+  ObliterateOptions,
+  PreviewListOptions,
+  PutOptions,
+  QueueOption,
+  RateLimitInput,
+  RateLimitOptions,
+  ResultOptions,
+  Schedule,
+  ScheduleOptions,
+  SchedulerOptions,
+  ServeOptions,
+  TaskState,
+  ThroughputOptions,
+  WorkOptions,
+  Worker,
+} from '../lib';
 import type { dashboardOptions, serveOptions } from '../lib/surfaces/dashboard/options';
 import type * as options from '../lib/domain/options';
 

@@ -2,11 +2,7 @@
  * Bad input: every bad call rejects with a typed error that names the field, and writes nothing.
  */
 import type { z } from 'zod';
-import { ClosedError, PayloadTooLargeError, ValidationError, createScheduler } from '../lib';
-import type { PutOptions } from '../lib/types/put';
-import type { SchedulerOptions } from '../lib/types/scheduler-options';
-import type { WorkOptions } from '../lib/types/work';
-import type { ClaimOptions, FailOptions } from '../lib/types/claim';
+import { ClosedError, PayloadTooLargeError, ValidationError, createScheduler, type ClaimOptions, type FailOptions, type PutOptions, type SchedulerOptions, type WorkOptions } from '../lib';
 import type { claimOptions, failOptions, putOptions, schedulerOptions, workOptions } from '../lib/domain/options';
 import { keysUnder, testUrl, uniquePrefix, useRedis } from './support/harness';
 

@@ -6,8 +6,7 @@
  * claims' trim: ordered-groups.test.ts; random sequences of every path:
  * ordered-groups-property.test.ts.)
  */
-import type { Scheduler } from '../lib';
-import type { Task } from '../lib/types/task';
+import type { Scheduler, Task } from '../lib';
 import { queueKeys } from '../lib/domain/keys';
 import { sleep, useRedis } from './support/harness';
 

@@ -4,8 +4,7 @@
  * its lease lapsed); a dead one lets the group go on, or with holdOnDead holds it until redriven,
  * cancelled or purged; other groups never wait, and the fair turn between groups holds.
  */
-import { ValidationError } from '../lib';
-import type { Task } from '../lib/types/task';
+import { ValidationError, type Task } from '../lib';
 import { eventually, keysUnder, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

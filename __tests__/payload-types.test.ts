@@ -5,11 +5,7 @@
  * Each `@ts-expect-error` marks a line that must not compile; tsc fails on one that does (TS2578). Nothing here runs against Redis: the bodies are
  * only compiled, and queue.test.ts checks the behaviour. The one test below only keeps jest content.
  */
-import type { Scheduler } from '../lib';
-import type { TaskOutcome } from '../lib/types/outcome';
-import type { Json, JsonCompatible } from '../lib/types/json';
-import type { Queue } from '../lib/types/handles';
-import type { Task, TaskInfo } from '../lib/types/task';
+import type { Json, JsonCompatible, Queue, Scheduler, Task, TaskInfo, TaskOutcome } from '../lib';
 
 /** True only when A and B are the same type (as in option-types.test.ts). */
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

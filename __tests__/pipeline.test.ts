@@ -6,8 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunTimeoutError, type Scheduler } from '../lib';
-import type { Task } from '../lib/types/task';
+import { RunTimeoutError, type Scheduler, type Task } from '../lib';
 import { parse, workOptions } from '../lib/domain/options';
 import { pipeline, runOf, STAGES, type Host, type Outcome, type Run } from '../lib/life/pipeline';
 import { compose, type Stage } from '../lib/life/pipeline/stage';

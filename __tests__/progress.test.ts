@@ -2,8 +2,7 @@
  * Progress: a leased task's latest progress, fenced like ack, throttled, shown by get(), result()
  * and events(), kept across a lapsed lease and deleted with the task.
  */
-import { LeaseLostError, PayloadTooLargeError, ValidationError } from '../lib';
-import type { QueueEvent } from '../lib/types/events';
+import { LeaseLostError, PayloadTooLargeError, ValidationError, type QueueEvent } from '../lib';
 import { eventually, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

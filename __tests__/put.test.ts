@@ -3,8 +3,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createClient, type RedisClientType } from 'redis';
-import { createScheduler, RetryLaterError, type Scheduler } from '../lib';
-import type { HashFunction } from '../lib/types/scheduler-options';
+import { createScheduler, RetryLaterError, type HashFunction, type Scheduler } from '../lib';
 import { keysUnder, serverNow, sleep, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
 

@@ -4,10 +4,7 @@
  * I/O, and leaves the payload to put's own JSON check. What must and must not compile is in payload-types.test.ts.
  */
 import path from 'node:path';
-import { ClosedError, PayloadTooLargeError, ValidationError } from '../lib';
-import type { Queue } from '../lib/types/handles';
-import type { QueueEvent } from '../lib/types/events';
-import type { Task } from '../lib/types/task';
+import { ClosedError, PayloadTooLargeError, ValidationError, type Queue, type QueueEvent, type Task } from '../lib';
 import { keysUnder, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -2,8 +2,7 @@
  * Recurring tasks: every(), listSchedules(), unschedule(), the missed-run policy, and exactly one
  * task per occurrence however many processes declare the schedule.
  */
-import { ValidationError } from '../lib';
-import type { Task } from '../lib/types/task';
+import { ValidationError, type Task } from '../lib';
 import type { Context } from '../lib/redis/context';
 import { putOccurrences } from '../lib/life/put';
 import { Occurrences } from '../lib/features/recurring';

@@ -3,8 +3,8 @@
  * answer a Change from the script's own reply (missing, active with its worker, dead; pending for
  * redrive), and without it the boolean they always answered.
  */
-import { ValidationError, type Scheduler } from '../lib';
-import type { Change, RedriveRefusal } from '../lib/types/task-calls';
+import { ValidationError, type Change, type Scheduler } from '../lib';
+import type { RedriveRefusal } from '../lib/types/task-calls';
 import { queueKeys } from '../lib/domain/keys';
 import { useRedis } from './support/harness';
 

@@ -4,8 +4,7 @@
  * typed error the same handler gets in one thread. The handlers are in support/sandbox/hostile.js.
  */
 import path from 'node:path';
-import type { Handlers } from '../lib/types/work';
-import type { Json } from '../lib/types/json';
+import type { Handlers, Json } from '../lib';
 import { eventually, useRedis } from './support/harness';
 
 const redis = useRedis();

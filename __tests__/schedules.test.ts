@@ -5,8 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
-import { createScheduler } from '../lib';
-import type { Task } from '../lib/types/task';
+import { createScheduler, type Task } from '../lib';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDashboard } from '../lib/surfaces/dashboard';

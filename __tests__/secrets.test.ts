@@ -4,8 +4,7 @@
  * line, CLI line or inspect() of a docket object contains the password.
  */
 import { inspect } from 'node:util';
-import { createScheduler, DocketError, ValidationError } from '../lib';
-import type { Logger } from '../lib/types/log';
+import { createScheduler, DocketError, ValidationError, type Logger } from '../lib';
 import { main } from '../lib/surfaces/cli/main';
 import { redact } from '../lib/redis/connection';
 import { freePort } from './support/redis-server';

@@ -3,8 +3,7 @@
  * putMany keeps the caller's order, workers drain every shard, stats add up.
  */
 import { randomBytes } from 'node:crypto';
-import { ClosedError, ValidationError } from '../lib';
-import type { Task } from '../lib/types/task';
+import { ClosedError, ValidationError, type Task } from '../lib';
 import { eventually, keysUnder, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -5,8 +5,7 @@
 import diagnostics_channel from 'node:diagnostics_channel';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { instrumentOpenTelemetry } from '../lib';
-import type { PutMessage } from '../lib/types/tracing';
+import { instrumentOpenTelemetry, type PutMessage } from '../lib';
 import { eventually, useRedis } from './support/harness';
 
 const redis = useRedis();

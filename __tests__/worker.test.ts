@@ -3,8 +3,7 @@
  * idle wait (woken by put and by its own timer, without polling), and surviving Redis errors.
  */
 import { createClient } from 'redis';
-import { createScheduler, DocketError, LeaseLostError } from '../lib';
-import type { Task } from '../lib/types/task';
+import { createScheduler, DocketError, LeaseLostError, type Task } from '../lib';
 import { eventually, sleep, useRedis } from './support/harness';
 import { startRedis } from './support/redis-server';
 

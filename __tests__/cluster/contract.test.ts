@@ -4,8 +4,7 @@
  * MOVED or ASK redirect.
  */
 import { createCluster } from 'redis';
-import { createScheduler, type Scheduler } from '../../lib';
-import type { Task } from '../../lib/types/task';
+import { createScheduler, type Scheduler, type Task } from '../../lib';
 import { slotOf } from '../../lib/redis/connection';
 import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';

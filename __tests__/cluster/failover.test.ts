@@ -5,8 +5,7 @@
  * may not have carried to the replica; every error a caller saw is typed. Prints the figures that
  * docs/guarantees.md reports.
  */
-import { createScheduler, DocketError, type Scheduler } from '../../lib';
-import type { Task } from '../../lib/types/task';
+import { createScheduler, DocketError, type Scheduler, type Task } from '../../lib';
 import { slotOf } from '../../lib/redis/connection';
 import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';

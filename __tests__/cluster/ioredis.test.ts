@@ -6,8 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { createScheduler } from '../../lib';
-import type { Task } from '../../lib/types/task';
+import { createScheduler, type Task } from '../../lib';
 import { queuesOnMasters, type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';
 import { connectionsNamed } from '../support/round-trip';

@@ -6,8 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createScheduler, DocketError, type Scheduler } from '../../lib';
-import type { Task } from '../../lib/types/task';
+import { createScheduler, DocketError, type Scheduler, type Task } from '../../lib';
 import { slotOf } from '../../lib/redis/connection';
 import { type TestCluster, useCluster } from '../support/cluster';
 import { eventually, sleep, uniquePrefix } from '../support/harness';

@@ -12,8 +12,7 @@
  * after its worker died), never after a later task, and no task starts before the one ahead of it
  * ran or was removed; no group is left held; duplicates at most what the killed workers held.
  */
-import type { Scheduler } from '../../lib';
-import type { PutOptions } from '../../lib/types/put';
+import type { PutOptions, Scheduler } from '../../lib';
 import { eventually, sleep } from '../support/harness';
 import { checkInvariants, layout, summary } from './support/checker';
 import { useLab } from './support/lab';

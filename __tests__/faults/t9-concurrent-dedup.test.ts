@@ -4,8 +4,7 @@
  * 1,000 tasks exist, each payload was added by exactly one caller, and every caller of a payload
  * got the same hash. A worker then drains the queue: each payload runs once.
  */
-import type { Scheduler } from '../../lib';
-import type { PutResult } from '../../lib/types/put';
+import type { PutResult, Scheduler } from '../../lib';
 import { eventually } from '../support/harness';
 import { checkInvariants, layout, pending, summary, taskCount } from './support/checker';
 import { useLab } from './support/lab';

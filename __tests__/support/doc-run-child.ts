@@ -14,7 +14,7 @@
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as docket from '../../lib';
-import type { SchedulerOptions } from '../../lib/types/scheduler-options';
+import type { SchedulerOptions } from '../../lib';
 
 export const docketForSnippets = {
   ...docket,

@@ -6,9 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
 import { createClient, type RedisClientType } from 'redis';
-import { createScheduler, type Scheduler } from '../../lib';
-import type { RedisLike } from '../../lib/types/client';
-import type { SchedulerOptions } from '../../lib/types/scheduler-options';
+import { createScheduler, type RedisLike, type Scheduler, type SchedulerOptions } from '../../lib';
 import { queueKeys } from '../../lib/domain/keys';
 
 export function testUrl(): string {

@@ -7,8 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
-import { createScheduler, type Scheduler } from '../../../lib';
-import type { SchedulerOptions } from '../../../lib/types/scheduler-options';
+import { createScheduler, type Scheduler, type SchedulerOptions } from '../../../lib';
 import { startRedis, type ControlledRedis } from '../../support/redis-server';
 import { analyse, History, leftovers, type Figures } from './checker';
 import { oracleKeys, readList, type Execution, type WorkerEvent } from './oracle';

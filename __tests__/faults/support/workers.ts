@@ -7,8 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { childModule } from '../../support/children';
-import type { PutOptions, PutResult } from '../../../lib/types/put';
-import type { Json } from '../../../lib/types/json';
+import type { Json, PutOptions, PutResult } from '../../../lib';
 
 /** What a child does; sent to it as JSON in argv. */
 export interface ChildConfig {

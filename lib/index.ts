@@ -4,16 +4,16 @@
  * them at work; the reference in docs/reference/ is generated from their doc comments
  * (`npm run docs:reference`).
  *
- * Every export comes from one of two places: the facade (lib/surfaces/facade/), which declares
- * the values (createScheduler and the scheduler it makes, the dashboard, tracing, the back-off),
- * and the public types (lib/types/), a leaf folder the layers import. public-surface.test.ts
- * fails on an export declared anywhere else.
- *
  * @packageDocumentation
  */
+// Every export comes from one of two places: the facade (lib/surfaces/facade/), which declares
+// the values (createScheduler and the scheduler it makes, the dashboard, tracing, the back-off),
+// and the public types (lib/types/), a leaf folder the layers import. public-surface.test.ts
+// fails on an export declared anywhere else.
 export { createScheduler } from './surfaces/facade/scheduler';
 export { createDashboard, serveDashboard } from './surfaces/facade/dashboard';
-export { instrumentOpenTelemetry, tracingChannels } from './surfaces/facade/tracing';
+export { instrumentOpenTelemetry } from './surfaces/facade/tracing';
+export { tracingChannels } from './types/tracing';
 export { defaultBackoff } from './surfaces/facade/backoff';
 export type { Scheduler } from './types/scheduler';
 export type { SchedulerOptions, HashFunction } from './types/scheduler-options';

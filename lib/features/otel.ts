@@ -15,7 +15,8 @@ import { MissingPeerError } from '../types/errors';
 import { thrownText } from '../domain/log';
 import { openTelemetryOptions, parse } from '../domain/options';
 import type { Carrier } from '../types/task';
-import { channels, subscribers } from './tracing';
+import { subscribers } from './tracing';
+import { tracingChannels as channels } from '../types/tracing';
 import type { AckMessage, ClaimMessage, FailMessage, OpenTelemetryInstrumentation, OpenTelemetryOptions, PutMessage } from '../types/tracing';
 
 const SYSTEM = 'docket';

@@ -1,6 +1,7 @@
 /**
  * Tracing hooks on node:diagnostics_channel. docket publishes each put, claim, ack and fail as a
- * TracingChannel (`docket:put`, `docket:claim`, `docket:ack`, `docket:fail`): a subscriber gets
+ * TracingChannel (`docket:put`, `docket:claim`, `docket:ack`, `docket:fail`: lib/types/tracing.ts
+ * declares them, as the package exports them): a subscriber gets
  * `start` before the call, `asyncEnd` with `result` (or `error`) after it, on one message object.
  * Nothing is published, and nothing costs, while no one subscribes. The OpenTelemetry adapter
  * (otel.ts) is one such subscriber; APM agents can be others.
@@ -9,24 +10,8 @@
  * `traceparent`, say) is stored with the task, and comes back on the claimed Task as `trace`. That
  * is how a consumer's span links to its producer's across processes.
  */
-import diagnostics_channel, { type TracingChannel, type TracingChannelSubscribers } from 'node:diagnostics_channel';
+import type { TracingChannel, TracingChannelSubscribers } from 'node:diagnostics_channel';
 import type { Carrier } from '../types/task';
-import type { AckMessage, ClaimMessage, FailMessage, PutMessage } from '../types/tracing';
-
-/**
- * The four TracingChannels of node:diagnostics_channel docket publishes on (exported as
- * `tracingChannels`): subscribe to trace docket's calls. Nothing is published while no one subscribes.
- */
-export const channels = {
-  /** `docket:put`: each put() and putMany() call. */
-  put: diagnostics_channel.tracingChannel<PutMessage, PutMessage>('docket:put'),
-  /** `docket:claim`: each claim call. */
-  claim: diagnostics_channel.tracingChannel<ClaimMessage, ClaimMessage>('docket:claim'),
-  /** `docket:ack`: each ack call. */
-  ack: diagnostics_channel.tracingChannel<AckMessage, AckMessage>('docket:ack'),
-  /** `docket:fail`: each failed attempt. */
-  fail: diagnostics_channel.tracingChannel<FailMessage, FailMessage>('docket:fail'),
-};
 
 /** Runs `fn` as a traced call on `channel` when anyone listens, else just runs it. */
 export function traced<M extends object, R>(channel: TracingChannel<M, M>, message: () => M, fn: () => Promise<R>): Promise<R> {

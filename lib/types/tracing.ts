@@ -1,7 +1,9 @@
 /**
- * Tracing: the messages docket publishes on its diagnostics channels (`tracingChannels`), and
- * instrumentOpenTelemetry()'s options and handle (lib/features/tracing.ts, otel.ts publish them).
+ * Tracing: the diagnostics channels docket publishes on (`tracingChannels`, which the package
+ * exports; lib/features/tracing.ts publishes on them) and their messages, and
+ * instrumentOpenTelemetry()'s options and handle (lib/features/otel.ts).
  */
+import diagnostics_channel from 'node:diagnostics_channel';
 import type { PutResult } from './put';
 import type { Carrier, Task } from './task';
 
@@ -80,3 +82,18 @@ export interface OpenTelemetryInstrumentation {
   /** Stops making spans. */
   disable(): void;
 }
+
+/**
+ * The four TracingChannels of node:diagnostics_channel docket publishes on: subscribe to trace
+ * docket's calls. Nothing is published while no one subscribes.
+ */
+export const tracingChannels = {
+  /** `docket:put`: each put() and putMany() call. */
+  put: diagnostics_channel.tracingChannel<PutMessage, PutMessage>('docket:put'),
+  /** `docket:claim`: each claim call. */
+  claim: diagnostics_channel.tracingChannel<ClaimMessage, ClaimMessage>('docket:claim'),
+  /** `docket:ack`: each ack call. */
+  ack: diagnostics_channel.tracingChannel<AckMessage, AckMessage>('docket:ack'),
+  /** `docket:fail`: each failed attempt. */
+  fail: diagnostics_channel.tracingChannel<FailMessage, FailMessage>('docket:fail'),
+};

@@ -3,8 +3,8 @@
  * lifetime totals. All against the real test Redis.
  */
 import { ValidationError, type Scheduler } from '../lib';
-import type { PreviewListOptions, PreviewPage } from '../lib/features/admin';
-import type { TaskState } from '../lib/domain/task';
+import type { PreviewListOptions, PreviewPage } from '../lib/types/lists';
+import type { TaskState } from '../lib/types/task';
 import { eventually, serverNow, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

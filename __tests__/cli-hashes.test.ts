@@ -6,7 +6,7 @@
  * get hashes with a common head from a hash function of the test's own (SchedulerOptions.hash).
  */
 import { createHash } from 'node:crypto';
-import { AmbiguousHashError } from '../lib/domain/errors';
+import { AmbiguousHashError } from '../lib/types/errors';
 import { resolveHash } from '../lib/surfaces/hash-prefix';
 import { cli } from './support/cli';
 import { useRedis } from './support/harness';

@@ -4,7 +4,7 @@
  * into what get() reports (lib/domain/task.ts). A reply of another shape is a ReplyError naming the command.
  * (__tests__/commands.test.ts reads the same commands' replies from a real server.)
  */
-import { ReplyError } from '../lib/domain/errors';
+import { ReplyError } from '../lib/types/errors';
 import { get } from '../lib/ops/get';
 import { after, entryTime, latestId, rangeEntries, xread } from '../lib/ops/commands/streams';
 import { toTaskInfo } from '../lib/domain/task';

@@ -4,9 +4,9 @@
  * typed value; a reply of any other shape is a ReplyError naming the script. Every op of lib/ops
  * has its case here (a new op adds its own).
  */
-import { ReplyError } from '../lib/domain/errors';
-import { TASK_STATES, type TaskState as RecordState } from '../lib/domain/domain';
-import type { TaskState } from '../lib/domain/task';
+import { ReplyError } from '../lib/types/errors';
+import { TASK_STATES, type NamedState as RecordState } from '../lib/domain/domain';
+import type { TaskState } from '../lib/types/task';
 import type { Op } from '../lib/redis/op';
 import { access } from '../lib/ops/access';
 import { apply } from '../lib/ops/apply';

@@ -5,7 +5,7 @@
  * for a reply of another shape: a real reply of another command, or a made-up one.
  */
 import { randomBytes } from 'node:crypto';
-import { ReplyError, TimeoutError } from '../lib/domain/errors';
+import { ReplyError, TimeoutError } from '../lib/types/errors';
 import { hget, hgetall, hscanFields, hset } from '../lib/ops/commands/hashes';
 import { exists } from '../lib/ops/commands/keyspace';
 import { functionDelete, functionList } from '../lib/ops/commands/functions';
@@ -15,7 +15,8 @@ import { latest, xinfoStream, xrange, xread, xrevrange } from '../lib/ops/comman
 import { atNode, dedicated, routed, type Via } from '../lib/ops/commands/via';
 import { clientName } from '../lib/redis/client-name';
 import { zcard, zrange, zrangeWithScores } from '../lib/ops/commands/zsets';
-import { connect, type Connection, type Standalone } from '../lib/redis/connection';
+import { connect, type Connection } from '../lib/redis/connection';
+import type { Standalone } from '../lib/types/client';
 import { callerClient, eventually, testUrl, uniquePrefix, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -1,5 +1,5 @@
 import { newToken, newWorkerId } from '../lib/redis/context';
-import { ValidationError } from '../lib/domain/errors';
+import { ValidationError } from '../lib/types/errors';
 import { useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -8,7 +8,8 @@
 import net, { type AddressInfo } from 'node:net';
 import { ValidationError } from '../lib';
 import { main, type Io } from '../lib/surfaces/cli/main';
-import { serveDashboard, type DashboardServer, type ServeOptions } from '../lib/surfaces/dashboard';
+import { serveDashboard } from '../lib/surfaces/dashboard';
+import type { DashboardServer, ServeOptions } from '../lib/types/dashboard';
 import { eventually, testUrl, useRedis } from './support/harness';
 
 const redis = useRedis();

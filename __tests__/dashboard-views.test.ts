@@ -8,7 +8,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Scheduler } from '../lib';
-import { createDashboard, type DashboardOptions } from '../lib/surfaces/dashboard';
+import { createDashboard } from '../lib/surfaces/dashboard';
+import type { DashboardOptions } from '../lib/types/dashboard';
 import type { ListPage } from '../lib/surfaces/dashboard/lists';
 import { SEARCH_SCAN } from '../lib/surfaces/dashboard/lists';
 import { eventually, useRedis } from './support/harness';

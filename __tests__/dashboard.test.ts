@@ -6,7 +6,8 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { ValidationError, type Scheduler } from '../lib';
-import { createDashboard, serveDashboard, type DashboardOptions, type Overview } from '../lib/surfaces/dashboard';
+import { createDashboard, serveDashboard, type Overview } from '../lib/surfaces/dashboard';
+import type { DashboardOptions } from '../lib/types/dashboard';
 import { MAX_GROUP_RATES } from '../lib/surfaces/dashboard/limits';
 import type { Lookup } from '../lib/surfaces/dashboard/lookup';
 import { queueKeys } from '../lib/domain/keys';

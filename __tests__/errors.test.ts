@@ -19,7 +19,7 @@ import {
   TimeoutError,
   HashFunctionError,
   UnreadableRecordError,
-} from '../lib/domain/errors';
+} from '../lib/types/errors';
 import { guardHash } from '../lib/domain/hashing';
 import { parseRecord } from '../lib/domain/payload';
 

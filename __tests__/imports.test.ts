@@ -66,9 +66,11 @@ describe('the import graph of lib/', () => {
     expect(graph.size).toBe(libFiles(LIB).length);
     expect(graph.size).toBeGreaterThan(40);
     // A value import, an `import type`, `export ... from`, and imports across folders.
-    expect(graph.get('surfaces/scheduler')).toContain('features/shards');
+    expect(graph.get('surfaces/facade/scheduler')).toContain('features/shards');
     expect(graph.get('features/shards')).toContain('redis/context');
-    expect(graph.get('index')).toEqual(expect.arrayContaining(['surfaces/scheduler', 'domain/errors', 'surfaces/dashboard/index']));
+    expect(graph.get('index')).toEqual(expect.arrayContaining(['surfaces/facade/scheduler', 'types/errors', 'types/scheduler']));
+    expect(graph.get('types/scheduler')).toEqual(expect.arrayContaining(['types/put', 'types/work']));
+    expect(graph.get('surfaces/facade/dashboard')).toContain('surfaces/dashboard/index');
     expect(graph.get('cli')).toContain('surfaces/cli/main');
     expect(graph.get('surfaces/dashboard/index')?.length).toBeGreaterThan(0);
     const withImports = [...graph].filter(([, targets]) => targets.length > 0).map(([file]) => file);
@@ -106,17 +108,35 @@ describe('the import graph of lib/', () => {
     expect([...graph.keys()].filter((file) => !(layerOf(file) in LAYERS))).toEqual([]);
     expect(upward(new Map([['domain/a', ['redis/b', 'domain/c']]]))).toEqual(['domain/a → redis/b']);
     expect(upward(new Map([['surfaces/a', ['life/b', 'ops/c', 'domain/d']]]))).toEqual([]);
+    expect(upward(new Map([['types/a', ['types/b', 'domain/c']]]))).toEqual(['types/a → domain/c']);
+    expect(
+      upward(
+        new Map([
+          ['domain/a', ['types/b']],
+          ['ops/c', ['types/d']],
+          ['surfaces/e', ['types/f']],
+          ['index', ['types/g']],
+        ]),
+      ),
+    ).toEqual([]);
     expect(upward(graph)).toEqual([]);
+  });
+
+  it('keeps lib/types/ a leaf: its modules import only each other', () => {
+    const types = [...graph].filter(([file]) => layerOf(file) === 'types');
+    expect(types.length).toBeGreaterThan(10);
+    expect(types.flatMap(([from, targets]) => targets.filter((to) => layerOf(to) !== 'types').map((to) => `${from} → ${to}`))).toEqual([]);
   });
 });
 
 /**
  * lib/'s folders by layer, lowest first: a module imports its own layer and those below. The
- * operations layer is the transport (redis/) and the operations it runs (ops/); a task's life and
- * the features built into it (life/, features/) call each other; the surfaces use them all; the
- * package's entry points (lib/*.ts) sit on top.
+ * public types (types/) are the leaf every layer may import, and they import nothing of the
+ * layers; the operations layer is the transport (redis/) and the operations it runs (ops/); a
+ * task's life and the features built into it (life/, features/) call each other; the surfaces use
+ * them all; the package's entry points (lib/*.ts) sit on top.
  */
-const LAYERS: Record<string, number> = { domain: 0, redis: 1, ops: 1, life: 2, features: 2, surfaces: 3, '.': 4 };
+const LAYERS: Record<string, number> = { types: -1, domain: 0, redis: 1, ops: 1, life: 2, features: 2, surfaces: 3, '.': 4 };
 
 function layerOf(file: string): string {
   return file.includes('/') ? file.slice(0, file.indexOf('/')) : '.';

@@ -5,7 +5,7 @@
  */
 import { Gauge, Registry } from 'prom-client';
 import { ValidationError } from '../lib';
-import { MetricsRegisteredError } from '../lib/domain/errors';
+import { MetricsRegisteredError } from '../lib/types/errors';
 import { eventually, sleep, useRedis } from './support/harness';
 
 const redis = useRedis();

@@ -1,5 +1,5 @@
 import { canonicalJson, MAX_DEPTH } from '../lib/domain/payload';
-import { PayloadTooLargeError, ValidationError } from '../lib/domain/errors';
+import { PayloadTooLargeError, ValidationError } from '../lib/types/errors';
 
 describe('canonicalJson', () => {
   it('sorts object keys at every depth, so key order does not make a different task', () => {

@@ -4,7 +4,7 @@
  * redrive), and without it the boolean they always answered.
  */
 import { ValidationError, type Change, type Scheduler } from '../lib';
-import type { RedriveRefusal } from '../lib/surfaces/scheduler';
+import type { RedriveRefusal } from '../lib/types/task-calls';
 import { queueKeys } from '../lib/domain/keys';
 import { useRedis } from './support/harness';
 

@@ -1,4 +1,4 @@
-import { instantToMs, spanToMs, type Span } from '../lib/domain/time';
+import { instantToMs, spanToMs, type Span } from '../lib/types/time';
 
 describe('spanToMs', () => {
   it('takes milliseconds as they are, rounded', () => {

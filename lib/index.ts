@@ -6,44 +6,39 @@
  *
  * @packageDocumentation
  */
-export { createScheduler } from './surfaces/scheduler';
-export type { Scheduler, SchedulerOptions, QueueOption, DependenciesOptions, ChangeOptions, Explained, Change, Refusal, RedriveRefusal } from './surfaces/scheduler';
-export type { CancelOptions, Cancellation, PauseOptions } from './surfaces/scheduler';
-export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome, ResultOptions } from './life/outcome';
-export type { Dependency, DependencyRef, DependencyFailure } from './features/deps';
-export type { QueueStats, QueueTotals, NamedTotals, ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './features/admin';
-export type { QueueEvent, EventType, LifecycleEventType, EventsOptions, Throughput, ThroughputOptions } from './features/events';
-export type { Logger, LogFn } from './domain/log';
-export type { MetricsRegistry, MetricsOptions } from './features/metrics';
-export { instrumentOpenTelemetry } from './features/otel';
-export type { OpenTelemetryOptions, OpenTelemetryInstrumentation } from './features/otel';
-export { channels as tracingChannels } from './features/tracing';
-export { createDashboard, serveDashboard } from './dashboard-entry';
-export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer } from './surfaces/dashboard';
-export type { PutMessage, ClaimMessage, AckMessage, FailMessage } from './features/tracing';
-export type { PutOptions } from './life/put';
-export type { ClaimOptions, FailOptions } from './life/lease';
-export type { Worker, WorkOptions } from './life/worker';
-export type { BatchWorker, BatchHandler, BatchOptions, BatchTask } from './life/worker';
-export type { Handler, Handlers } from './life/route';
-export type { Task, TaskInfo, TaskState, PutResult, PutStatus, Carrier, Ending } from './domain/task';
-export type { TaskKeep, TaskCaps } from './domain/kept';
-export type { LogLine } from './life/logs';
-export type { DeadTask, ListDeadOptions } from './life/dead';
-export type { KeepOptions } from './life/history';
-export type { DoneRun } from './domain/task';
-export type { CleanOptions, ObliterateOptions } from './features/clean';
-export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit, OrderGroupsOptions } from './features/groups';
-export type { RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './features/rates';
-export type { Schedule, EveryOptions, ScheduleInfo, TaskTemplateOptions } from './features/recurring';
-export type { ScheduleOptions } from './features/schedules';
-export type { Sharded, ShardedWorker } from './features/shards';
-export type { Json, JsonCompatible } from './domain/payload';
-export type { Queue, QueueName } from './surfaces/queue';
-export type { Span, Duration } from './domain/time';
-export type { HashFunction } from './domain/hashing';
-export type { RedisLike, RedisClientLike, ClientOptions } from './redis/connection';
-export { defaultBackoff } from './domain/backoff';
+// Every export comes from one of two places: the facade (lib/surfaces/facade/), which declares
+// the values (createScheduler and the scheduler it makes, the dashboard, tracing, the back-off),
+// and the public types (lib/types/), a leaf folder the layers import. public-surface.test.ts
+// fails on an export declared anywhere else.
+export { createScheduler } from './surfaces/facade/scheduler';
+export { createDashboard, serveDashboard } from './surfaces/facade/dashboard';
+export { instrumentOpenTelemetry } from './surfaces/facade/tracing';
+export { tracingChannels } from './types/tracing';
+export { defaultBackoff } from './surfaces/facade/backoff';
+export type { Scheduler } from './types/scheduler';
+export type { SchedulerOptions, HashFunction } from './types/scheduler-options';
+export type { QueueOption } from './types/queue';
+export type { PutOptions, PutResult, PutStatus } from './types/put';
+export type { ChangeOptions, Explained, Change, Refusal, RedriveRefusal, CancelOptions, Cancellation } from './types/task-calls';
+export type { TaskOutcome, LiveOutcome, DoneOutcome, DeadOutcome, EndedOutcome, MergedOutcome, ResultOptions, Ending } from './types/outcome';
+export type { Dependency, DependencyRef, DependencyFailure, DependenciesOptions } from './types/outcome';
+export type { Task, TaskInfo, TaskState, Carrier, DoneRun, LogLine, TaskKeep, TaskCaps } from './types/task';
+export type { ClaimOptions, FailOptions } from './types/claim';
+export type { Worker, WorkOptions, Handler, Handlers, BatchWorker, BatchHandler, BatchOptions, BatchTask } from './types/work';
+export type { QueueStats, QueueTotals, NamedTotals, PauseOptions, CleanOptions, ObliterateOptions } from './types/queues';
+export type { ListOptions, TaskPage, ListedTask, PreviewListOptions, PreviewPage, PreviewTask } from './types/lists';
+export type { KeepOptions, DeadTask, ListDeadOptions } from './types/history';
+export type { QueueEvent, EventType, LifecycleEventType, EventsOptions, Throughput, ThroughputOptions } from './types/events';
+export type { GroupLimitOptions, GroupLimits, ConcurrencyLimit, OrderGroupsOptions, RateLimit, RateLimitInput, RateLimits, RateLimitOptions } from './types/limits';
+export type { Schedule, EveryOptions, ScheduleInfo, TaskTemplateOptions, ScheduleOptions } from './types/schedules';
+export type { Queue, QueueName, Sharded, ShardedWorker } from './types/handles';
+export type { Logger, LogFn } from './types/log';
+export type { MetricsRegistry, MetricsOptions } from './types/metrics';
+export type { OpenTelemetryOptions, OpenTelemetryInstrumentation, PutMessage, ClaimMessage, AckMessage, FailMessage } from './types/tracing';
+export type { DashboardOptions, ServeOptions, DashboardHandler, DashboardServer } from './types/dashboard';
+export type { Json, JsonCompatible } from './types/json';
+export type { Span, Duration } from './types/time';
+export type { RedisLike, RedisClientLike, ClientOptions } from './types/client';
 export {
   DocketError,
   ValidationError,
@@ -75,5 +70,5 @@ export {
   UnrecoverableError,
   RetryLaterError,
   UnsupportedServerError,
-} from './domain/errors';
-export type { ErrorCode, RetryLaterOptions } from './domain/errors';
+} from './types/errors';
+export type { ErrorCode, RetryLaterOptions } from './types/errors';

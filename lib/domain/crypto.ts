@@ -19,7 +19,7 @@
  * still open.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { DecryptionError } from './errors';
+import { DecryptionError } from '../types/errors';
 
 /** One key of options.encryption.keys, checked (options/scheduler.ts): 32 bytes, a unique id. */
 export interface EncryptionKey {

@@ -3,8 +3,9 @@
  * so the options, the codecs, the task's life and the surfaces (CLI, dashboard) all take these
  * words and numbers from here instead of keeping copies that drift apart. The Lua side cannot
  * import it: where a script holds one of these values, __tests__/domain.test.ts checks the script
- * against this module.
+ * against this module. Its one import is a type of lib/types/, which imports nothing.
  */
+import type { TaskState } from '../types/task';
 
 /**
  * The states a task can be in, in the order of its life, as the scripts name them: `waiting` on
@@ -13,8 +14,17 @@
  */
 export const TASK_STATES = ['waiting', 'delayed', 'ready', 'active', 'dead', 'done'] as const;
 
-/** Where a task is: 'waiting' on the tasks it was put after, then delayed or ready, active, dead. */
-export type TaskState = (typeof TASK_STATES)[number];
+/**
+ * The states TASK_STATES names: the public TaskState (lib/types/task.ts), or this fails to
+ * compile (a state in one and not the other).
+ */
+export type NamedState = Agreed<(typeof TASK_STATES)[number], TaskState>;
+
+/**
+ * `B`, once `A` and `B` are each assignable to the other (else a compile error here): a type
+ * derived from a constant or a schema, checked against the public type it must match.
+ */
+export type Agreed<A extends B, B extends C, C = A> = B;
 
 /** The same states in the order the views (list(), the CLI, the dashboard) show them: what runs next first. */
 export const LISTED_STATES = ['ready', 'delayed', 'waiting', 'active', 'dead', 'done'] as const satisfies readonly TaskState[];

@@ -5,10 +5,8 @@
  * stores a colliding task apart, so a collision never drops a task.
  */
 import xxhash from 'xxhash-wasm';
-import { HashFunctionError } from './errors';
-
-/** Maps an identity string to a task's hash. Injectable (see SchedulerOptions.hash) for tests. */
-export type HashFunction = (identity: string) => string;
+import { HashFunctionError } from '../types/errors';
+import type { HashFunction } from '../types/scheduler-options';
 
 const SEED_A = 0x646f636b6574n; // 'docket' in ASCII; any fixed seed would do
 const SEED_B = 0x9e3779b97f4a7c15n; // the golden-ratio constant: far from SEED_A in every bit

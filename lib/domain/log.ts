@@ -3,30 +3,13 @@
  * or bunyan, or a small adapter of your own, plugs in as it is. With none given, docket logs
  * nothing: a library should not write to a service's output unasked.
  */
-import { UNSHOWABLE_THROWN } from './errors';
+import { UNSHOWABLE_THROWN } from '../types/errors';
 import { loggerOption, parse } from './options';
 import { canonicalJson } from './payload';
+import type { Logger } from '../types/log';
 
 /** Most bytes of JSON thrownText writes for a thrown array, or an object String() cannot show. */
 const MAX_JSON_CHARS = 16 * 1024;
-
-/** One level of a {@link Logger}, in pino's call shape: the record's fields, then its message. */
-export type LogFn = (obj: Record<string, unknown>, msg: string) => void;
-
-/**
- * The levels docket logs at: info (a worker started or closed, a task will be retried) and warn (a
- * task is dead, a recovered error). pino's logger has them (and more, which docket leaves alone).
- */
-export interface Logger {
-  /** A worker started or closed, a task will be retried. */
-  info: LogFn;
-  /** A task is dead, an error docket recovered from. */
-  warn: LogFn;
-  /** Never called by docket: optional, so that a logger object written with every level still fits. */
-  debug?: LogFn;
-  /** Never called by docket: optional, as `debug`. */
-  error?: LogFn;
-}
 
 const quiet = (): void => {};
 export const SILENT: Logger = { info: quiet, warn: quiet };

@@ -4,7 +4,7 @@
  * (get) and outcome.ts (result). Its own module so that both can read it without importing each other.
  */
 import { DEFAULT_MAX_ATTEMPTS } from './domain';
-import { UnreadableRecordError } from './errors';
+import { UnreadableRecordError } from '../types/errors';
 import { parseRecord } from './payload';
 
 /** The stored metadata; single letters keep each of a million records small. */

@@ -9,47 +9,12 @@ import type { Context } from '../redis/context';
 import { srem } from '../ops/commands/sets';
 import { routed } from '../ops/commands/via';
 import { CARRY_LEASE_MS, carry } from './deps';
-import { QueueActiveError } from '../domain/errors';
+import { QueueActiveError } from '../types/errors';
 import { errorFields } from '../domain/log';
 import { cleanOptions, obliterateOptions, parse } from '../domain/options';
-import type { Span } from '../domain/time';
 import { clean as cleanOp } from '../ops/clean';
 import { obliterate as obliterateOp } from '../ops/obliterate';
-
-/** Options of {@link Scheduler.clean}: the state is required. */
-export interface CleanOptions {
-  /**
-   * The state whose tasks go: `'ready'`, `'delayed'` or `'dead'`. Anything else is a
-   * ValidationError naming `options.state`.
-   */
-  state: 'ready' | 'delayed' | 'dead';
-  /** The queue. Default: the scheduler's `queue`. */
-  queue?: string;
-  /**
-   * Only tasks at least this old (ms or a Duration). Ready and delayed tasks are aged by when they
-   * were put (a delayed task's run-at is in the future, so it says nothing about age); dead tasks by
-   * when they died. The cut-off is the Redis clock's now minus the span, read once when the clean
-   * starts. Default: none, every task of the state.
-   */
-  olderThan?: Span;
-  /**
-   * The most tasks to delete in all, a whole number of 1 or more. Dead tasks go oldest death first;
-   * ready ones in claim order (levels 9 to 1, normal tasks, parked, grouped); delayed ones earliest
-   * run-at first. Default: none, every task that matches.
-   */
-  limit?: number;
-}
-/** Options of obliterate(). */
-export interface ObliterateOptions {
-  /** The queue whose keys all go. Default: the scheduler's `queue`. */
-  queue?: string;
-  /**
-   * Delete the queue even while some of its tasks are leased. Without it, a queue with leased
-   * tasks is refused with a QueueActiveError (`code` 'ERR_QUEUE_ACTIVE', `active`: how many) and
-   * nothing is deleted. Stop the queue's workers first. Default: false.
-   */
-  force?: boolean;
-}
+import type { CleanOptions, ObliterateOptions } from '../types/queues';
 
 /** Most tasks one clean call deletes, and most entries it examines (with olderThan, some stay). */
 const BATCH = 500;

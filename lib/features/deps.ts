@@ -19,10 +19,10 @@ import { apply } from '../ops/apply';
 import type { Context } from '../redis/context';
 import { hget } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
-import { UnreadableRecordError, ValidationError } from '../domain/errors';
+import { UnreadableRecordError, ValidationError } from '../types/errors';
 import { errorFields } from '../domain/log';
 import { result } from '../life/outcome';
-import type { Dependency, DependencyFailure, DependencyRef } from '../domain/task';
+import type { Dependency, DependencyFailure, DependencyRef } from '../types/outcome';
 import { parseRecord } from '../domain/payload';
 
 export { MAX_AFTER } from '../domain/options';

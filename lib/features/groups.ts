@@ -12,29 +12,7 @@ import { gpause } from '../ops/gpause';
 import { cap } from '../ops/cap';
 import { limit as limitOp } from '../ops/limit';
 import { order } from '../ops/order';
-
-/** Options of {@link Scheduler.limitGroups}. */
-export interface GroupLimitOptions {
-  /** The queue whose groups are limited. Default: the scheduler's `queue` option. */
-  queue?: string;
-  /** The group this limit is for; default every group of the queue that has no limit of its own. */
-  group?: string;
-}
-
-/** A queue's group limits, how many tasks each group has active now, and the paused groups. */
-export interface GroupLimits {
-  /** The limit of every group without its own, or null for none. */
-  default: number | null;
-  /** Groups with a limit of their own: group → limit. */
-  groups: Record<string, number>;
-  /** Active tasks per group, for the groups that have any: group → count. */
-  active: Record<string, number>;
-  /**
-   * The groups paused, by name: `pause({ queue, group })`,
-   * docs/api.md#pausing-one-group-pause-queue-group-.
-   */
-  paused: string[];
-}
+import type { ConcurrencyLimit, GroupLimitOptions, GroupLimits, OrderGroupsOptions } from '../types/limits';
 
 /** Parked tasks moved per script call when a limit is raised or removed: keeps each call short. */
 const BATCH = 1000;
@@ -82,14 +60,6 @@ export async function pauseGroup(ctx: Context, options: unknown, paused: boolean
   return first.changed;
 }
 
-/** Options of {@link Scheduler.orderGroups}. */
-export interface OrderGroupsOptions {
-  /** The queue whose groups are ordered. Default: the scheduler's `queue` option. */
-  queue?: string;
-  /** A task that died holds its group too, until it is redriven, cancelled or purged (default false). */
-  holdOnDead?: boolean;
-}
-
 /**
  * Makes a queue's fair groups ordered (`on` true) or not. In an ordered queue each group's tasks
  * run one at a time in their order, and a task that will run again (a retry, a snooze, a lapsed
@@ -107,14 +77,6 @@ export async function orderGroups(ctx: Context, on: unknown, options?: OrderGrou
   do {
     ({ next: from } = await ctx.scripts.run(limitOp, keys, { group: null, limit: null, from, batch: BATCH }));
   } while (from !== null);
-}
-
-/** The most tasks of a queue leased at once, across every worker, and how many are leased now. */
-export interface ConcurrencyLimit {
-  /** The limit, or null for none. */
-  limit: number | null;
-  /** Tasks leased now (a lapsed lease counts until a claim re-queues it). */
-  active: number;
 }
 
 /**

@@ -10,29 +10,18 @@
  *   work() loops run. The scheduler and its workers report these (observeClaims, observeRun) under
  *   the scheduler's Context, so two schedulers in one process never count each other's tasks.
  */
-import { COUNTED_STATES, type PreviewListOptions, type PreviewPage, type QueueStats } from './admin';
+import { COUNTED_STATES } from './admin';
+import type { QueueStats } from '../types/queues';
+import type { PreviewListOptions, PreviewPage } from '../types/lists';
 import type { Context } from '../redis/context';
-import { MetricsRegisteredError, MissingPeerError } from '../domain/errors';
+import { MetricsRegisteredError, MissingPeerError } from '../types/errors';
 import { metricsOptions, metricsRegistry, parse } from '../domain/options';
-
-/** What registerMetrics needs of a prom-client Registry (any prom-client 14 or 15). */
-export interface MetricsRegistry {
-  /** Adds a metric to the registry, as prom-client's `Registry.registerMetric` does. */
-  registerMetric(metric: unknown): void;
-}
+import type { MetricsOptions, MetricsRegistry } from '../types/metrics';
 
 /** What else a prom-client Registry has that registerMetrics uses when it is there (a registry of another make may lack it). */
 interface Lookup {
   getSingleMetric?: unknown;
   removeSingleMetric?: unknown;
-}
-
-/** Options of {@link Scheduler.registerMetrics}. */
-export interface MetricsOptions {
-  /** Queues to report. Default: every queue in the registry of queue names, read at each scrape. */
-  queues?: string[];
-  /** Prefix of every metric name. Default 'docket_'. */
-  prefix?: string;
 }
 
 /** The scheduler calls registerMetrics needs. */

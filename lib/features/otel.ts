@@ -11,31 +11,13 @@
  * dependency, loaded only when this adapter is used.
  */
 import type * as Otel from '@opentelemetry/api';
-import { MissingPeerError } from '../domain/errors';
+import { MissingPeerError } from '../types/errors';
 import { thrownText } from '../domain/log';
 import { openTelemetryOptions, parse } from '../domain/options';
-import type { Carrier, Task } from '../domain/task';
-import { channels, subscribers, type AckMessage, type ClaimMessage, type FailMessage, type PutMessage } from './tracing';
-
-/** Options of {@link instrumentOpenTelemetry}. */
-export interface OpenTelemetryOptions {
-  /** Where the tracer comes from. Default: the global tracer provider of @opentelemetry/api. */
-  tracerProvider?: {
-    /** Returns the tracer of that name and version, as an OpenTelemetry `TracerProvider` does. */
-    getTracer(name: string, version?: string): unknown;
-  };
-}
-
-/** What {@link instrumentOpenTelemetry} returns: the context of a task's span, and a way to stop. */
-export interface OpenTelemetryInstrumentation {
-  /**
-   * The context with a task's consumer span active: run handler code in it
-   * (`context.with(otel.contextOf(task), ...)`) so its own spans become the span's children.
-   */
-  contextOf(task: Task<unknown>): unknown;
-  /** Stops making spans. */
-  disable(): void;
-}
+import type { Carrier } from '../types/task';
+import { subscribers } from './tracing';
+import { tracingChannels as channels } from '../types/tracing';
+import type { AckMessage, ClaimMessage, FailMessage, OpenTelemetryInstrumentation, OpenTelemetryOptions, PutMessage } from '../types/tracing';
 
 const SYSTEM = 'docket';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;

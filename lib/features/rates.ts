@@ -7,54 +7,11 @@ import { serverTime } from './admin';
 import { hgetall } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import type { Context } from '../redis/context';
-import { ValidationError } from '../domain/errors';
+import { ValidationError } from '../types/errors';
 import { limitRateTail, parse, queueOptions, rateArg, rateScope, spanArg } from '../domain/options';
-import type { Span } from '../domain/time';
+import type { Span } from '../types/time';
 import { cap } from '../ops/cap';
-
-/** A rate limit as {@link Scheduler.rateLimits} reads it back. */
-export interface RateLimit {
-  /** Most claims in any window of `per` ms. */
-  max: number;
-  /** The window, in ms. */
-  per: number;
-}
-
-/** limitRate's argument: the limit, and what it is for (default: the scheduler's queue as a whole). */
-export interface RateLimitInput {
-  /** Most claims in any window of `per`: a whole number, 1 to 1,000,000. */
-  max: number;
-  /** ms or a Duration, at most 30 days. */
-  per: Span;
-  /** The queue limited. Default: the scheduler's `queue` option. */
-  queue?: string;
-  /** A limit for this one group of the queue (its own, over eachGroup's). */
-  group?: string;
-  /** A limit for each group of the queue that has none of its own. */
-  eachGroup?: boolean;
-}
-
-/** Options of `limitRate(null, options)`: which limit to remove. */
-export interface RateLimitOptions {
-  /** The queue whose limit goes. Default: the scheduler's `queue` option. */
-  queue?: string;
-  /** limitRate(null): remove this group's own limit. */
-  group?: string;
-  /** limitRate(null): remove the limit of every group. */
-  eachGroup?: boolean;
-}
-
-/** What rateLimits() reports of a queue. */
-export interface RateLimits {
-  /** The queue's rate limit, or null for none. */
-  queue: RateLimit | null;
-  /** The limit of each group without its own, or null. */
-  eachGroup: RateLimit | null;
-  /** Groups with a limit of their own. */
-  groups: Record<string, RateLimit>;
-  /** When backoffQueue() lets claims start again (epoch ms, Redis clock), or null when it does not hold them. */
-  heldUntil: number | null;
-}
+import type { RateLimit, RateLimitOptions, RateLimits } from '../types/limits';
 
 /** The limits hash's fields of a scope: the queue's, one group's, or every group's. */
 function fields(scope: { group?: string; eachGroup?: boolean }): [string, string] {

@@ -9,9 +9,10 @@ import { hget } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
 import { isSealed } from '../domain/crypto';
-import { fromRedisError, UnreadableRecordError } from '../domain/errors';
+import { fromRedisError, UnreadableRecordError } from '../types/errors';
 import { everyOptions, parse, scheduleName, type ParsedEveryOptions, type TaskTemplate } from '../domain/options';
-import { canonicalJson, type Json } from '../domain/payload';
+import { canonicalJson } from '../domain/payload';
+import type { Json } from '../types/json';
 import { putOccurrences } from '../life/put';
 import { unschedule as unscheduleOp } from '../ops/unschedule';
 import { get, type TaskRecord } from '../ops/get';
@@ -20,10 +21,9 @@ import { errorFields } from '../domain/log';
 import { dataOf, latestOf, nextRun, occurrenceHash, occurrenceKey, occurrencesOf, parseDefinition, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
 import { cancelPending, define, mayBePending } from './schedules-define';
-import type { ScheduleInfo } from './schedule-types';
+import type { ScheduleInfo } from '../types/schedules';
 
 export { Occurrences } from './schedules-times';
-export type { Schedule, TaskTemplateOptions, EveryOptions, ScheduleInfo } from './schedule-types';
 
 /** Longest sleep between two looks at a schedule, so a far occurrence is not missed by a long timer. */
 const MAX_SLEEP_MS = 60_000;

@@ -17,7 +17,7 @@
  * JSON.parse makes an own "__proto__" key an own property again, as the value had it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PayloadTooLargeError, RetryLaterError, UnrecoverableError, UNSHOWABLE_THROWN, ValidationError } from '../domain/errors';
+import { PayloadTooLargeError, RetryLaterError, UnrecoverableError, UNSHOWABLE_THROWN, ValidationError } from '../types/errors';
 import { canonicalJson } from '../domain/payload';
 
 /**

@@ -20,10 +20,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';
-import { SandboxExitError, ValidationError } from '../domain/errors';
+import { SandboxExitError, ValidationError } from '../types/errors';
 import { errorOf, rethrown, shapeOf, thrownOf, type FromThread, type ThreadData, type ToThread } from './sandbox-thread';
-import type { Task } from '../domain/task';
-import type { Handler } from '../life/route';
+import type { Task } from '../types/task';
+import type { Handler } from '../types/work';
 
 /** How long an aborted run's thread may take to return before it is terminated. */
 export const ABORT_GRACE_MS = 1000;
@@ -35,7 +35,7 @@ const METHODS = ['progress', 'log', 'dependencies', 'snooze'];
 let compiled: string | undefined;
 
 /** The modules a thread loads, by path from lib/: its entry, and what the entry imports of docket (nothing else). */
-const THREAD_MODULES = ['features/sandbox-thread', 'domain/payload', 'domain/errors', 'domain/time'];
+const THREAD_MODULES = ['features/sandbox-thread', 'domain/payload', 'types/errors', 'types/time'];
 
 /**
  * What a thread runs: the entry next to this module. Compiled (dist/) it is a .js file. Under
@@ -55,8 +55,8 @@ function entry(): { code: string; eval: boolean } {
       const js = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file }).outputText;
       return `${JSON.stringify(name)}: (exports, require) => {\n${js}\n}`;
     });
-    // A module's relative require is resolved from its own folder (`../domain/errors` from
-    // features/sandbox-thread is domain/errors), the way Node would resolve it on disk.
+    // A module's relative require is resolved from its own folder (`../types/errors` from
+    // features/sandbox-thread is types/errors), the way Node would resolve it on disk.
     compiled = [
       `const modules = {${modules.join(',\n')}};`,
       'const loaded = {};',

@@ -6,12 +6,13 @@
 import { hgetall } from '../ops/commands/hashes';
 import { routed } from '../ops/commands/via';
 import type { Context } from '../redis/context';
-import { UnreadableRecordError } from '../domain/errors';
+import { UnreadableRecordError } from '../types/errors';
 import { parse, storedDefinition, type TaskTemplate } from '../domain/options';
 import { unseal } from '../domain/crypto';
-import { parseRecord, type Json } from '../domain/payload';
+import { parseRecord } from '../domain/payload';
+import type { Json } from '../types/json';
 import { identityOf } from '../domain/hashing';
-import type { PutOptions } from '../life/put';
+import type { PutOptions } from '../types/put';
 import { Occurrences } from './schedules-times';
 
 /** What the schedules hash keeps per name. Fields other than the schedule and data are absent in definitions written before 0.9. */

@@ -3,7 +3,7 @@
  * on a clock given in epoch ms (the Redis server's, wherever docket computes them). Shared by
  * every() and stored schedules, the CLI and the dashboard.
  */
-import { ValidationError } from '../domain/errors';
+import { ValidationError } from '../types/errors';
 import { parse, scheduleArg, type ParsedSchedule } from '../domain/options';
 import { instantsOf, isWildcard, MAX_SHIFT_MS, offsetAt, wallOf } from './schedules-zone';
 

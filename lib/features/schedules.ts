@@ -13,31 +13,15 @@ import { routed } from '../ops/commands/via';
 import { serverTime, type Context } from '../redis/context';
 import { errorFields } from '../domain/log';
 import { parse, scheduleName, scheduleOptions } from '../domain/options';
-import { canonicalJson, type Json } from '../domain/payload';
-import type { PutResult } from '../domain/task';
+import { canonicalJson } from '../domain/payload';
+import type { Json } from '../types/json';
+import type { PutResult } from '../types/put';
 import { putOccurrences, putOne } from '../life/put';
 import { hold } from '../ops/hold';
-import { templateOf, type TaskTemplateOptions } from './recurring';
+import { templateOf } from './recurring';
 import { cancelPending, define } from './schedules-define';
 import { dataOf, latestOf, occurrenceKey, occurrencesOf, parseDefinition, plan, readSchedules, storedData, taskOptions, type Definition } from './schedules-record';
 import { Occurrences } from './schedules-times';
-
-/** Options of {@link Scheduler.schedule}: the task template, and the schedule's bounds. */
-export interface ScheduleOptions extends TaskTemplateOptions {
-  /** No occurrence before this instant. Default: from now. */
-  startAt?: Date | number;
-  /**
-   * No occurrence after this instant. Not before `startAt`: a ValidationError naming `endAt`.
-   * Default: none.
-   */
-  endAt?: Date | number;
-  /**
-   * The most occurrences, 1 to 100,000, counted from the first at or after `startAt` (or the
-   * schedule() call): the schedule ends after the `limit`th. Occurrences skipped as missed count too.
-   * Default: none.
-   */
-  limit?: number;
-}
 
 /**
  * How often each work() loop looks at its queue's stored schedules while the queue has some (a

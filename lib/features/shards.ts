@@ -5,66 +5,25 @@
  * always lands in the same shard and de-duplication still holds; workers work every shard.
  */
 import type { Context } from '../redis/context';
-import { ValidationError } from '../domain/errors';
+import { ValidationError } from '../types/errors';
 import { identityOf } from '../domain/hashing';
 import { keyArg, parse, queueName, shardChosen, shardCount, taskHash } from '../domain/options';
-import { canonicalJson, type Json, type JsonCompatible } from '../domain/payload';
-import type { PutOptions } from '../life/put';
-import { sumStats, type QueueStats } from './admin';
-import type { ResultOptions, TaskOutcome } from '../life/outcome';
-import type { GroupLimitOptions, GroupLimits } from './groups';
-import type { PutResult } from '../domain/task';
-import type { Span } from '../domain/time';
-import { handlerOf, type Handler, type Handlers } from '../life/route';
-import type { Worker, WorkOptions } from '../life/worker';
+import { canonicalJson } from '../domain/payload';
+import type { Json } from '../types/json';
+import type { PutOptions, PutResult } from '../types/put';
+import { sumStats } from './admin';
+import type { QueueStats } from '../types/queues';
+import type { ResultOptions, TaskOutcome } from '../types/outcome';
+import type { GroupLimitOptions, GroupLimits } from '../types/limits';
+import { handlerOf } from '../life/route';
+import type { Handler, Handlers, Worker, WorkOptions } from '../types/work';
+import type { Sharded } from '../types/handles';
 
 export { MAX_SHARDS } from '../domain/options';
 
-/** A hot queue split into shard queues, as {@link Scheduler.sharded} returns it: puts spread over the shards, workers work them all. */
-export interface Sharded {
-  /** The shard queues, `name:0` ... `name:<count-1>`. */
-  readonly queues: readonly string[];
-  /** Puts to the shard the task's identity (payload, or `key`) hashes to. */
-  put(data: Json, options?: Omit<PutOptions, 'queue'>): Promise<PutResult>;
-  /** The same, for data typed by an `interface` (as Scheduler.put takes it: lib/domain/payload.ts, JsonCompatible). */
-  put<T>(data: T & JsonCompatible<T>, options?: Omit<PutOptions, 'queue'>): Promise<PutResult>;
-  /** Puts many, one putMany per shard; results in the order of `items`. */
-  putMany(items: Array<{ data: Json; options?: Omit<PutOptions, 'queue'> }>): Promise<PutResult[]>;
-  /** The same, for data typed by an `interface`, as put's second form. */
-  putMany<T>(items: Array<{ data: T & JsonCompatible<T>; options?: Omit<PutOptions, 'queue'> }>): Promise<PutResult[]>;
-  /** The queue a task with this data (and key) goes to. */
-  shardOf(data: Json, key?: string): string;
-  /**
-   * Starts one worker per shard, each with the options given (so `concurrency` is per shard); with
-   * `sandbox: true`, `handler` is a module path or file URL and each worker has threads of its own.
-   */
-  work<T = Json>(handler: Handler<T> | Handlers<T> | string | URL, options?: Omit<WorkOptions, 'queue'>): ShardedWorker;
-  /** A task's outcome (see Scheduler.result), read from the shard its hash names. */
-  result<R = Json>(hash: string, options?: Omit<ResultOptions, 'queue'>): Promise<TaskOutcome<R> | null>;
-  /** The shards' counts, added up. */
-  stats(): Promise<QueueStats>;
-  /**
-   * Sets (or with null removes) a group limit on every shard, as Scheduler.limitGroups does on one
-   * queue. Tasks go to shards by their identity, not their group, so a group's tasks spread over
-   * the shards and the limit holds per shard: at most `limit` active tasks of a group in each,
-   * `limit × count` in all. (Routing by group instead would split de-duplication by group.)
-   */
-  limitGroups(limit: number | null, options?: Omit<GroupLimitOptions, 'queue'>): Promise<void>;
-  /** The shards' group limits (the same on each when set through limitGroups), with active tasks added up. */
-  groupLimits(): Promise<GroupLimits>;
-}
-
-/** The workers of {@link Sharded.work}: one per shard, closed together. */
-export interface ShardedWorker {
-  /** One worker per shard, in shard order. */
-  readonly workers: readonly Worker[];
-  /** Closes every shard's worker (see Worker.close). */
-  close(options?: { timeout?: Span }): Promise<void>;
-}
-
 /**
  * The one-queue calls of a Scheduler that a Sharded spreads over its shards: the Scheduler itself,
- * named by what is used of it so that this module does not import scheduler.ts, which imports it.
+ * named by what is used of it so that this module does not import the facade (lib/surfaces/facade/), which imports it.
  */
 export interface ShardTarget {
   put(data: Json, options: PutOptions): Promise<PutResult>;

@@ -1,6 +1,7 @@
 /**
  * Tracing hooks on node:diagnostics_channel. docket publishes each put, claim, ack and fail as a
- * TracingChannel (`docket:put`, `docket:claim`, `docket:ack`, `docket:fail`): a subscriber gets
+ * TracingChannel (`docket:put`, `docket:claim`, `docket:ack`, `docket:fail`: lib/types/tracing.ts
+ * declares them, as the package exports them): a subscriber gets
  * `start` before the call, `asyncEnd` with `result` (or `error`) after it, on one message object.
  * Nothing is published, and nothing costs, while no one subscribes. The OpenTelemetry adapter
  * (otel.ts) is one such subscriber; APM agents can be others.
@@ -9,79 +10,8 @@
  * `traceparent`, say) is stored with the task, and comes back on the claimed Task as `trace`. That
  * is how a consumer's span links to its producer's across processes.
  */
-import diagnostics_channel, { type TracingChannel, type TracingChannelSubscribers } from 'node:diagnostics_channel';
-import type { Carrier, PutResult, Task } from '../domain/task';
-
-/** The message of the `docket:put` channel: one put() or putMany() call. */
-export interface PutMessage {
-  /** One entry per task of this put() or putMany() call, in call order. */
-  items: Array<{
-    /** The queue the task goes to. */
-    queue: string;
-    /** Written by a subscriber in `start` (a W3C `traceparent`, say): stored with the task, and back on its claimed Task as `trace`. */
-    carrier: Carrier;
-  }>;
-  /** Set at `asyncEnd`: one {@link PutResult} per item. */
-  result?: PutResult[];
-  /** Set at `asyncEnd` when the call rejected: what it rejected with. */
-  error?: unknown;
-}
-
-/** The message of the `docket:claim` channel: one claim call (claim(), claimMany(), or a worker's). */
-export interface ClaimMessage {
-  /** The queue claimed from. */
-  queue: string;
-  /** Most tasks asked for. */
-  count: number;
-  /** What the call returned: the leased tasks, among other things. */
-  result?: {
-    /** The tasks leased, possibly none. */
-    tasks: Task<unknown>[];
-  };
-  /** Set at `asyncEnd` when the call rejected: what it rejected with. */
-  error?: unknown;
-}
-
-/** The message of the `docket:ack` channel: one ack call, of one task or several acked together. */
-export interface AckMessage {
-  /** The queue of the tasks. */
-  queue: string;
-  /** The tasks acked. */
-  tasks: Task<unknown>[];
-  /** Per task: whether the ack was taken (false: the lease was lost). */
-  result?: boolean[];
-  /** Set at `asyncEnd` when the call rejected: what it rejected with. */
-  error?: unknown;
-}
-
-/** The message of the `docket:fail` channel: one failed attempt. */
-export interface FailMessage {
-  /** The queue of the task. */
-  queue: string;
-  /** The task whose attempt failed. */
-  task: Task<unknown>;
-  /** What the attempt failed with: the `error` given to fail. */
-  failure: unknown;
-  /** Set at `asyncEnd`: what {@link Scheduler.fail} resolved to. */
-  result?: 'retry' | 'dead' | 'merged' | 'lost';
-  /** Set at `asyncEnd` when the call rejected: what it rejected with. */
-  error?: unknown;
-}
-
-/**
- * The four TracingChannels of node:diagnostics_channel docket publishes on (exported as
- * `tracingChannels`): subscribe to trace docket's calls. Nothing is published while no one subscribes.
- */
-export const channels = {
-  /** `docket:put`: each put() and putMany() call. */
-  put: diagnostics_channel.tracingChannel<PutMessage, PutMessage>('docket:put'),
-  /** `docket:claim`: each claim call. */
-  claim: diagnostics_channel.tracingChannel<ClaimMessage, ClaimMessage>('docket:claim'),
-  /** `docket:ack`: each ack call. */
-  ack: diagnostics_channel.tracingChannel<AckMessage, AckMessage>('docket:ack'),
-  /** `docket:fail`: each failed attempt. */
-  fail: diagnostics_channel.tracingChannel<FailMessage, FailMessage>('docket:fail'),
-};
+import type { TracingChannel, TracingChannelSubscribers } from 'node:diagnostics_channel';
+import type { Carrier } from '../types/task';
 
 /** Runs `fn` as a traced call on `channel` when anyone listens, else just runs it. */
 export function traced<M extends object, R>(channel: TracingChannel<M, M>, message: () => M, fn: () => Promise<R>): Promise<R> {

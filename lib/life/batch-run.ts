@@ -7,9 +7,9 @@
  * it. So every rule of a single task (fencing, endings, snooze, cancel, results) holds per task.
  */
 import { performance } from 'node:perf_hooks';
-import { ValidationError } from '../domain/errors';
-import type { Task } from '../domain/task';
-import type { BatchHandler, BatchTask } from './batch-options';
+import { ValidationError } from '../types/errors';
+import type { Task } from '../types/task';
+import type { BatchHandler, BatchTask } from '../types/work';
 import { runOf, type Run } from './pipeline';
 
 /** A task leased for a batch: the Redis clock when it was leased, and performance.now() when the reply came. */

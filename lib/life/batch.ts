@@ -13,14 +13,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../redis/context';
-import { CancelledError } from '../domain/errors';
+import { CancelledError } from '../types/errors';
 import type { ParsedBatchOptions } from '../domain/options';
 import { BatchRun, type Leased } from './batch-run';
-import type { BatchHandler } from './batch-options';
+import type { BatchHandler } from '../types/work';
 import { release } from './lease';
 import type { Outcome, Run } from './pipeline';
-
-export type { BatchHandler, BatchOptions, BatchTask } from './batch-options';
 
 /** The batch being formed and the batches in flight: what a batch worker adds to a worker. */
 export class Batching {

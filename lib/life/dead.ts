@@ -2,23 +2,13 @@
  * Dead letters: tasks that used up their attempts are kept (capped by count and age) so an
  * operator can list them with their last error, re-drive them to ready, or purge them.
  */
-import { list, type ListOptions } from '../features/admin';
+import { list } from '../features/admin';
 import { purge } from '../ops/purge';
-import { redrive as redriveOp, type RedriveRefusal } from '../ops/redrive';
-import type { Change } from '../redis/reply';
+import { redrive as redriveOp } from '../ops/redrive';
+import type { Change, RedriveRefusal } from '../types/task-calls';
 import type { Context } from '../redis/context';
 import { listDeadOptions, parse } from '../domain/options';
-import type { Json } from '../domain/payload';
-import type { TaskInfo } from '../domain/task';
-
-/** A dead task, with when it died (epoch ms, Redis clock). */
-export interface DeadTask<T = Json> extends TaskInfo<T> {
-  /** When it died, epoch ms on the Redis clock. */
-  readonly diedAt: number;
-}
-
-/** Options of {@link Scheduler.listDead}: a queue and a page, as {@link ListOptions}. */
-export type ListDeadOptions = ListOptions;
+import type { DeadTask, ListDeadOptions } from '../types/history';
 
 /** Tasks per script call when re-driving or purging a whole dead set: keeps each call short. */
 const BATCH = 500;

@@ -20,7 +20,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../redis/context';
-import { EventLoopBlockedError } from '../domain/errors';
+import { EventLoopBlockedError } from '../types/errors';
 import type { QueueKeys } from '../domain/keys';
 import { HEARTBEAT_DEADLINE_MS, HEARTBEAT_INTERVAL_MS } from '../domain/options';
 import { beat, type BeatReply, type Extension } from '../ops/beat';

@@ -5,47 +5,18 @@
  * puts one's data and options again as a new task.
  */
 import { DONE_HISTORY } from '../domain/domain';
-import { ValidationError } from '../domain/errors';
+import { ValidationError } from '../types/errors';
 import { keepOptions, parse, taskHash } from '../domain/options';
-import type { Json } from '../domain/payload';
-import { toTaskInfo, type PutResult } from '../domain/task';
+import type { Json } from '../types/json';
+import { toTaskInfo } from '../domain/task';
+import type { PutOptions, PutResult } from '../types/put';
 import { get as getOp } from '../ops/get';
 import { keep as keepOp } from '../ops/keep';
-import type { Span } from '../domain/time';
 import type { Context } from '../redis/context';
-import type { PutOptions } from './put-options';
 import { putOne } from './put';
+import type { KeepOptions } from '../types/history';
 
 export { DONE_HISTORY };
-
-/**
- * Options of {@link Scheduler.keep}: the caps of each kind of finished task a queue keeps. A kind
- * left out stays as it was; a bad option is a ValidationError naming it.
- */
-export interface KeepOptions {
-  /** The queue. Default: the scheduler's `queue`. */
-  queue?: string;
-  /**
-   * The caps of the done history. Given `done`, a cap left out is the default (1,000; 24 h), so
-   * `done: {}` turns the history back on with the defaults.
-   */
-  done?: {
-    /** How many done runs are kept, each run of a task a row of its own (the oldest finishes beyond it go, in finish order even within one millisecond): 0 to 10,000,000; 0 turns the history off. */
-    count?: number;
-    /** How long each done task is kept: ms or a Duration, more than 0. */
-    age?: Span;
-  };
-  /**
-   * The caps of the dead set, over the scheduler's `deadMaxCount` and `deadMaxAge` (the caps until
-   * set). A cap left out stays as it was.
-   */
-  dead?: {
-    /** How many dead tasks are kept (the oldest deaths beyond it go; deaths in the same millisecond are ordered by hash): 0 to 10,000,000. */
-    count?: number;
-    /** How long each dead task is kept: ms or a Duration, more than 0. */
-    age?: Span;
-  };
-}
 
 /**
  * Sets how many finished tasks the queue keeps, and how long; stored in Redis for every worker.

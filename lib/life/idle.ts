@@ -10,10 +10,10 @@
  * returns, with no round trip to the worker in between: a put reaches an idle worker's handler
  * after one reply, not two, and a timer's CLIENT UNBLOCK starts the claim of the task it woke for.
  */
-import type { Standalone } from '../redis/connection';
+import type { Standalone } from '../types/client';
 import { withDeadline } from '../redis/deadline';
 import type { Context } from '../redis/context';
-import { ClosedError, fromRedisError } from '../domain/errors';
+import { ClosedError, fromRedisError } from '../types/errors';
 import type { QueueKeys } from '../domain/keys';
 import type { Via } from '../redis/scripts';
 import { blpop, clientId, clientUnblock } from '../ops/commands/server';

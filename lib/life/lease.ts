@@ -6,24 +6,27 @@
 import { newToken, type Context } from '../redis/context';
 import { defaultBackoff } from '../domain/backoff';
 import { MAX_ERROR_CHARS } from '../domain/domain';
-import { ValidationError } from '../domain/errors';
+import { ValidationError } from '../types/errors';
 import { carry, dependencies } from '../features/deps';
 import { errorFields, thrownText } from '../domain/log';
-import { channels, decodeCarrier, traced } from '../features/tracing';
+import { decodeCarrier, traced } from '../features/tracing';
+import { tracingChannels as channels } from '../types/tracing';
 import { claimOptions, countArg, eventArgs, failOptions, parse, spanArg } from '../domain/options';
 import { claim as claimOp, type ClaimInput } from '../ops/claim';
 import { extend as extendOp } from '../ops/extend';
 import { fail as failOp, type FailOutcome } from '../ops/fail';
 import { release as releaseOp } from '../ops/release';
 import { snooze as snoozeOp } from '../ops/snooze';
-import type { Span } from '../domain/time';
-import type { Task } from '../domain/task';
+import type { Span } from '../types/time';
+import type { Task } from '../types/task';
 import type { Via } from '../redis/scripts';
-import { parseRecord, type Json } from '../domain/payload';
+import { parseRecord } from '../domain/payload';
+import type { Json } from '../types/json';
 import { unseal } from '../domain/crypto';
 import { flushProgress, outcomeJson, progressOf } from './progress';
 import { flushLogs, logsOf } from './logs';
 import { endingOf } from './pipeline/endings';
+import type { ClaimOptions, FailOptions } from '../types/claim';
 
 /** What a work() loop adds to its claims: its keepResult (ms, 0 for none), and who hears of refused progress writes. */
 export interface Worked {
@@ -35,40 +38,6 @@ export interface Worked {
 export interface Ack {
   task: Task<unknown>;
   result: string;
-}
-
-/** Options of {@link Scheduler.claim} and {@link Scheduler.claimMany}. */
-export interface ClaimOptions {
-  /** The queue to claim from. Default: the scheduler's `queue` option. */
-  queue?: string;
-  /**
-   * How long the lease lasts: the task is delivered again if it is not acked, failed or extended by
-   * then. A {@link Span} longer than 0 ms. Default: 30000 (30 s).
-   */
-  lease?: Span;
-}
-
-/** Options of {@link Scheduler.fail}. */
-export interface FailOptions {
-  /**
-   * The failure, recorded as the task's last error (`TaskInfo.lastError`). An
-   * {@link UnrecoverableError} makes the task dead at once (`'dead'`, whatever attempts are left); a
-   * {@link RetryLaterError}'s `delay` or `at` wins over `retryIn` (as when a handler throws them).
-   * An Error is kept as its stack (or `name: message`), anything else via String(), cut to 2000
-   * characters. Default: none, recorded as `'failed'`.
-   */
-  error?: unknown;
-  /**
-   * How long to wait before the retry, from the Redis server's now: a {@link Span}; 0 is allowed (the
-   * task goes straight back to the tail of its level's ready list). Default:
-   * {@link defaultBackoff}(task.attempt).
-   */
-  retryIn?: Span;
-  /**
-   * Overrides the task's limit for this decision only: a whole number, 1 to 1000. Default: the task's
-   * own maxAttempts.
-   */
-  maxAttempts?: number;
 }
 
 /** What one claim call returns: the tasks, plus when to look again (both on the Redis clock). */

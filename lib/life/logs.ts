@@ -10,20 +10,10 @@
 import type { Context } from '../redis/context';
 import { isSealed, unseal, type Keyring } from '../domain/crypto';
 import { parseRecord } from '../domain/payload';
-import { LeaseLostError, PayloadTooLargeError, ValidationError } from '../domain/errors';
-import type { Task } from '../domain/task';
+import { LeaseLostError, PayloadTooLargeError, ValidationError } from '../types/errors';
+import type { LogLine, Task } from '../types/task';
 import { log } from '../ops/log';
 import { logs } from '../ops/logs';
-
-/** One stored log line: when it was written (epoch ms on the Redis clock) and its text. */
-export interface LogLine {
-  /** When it was written, epoch ms on the Redis clock. */
-  at: number;
-  /** The line; 'encrypted' when it is encrypted with a key this scheduler does not have. */
-  line: string;
-  /** Present (true) when the line is encrypted with a key this scheduler does not have. */
-  encrypted?: true;
-}
 
 /** What an entry costs beyond its line's JSON: the 13-digit time, a space and the newline. */
 const ENTRY_OVERHEAD = 15;

@@ -10,26 +10,13 @@
  */
 import { result as resultOp, type KeptOutcome, type ResultReply } from '../ops/result';
 import type { Context } from '../redis/context';
-import { ClosedError } from '../domain/errors';
+import { ClosedError } from '../types/errors';
 import { parseMeta } from '../domain/meta';
-import { viewOf, type DeadOutcome, type DoneOutcome, type TaskOutcome } from '../domain/task';
+import { viewOf } from '../domain/task';
+import type { DeadOutcome, DoneOutcome, TaskOutcome } from '../types/outcome';
 import type { Keyring } from '../domain/crypto';
-import type { Span } from '../domain/time';
 import { waits } from './readers';
 import { FINISHES, type Finish } from './waiters';
-
-export type { DeadOutcome, DoneOutcome, EndedOutcome, LiveOutcome, MergedOutcome, TaskOutcome } from '../domain/task';
-
-/** The options of {@link Scheduler.result} (and {@link Sharded.result}, without `queue`). */
-export interface ResultOptions {
-  /** The queue of the task. Default: the scheduler's `queue` option. */
-  queue?: string;
-  /**
-   * Wait this long for the task to finish (ms or a Duration; at most 24 days, what one timer counts).
-   * Default: 0, answer at once.
-   */
-  wait?: Span;
-}
 
 /** What docket knows of task `id` now; `stream` asks for the events stream's latest id too. */
 async function read(ctx: Context, queue: string, id: string, stream: boolean): Promise<{ outcome: TaskOutcome | null; stream: string }> {

@@ -13,7 +13,7 @@
  */
 import type { Context } from '../redis/context';
 import type { ParsedWorkOptions } from '../domain/options';
-import type { Task } from '../domain/task';
+import type { Task } from '../types/task';
 import { release } from './lease';
 
 const PREFETCH_TOTAL = 8;

@@ -6,9 +6,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../redis/context';
-import { LeaseLostError, PayloadTooLargeError } from '../domain/errors';
+import { LeaseLostError, PayloadTooLargeError } from '../types/errors';
 import { canonicalJson } from '../domain/payload';
-import type { Task } from '../domain/task';
+import type { Task } from '../types/task';
 import { progress } from '../ops/progress';
 
 /** At most one progress write per task in this many ms. */

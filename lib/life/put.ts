@@ -5,7 +5,7 @@
  * gathered into calls of 25 per queue: a put costs its share of a script call, not a round trip.
  *
  * A put, from the caller's items to the script's answer: each step (options, payload, identity,
- * chunking, gathering single puts) is a function here; put()'s options are in put-options.ts.
+ * chunking, gathering single puts) is a function here; put()'s options are in lib/types/put.ts.
  */
 import { performance } from 'node:perf_hooks';
 import { registryKey } from '../domain/keys';
@@ -15,18 +15,18 @@ import { smismember } from '../ops/commands/sets';
 import { routed } from '../ops/commands/via';
 import { afterArg, carry, otherQueues, type DependencyRef } from '../features/deps';
 import { errorFields } from '../domain/log';
-import { channels, encodeCarrier, listened, traced } from '../features/tracing';
-import type { Carrier, PutResult, PutStatus } from '../domain/task';
-import { PayloadTooLargeError, ValidationError } from '../domain/errors';
+import { encodeCarrier, listened, traced } from '../features/tracing';
+import { tracingChannels as channels } from '../types/tracing';
+import type { Carrier } from '../types/task';
+import type { PutOptions, PutResult, PutStatus } from '../types/put';
+import { PayloadTooLargeError, ValidationError } from '../types/errors';
 import { identityOf } from '../domain/hashing';
 import { DEFAULT_MAX_ATTEMPTS } from '../domain/domain';
 import { eventArgs, parse, putOptions } from '../domain/options';
-import { canonicalJson, type Json } from '../domain/payload';
+import { canonicalJson } from '../domain/payload';
+import type { Json } from '../types/json';
 import { put, type PutCode, type PutItem } from '../ops/put';
-import type { PutOptions } from './put-options';
 import { CHUNK_ITEMS, GATHERED_ITEMS, inChunks } from './put-chunks';
-
-export type { PutOptions } from './put-options';
 
 /** Most puts take the default options: those are parsed once, not once per task. */
 const DEFAULTS = parse(putOptions, {}, 'options');

@@ -19,10 +19,11 @@
 import { clientId, clientUnblock } from '../ops/commands/server';
 import { xread, type StreamEntry } from '../ops/commands/streams';
 import { dedicated, routed } from '../ops/commands/via';
-import { slotOf, type Standalone } from '../redis/connection';
+import { slotOf } from '../redis/connection';
+import type { Standalone } from '../types/client';
 import type { Context } from '../redis/context';
 import { withDeadline } from '../redis/deadline';
-import { fromRedisError } from '../domain/errors';
+import { fromRedisError } from '../types/errors';
 import { errorFields } from '../domain/log';
 import { Stream, Waiter } from './waiters';
 

@@ -4,20 +4,9 @@
  * the `'*'` handler when there is one; else its attempt fails with an UnknownTaskNameError, so it
  * is retried and goes dead like any failure, visible with its last error, never acked unseen.
  */
-import { UnknownTaskNameError, ValidationError } from '../domain/errors';
-import type { Json } from '../domain/payload';
-import type { Task } from '../domain/task';
-
-/**
- * A handler: its resolved value (any JSON, or nothing) is the task's result. `signal` aborts when
- * the attempt must stop (its timeout, a lost lease, a cancel, the worker closing). A handler that
- * declares only the task (`async (task) => …`, one parameter) is called without it, so that none
- * is made: read `signal` by declaring it.
- */
-export type Handler<T = Json, R = Json> = (task: Task<T>, signal: AbortSignal) => Promise<R | void | undefined>;
-
-/** Handlers by task name; `'*'` takes every task whose name has none of its own. */
-export type Handlers<T = Json, R = Json> = Readonly<Record<string, Handler<T, R>>>;
+import { UnknownTaskNameError, ValidationError } from '../types/errors';
+import type { Task } from '../types/task';
+import type { Handler, Handlers } from '../types/work';
 
 /** The one handler a worker runs: `handler` itself, or the router of a map of them. */
 export function handlerOf<T>(handler: Handler<T> | Handlers<T>): Handler<T> {

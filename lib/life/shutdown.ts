@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../redis/context';
-import { ClosedError } from '../domain/errors';
+import { ClosedError } from '../types/errors';
 import type { Sandbox } from '../features/sandbox';
 import type { Heartbeat } from './heartbeat';
 import type { IdleWait } from './idle';

@@ -13,7 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { newWorkerId, type Context } from '../redis/context';
-import { CancelledError, ClosedError, fromRedisError, ValidationError } from '../domain/errors';
+import { CancelledError, ClosedError, fromRedisError, ValidationError } from '../types/errors';
 import type { QueueKeys } from '../domain/keys';
 import { claimBatch, type ClaimBatch, type Worked } from './lease';
 import { Heartbeat, type HeartbeatHost, type HeartbeatTiming } from './heartbeat';
@@ -21,22 +21,17 @@ import { IdleWait } from './idle';
 import { errorFields } from '../domain/log';
 import { observeClaims } from '../features/metrics';
 import { batchOptions, closeOptions, parse, workOptions, type ParsedWorkOptions } from '../domain/options';
-import type { Handler } from './route';
 import type { Sandbox } from '../features/sandbox';
 import type { Via } from '../redis/scripts';
-import type { Task } from '../domain/task';
-import type { Span } from '../domain/time';
+import type { Task } from '../types/task';
+import type { Span } from '../types/time';
 import { Alarm } from './alarm';
 import { Acks, pipeline, runOf, type Host, type Outcome, type PendingAck, type Run } from './pipeline';
 import { Prefetch } from './prefetch';
 import { Batching } from './batch';
 import { taskOutcome } from './batch-run';
-import type { BatchHandler, BatchOptions } from './batch-options';
 import { closeWhen, shutDown } from './shutdown';
-import type { WorkOptions } from './work-options';
-
-export type { WorkOptions } from './work-options';
-export type { BatchHandler, BatchOptions, BatchTask } from './batch-options';
+import type { BatchHandler, BatchOptions, BatchWorker as BatchWorkerContract, Handler, Worker as WorkerContract, WorkOptions } from '../types/work';
 
 /**
  * What the loop is doing, which decides how a finished task's ack goes out: `claiming` means the
@@ -76,11 +71,8 @@ export function work(ctx: Context, handler: Handler<unknown>, options: WorkOptio
   return new Worker(ctx, { opts: parse(workOptions, options ?? {}, 'options'), handler, sandbox }, hooks);
 }
 
-/** A worker started by {@link Scheduler.workBatch}: a {@link Worker} whose handler takes its tasks in batches. */
-export type BatchWorker = Worker;
-
 /** Starts a batch worker for {@link Scheduler.workBatch}: a Worker whose tasks go to `handler` in batches (batch.ts). */
-export function workBatch(ctx: Context, handler: BatchHandler<unknown, unknown>, options: BatchOptions | undefined, hooks: WorkerHooks = {}): BatchWorker {
+export function workBatch(ctx: Context, handler: BatchHandler<unknown, unknown>, options: BatchOptions | undefined, hooks: WorkerHooks = {}): Worker {
   if (typeof handler !== 'function') throw new ValidationError('handler', 'expected a function');
   const opts = parse(batchOptions, options ?? {}, 'options');
   // The loop's own options: a batch worker's, with neither prefetch nor a sandbox.
@@ -89,7 +81,7 @@ export function workBatch(ctx: Context, handler: BatchHandler<unknown, unknown>,
 }
 
 /** A worker started by {@link Scheduler.work} or {@link Scheduler.workBatch}: it claims its queue's tasks and runs a handler on each (or on each batch), with heartbeats, until close(). */
-export class Worker {
+export class Worker implements WorkerContract, BatchWorkerContract {
   /** Names this worker as a lease holder and in the queue's heartbeat set (`host:pid:random`); shown as `TaskInfo.worker`. */
   readonly id = newWorkerId();
   /** A Promise that settles once the worker has closed (close() has finished). */

@@ -3,7 +3,7 @@
  * and touches no key: redis.acl_check_cmd (Redis 7.0+) only asks the ACL, for the command and for
  * the key names in its arguments, as Redis would check them had the line been run.
  */
-import { ReplyError } from '../domain/errors';
+import { ReplyError } from '../types/errors';
 import { script } from '../redis/op';
 import { array, num, text } from '../redis/reply';
 

@@ -5,7 +5,8 @@
  * tasks it waited on (include: deps).
  */
 import { DEPS_KEYS, LEVEL_KEYS, script } from '../redis/op';
-import { array, flag, refusal, text, type Refused } from '../redis/reply';
+import { array, flag, refusal, text } from '../redis/reply';
+import type { Refused } from '../types/task-calls';
 
 /**
  * A cancel that was done; `outboxed` when it left steps for other queues, for the caller to carry.

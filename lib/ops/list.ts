@@ -5,7 +5,7 @@
  * soonest lease end first; dead, the most recent death first; done (the history), the most recent
  * finish first.
  */
-import type { TaskState } from '../domain/domain';
+import type { TaskState } from '../types/task';
 import { LEVEL_KEYS, script } from '../redis/op';
 import { array, maybeNum, num, text, textOrNull } from '../redis/reply';
 

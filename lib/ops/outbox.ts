@@ -4,7 +4,7 @@
  * moves to now + lease, so another carrier takes it only if this one dies before saying it is
  * carried. A step is a JSON string the scripts write and read (include: deps).
  */
-import { ReplyError } from '../domain/errors';
+import { ReplyError } from '../types/errors';
 import { script } from '../redis/op';
 import { array, num, text } from '../redis/reply';
 

@@ -5,7 +5,8 @@
  * fair group moves between its group's two lanes (normal, priority) only when the level crosses 0.
  */
 import { LEVEL_KEYS, script } from '../redis/op';
-import { array, REFUSALS, refusal, type Refused } from '../redis/reply';
+import { array, REFUSALS, refusal } from '../redis/reply';
+import type { Refused } from '../types/task-calls';
 
 /** What a priority change did: queued again at the new level (`moved`), only its record changed (`kept`), or already there (`same`). */
 export type PriorityChange = { done: true; how: 'moved' | 'kept' | 'same' } | Refused;

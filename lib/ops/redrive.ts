@@ -2,15 +2,10 @@
  * redrive: send dead tasks back to the ready list with their attempts reset: one task, or the
  * oldest deaths first in a batch. One task that is not dead is refused, with why.
  */
-import { ReplyError } from '../domain/errors';
+import { ReplyError } from '../types/errors';
 import { LEVEL_KEYS, script } from '../redis/op';
-import { array, count, refusal, type Refused } from '../redis/reply';
-
-/**
- * Why a redrive of one task was refused: `missing` and `active` as for any change; `pending`, it
- * waits to run (delayed, ready, or waiting on its dependencies), so it is not dead.
- */
-export type RedriveRefusal = 'missing' | 'active' | 'pending';
+import { array, count, refusal } from '../redis/reply';
+import type { RedriveRefusal, Refused } from '../types/task-calls';
 
 /** What a redrive did: how many dead tasks went back to ready, or why task `id` was refused. */
 export type Redriven = { done: true; count: number } | Refused<RedriveRefusal>;

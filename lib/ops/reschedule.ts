@@ -3,7 +3,8 @@
  * future goes back to the delayed set; a delayed task moved to now or earlier becomes ready.
  */
 import { LEVEL_KEYS, script } from '../redis/op';
-import { array, REFUSALS, refusal, type Change } from '../redis/reply';
+import { array, REFUSALS, refusal } from '../redis/reply';
+import type { Change } from '../types/task-calls';
 
 /** `{ 'moved' }`, or a refusal: `{ 'missing' }`, `{ 'active', worker }`, `{ 'dead' }`. */
 export const reschedule = script<{ id: string; at: number }, Change>({

@@ -2,8 +2,8 @@
  * result: what docket knows of a task: its live record, else its kept outcome (include: outcomes),
  * else nothing; and, when asked, the events stream's latest entry id, so a waiter reads on from it.
  */
-import type { TaskState } from '../domain/domain';
-import { ReplyError } from '../domain/errors';
+import type { TaskState } from '../types/task';
+import { ReplyError } from '../types/errors';
 import { script } from '../redis/op';
 import { array, maybeNum, maybeText, num, oneOf, text } from '../redis/reply';
 

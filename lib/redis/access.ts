@@ -5,10 +5,9 @@
  * whether the user may run every command docket sends on the default queue's keys, and refuses to
  * start when one is missing. docs/guarantees.md lists the same commands for operators.
  */
-import { registryKey } from '../domain/keys';
+import { type QueueKeys, registryKey } from '../domain/keys';
 import type { Context } from './context';
-import { PermissionError } from '../domain/errors';
-import type { QueueKeys } from '../domain/keys';
+import { PermissionError } from '../types/errors';
 import { access } from '../ops/access';
 
 /** A command line to check: a function of the queue's keys (a key is checked against the ACL's key patterns too). */

@@ -4,7 +4,7 @@
  * some process still calls, so `docket libraries --remove-unused` (features/libraries.ts) can
  * delete those of versions no longer running. A caller's own client is never renamed.
  */
-import type { Standalone } from '../domain/client';
+import type { Standalone } from '../types/client';
 import { docketLibrary } from './library';
 
 /** What every docket connection's name starts with; the library's name follows. */

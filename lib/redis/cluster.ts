@@ -9,9 +9,9 @@
  * sends through it from then on. Until the cluster has promoted a replica, the fresh client still
  * sees the dead master, the next call times out again, and the next refresh tries again.
  */
-import type { Standalone } from '../domain/client';
+import type { Standalone } from '../types/client';
 import { withDeadline } from './deadline';
-import { ConnectionError, IndeterminateError } from '../domain/errors';
+import { ConnectionError, IndeterminateError } from '../types/errors';
 
 /**
  * What ClusterLink uses of a cluster client: a node-redis 4 cluster has it, and so has the

@@ -13,14 +13,14 @@
  * Every connection docket opens carries the name `docket:<library>` (client-name.ts), which
  * `docket libraries` reads; a caller's own client keeps its name.
  */
-import type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../domain/client';
+import type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../types/client';
 import { ClusterLink, type Cluster } from './cluster';
 import { duplicateIoRedis, IoStandalone, isIoRedis } from './ioredis';
 import { clientName, isNameRefusal, nameOnConnect } from './client-name';
 import { addressOf, masterNode, type MasterNode } from './masters';
 import { slotOf } from './slots';
 import { withDeadline, type Deadline } from './deadline';
-import { ConnectionError, fromRedisError, ValidationError } from '../domain/errors';
+import { ConnectionError, fromRedisError, ValidationError } from '../types/errors';
 import { redact } from '../domain/redis-url';
 
 export { redact, slotOf };
@@ -30,7 +30,6 @@ const RECONNECT_MAX_MS = 2000;
 /** How long close() waits for calls still in flight before it drops the connection. */
 const CLOSE_WAIT_MS = 5000;
 
-export type { ClientOptions, RedisClientLike, RedisLike, Standalone } from '../domain/client';
 export type { MasterNode } from './masters';
 
 /** Where to connect: a caller's client, the root nodes of a cluster, or a URL (with client options). */

@@ -3,7 +3,7 @@
  * cluster.ts (the deadline of a cluster refresh), which connection.ts imports: so it lives here,
  * below both, rather than in either.
  */
-import { TimeoutError } from '../domain/errors';
+import { TimeoutError } from '../types/errors';
 
 /** How long a call may wait for its reply, and what to call it in errors. */
 export interface Deadline {

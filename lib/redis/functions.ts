@@ -4,7 +4,7 @@
  * is a function of that library (library.ts), so a server that cannot load it can run none: it is
  * refused at start-up with a typed error, before anything is written.
  */
-import { OutOfMemoryError, PermissionError, RedisError, UnsupportedServerError } from '../domain/errors';
+import { OutOfMemoryError, PermissionError, RedisError, UnsupportedServerError } from '../types/errors';
 import { info } from '../ops/commands/server';
 import { routed } from '../ops/commands/via';
 import { access } from '../ops/access';

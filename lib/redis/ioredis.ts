@@ -13,8 +13,8 @@
  * duplicate of the client (same address, credentials, TLS and database) with those options set as
  * it needs, a connection of its own that close() ends; the caller's client is left as it is.
  */
-import type { IoRedisCluster, IoRedisLike, IoRedisStandalone, RedisClientLike } from '../domain/client';
-import { ConnectionError, fromRedisError, IndeterminateError } from '../domain/errors';
+import type { IoRedisCluster, IoRedisLike, IoRedisStandalone, RedisClientLike } from '../types/client';
+import { ConnectionError, fromRedisError, IndeterminateError } from '../types/errors';
 import { slotOf } from './slots';
 import { clientName } from './client-name';
 

@@ -11,7 +11,7 @@
  */
 import { queues } from './registry';
 import type { Context } from './context';
-import { PermissionError } from '../domain/errors';
+import { PermissionError } from '../types/errors';
 import { exists } from '../ops/commands/keyspace';
 import { routed } from '../ops/commands/via';
 import { migrate } from '../ops/migrate';

@@ -2,8 +2,8 @@
  * A master node reached directly, for the commands about a node rather than a key (FUNCTION LIST,
  * CLIENT LIST): Connection.masters() gives the one server, or each master of a cluster.
  */
-import type { Standalone } from '../domain/client';
-import { fromRedisError } from '../domain/errors';
+import type { Standalone } from '../types/client';
+import { fromRedisError } from '../types/errors';
 import { withDeadline, type Deadline } from './deadline';
 import { IoStandalone } from './ioredis';
 

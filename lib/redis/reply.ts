@@ -6,7 +6,8 @@
  *
  * Also the one reply layout several scripts share: a refused change and why (include: refusals).
  */
-import { ReplyError } from '../domain/errors';
+import { ReplyError } from '../types/errors';
+import type { Refusal, Refused } from '../types/task-calls';
 
 /** The reply as an array; `size` checks its length (a number, or a test of it). */
 export function array(script: string, reply: unknown, size?: number | ((length: number) => boolean), what = 'the reply'): unknown[] {
@@ -63,23 +64,6 @@ export function oneOf<T extends string | number>(script: string, value: unknown,
   if (!options.includes(value as T)) throw wrong(script, what, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, value);
   return value as T;
 }
-
-/**
- * Why a change to a task was refused: `missing`, no such task (never put, or gone); `active`, a
- * worker holds its lease (it finishes or fails it); `dead`, it used up its attempts (redrive it).
- */
-export type Refusal = 'missing' | 'active' | 'dead';
-
-/** A refused change, with the worker that holds the task when it is `active` (when known). */
-export type Refused<R extends string = Refusal> = { done: false; reason: R; worker?: string };
-
-/** What a change to a task did: done, or refused and why (`R`: the reasons that change can give). */
-export type Change<R extends string = Refusal> =
-  | {
-      /** The change was made. */
-      done: true;
-    }
-  | Refused<R>;
 
 /** The reasons reschedule and priority give. */
 export const REFUSALS: readonly Refusal[] = ['missing', 'active', 'dead'];

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Connection } from './connection';
 import type { Op, ScriptSpec } from './op';
-import { isTransient } from '../domain/errors';
+import { isTransient } from '../types/errors';
 import type { QueueKeys } from '../domain/keys';
 import { body, docketLibrary, libraryOf, LUA_DIR, moduleCode, withIncludes, type Library } from './library';
 

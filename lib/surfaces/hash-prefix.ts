@@ -14,11 +14,11 @@
  * per step, and a queue too large to search in that many is refused (AmbiguousHashError,
  * `searched: false`) rather than searched without end.
  */
-import { AmbiguousHashError } from '../domain/errors';
+import { AmbiguousHashError } from '../types/errors';
 import { hscanFields } from '../ops/commands/hashes';
 import type { Context } from '../redis/context';
 import { contextFor, via } from './live';
-import type { Scheduler } from './scheduler';
+import type { Scheduler } from '../types/scheduler';
 
 /** The fewest characters a short hash has: enough that one names one task in all but huge queues. */
 export const MIN_PREFIX_CHARS = 6;

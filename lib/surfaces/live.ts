@@ -12,7 +12,7 @@ import { xrevrange } from '../ops/commands/streams';
 import { routed, type Via } from '../ops/commands/via';
 import { zcard, zrange, zrangeWithScores } from '../ops/commands/zsets';
 import { contextOf, type Context } from '../redis/context';
-import type { Scheduler } from './scheduler';
+import type { Scheduler } from '../types/scheduler';
 
 /** Most workers listed, soonest heartbeat deadline first. */
 export const MAX_WORKERS = 200;

@@ -7,68 +7,20 @@
  * field, since a handle that put into another queue would hand that queue tasks of a type its own
  * workers do not expect.
  */
-import { unreadable, ValidationError } from '../domain/errors';
+import { unreadable, ValidationError } from '../types/errors';
 import { boundOptions, parse } from '../domain/options';
-import type { EventsOptions, QueueEvent } from '../features/events';
-import type { ResultOptions, TaskOutcome } from '../life/outcome';
-import type { Json, JsonCompatible } from '../domain/payload';
-import type { PutOptions } from '../life/put';
-import type { Handler, Handlers } from '../life/route';
-import type { PutResult, TaskInfo } from '../domain/task';
-import type { Worker, WorkOptions } from '../life/worker';
-import type { BatchHandler, BatchOptions, BatchWorker } from '../life/worker';
-import type { OrderGroupsOptions } from '../features/groups';
-
-/**
- * The name argument of `queue<T, R>(name)`: a string when `T` and `R` are JSON (see
- * JsonCompatible), else a type no string fits, so that `queue<{ send(): void }>('email')` fails to
- * compile where the handle is made, not at its first put. (A constraint `T extends
- * JsonCompatible<T>` would be circular, which TypeScript refuses.)
- */
-export type QueueName<T, R = Json> = [T] extends [JsonCompatible<T>]
-  ? [R] extends [JsonCompatible<R>]
-    ? string
-    : {
-        /** Not a real property: its name is the compile error a result type that is not JSON gets. */
-        readonly 'docket: the result type is not JSON (see JsonCompatible)': R;
-      }
-  : {
-      /** Not a real property: its name is the compile error a payload type that is not JSON gets. */
-      readonly 'docket: the payload type is not JSON (see JsonCompatible)': T;
-    };
-
-/**
- * One queue of a scheduler, with the type `T` of its payloads and `R` of its handlers' results;
- * made by `scheduler.queue<T, R>(name)`.
- */
-export interface Queue<T = Json, R = Json> {
-  /** The queue's name, as given to `queue()`. */
-  readonly name: string;
-  /** Puts a task into this queue (see Scheduler.put); `options.queue`, when given, must be this queue. */
-  put(data: T, options?: PutOptions): Promise<PutResult>;
-  /** Puts many tasks into this queue (see Scheduler.putMany); results in the order of `items`. */
-  putMany(items: Array<{ data: T; options?: PutOptions }>): Promise<PutResult[]>;
-  /** Runs a handler module in worker threads on this queue (see Scheduler.work); its types are not checked. */
-  work(module: string | URL, options: WorkOptions & { sandbox: true }): Worker;
-  /** Runs each task of this queue by the handler of its name (`'*'` for any other). */
-  work(handlers: Handlers<T, R>, options?: WorkOptions): Worker;
-  /** Runs the tasks of this queue through `handler`, whose result is an `R` (see Scheduler.work). */
-  work(handler: Handler<T, R>, options?: WorkOptions): Worker;
-  /** Runs the tasks of this queue in batches through `handler`, whose results are `R`s (see Scheduler.workBatch). */
-  workBatch(handler: BatchHandler<T, R>, options?: BatchOptions): BatchWorker;
-  /** A task of this queue and its state, or null (see Scheduler.get). */
-  get(hash: string, options?: { queue?: string }): Promise<TaskInfo<T> | null>;
-  /** What docket knows of a task of this queue, or null (see Scheduler.result); a done task's result is an `R`. */
-  result<Result = R>(hash: string, options?: ResultOptions): Promise<TaskOutcome<Result> | null>;
-  /** The outcomes of this queue's tasks as they happen (see Scheduler.events). */
-  events(options?: EventsOptions & { queue?: string }): AsyncIterableIterator<QueueEvent>;
-  /** Makes this queue's fair groups run in order, one task at a time, or not (see Scheduler.orderGroups). */
-  orderGroups(on: boolean, options?: OrderGroupsOptions): Promise<void>;
-}
+import type { EventsOptions, QueueEvent } from '../types/events';
+import type { ResultOptions, TaskOutcome } from '../types/outcome';
+import type { Json } from '../types/json';
+import type { PutOptions, PutResult } from '../types/put';
+import type { BatchHandler, BatchOptions, BatchWorker, Handler, Handlers, Worker, WorkOptions } from '../types/work';
+import type { TaskInfo } from '../types/task';
+import type { OrderGroupsOptions } from '../types/limits';
+import type { Queue } from '../types/handles';
 
 /**
  * The scheduler's calls a Queue makes: the Scheduler itself, named by what is used of it so that
- * this module does not import scheduler.ts, which imports it.
+ * this module does not import the facade (lib/surfaces/facade/), which imports it.
  */
 export interface QueueTarget {
   put(data: Json, options: PutOptions): Promise<PutResult>;

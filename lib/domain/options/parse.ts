@@ -4,7 +4,7 @@
  * with the same typed error, whichever schema found it.
  */
 import type { z } from 'zod';
-import { unreadable, ValidationError } from '../errors';
+import { unreadable, ValidationError } from '../../types/errors';
 
 /** Parses `value` with `schema`, or throws a ValidationError naming the first bad field. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, field: string): z.output<S> {

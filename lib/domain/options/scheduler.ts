@@ -5,9 +5,10 @@
  * before anything connects, so a bad one fails with a ValidationError and not in node-redis.
  */
 import { z } from 'zod';
-import type { ClientOptions, RedisLike } from '../client';
+import type { ClientOptions, RedisLike } from '../../types/client';
 import type { EncryptionKey } from '../crypto';
-import { guardHash, type HashFunction } from '../hashing';
+import { guardHash } from '../hashing';
+import type { HashFunction } from '../../types/scheduler-options';
 import { urlProblem } from '../redis-url';
 import { prefixName, queueName } from './names';
 import { count, fn, positiveSpan, timerSpan } from './values';

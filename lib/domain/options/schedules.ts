@@ -5,8 +5,9 @@
  * (missed runs; for a stored schedule, its start, end and number of occurrences).
  */
 import { z } from 'zod';
-import { DEFAULT_MAX_ATTEMPTS } from '../domain';
-import type { DocketError } from '../errors';
+import { DEFAULT_MAX_ATTEMPTS, type Agreed } from '../domain';
+import type { DocketError } from '../../types/errors';
+import type { TaskTemplate as PublicTaskTemplate } from '../../types/schedules';
 import { taskKeep } from './keep';
 import { groupName, queueName, taskName } from './names';
 import { count, fn, instant, keepResult, positiveSpan, priority, runTimeout, span } from './values';
@@ -94,8 +95,15 @@ export const storedDefinition = z
   })
   .refine((d) => (d.cron === undefined) !== (d.every === undefined), { error: 'expected a cron expression or an interval', path: ['cron'] });
 
-/** The task template of a schedule, as stored with its definition. */
-export type TaskTemplate = Pick<z.output<typeof everyOptions>, 'taskName' | 'group' | 'priority' | 'timeout' | 'expire' | 'maxAttempts' | 'keepResult' | 'keep' | 'unique'>;
+/**
+ * The task template of a schedule, as stored with its definition: the public TaskTemplate
+ * (lib/types/schedules.ts, which ScheduleInfo shows), checked at compile time against what this
+ * schema makes of every()'s options.
+ */
+export type TaskTemplate = Agreed<
+  Pick<z.output<typeof everyOptions>, 'taskName' | 'group' | 'priority' | 'timeout' | 'expire' | 'maxAttempts' | 'keepResult' | 'keep' | 'unique'>,
+  PublicTaskTemplate
+>;
 export type ParsedSchedule = z.output<typeof scheduleArg>;
 export type ParsedEveryOptions = z.output<typeof everyOptions>;
 export type ParsedScheduleOptions = z.output<typeof scheduleOptions>;

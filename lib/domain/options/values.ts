@@ -6,10 +6,10 @@
  * a round trip through Lua (see MAX_INSTANT_MS).
  */
 import { z } from 'zod';
-import { spanToMs, instantToMs } from '../time';
+import { spanToMs, instantToMs } from '../../types/time';
 
 const unit = z.number().finite({ error: 'must be a finite number >= 0' }).nonnegative({ error: 'must be a finite number >= 0' }).optional();
-/** A Duration (domain/time.ts, the shape of date-fns' own), with every unit it knows. */
+/** A Duration (types/time.ts, the shape of date-fns' own), with every unit it knows. */
 const durationObject = z.strictObject({
   years: unit,
   months: unit,

@@ -4,7 +4,7 @@
  * pipeline, so they are parsed once, here, into ParsedWorkOptions.
  */
 import { z } from 'zod';
-import type { DocketError } from '../errors';
+import type { DocketError } from '../../types/errors';
 import { queueName } from './names';
 import { abortSignal, count, fn, keepResult, positiveSpan, runTimeout, span, timerSpan } from './values';
 

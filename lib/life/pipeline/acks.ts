@@ -6,8 +6,8 @@
  * reply) is sent again, up to ACK_TRIES calls: a retried ack with the same token is answered as
  * the first was, so the handler's work is not repeated for a lost reply.
  */
-import { ClosedError, IndeterminateError } from '../../domain/errors';
-import type { Task } from '../../domain/task';
+import { ClosedError, IndeterminateError } from '../../types/errors';
+import type { Task } from '../../types/task';
 
 /** A finished task whose ack waits for the next call to Redis. */
 export interface PendingAck {

@@ -7,8 +7,8 @@
  * rebuilt error) counts too.
  */
 import { MAX_SPAN_MS } from '../../domain/options';
-import { RetryLaterError, UnrecoverableError } from '../../domain/errors';
-import { spanToMs } from '../../domain/time';
+import { RetryLaterError, UnrecoverableError } from '../../types/errors';
+import { spanToMs } from '../../types/time';
 
 export type FailEnding = { ending: 'failed' } | { ending: 'unrecoverable' } | { ending: 'retry-later'; delay: number; at: null } | { ending: 'retry-later'; delay: null; at: number };
 

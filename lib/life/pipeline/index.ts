@@ -11,7 +11,8 @@
  * and in the middle the handler itself, whose value becomes the result ack sends. Each stage's
  * part before the handler runs in this order, its part after in the reverse one.
  */
-import { pickerOf, type Handler } from '../route';
+import { pickerOf } from '../route';
+import type { Handler } from '../../types/work';
 import { resultJson } from '../lease';
 import { flush } from './flush';
 import { keepAlive } from './keep-alive';

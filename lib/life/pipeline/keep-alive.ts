@@ -8,8 +8,8 @@
  * lease as it stands.
  */
 import { performance } from 'node:perf_hooks';
-import { LeaseLostError } from '../../domain/errors';
-import type { Task } from '../../domain/task';
+import { LeaseLostError } from '../../types/errors';
+import type { Task } from '../../types/task';
 import { snoozing } from '../lease';
 import type { Host, Run, Stage } from './stage';
 

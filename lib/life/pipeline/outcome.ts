@@ -8,10 +8,10 @@
  * by close(), or snoozed by its handler (task.snooze()), is neither acked nor failed.
  */
 import { defaultBackoff } from '../../domain/backoff';
-import { CancelledError, LeaseLostError, ValidationError } from '../../domain/errors';
+import { CancelledError, LeaseLostError, ValidationError } from '../../types/errors';
 import { errorFields, thrownText } from '../../domain/log';
 import { MAX_SPAN_MS } from '../../domain/options';
-import type { Task } from '../../domain/task';
+import type { Task } from '../../types/task';
 import { fail, snoozing } from '../lease';
 import { endingOf } from './endings';
 import type { Host, Stage } from './stage';

@@ -7,7 +7,7 @@
  */
 import type { Context } from '../../redis/context';
 import type { ParsedWorkOptions } from '../../domain/options';
-import type { Task } from '../../domain/task';
+import type { Task } from '../../types/task';
 
 /** One leased task on its way through a worker's pipeline, and what close() needs to stop it. */
 export interface Run {

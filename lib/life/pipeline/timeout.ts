@@ -6,7 +6,7 @@
  * elsewhere), while `run.overtime` follows the handler, so that its slot is given back only when
  * it has really returned.
  */
-import { RunTimeoutError } from '../../domain/errors';
+import { RunTimeoutError } from '../../types/errors';
 import type { Outcome, Stage } from './stage';
 
 export const timeout: Stage = (run, next) => {

@@ -3,7 +3,7 @@
  * a blocked wait (CLIENT ID of the blocking connection, CLIENT UNBLOCK from another, BLPOP).
  */
 import { array, flag, text, count } from '../../redis/reply';
-import { ReplyError } from '../../domain/errors';
+import { ReplyError } from '../../types/errors';
 import { fieldMap } from './replies';
 import { command } from './via';
 

@@ -4,7 +4,7 @@
  * onto RESP2), so an entry is `[id, [field, value, ...]]`. A reply of another shape is a
  * ReplyError naming the command.
  */
-import { ReplyError } from '../../domain/errors';
+import { ReplyError } from '../../types/errors';
 import { array, text, count } from '../../redis/reply';
 import { command } from './via';
 

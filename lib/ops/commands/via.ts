@@ -6,7 +6,8 @@
  * caller reads a raw reply. docket reads on RESP2 only (connection.ts duplicates a RESP3 client
  * onto RESP2), so the decoders read RESP2 shapes, save where a note says otherwise.
  */
-import type { Connection, Deadline, MasterNode, Standalone } from '../../redis/connection';
+import type { Connection, Deadline, MasterNode } from '../../redis/connection';
+import type { Standalone } from '../../types/client';
 
 /**
  * Sends a command's arguments and resolves to its raw reply: the same shape as a script's Via

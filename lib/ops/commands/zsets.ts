@@ -1,6 +1,6 @@
 /** The sorted set commands docket sends outside its scripts: the dashboard's reads of workers, leases and parked tasks. */
 import { array, text, count } from '../../redis/reply';
-import { ReplyError } from '../../domain/errors';
+import { ReplyError } from '../../types/errors';
 import { strings } from './replies';
 import { command } from './via';
 

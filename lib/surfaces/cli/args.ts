@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { STATES } from '../../features/admin';
 import { MAX_WAIT_MS, queueName, taskHash } from '../../domain/options';
-import type { TaskState } from '../../domain/task';
+import type { TaskState } from '../../types/task';
 import { UsageError, type CommandFlags } from './command';
 
 /** Every flag of every command, as parseArgs declares them. */

@@ -3,7 +3,7 @@
  * every argument before anything connects, so bad usage never reaches Redis. The command table
  * (commands.ts) is a list of these.
  */
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 
 /** Bad usage (unknown command or flag, missing or extra argument, bad value): exit code 2. */
 export class UsageError extends Error {

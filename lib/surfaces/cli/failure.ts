@@ -9,7 +9,7 @@
  * refusal names the flag or environment variable the operator gave instead.
  */
 import { redact } from '../../redis/connection';
-import { AmbiguousHashError, ConnectionError, DocketError, QueueActiveError, UnreadableRecordError, ValidationError } from '../../domain/errors';
+import { AmbiguousHashError, ConnectionError, DocketError, QueueActiveError, UnreadableRecordError, ValidationError } from '../../types/errors';
 import { thrownText } from '../../domain/log';
 import { printable, printableJson, printableLines } from '../printable';
 import { RunError, UsageError } from './command';

@@ -4,7 +4,7 @@
  * is written as the CLI writes every span (`500ms`, `30s`, `5m`, `2h`, `1d`).
  */
 import { concurrencyArg, groupLimitArg, groupLimitOptions, rateArg, spanArg } from '../../domain/options';
-import type { RateLimit } from '../../features/rates';
+import type { RateLimit } from '../../types/limits';
 import { spanMs } from './args';
 import { UsageError, type CommandFlags } from './command';
 

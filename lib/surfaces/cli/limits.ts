@@ -5,9 +5,8 @@
  * own call (limitConcurrency, limitRate, limitGroups, backoffQueue). The flags are read in
  * limit-flags.ts, before connecting.
  */
-import type { GroupLimits } from '../../features/groups';
-import type { RateLimit } from '../../features/rates';
-import type { Scheduler } from '../scheduler';
+import type { GroupLimits, RateLimit } from '../../types/limits';
+import type { Scheduler } from '../../types/scheduler';
 import { queueArg } from './args';
 import { positionals, UsageError, type Command } from './command';
 import { exactSpan, fields, instant, NONE, table } from './format';

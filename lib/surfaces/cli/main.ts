@@ -7,10 +7,11 @@
  */
 import { createInterface } from 'node:readline';
 import { withDeadline } from '../../redis/deadline';
-import { ConnectionError, TimeoutError } from '../../domain/errors';
+import { ConnectionError, TimeoutError } from '../../types/errors';
 import { printable, printableJson, printableLines } from '../printable';
 import { hasPassword, urlProblem } from '../../domain/redis-url';
-import { createScheduler, type Scheduler } from '../scheduler';
+import { createScheduler } from '../facade/scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import { intArg, readArgs } from './args';
 import { UsageError, type Output, type Run, type RunContext } from './command';
 import { findCommand } from './commands';

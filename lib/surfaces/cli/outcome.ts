@@ -6,9 +6,9 @@
  */
 import { ENCRYPTED } from '../../domain/crypto';
 import { MAX_ERROR_CHARS } from '../../domain/domain';
-import type { LiveOutcome, TaskOutcome } from '../../life/outcome';
+import type { LiveOutcome, TaskOutcome } from '../../types/outcome';
 import { resolveHash } from '../hash-prefix';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import { hashArg, queueArg, waitArg } from './args';
 import { positionals, TargetError, type Command, type Output } from './command';
 import { cut, fields, instant, jsonValue, NONE } from './format';

@@ -1,10 +1,10 @@
 /**
  * The commands that act on a whole queue: its counts (stats), and pausing and resuming its claims.
  */
-import type { QueueStats } from '../../features/admin';
-import { UnreadableRecordError } from '../../domain/errors';
+import type { QueueStats } from '../../types/queues';
+import { UnreadableRecordError } from '../../types/errors';
 import { printable } from '../printable';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import { queueArg } from './args';
 import { positionals, TargetError, UsageError, type Command } from './command';
 import { groupPauseOptions } from '../../domain/options';

@@ -6,8 +6,8 @@
  * the queue comes first, as in every command.
  */
 import { scheduleName } from '../../domain/options';
-import type { ScheduleInfo } from '../../features/recurring';
-import type { Scheduler } from '../scheduler';
+import type { ScheduleInfo } from '../../types/schedules';
+import type { Scheduler } from '../../types/scheduler';
 import { queueArg } from './args';
 import { positionals, TargetError, UsageError, type Command } from './command';
 import { exactSpan, firstLine, instant, NONE, table } from './format';

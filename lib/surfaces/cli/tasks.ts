@@ -6,16 +6,14 @@
  * One concept over 300 lines: the CLI's task commands, each a few lines of argument parsing around
  * one scheduler call.
  */
-import type { PreviewPage, PreviewTask } from '../../features/admin';
+import type { PreviewPage, PreviewTask } from '../../types/lists';
 import type { Dependency } from '../../features/deps';
-import type { LogLine } from '../../life/logs';
+import type { LogLine, TaskInfo, TaskState } from '../../types/task';
 import { resolveHash } from '../hash-prefix';
 import { isoTime, printable } from '../printable';
 import { ENCRYPTED } from '../../domain/crypto';
-import type { Json } from '../../domain/payload';
-import type { RedriveRefusal } from '../../ops/redrive';
-import type { Refused } from '../../redis/reply';
-import type { TaskInfo, TaskState } from '../../domain/task';
+import type { Json } from '../../types/json';
+import type { RedriveRefusal, Refused } from '../../types/task-calls';
 import { hashArg, intArg, queueArg, stateArg } from './args';
 import { positionals, TargetError, UsageError, type Command, type Run } from './command';
 import { duration, fields, firstLine, instant, leaseLeft, NONE, relative, table, type Column } from './format';

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isoTime, printable, printableJson } from '../printable';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import { intervalArg, queueArg } from './args';
 import { positionals, type Command, type RunContext } from './command';
 import { NONE, table } from './format';

@@ -7,7 +7,7 @@
  */
 import { ENCRYPTED } from '../../domain/crypto';
 import { printable } from '../printable';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import type { View } from './forms';
 import { html, type Html } from './html';
 import { parseHashParam } from './options';

@@ -4,14 +4,15 @@
  * actions its buttons post. Every action checks its input and that the task or queue exists
  * before it writes anything.
  */
-import type { PreviewListOptions, PreviewTask, QueueStats } from '../../features/admin';
-import type { Throughput } from '../../features/events';
+import type { QueueStats } from '../../types/queues';
+import type { PreviewListOptions, PreviewTask } from '../../types/lists';
+import type { Throughput } from '../../types/events';
 import { MAX_ERROR_CHARS } from '../../domain/domain';
-import type { RateLimit } from '../../features/rates';
-import type { Scheduler } from '../scheduler';
-import type { RedriveRefusal } from '../../ops/redrive';
-import type { Refusal, Refused } from '../../redis/reply';
-import type { PutStatus, TaskState } from '../../domain/task';
+import type { RateLimit } from '../../types/limits';
+import type { Scheduler } from '../../types/scheduler';
+import type { RedriveRefusal, Refusal, Refused } from '../../types/task-calls';
+import type { TaskState } from '../../types/task';
+import type { PutStatus } from '../../types/put';
 import { clip } from './html';
 import { HttpError } from './http';
 import { readLimits, setConcurrency, setRate, type LimitsView } from './limits';

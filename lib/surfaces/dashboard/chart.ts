@@ -3,7 +3,7 @@
  * drawn as inline SVG. Geometry goes in SVG attributes, not style attributes, so the page's CSP needs
  * no 'unsafe-inline' for it; colours come from the stylesheet's classes.
  */
-import type { Throughput } from '../../features/events';
+import type { Throughput } from '../../types/events';
 import type { ChartSpan } from './api';
 import type { View } from './forms';
 import { html, span, type Html } from './html';

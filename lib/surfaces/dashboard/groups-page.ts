@@ -5,8 +5,8 @@
  * `parked` and `gheld` keys (live.ts).
  */
 import { printable } from '../printable';
-import type { GroupLimits } from '../../features/groups';
-import type { Scheduler } from '../scheduler';
+import type { GroupLimits } from '../../types/limits';
+import type { Scheduler } from '../../types/scheduler';
 import { actionForm, type FormSpec, type View } from './forms';
 import { html, relative, timeTag, type Html } from './html';
 import { contextFor, MAX_PARKED, readParked, type ParkedView } from '../live';

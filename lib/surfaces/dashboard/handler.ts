@@ -17,21 +17,19 @@
  *   GET  /add                the add-a-task form (`?queue=`; `?from=<hash>` pre-fills it from that task: Duplicate)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValidationError } from '../../domain/errors';
+import { ValidationError } from '../../types/errors';
 import { parse } from '../../domain/options';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import { ACTIONS, act, overview, type Action, type Overview } from './api';
 import type { Find } from './detail';
 import type { View } from './forms';
 import { errorBody, HttpError, readBody, redirect, sendHtml, sendJson, toHttpError, wantsJson } from './http';
 import { lookup } from './lookup';
-import { dashboardOptions, parseHashParam, parseQueueParam, parseSpanParam, parseTaskQuery, type DashboardOptions, type ParsedDashboardOptions } from './options';
+import { dashboardOptions, parseHashParam, parseQueueParam, parseSpanParam, parseTaskQuery, type ParsedDashboardOptions } from './options';
+import type { DashboardHandler, DashboardOptions } from '../../types/dashboard';
 import { fragmentStrings, messagePage, renderPage, tokenForm } from './page';
 import { baseHeaders, credential, crossSite, csrfValid, hostAllowed, newNonce, newSecret, policy, tokenCookie } from './security';
 import { VIEW_PATHS, viewJson, viewPage, type ViewName } from './views';
-
-/** A request handler for Node's http server, Express or Fastify's middleware. */
-export type DashboardHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 /** What serveDashboard adds for its own server: the Host names it answers to (DNS rebinding). */
 export interface HostCheck {

@@ -3,7 +3,7 @@
  * reader for JSON and form posts, and one way to answer with JSON, HTML or an error.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DocketError, ValidationError } from '../../domain/errors';
+import { DocketError, ValidationError } from '../../types/errors';
 import { printable } from '../printable';
 
 /** A request the handler answers with an error status, and what it tells the caller. */

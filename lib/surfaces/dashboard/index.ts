@@ -8,10 +8,7 @@
  * handler, or a server of its own.
  */
 export { createDashboard } from './handler';
-export type { DashboardHandler } from './handler';
 export { serveDashboard } from './serve';
-export type { DashboardServer } from './serve';
-export type { DashboardOptions, ServeOptions } from './options';
 export type { Overview, QueueView, TaskList, TaskView, ActionResult } from './api';
 export type { DependencyView, Lookup, OutcomeView, TaskDetail } from './lookup';
 export type { ListPage, SearchInfo } from './lists';

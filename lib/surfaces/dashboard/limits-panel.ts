@@ -5,7 +5,7 @@
  * typing in. Each is a POST with the CSRF token, as every button of the page.
  */
 import { printable } from '../printable';
-import type { RateLimit } from '../../features/rates';
+import type { RateLimit } from '../../types/limits';
 import { actionForm, type View } from './forms';
 import { html, span, timeTag, type Html } from './html';
 import type { LimitsView } from './limits';

@@ -4,8 +4,8 @@
  * set from the API, and all but group rates from the CLI). Reads are the scheduler's own:
  * concurrencyLimit(), rateLimits(), groupLimits().
  */
-import type { RateLimit } from '../../features/rates';
-import type { Scheduler } from '../scheduler';
+import type { RateLimit } from '../../types/limits';
+import type { Scheduler } from '../../types/scheduler';
 
 /** The JSON of `selected.limits` in `GET <base>/api/overview`. */
 export interface LimitsView {

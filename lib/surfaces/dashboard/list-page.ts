@@ -5,12 +5,11 @@
  * goes through printable() before it is HTML-escaped, as in sections.ts.
  */
 import { printable, printableLines } from '../printable';
-import type { TaskState } from '../../domain/task';
+import type { TaskState } from '../../types/task';
 import type { TaskView } from './api';
 import { cleanForm, purgeForm, redriveAllForm, taskActions, type View } from './forms';
 import { clip, html, relative, size, timeTag, type Html } from './html';
-import type { ListPage } from './lists';
-import { SEARCH_SCAN } from './lists';
+import { type ListPage, SEARCH_SCAN } from './lists';
 import { taskCell } from './sections';
 import { pageLink } from './shell';
 

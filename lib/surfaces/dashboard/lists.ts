@@ -6,10 +6,10 @@
  * list is. The page says how much it searched.
  */
 import { ENCRYPTED } from '../../domain/crypto';
-import type { PreviewTask } from '../../features/admin';
+import type { PreviewTask } from '../../types/lists';
 import { parse, taskHash } from '../../domain/options';
-import type { Scheduler } from '../scheduler';
-import type { TaskInfo, TaskState } from '../../domain/task';
+import type { Scheduler } from '../../types/scheduler';
+import type { TaskInfo, TaskState } from '../../types/task';
 import { PREVIEW_BYTES, toView, type TaskView } from './api';
 import type { ListQuery } from './options';
 

@@ -8,10 +8,9 @@
 import type { Dependency } from '../../features/deps';
 import { ENCRYPTED } from '../../domain/crypto';
 import { MAX_ERROR_CHARS } from '../../domain/domain';
-import type { LogLine } from '../../life/logs';
-import type { TaskOutcome } from '../../life/outcome';
-import type { Scheduler } from '../scheduler';
-import type { TaskInfo } from '../../domain/task';
+import type { LogLine, TaskInfo } from '../../types/task';
+import type { TaskOutcome } from '../../types/outcome';
+import type { Scheduler } from '../../types/scheduler';
 import { percentOf, scheduleOf, type TaskView } from './api';
 import { clip } from './html';
 

@@ -5,49 +5,10 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ValidationError } from '../../domain/errors';
+import { ValidationError } from '../../types/errors';
 import { STATES } from '../../features/admin';
 import { CLEAN_STATES, count, groupPauseOptions, MAX_DEDUP_WINDOW_MS, MAX_GROUP_LIMIT, parse, queueName, taskHash } from '../../domain/options';
-import type { TaskState } from '../../domain/task';
-
-/** Options of {@link createDashboard} (and {@link serveDashboard}). */
-export interface DashboardOptions {
-  /**
-   * When set, every request must carry it: `Authorization: Bearer <token>`, or `?token=<token>`
-   * once, which sets an HttpOnly SameSite=Strict cookie and redirects to the URL without it. 16 to
-   * 512 visible ASCII characters. Default: none.
-   */
-  token?: string;
-  /**
-   * Path the handler is mounted under, e.g. '/docket', for its links and API calls, so they work
-   * behind a mount point. Default: ''.
-   */
-  basePath?: string;
-  /** Most tasks shown per list, 1 to 100. Default: 20. */
-  limit?: number;
-}
-
-/** Options of {@link serveDashboard}: the dashboard's, and where to listen. */
-export interface ServeOptions extends DashboardOptions {
-  /** Port to listen on; 0 (the default) takes a free one (`docket dashboard` listens on 8650). */
-  port?: number;
-  /**
-   * Address to bind. Default '127.0.0.1': the dashboard can change tasks, so it is not exposed
-   * unasked. On any other address it always asks for a token: without `token`, it generates one
-   * (the returned `url` carries it), unless `insecureNoToken` says not to.
-   */
-  host?: string;
-  /**
-   * Serve without a token on a non-loopback `host` (default false), for a proxy of your own in
-   * front that authenticates every request. Anyone who reaches the port can then pause queues and
-   * cancel, re-drive and reschedule tasks: serveDashboard warns (`onWarning`) each time it starts
-   * so. Cannot be combined with `token` (a ValidationError naming `options.insecureNoToken`); on
-   * loopback it changes nothing.
-   */
-  insecureNoToken?: boolean;
-  /** Receives the warning insecureNoToken brings. Default: process.emitWarning (type 'DocketWarning'). */
-  onWarning?: (message: string) => void;
-}
+import type { TaskState } from '../../types/task';
 
 /** A token short enough to guess makes the constant-time comparison pointless. */
 const token = z

@@ -5,8 +5,8 @@
  * action, imports no page.
  */
 import { parse, scheduleName } from '../../domain/options';
-import type { PutStatus } from '../../domain/task';
-import type { Scheduler } from '../scheduler';
+import type { PutStatus } from '../../types/put';
+import type { Scheduler } from '../../types/scheduler';
 import { HttpError } from './http';
 import { parseQueueBody } from './options';
 

@@ -7,7 +7,7 @@
  * process declaring it (or, for a stored schedule, a worker of the queue) will put.
  */
 import { printable } from '../printable';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import { actionForm, type View } from './forms';
 import { clip, html, span, whenTag, type Html } from './html';
 

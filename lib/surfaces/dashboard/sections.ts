@@ -7,7 +7,7 @@
  * HTML-escaped: a bidi control in a queue name would reorder the row, a zero-width space make two
  * queues look alike. Attributes that carry a value back (links, form fields, data-*) keep it raw.
  */
-import type { QueueStats } from '../../features/admin';
+import type { QueueStats } from '../../types/queues';
 import { printable, printableLines } from '../printable';
 import type { Overview, QueueView, TaskList, TaskView } from './api';
 import { lookupLink } from './detail';

@@ -9,9 +9,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import { parse } from '../../domain/options';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import { dashboardHandler } from './handler';
-import { serveOptions, type ParsedServeOptions, type ServeOptions } from './options';
+import { serveOptions, type ParsedServeOptions } from './options';
+import type { DashboardServer, ServeOptions } from '../../types/dashboard';
 import { isLoopback, LOOPBACK_NAMES, newSecret } from './security';
 
 /**
@@ -27,18 +28,6 @@ export const LIMITS = {
   connectionsCheckingInterval: 1000,
   maxConnections: 100,
 } as const;
-
-/** A running dashboard server. */
-export interface DashboardServer {
-  /** The address to open: includes `?token=` when a token is set (the page then moves it to a cookie). */
-  url: string;
-  /** The token every request must carry (the one given, or the one generated); absent when it asks for none. */
-  token?: string;
-  /** True when no token was given for a non-loopback host, so serveDashboard generated `token` (and `url` carries it). */
-  tokenGenerated: boolean;
-  /** Stops the server, ending open connections (a browser's keep-alive would hold it open). */
-  close(): Promise<void>;
-}
 
 /**
  * Serves the dashboard on a node:http server: `port` 0 (the default) takes a free port, `host`

@@ -6,11 +6,11 @@
  * pre-filled from it). Apart from api.ts, which dispatches every action, to keep it small.
  */
 import { z } from 'zod';
-import { ValidationError } from '../../domain/errors';
+import { ValidationError } from '../../types/errors';
 import { queueName } from '../../domain/options';
-import type { Json } from '../../domain/payload';
-import type { PutStatus } from '../../domain/task';
-import type { Scheduler } from '../scheduler';
+import type { Json } from '../../types/json';
+import type { PutStatus } from '../../types/put';
+import type { Scheduler } from '../../types/scheduler';
 import { HttpError } from './http';
 import { parseTaskBody } from './options';
 

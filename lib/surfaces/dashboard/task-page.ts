@@ -6,7 +6,7 @@
  * printable() before it is HTML-escaped.
  */
 import { printable, printableLines } from '../printable';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import { foundFragment } from './detail';
 import { taskActions, type View } from './forms';
 import { html, size, whenTag, type Html } from './html';

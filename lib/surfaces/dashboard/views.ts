@@ -5,7 +5,7 @@
  * is a ValidationError, so a 400 naming it); a page with no `?queue=` shows the first queue.
  */
 import { parseListQuery, parseQueueParam, parseTaskQuery, type ParsedDashboardOptions } from './options';
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../../types/scheduler';
 import type { View } from './forms';
 import { html, type Html } from './html';
 import { addBody, readAddPage } from './add-page';

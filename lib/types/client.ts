@@ -1,7 +1,7 @@
 /**
  * The Redis clients a caller may hand docket (the `client` option) and the client options it
  * takes, as types only: the options are checked against them (domain/options/) below the layer that
- * connects (lib/redis/connection.ts), so they live here, with the other words of the domain.
+ * connects (lib/redis/connection.ts), so they live here, with the other public types.
  */
 import type { RedisClientOptions, RedisClusterType, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';
 

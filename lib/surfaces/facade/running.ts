@@ -3,14 +3,16 @@
  * schedules it declared (every()). Both outlive the call that started them, so the scheduler keeps
  * them here, and its close() ends them all before the connection they use goes.
  */
-import type { Context } from '../redis/context';
-import type { Json } from '../domain/payload';
-import { sandboxOf } from '../features/sandbox';
-import { Recurring, unschedule, type EveryOptions, type Schedule } from '../features/recurring';
-import { Runners } from '../features/schedules';
-import { handlerOf, type Handler, type Handlers } from '../life/route';
-import { work, type Worker, type WorkOptions } from '../life/worker';
-import type { QueueOption } from './scheduler-api';
+import type { Context } from '../../redis/context';
+import type { Json } from '../../types/json';
+import { sandboxOf } from '../../features/sandbox';
+import { Recurring, unschedule } from '../../features/recurring';
+import type { EveryOptions, Schedule } from '../../types/schedules';
+import { Runners } from '../../features/schedules';
+import { handlerOf } from '../../life/route';
+import type { BatchHandler, BatchOptions, Handler, Handlers, WorkOptions } from '../../types/work';
+import { work, workBatch, type Worker, type WorkerHooks } from '../../life/worker';
+import type { QueueOption } from '../../types/queue';
 
 export class Running {
   private readonly workers = new Set<Worker>();
@@ -25,17 +27,27 @@ export class Running {
   work<T>(handler: Handler<T> | Handlers<T> | string | URL, options: WorkOptions | undefined): Worker {
     const sandbox = sandboxOf(handler, options, this.ctx.options.maxResultBytes);
     const run = sandbox?.handler ?? (handlerOf(handler as Handler<T> | Handlers<T>) as Handler<unknown>);
-    // Its claims and beats say when the queue has stored schedules: the runner then looks.
+    return this.keep((hooks) => work(this.ctx, run, options, sandbox ?? undefined, hooks));
+  }
+
+  workBatch(handler: BatchHandler<unknown, unknown>, options: BatchOptions | undefined): Worker {
+    return this.keep((hooks) => workBatch(this.ctx, handler, options, hooks));
+  }
+
+  /**
+   * Keeps the worker `start` makes until it closes. Every worker keeps its queue's stored schedules
+   * going (features/schedules.ts); its claims and beats say when the queue has some: the runner
+   * then looks.
+   */
+  private keep(start: (hooks: WorkerHooks) => Worker): Worker {
     let poke = () => {};
-    const worker = work(this.ctx, run, options, sandbox ?? undefined, { schedules: () => poke() });
+    const worker = start({ schedules: () => poke() });
     this.workers.add(worker);
-    // Every work() loop keeps its queue's stored schedules going (features/schedules.ts).
-    const runner = this.runners.acquire((options as { queue?: string } | undefined)?.queue ?? this.ctx.options.queue);
-    const release = runner.release;
+    const runner = this.runners.acquire(worker.queue);
     poke = runner.poke;
-    worker.closed.then(() => {
+    void worker.closed.then(() => {
       this.workers.delete(worker);
-      release();
+      runner.release();
     });
     return worker;
   }

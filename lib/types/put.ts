@@ -1,14 +1,13 @@
 /**
- * put()'s options as callers write them, with their documentation: what a task can be asked to
- * be (its run-at, priority, identity, retries, what it waits on), read on its own by whoever puts
- * tasks (its defaults and bounds are in domain/options/task.ts, and option-types.test.ts checks
- * that the two agree). Apart from put.ts so that the put's module is the put.
+ * put()'s contract as callers write it: its options, with their documentation (what a task can be
+ * asked to be: its run-at, priority, identity, retries, what it waits on; defaults and bounds in
+ * domain/options/task.ts, and option-types.test.ts checks that the two agree), what a put answers,
+ * and the Scheduler's calls that put.
  */
-import type { DependencyFailure, DependencyRef } from '../features/deps';
-import type { TaskKeep } from '../domain/kept';
-import type { Span } from '../domain/time';
-
-export type { TaskCaps, TaskKeep } from '../domain/kept';
+import type { Json, JsonCompatible } from './json';
+import type { DependencyFailure, DependencyRef } from './outcome';
+import type { TaskKeep } from './task';
+import type { Span } from './time';
 
 /** Options of {@link Scheduler.put}: where, when and how a task runs, and how it is de-duplicated. */
 export interface PutOptions {
@@ -136,4 +135,59 @@ export interface PutOptions {
    * counts the failed one as settled, so the task runs once the others are done. Default: `'dead'`.
    */
   onDependencyFailure?: DependencyFailure;
+}
+
+/**
+ * What a put did: `added`, a new task; `duplicate`, a live task with the same identity was there, or
+ * one was put within its `dedupWindow` (a result, not an error; nothing changed); `revived`, a dead
+ * task with the same identity was stored afresh with this put's options, its attempts reset and its
+ * last error cleared; `replaced`, a pending task with the same identity took this put's options
+ * (onDuplicate `'replace'` or `'debounce'`).
+ */
+export type PutStatus = 'added' | 'duplicate' | 'replaced' | 'revived';
+
+/** What {@link Scheduler.put} resolves to, one per item for putMany(). */
+export interface PutResult {
+  /**
+   * The task's id, the same for every put of the same data (or key) while the task lives: pass it to
+   * get(), cancel() and reschedule(). Treat it as an opaque string: normally 32 hex characters, with
+   * a `-1`, `-2`, ... suffix in the rare case of a hash collision.
+   */
+  hash: string;
+  /**
+   * true when this call stored the task (new, or a dead task revived); false when a live task with
+   * the same identity was already there (`duplicate` or `replaced`), or a `dedupWindow` held the
+   * identity: a duplicate is a result, not an error.
+   */
+  added: boolean;
+  /** What this put did; `added` is true for `added` and `revived`. */
+  status: PutStatus;
+  /** The queue the task is in. */
+  queue: string;
+  /**
+   * Run-at in epoch ms on the Redis clock. For a duplicate, the existing task's run-at (or, for a
+   * duplicate within a `dedupWindow` whose task is gone, when the window ends); for a replaced task,
+   * its new run-at.
+   */
+  runAt: number;
+}
+
+/** The calls that put tasks: {@link Scheduler.put} and {@link Scheduler.putMany}. Part of {@link Scheduler}. */
+export interface SchedulerPuts {
+  /** Puts a task: `data` (any JSON, at most `maxPayloadBytes`) with its {@link PutOptions}. Resolves to a {@link PutResult} whose `added` is false when a live task of the same identity exists (a duplicate is a result, not an error). */
+  put(data: Json, options?: PutOptions): Promise<PutResult>;
+  /**
+   * Puts data of any type that is JSON as far as TypeScript can tell (JsonCompatible), an
+   * `interface` included, which `Json` refuses for want of an index signature. The first form
+   * stays for code generic over `Json`, which the check cannot see into.
+   */
+  put<T>(data: T & JsonCompatible<T>, options?: PutOptions): Promise<PutResult>;
+  /** Puts many tasks in few calls (chunks of 250), each item as put() would; one {@link PutResult} per item, in order. The whole batch is validated before anything is written. */
+  putMany(items: Array<{ data: Json; options?: PutOptions }>): Promise<PutResult[]>;
+  /**
+   * As put's second form. TypeScript infers one `T` for all items, and cannot from items of
+   * several types: the first form takes those that are Json (`{ data: 1 }, { data: 'x' }`); when
+   * they mix an interface with other types, give `T` (`putMany<Mail | Sms>(items)`).
+   */
+  putMany<T>(items: Array<{ data: T & JsonCompatible<T>; options?: PutOptions }>): Promise<PutResult[]>;
 }

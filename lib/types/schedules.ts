@@ -1,14 +1,15 @@
 /**
- * The shapes of recurring tasks that callers see: a schedule (cron or interval), the task template
- * each occurrence gets, every()'s options and what listSchedules() reports. Apart from the loop
- * that puts occurrences (recurring.ts), so their doc comments, which the reference is made of, can
- * say all they need to.
+ * Recurring tasks as callers see them: a schedule (cron or interval), the task template each
+ * occurrence gets, every()'s and schedule()'s options, what listSchedules() reports, and the
+ * Scheduler's calls on schedules. The loops that put occurrences: lib/features/recurring.ts,
+ * schedules.ts.
  */
-import type { DocketError } from '../domain/errors';
-import type { TaskTemplate } from '../domain/options';
-import type { TaskKeep } from '../domain/kept';
-import type { Json } from '../domain/payload';
-import type { Duration, Span } from '../domain/time';
+import type { DocketError } from './errors';
+import type { Json, JsonCompatible } from './json';
+import type { PutResult } from './put';
+import type { QueueOption } from './queue';
+import type { TaskKeep } from './task';
+import type { Duration, Span } from './time';
 
 /** A cron expression, the same with a time zone, or an interval (ms or Duration). */
 export type Schedule =
@@ -122,4 +123,68 @@ export interface ScheduleInfo<T = Json> {
   endAt: number | null;
   /** The most occurrences, or null for no limit: see `startAt`. */
   limit: number | null;
+}
+
+/** Options of {@link Scheduler.schedule}: the task template, and the schedule's bounds. */
+export interface ScheduleOptions extends TaskTemplateOptions {
+  /** No occurrence before this instant. Default: from now. */
+  startAt?: Date | number;
+  /**
+   * No occurrence after this instant. Not before `startAt`: a ValidationError naming `endAt`.
+   * Default: none.
+   */
+  endAt?: Date | number;
+  /**
+   * The most occurrences, 1 to 100,000, counted from the first at or after `startAt` (or the
+   * schedule() call): the schedule ends after the `limit`th. Occurrences skipped as missed count too.
+   * Default: none.
+   */
+  limit?: number;
+}
+
+/** The calls on recurring schedules: declared by a process (every()) or stored in Redis (schedule()). Part of {@link Scheduler}. */
+export interface SchedulerSchedules {
+  /**
+   * Declares a recurring schedule: each occurrence becomes a normal task (run-at = the occurrence),
+   * put exactly once however many processes declare the same schedule. Resolves once the schedule
+   * is recorded and its next occurrence put; this process then keeps it going until close().
+   */
+  every(name: string, schedule: Schedule, data: Json, options?: EveryOptions): Promise<void>;
+  /** every() with data of any JSON type, an interface included, as put's second form. */
+  every<T>(name: string, schedule: Schedule, data: T & JsonCompatible<T>, options?: EveryOptions): Promise<void>;
+  /**
+   * Stores (or replaces) a schedule in Redis: every work() loop of its queue, in any process, puts
+   * its occurrences, each exactly once, with `options`' task template. Resolves once it is stored
+   * and its first occurrences are put; no process needs to keep declaring it.
+   */
+  schedule(name: string, schedule: Schedule, data: Json, options?: ScheduleOptions): Promise<void>;
+  /** schedule() with data of any JSON type, an interface included, as put's second form. */
+  schedule<T>(name: string, schedule: Schedule, data: T & JsonCompatible<T>, options?: ScheduleOptions): Promise<void>;
+  /** Deletes a schedule everywhere and cancels its pending occurrences; false when there was none. */
+  unschedule(name: string, options?: QueueOption): Promise<boolean>;
+  /** The schedules of a queue, by name, with their next run and paused state. */
+  listSchedules<T = Json>(options?: QueueOption): Promise<ScheduleInfo<T>[]>;
+  /** Stops a schedule's occurrences everywhere and cancels those put ahead; false when it was paused already, or there is none. */
+  pauseSchedule(name: string, options?: QueueOption): Promise<boolean>;
+  /** Restarts a paused schedule from its next time (those that fell due while paused are skipped); false when it was not paused, or there is none. */
+  resumeSchedule(name: string, options?: QueueOption): Promise<boolean>;
+  /** Puts one task of a schedule now, with its data and task template, paused or not; null when there is no such schedule. */
+  runScheduleNow(name: string, options?: QueueOption): Promise<PutResult | null>;
+}
+
+/**
+ * The task template of a schedule, as stored with its definition: every()'s and schedule()'s
+ * template options as checked, spans in ms and priority as its level (domain/options/schedules.ts
+ * checks at compile time that its schema's output is this).
+ */
+export interface TaskTemplate {
+  taskName?: string;
+  group?: string;
+  priority: number;
+  timeout?: number;
+  expire?: number;
+  maxAttempts: number;
+  keepResult?: number;
+  keep?: { done?: false | { count?: number; age?: number }; dead?: false | { count?: number; age?: number } };
+  unique: 'until-done' | 'until-start';
 }

@@ -3,10 +3,10 @@
  * mounts the dashboard does not pay for loading it when it requires docket. Each has the type and
  * the behaviour of the function it stands for (lib/surfaces/dashboard/handler.ts and serve.ts say what they do).
  */
-import type * as Dashboard from './surfaces/dashboard';
+import type * as Dashboard from '../dashboard';
 
 function dashboard(): typeof Dashboard {
-  return require('./surfaces/dashboard') as typeof Dashboard;
+  return require('../dashboard') as typeof Dashboard;
 }
 
 /** A `(req, res, next)` handler serving the dashboard (docs/operations.md#web-dashboard). */

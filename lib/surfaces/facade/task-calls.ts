@@ -4,23 +4,26 @@
  * result). They share one way of turning `(hash, options)` into the task's queue and id, and the
  * moves one way of answering (a boolean, or with `explain` the reason of a refusal), so that no
  * call checks a hash or words a refusal differently. Each checks its arguments fully before any I/O.
+ * WithTaskCalls, at the end, binds them to the Scheduler's methods.
  */
-import type { Context } from '../redis/context';
-import type { Change } from '../redis/reply';
-import { cancelOptions, changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, taskHash } from '../domain/options';
-import { errorFields } from '../domain/log';
-import type { Json } from '../domain/payload';
-import { toTaskInfo, type TaskInfo } from '../domain/task';
-import { cancel as cancelOp, type Cancelled } from '../ops/cancel';
-import { get as getOp } from '../ops/get';
-import { priority as priorityOp, type PriorityChange } from '../ops/priority';
-import type { RedriveRefusal } from '../ops/redrive';
-import { reschedule as rescheduleOp } from '../ops/reschedule';
-import { redriveOne } from '../life/dead';
-import { readLogs, type LogLine } from '../life/logs';
-import { result as readResult, type ResultOptions, type TaskOutcome } from '../life/outcome';
-import { carry, dependencies as readDependencies, type Dependency } from '../features/deps';
-import type { CancelOptions, Cancellation, ChangeOptions, DependenciesOptions, QueueOption } from './scheduler-api';
+import type { Context } from '../../redis/context';
+import { cancelOptions, changeOptions, dependenciesOptions, instantArg, parse, priorityArg, resultOptions, taskHash } from '../../domain/options';
+import { errorFields } from '../../domain/log';
+import type { Json } from '../../types/json';
+import { toTaskInfo } from '../../domain/task';
+import type { LogLine, TaskInfo } from '../../types/task';
+import { cancel as cancelOp, type Cancelled } from '../../ops/cancel';
+import { get as getOp } from '../../ops/get';
+import { priority as priorityOp, type PriorityChange } from '../../ops/priority';
+import { reschedule as rescheduleOp } from '../../ops/reschedule';
+import { redriveOne } from '../../life/dead';
+import { readLogs } from '../../life/logs';
+import { result as readResult } from '../../life/outcome';
+import { carry, dependencies as readDependencies, type Dependency } from '../../features/deps';
+import type { CancelOptions, Cancellation, Change, ChangeOptions, Explained, RedriveRefusal, SchedulerTaskCalls } from '../../types/task-calls';
+import type { DependenciesOptions, ResultOptions, TaskOutcome } from '../../types/outcome';
+import type { QueueOption } from '../../types/queue';
+import { WithPuts } from './puts';
 
 /** The task a call names: its queue (the options' or the default) and its id (the hash, checked). */
 function target(ctx: Context, hash: unknown, options: unknown): { queue: string; id: string } {
@@ -94,4 +97,46 @@ export async function result<R = Json>(ctx: Context, hash: string, options: Resu
   const o = parse(resultOptions, options ?? {}, 'options');
   const queue = o.queue ?? ctx.options.queue;
   return (await readResult(ctx, queue, id, o.wait, closing)) as TaskOutcome<R> | null;
+}
+
+export abstract class WithTaskCalls extends WithPuts implements SchedulerTaskCalls {
+  reschedule(hash: string, at: Date | number, options: Explained): Promise<Change>;
+  reschedule(hash: string, at: Date | number, options?: ChangeOptions): Promise<boolean>;
+  reschedule(hash: string, at: Date | number, options?: ChangeOptions): Promise<boolean | Change> {
+    return this.open(() => reschedule(this.ctx, hash, at, options));
+  }
+
+  changePriority(hash: string, priority: boolean | number, options: Explained): Promise<Change>;
+  changePriority(hash: string, priority: boolean | number, options?: ChangeOptions): Promise<boolean>;
+  changePriority(hash: string, priority: boolean | number, options?: ChangeOptions): Promise<boolean | Change> {
+    return this.open(() => changePriority(this.ctx, hash, priority, options));
+  }
+
+  cancel(hash: string, options: CancelOptions & Explained): Promise<Cancellation>;
+  cancel(hash: string, options?: CancelOptions): Promise<boolean>;
+  cancel(hash: string, options?: CancelOptions): Promise<boolean | Cancellation> {
+    return this.open(() => cancel(this.ctx, hash, options));
+  }
+
+  get<T = Json>(hash: string, options?: QueueOption): Promise<TaskInfo<T> | null> {
+    return this.open(() => get<T>(this.ctx, hash, options));
+  }
+
+  logs(hash: string, options?: QueueOption): Promise<LogLine[]> {
+    return this.open(() => logs(this.ctx, hash, options));
+  }
+
+  dependencies(hash: string, options?: DependenciesOptions): Promise<Dependency[]> {
+    return this.open(() => dependencies(this.ctx, hash, options));
+  }
+
+  result<R = Json>(hash: string, options?: ResultOptions): Promise<TaskOutcome<R> | null> {
+    return this.open(() => result<R>(this.ctx, hash, options, this.closing.signal));
+  }
+
+  redrive(hash: string, options: Explained): Promise<Change<RedriveRefusal>>;
+  redrive(hash: string, options?: ChangeOptions): Promise<boolean>;
+  redrive(hash: string, options?: ChangeOptions): Promise<boolean | Change<RedriveRefusal>> {
+    return this.open(() => redrive(this.ctx, hash, options));
+  }
 }

@@ -4,8 +4,8 @@
  * form is told apart from the new here, with a deprecation warning once per method, so that the
  * methods themselves see one form only and the old one can go in one place.
  */
-import type { Context } from '../redis/context';
-import { ValidationError } from '../domain/errors';
+import type { Context } from '../../redis/context';
+import { ValidationError } from '../../types/errors';
 
 export class Deprecated {
   private readonly warned = new Set<string>();

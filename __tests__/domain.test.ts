@@ -55,7 +55,7 @@ describe('the domain module', () => {
 
   it('cuts errors at one length everywhere', () => {
     expect(MAX_ERROR_CHARS).toBeGreaterThan(0);
-    const cutters = ['lib/life/lease.ts', 'lib/surfaces/dashboard/api.ts', 'lib/surfaces/dashboard/lookup.ts', 'lib/surfaces/cli/outcome.ts'];
+    const cutters = ['lib/life/holder.ts', 'lib/surfaces/dashboard/api.ts', 'lib/surfaces/dashboard/lookup.ts', 'lib/surfaces/cli/outcome.ts'];
     for (const path of cutters) expect([path, readFileSync(join(root, path), 'utf8').includes("import { MAX_ERROR_CHARS } from '")]).toEqual([path, true]);
   });
 });

@@ -197,7 +197,9 @@ async function run(message: Extract<ToThread, { type: 'run' }>): Promise<void> {
   runs.set(message.id, { controller, calls: new Map() });
   try {
     loaded ??= load(config!.docketSandbox);
-    const value = await (await loaded)(taskFor(message.id, message.task, message.methods), controller.signal);
+    // task.signal is the run's signal here too, as on the main thread.
+    const task = { ...taskFor(message.id, message.task, message.methods), signal: controller.signal };
+    const value = await (await loaded)(task, controller.signal);
     // No result is no result; any other value fails the attempt here, as resultJson would.
     send({ type: 'done', id: message.id, ok: true, json: value === undefined ? undefined : outcomeJson(value, 'result') });
   } catch (err) {

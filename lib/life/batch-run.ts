@@ -11,6 +11,7 @@ import { ValidationError } from '../types/errors';
 import type { Task } from '../types/task';
 import type { BatchHandler, BatchTask } from '../types/work';
 import { runOf, type Run } from './pipeline';
+import { Attempt } from './attempt';
 
 /** A task leased for a batch: the Redis clock when it was leased, and performance.now() when the reply came. */
 export interface Leased {
@@ -28,8 +29,8 @@ const batchOf = new WeakMap<Task<unknown>, BatchRun>();
 export class BatchRun {
   readonly runs: Run[];
   readonly tasks: BatchTask<unknown>[];
-  /** Aborted once every task's signal has (all timed out, handed back, lost or cancelled). */
-  private readonly controller = new AbortController();
+  /** Stopped once every task's attempt has been (all timed out, handed back, lost or cancelled). */
+  private readonly controller = new Attempt();
   /** Tasks the handler failed on their own, with the error it gave. */
   private readonly marked = new Map<Task<unknown>, unknown>();
   private ended = false;
@@ -43,12 +44,12 @@ export class BatchRun {
     const limit = limits.length > 0 ? Math.min(...limits) : undefined;
     this.runs = leased.map(({ task, serverNow, at }) => ({ ...runOf(task, task.leaseUntil - serverNow - (performance.now() - at), workerTimeout), limit }));
     this.tasks = this.runs.map((run) => {
-      const signal = run.controller.signal;
-      signal.addEventListener('abort', () => this.runs.every((r) => r.controller.signal.aborted) && this.controller.abort(signal.reason), { once: true });
+      // No signal is made for this: the attempts tell their batch when they stop.
+      run.controller.whenStopped((reason) => this.runs.every((r) => r.controller.aborted) && this.controller.abort(reason));
       const fail = (error?: unknown) => void (this.ended || this.marked.set(run.task, error));
       batchOf.set(run.task, this);
-      // The task object itself: the pipeline's run holds it, so its stages see the same one.
-      return Object.assign(run.task, { fail, signal });
+      // The task object itself (its signal is its attempt's): the pipeline's run holds it, so its stages see the same one.
+      return Object.assign(run.task, { fail }) as BatchTask<unknown>;
     });
   }
 
@@ -56,7 +57,7 @@ export class BatchRun {
   async call(handler: BatchHandler<unknown, unknown>): Promise<void> {
     let settled: Settled;
     try {
-      settled = { results: this.results(await handler(this.tasks, this.controller.signal)) };
+      settled = { results: this.results(await handler(this.tasks, this.controller.view())) };
     } catch (error) {
       settled = { error };
     }

@@ -17,7 +17,7 @@ import { CancelledError } from '../types/errors';
 import type { ParsedBatchOptions } from '../domain/options';
 import { BatchRun, type Leased } from './batch-run';
 import type { BatchHandler } from '../types/work';
-import { release } from './lease';
+import { release } from './holder';
 import type { Outcome, Run } from './pipeline';
 
 /** The batch being formed and the batches in flight: what a batch worker adds to a worker. */

@@ -14,7 +14,7 @@
 import type { Context } from '../redis/context';
 import type { ParsedWorkOptions } from '../domain/options';
 import type { Task } from '../types/task';
-import { release } from './lease';
+import { release } from './holder';
 
 const PREFETCH_TOTAL = 8;
 const PREFETCH_QUICK_MS = 5;

@@ -11,7 +11,7 @@ import { ClosedError } from '../types/errors';
 import type { Sandbox } from '../features/sandbox';
 import type { Heartbeat } from './heartbeat';
 import type { IdleWait } from './idle';
-import { release } from './lease';
+import { release } from './holder';
 import { stopLogs } from './logs';
 import type { Acks, Outcome, Run } from './pipeline';
 import type { Prefetch } from './prefetch';

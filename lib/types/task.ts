@@ -87,6 +87,15 @@ export interface Task<T = Json> {
    * See docs/api.md#how-a-handler-ends-its-attempt.
    */
   snooze(span: Span): Promise<boolean>;
+  /**
+   * Aborted when work() stops this attempt: its run timeout (RunTimeoutError), a lost lease
+   * (LeaseLostError), a cancel while it runs (CancelledError), or close() handing it back
+   * (ClosedError), with that error as its `reason`. The same signal as the handler's second
+   * parameter. Made the first time it is read (a handler that never reads it makes none), already
+   * aborted if the attempt was stopped before. A task you claimed yourself has one docket never
+   * aborts.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** A task as get() reports it. */

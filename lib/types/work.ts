@@ -190,7 +190,8 @@ export interface BatchTask<T = Json> extends Task<T> {
   /**
    * Aborted when this task's attempt is over for the worker: its lease lost (LeaseLostError), it
    * was cancelled while it ran (CancelledError), the batch's run timeout (RunTimeoutError), or
-   * close() handing it back (ClosedError). The handler's own `signal` aborts once every task's has.
+   * close() handing it back (ClosedError). Made when first read, as every task's. The handler's own
+   * `signal` aborts once every task's has.
    */
   readonly signal: AbortSignal;
 }

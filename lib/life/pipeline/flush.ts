@@ -6,13 +6,12 @@
  */
 import { flushLogs } from '../logs';
 import { flushProgress } from '../progress';
-import { snoozing } from '../lease';
 import type { Stage } from './stage';
 
 export const flush: Stage = async (run, next) => {
   const ended = await next();
   // Snoozed: task.snooze() wrote them first, and the lease is gone, so later ones would be refused.
-  if (run.released || snoozing(run.task)) return ended;
+  if (run.released || run.controller.snoozed) return ended;
   // A task that reported no progress, or logged nothing, costs no await here.
   const progress = flushProgress(run.task);
   if (progress) await progress;

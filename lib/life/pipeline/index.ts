@@ -13,7 +13,7 @@
  */
 import { pickerOf } from '../route';
 import type { Handler } from '../../types/work';
-import { resultJson } from '../lease';
+import { resultJson } from '../holder';
 import { flush } from './flush';
 import { keepAlive } from './keep-alive';
 import { metrics } from './metrics';
@@ -40,7 +40,7 @@ export function pipeline(host: Host, handler: Handler<unknown>): (run: Run) => P
 /**
  * The handler's run: its value as ack sends it, or what it threw. The handler is always given its
  * run's signal as its second parameter, whatever it declares, as a view that makes the
- * AbortSignal only when used (LazyAbortController, stage.ts): one that never touches it (nor
+ * AbortSignal only when used (Attempt, attempt.ts): one that never touches it (nor
  * `task.signal`) makes none.
  */
 async function attempt(host: Host, handler: Handler<unknown>, run: Run): Promise<Outcome> {

@@ -10,7 +10,6 @@
 import { performance } from 'node:perf_hooks';
 import { LeaseLostError } from '../../types/errors';
 import type { Task } from '../../types/task';
-import { snoozing } from '../lease';
 import type { Host, Run, Stage } from './stage';
 
 /** How far past a run timeout the lease is kept: time for the attempt's fail to reach Redis. */
@@ -54,7 +53,7 @@ export class KeptLease {
    */
   due(now: number): number {
     // Snoozed (or being snoozed) by its handler: the lease is given up, not lost.
-    if (snoozing(this.task)) return 0;
+    if (this.run.controller.snoozed) return 0;
     // A lease held up to the timeout's end is not lost: the attempt's own timer ends it there.
     if (now >= this.deadline) {
       if (this.deadline < this.ends) this.lost();

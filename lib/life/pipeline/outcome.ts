@@ -12,8 +12,8 @@ import { CancelledError, LeaseLostError, ValidationError } from '../../types/err
 import { errorFields, thrownText } from '../../domain/log';
 import { MAX_SPAN_MS } from '../../domain/options';
 import type { Task } from '../../types/task';
-import { fail, snoozing } from '../lease';
-import { endingOf } from './endings';
+import { fail } from '../holder';
+import { endingOf } from '../endings';
 import type { Host, Stage } from './stage';
 
 export function outcome(host: Host): Stage {
@@ -24,7 +24,7 @@ export function outcome(host: Host): Stage {
     if (run.released || run.controller.reason instanceof CancelledError) return ended;
     // Snoozed by its handler: that ended the attempt, and what the handler did after counts for
     // nothing. A snooze still under way is waited for, so its refusal (a lost lease) is known first.
-    const snoozed = snoozing(run.task);
+    const snoozed = run.controller.snoozed;
     if (snoozed && (await snoozed)) return ended;
     try {
       if ('result' in ended) {

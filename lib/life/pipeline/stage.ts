@@ -8,12 +8,13 @@
 import type { Context } from '../../redis/context';
 import type { ParsedWorkOptions } from '../../domain/options';
 import type { Task } from '../../types/task';
+import { attemptOf, type Attempt } from '../attempt';
 
 /** One leased task on its way through a worker's pipeline, and what close() needs to stop it. */
 export interface Run {
   readonly task: Task<unknown>;
   /** Stops the attempt: its handler's signal aborts with the reason (timeout, lost lease, cancel, close). */
-  readonly controller: LazyAbortController;
+  readonly controller: Attempt;
   /** ms of its lease left when it started: the claim's lease, less the time it waited since. */
   readonly leftMs: number;
   /** Its run timeout (ms): the put's, else the worker's; undefined for none. */
@@ -57,84 +58,8 @@ export interface Host {
 
 /** A Run for a task just started, with `leftMs` of its lease left; the put's timeout wins over the worker's. */
 export function runOf(task: Task<unknown>, leftMs: number, workerTimeout: number | undefined): Run {
-  return { task, controller: new LazyAbortController(), leftMs, limit: task.timeout ?? workerTimeout, done: false, released: false, stopLease: () => {}, overtime: null };
+  return { task, controller: attemptOf(task), leftMs, limit: task.timeout ?? workerTimeout, done: false, released: false, stopLease: () => {}, overtime: null };
 }
-
-/**
- * An AbortController whose AbortSignal is made only when first read, already aborted if the run
- * was stopped by then. Node 20 makes an AbortSignal slowly (its prototype is set after it is
- * built, which V8 takes on a slow path): a quarter of what a no-op task costs a worker's main
- * thread (76.5k instructions per task with the signal made, 56.2k without: callgrind, a drain at
- * concurrency 32, docs/performance.md). So a handler is given `view()`, which makes the signal
- * the first time it is used, and `task.signal` makes it the first time it is read: a handler that
- * touches neither makes none.
- */
-export class LazyAbortController {
-  private made: AbortController | undefined;
-  private stopped = false;
-  private why: unknown;
-  /** Told once when the run is stopped (a batch's own signal waits for all its tasks'). */
-  private onStop: Array<(reason: unknown) => void> | undefined;
-
-  get signal(): AbortSignal {
-    if (!this.made) {
-      this.made = new AbortController();
-      if (this.stopped) this.made.abort(this.why);
-    }
-    return this.made.signal;
-  }
-
-  /** Why the run was stopped (as `signal.reason`); undefined while it was not. */
-  get reason(): unknown {
-    return this.why;
-  }
-
-  get aborted(): boolean {
-    return this.stopped;
-  }
-
-  /**
-   * The signal as a handler's parameter: an AbortSignal (`instanceof` says so) that makes the real
-   * one, and stands for it, the first time anything of it is used (read, listened to, passed on).
-   */
-  view(): AbortSignal {
-    return new Proxy({ of: this }, SIGNAL_VIEW) as unknown as AbortSignal;
-  }
-
-  /** Calls `fn` once, with the reason, when the run is stopped (at once if it was). */
-  whenStopped(fn: (reason: unknown) => void): void {
-    if (this.stopped) return fn(this.why);
-    (this.onStop ??= []).push(fn);
-  }
-
-  abort(reason: unknown): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.why = reason;
-    this.made?.abort(reason);
-    for (const fn of this.onStop?.splice(0) ?? []) fn(reason);
-  }
-}
-
-/**
- * What a signal view does: its prototype is AbortSignal's, and every other use goes to the real
- * signal, made then. Node's own uses (fetch, timers, events.once, AbortSignal.any) read and write
- * the signal's internal symbols through it, so they reach the real one too; methods run on it.
- */
-const SIGNAL_VIEW: ProxyHandler<{ of: LazyAbortController }> = {
-  getPrototypeOf: () => AbortSignal.prototype,
-  get(view, key) {
-    const real = view.of.signal;
-    const value: unknown = Reflect.get(real, key, real);
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(real) : value;
-  },
-  set: (view, key, value) => Reflect.set(view.of.signal, key, value),
-  has: (view, key) => Reflect.has(view.of.signal, key),
-  ownKeys: (view) => Reflect.ownKeys(view.of.signal),
-  getOwnPropertyDescriptor: (view, key) => Reflect.getOwnPropertyDescriptor(view.of.signal, key),
-  defineProperty: (view, key, descriptor) => Reflect.defineProperty(view.of.signal, key, descriptor),
-  deleteProperty: (view, key) => Reflect.deleteProperty(view.of.signal, key),
-};
 
 /**
  * Composes `stages` (outermost first) around `last`, once per worker: a task's path is then one

@@ -1,14 +1,14 @@
 /**
  * How a handler's thrown error ends its attempt (domain/task.ts, Ending): an UnrecoverableError
  * makes the task dead at once, a RetryLaterError sets when the next attempt runs, anything else
- * fails it the usual way. Read by fail() (lease.ts), so work() and a claim() caller's own fail()
+ * fails it the usual way. Read by fail() (holder.ts), so work() and a claim() caller's own fail()
  * treat the same error alike. The errors are found by name and code as well as by class: one
  * thrown by another copy of docket (a handler module that imports its own, a sandbox thread's
  * rebuilt error) counts too.
  */
-import { MAX_SPAN_MS } from '../../domain/options';
-import { RetryLaterError, UnrecoverableError } from '../../types/errors';
-import { spanToMs } from '../../types/time';
+import { MAX_SPAN_MS } from '../domain/options';
+import { RetryLaterError, UnrecoverableError } from '../types/errors';
+import { spanToMs } from '../types/time';
 
 export type FailEnding = { ending: 'failed' } | { ending: 'unrecoverable' } | { ending: 'retry-later'; delay: number; at: null } | { ending: 'retry-later'; delay: null; at: number };
 

@@ -1,7 +1,7 @@
 /**
  * Comments that hold (issue 43): what a header or comment says of another file can be checked,
  * so it is. A path a comment names (docs/…, lib/…, lua/…, __tests__/…, bench/…, examples/…)
- * exists; claim's reply codec reads as many entries per leased task as claim.lua's Returns names.
+ * exists, and so does a file a comment in lib/ or lua/ names bare (`alarm.ts`); claim's reply codec reads as many entries per leased task as claim.lua's Returns names.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -24,8 +24,13 @@ export function namedPaths(source: string): string[] {
   return found.map((p) => p.replace(/\.+$/, ''));
 }
 
+/** The file names `source` mentions bare (`alarm.ts`, `claim.lua`), without a folder. */
+export function bareNames(source: string): string[] {
+  return [...source.matchAll(/(?<![\w./-])([\w-]+\.(?:ts|lua))(?!\w)/g)].map((m) => m[1]);
+}
+
 /** Paths named on purpose although they do not exist: a test's own fixtures. */
-const FIXTURES = new Set(['docs/guide/canary.md', 'lib/no-such-module.ts']);
+const FIXTURES = new Set(['docs/guide/canary.md', 'lib/no-such-module.ts', 'lib/x.ts']);
 
 describe('comments that hold', () => {
   it('finds a path that does not exist, and passes one that does', () => {
@@ -40,6 +45,17 @@ describe('comments that hold', () => {
       namedPaths(readFileSync(path.join(ROOT, file), 'utf8'))
         .filter((p) => !FIXTURES.has(p) && !existsSync(path.join(ROOT, p)))
         .map((p) => `${file} names ${p}, which does not exist`),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  it('names by their bare name only files that exist somewhere in the repository', () => {
+    expect(bareNames('// its options (work-options.ts), its sleep (alarm.ts); not lib/x.ts')).toEqual(['work-options.ts', 'alarm.ts']);
+    const every = new Set(['lib', 'lua', '__tests__', 'bench', 'examples'].flatMap((dir) => walk(dir, ['.ts', '.lua', '.md', '.json'])).map((file) => path.basename(file)));
+    const broken = [...walk('lib', ['.ts']), ...walk('lua', ['.lua'])].flatMap((file) =>
+      bareNames(readFileSync(path.join(ROOT, file), 'utf8'))
+        .filter((name) => !every.has(name))
+        .map((name) => `${file} names ${name}, which no file is called`),
     );
     expect(broken).toEqual([]);
   });

@@ -9,7 +9,7 @@
  *
  * One concept over 300 lines: the loop. What it holds apart has its own module: the tasks leased
  * ahead (prefetch.ts), the batches (batch.ts), what closes a worker and what it does then with its
- * tasks (shutdown.ts), how the loop sleeps (alarm.ts), work()'s options (work-options.ts).
+ * tasks (shutdown.ts), how the loop sleeps (alarm.ts); work()'s options are public types (types/work.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { newWorkerId, type Context } from '../redis/context';

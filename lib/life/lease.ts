@@ -122,9 +122,7 @@ async function claimCall<T>(
     void carry(ctx, queue).catch((err: unknown) => (onProblem ? onProblem(err) : ctx.log.warn({ queue, ...errorFields(err) }, 'docket: could not carry dependency steps yet')));
   }
   const tasks = reply.leased.map((leased, i) => {
-    const fields = { hash: leased.id, queue, data: undefined as T, attempt: leased.attempt, runAt: leased.runAt, expireAt: leased.expireAt };
-    const lease = { leaseUntil: now + leaseMs, token: `${token}:${i + 1}`, trace: decodeCarrier(leased.trace) };
-    const task = new LeasedTask<T>(ctx, { ...fields, ...lease, keepResult: leased.keepResult, timeout: leased.timeout, name: leased.name, group: leased.group }, onProblem);
+    const task = new LeasedTask<T>(ctx, leased, { queue, until: now + leaseMs, token: `${token}:${i + 1}`, trace: decodeCarrier(leased.trace) }, onProblem);
     return withData(ctx, task, leased.payload);
   });
   // (next-due covers steps a dead carrier holds: an idle worker wakes when its lease ends.)

@@ -64,6 +64,8 @@ export class Heartbeat {
   private told: 'idle' | 'busy' = 'idle';
   /** Beats in a row that found nothing held. */
   private empty = 0;
+  /** What the beat that turned this worker idle answered as the first busy worker's deadline, until a wait takes it. */
+  private watch: number | null = null;
   private stopped = false;
   /** The leases kept alive, one per running task (keep()). */
   private readonly leases = new Set<KeptLease>();
@@ -113,7 +115,9 @@ export class Heartbeat {
    * the worker was idle already (its last claim told it that).
    */
   async rest(): Promise<number | null> {
-    if (this.told === 'idle' || this.stopped) return null;
+    if (this.stopped) return null;
+    // Turned idle by a beat already (nothing held for two beats): that beat's answer, once.
+    if (this.told === 'idle') return this.takeWatch();
     this.idle();
     try {
       return (await this.beatOnce(this.restTtl, false, [])).watch;
@@ -125,7 +129,7 @@ export class Heartbeat {
 
   /** Keeps `run`'s lease alive while it runs: extended by the beats; returns what stops that. */
   keep(run: Run): () => void {
-    const kept = new KeptLease(run, this.timing.lease);
+    const kept = new KeptLease(run, this.timing.lease, this.every);
     this.leases.add(kept);
     if (this.told === 'idle' && !this.stopped) this.busy(true);
     return () => this.leases.delete(kept);
@@ -149,6 +153,13 @@ export class Heartbeat {
     this.timer.unref();
   }
 
+  /** The watch deadline the beat that turned this worker idle answered, for the wait that follows (rest()). */
+  private takeWatch(): number | null {
+    const watch = this.watch;
+    this.watch = null;
+    return watch;
+  }
+
   private idle(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
@@ -160,7 +171,7 @@ export class Heartbeat {
     if (!this.host.holding() && ++this.empty >= IDLE_AFTER_BEATS) {
       // Nothing held for a while (and no wait said so: rest()): idle, as this last beat says.
       this.idle();
-      return this.beatSoon(this.restTtl, false, []);
+      return this.beatSoon(this.restTtl, false, [], (_extended, watch) => (this.watch = watch));
     }
     if (this.host.holding()) this.empty = 0;
     const sent = performance.now();
@@ -169,9 +180,9 @@ export class Heartbeat {
     this.beatSoon(this.timing.deadline, true, extend, (extended) => extended.forEach((until, i) => due[i].answered(until, sent)));
   }
 
-  private beatSoon(ttl: number, busy: boolean, extend: Extension[], then?: (extended: Array<number | null>) => void): void {
+  private beatSoon(ttl: number, busy: boolean, extend: Extension[], then?: (extended: Array<number | null>, watch: number | null) => void): void {
     void this.beatOnce(ttl, busy, extend)
-      .then((reply) => then?.(reply.extended))
+      .then((reply) => then?.(reply.extended, reply.watch))
       .catch((err: unknown) => this.host.report(err)); // the leases are extended at a later beat, until their deadline passes
   }
 

@@ -39,6 +39,8 @@ export class KeptLease {
   constructor(
     private readonly run: Run,
     private readonly lease: number,
+    /** ms between the beats that extend it. */
+    private readonly every: number,
   ) {
     const now = performance.now();
     this.task = run.task;
@@ -48,7 +50,8 @@ export class KeptLease {
 
   /**
    * At a beat sent `now`: how much to extend the lease by (ms), or 0 for not at this beat. It is
-   * extended once a third of it has passed, to the lease's length (never past the timeout's end);
+   * extended at the last beat before a third of it has passed, to the lease's length (never past
+   * the timeout's end);
    * one whose deadline passed unextended is lost, and the handler's signal is aborted.
    */
   due(now: number): number {
@@ -59,7 +62,8 @@ export class KeptLease {
       if (this.deadline < this.ends) this.lost();
       return 0;
     }
-    if (this.deadline - now > (this.lease * 2) / 3) return 0;
+    // Once a third has passed by the next beat (`every` away): never later than a third in.
+    if (this.deadline - now > (this.lease * 2) / 3 + this.every) return 0;
     this.by = Math.min(this.lease, Math.ceil(this.ends - now));
     return Math.max(0, this.by);
   }

@@ -1,8 +1,8 @@
 /**
  * docket: schedule jobs on Redis with de-duplication, delay, rescheduling, priority, expiry and
- * fenced leases. These are the public exports; everything else is internal. docs/api.md shows
- * them at work; the reference in docs/reference/ is generated from their doc comments
- * (`npm run docs:reference`).
+ * fenced leases. These are the public exports; everything else is internal. This reference,
+ * generated from their doc comments (`npm run docs:reference`), holds every signature and option;
+ * the guide (docs/guide/) teaches them, and docs/api.md holds the rules neither says.
  *
  * @packageDocumentation
  */
